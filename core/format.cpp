@@ -1,0 +1,105 @@
+#include "format.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace shardscope {
+
+double unitBytes(ByteUnit u)
+{
+    return u == ByteUnit::GB ? 1e9 : 1073741824.0;
+}
+
+std::string unitName(ByteUnit u)
+{
+    return u == ByteUnit::GB ? "GB" : "GiB";
+}
+
+namespace {
+
+/// Groups the integer part of a plain decimal string with commas.
+std::string withThousands(const std::string &plain)
+{
+    const auto dot = plain.find('.');
+    std::string intPart = plain.substr(0, dot);
+    const std::string frac = dot == std::string::npos ? "" : plain.substr(dot);
+    const bool negative = !intPart.empty() && intPart[0] == '-';
+    if (negative)
+        intPart.erase(0, 1);
+    std::string grouped;
+    for (std::size_t i = 0; i < intPart.size(); ++i) {
+        if (i > 0 && (intPart.size() - i) % 3 == 0)
+            grouped += ',';
+        grouped += intPart[i];
+    }
+    return (negative ? "-" : "") + grouped + frac;
+}
+
+std::string trimZeros(std::string s)
+{
+    if (s.find('.') == std::string::npos)
+        return s;
+    while (!s.empty() && s.back() == '0')
+        s.pop_back();
+    if (!s.empty() && s.back() == '.')
+        s.pop_back();
+    return s;
+}
+
+std::string formatNumber(double v)
+{
+    const double a = std::fabs(v);
+    const int decimals = a >= 1000 ? 0 : a >= 10 ? 1 : 2;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return withThousands(trimZeros(buf));
+}
+
+} // namespace
+
+std::string formatBytes(std::int64_t bytes, ByteUnit u)
+{
+    return formatNumber(double(bytes) / unitBytes(u)) + " " + unitName(u);
+}
+
+std::string formatParameters(std::int64_t parameters)
+{
+    const double p = double(parameters);
+    if (p >= 1e12)
+        return formatNumber(p / 1e12) + "T";
+    if (p >= 1e9)
+        return formatNumber(p / 1e9) + "B";
+    if (p >= 1e6)
+        return formatNumber(p / 1e6) + "M";
+    return formatNumber(p);
+}
+
+std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u)
+{
+    if (!r.valid())
+        return "Cannot estimate: " + r.error;
+    const std::string perGpu = r.gpuCount() == 1 ? "" : " per GPU";
+    if (r.fits())
+        return "Fits: " + formatBytes(r.peakBytes(), u) + " of " + formatBytes(r.capacityBytes, u) +
+               perGpu;
+    std::string reason;
+    switch (s.layout.zeroStage) {
+    case ZeroStage::Ddp:
+        reason = r.gpuCount() == 1 ? "one GPU must hold every model state"
+                                   : "DDP keeps a full copy on every GPU";
+        break;
+    case ZeroStage::Zero1:
+        reason = "ZeRO-1 shards only optimizer states; weights and gradients stay replicated";
+        break;
+    case ZeroStage::Zero2:
+        reason = "ZeRO-2 shards gradients and optimizer states; weights stay replicated";
+        break;
+    case ZeroStage::Zero3:
+        reason = "even fully sharded, each GPU's share is too large: add GPUs or use a leaner "
+                 "recipe";
+        break;
+    }
+    return "Overflows by " + formatBytes(-r.headroomBytes(), u) + perGpu + ": " + reason;
+}
+
+} // namespace shardscope

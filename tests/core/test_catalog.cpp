@@ -1,0 +1,105 @@
+// The shipped catalog (resources/data/*.json) and how malformed catalogs are refused.
+#include "catalog.h"
+
+#include <QTest>
+
+using namespace shardscope;
+
+class TestCatalog : public QObject
+{
+    Q_OBJECT
+private slots:
+    void builtInHasTheIssuePresets();
+    void builtInCountsAreExact();
+    void recipesMatchDomainSection1();
+    void gpuCapacities();
+    void malformed_data();
+    void malformed();
+};
+
+void TestCatalog::builtInHasTheIssuePresets()
+{
+    const Catalog &c = Catalog::builtIn();
+    for (const char *id : {"llama2-7b", "llama2-13b", "llama3-8b", "llama3-70b", "llama3.1-405b",
+                           "mistral-7b"})
+        QVERIFY2(c.model(id), id);
+    for (const char *id : {"h100-sxm-80gb", "h200-141gb", "a100-40gb", "a100-80gb", "b200-180gb",
+                           "mi300x-192gb", "l40s-48gb", "rtx4090-24gb"})
+        QVERIFY2(c.gpu(id), id);
+    QVERIFY(!c.model("gpt-5"));
+    for (const auto &m : c.models())
+        QVERIFY2(!m.source.empty(), m.id.c_str());
+    for (const auto &g : c.gpus())
+        QVERIFY2(!g.source.empty(), g.id.c_str());
+}
+
+void TestCatalog::builtInCountsAreExact()
+{
+    const Catalog &c = Catalog::builtIn();
+    QCOMPARE(qint64(c.model("llama3-70b")->parameters()), 70553706496LL);
+    QCOMPARE(qint64(c.model("llama3.1-405b")->parameters()), 405853388800LL);
+    QCOMPARE(qint64(c.model("llama2-13b")->parameters()), 13015864320LL);
+    QCOMPARE(qint64(c.model("plain-70b")->parameters()), 70000000000LL);
+}
+
+void TestCatalog::recipesMatchDomainSection1()
+{
+    const Catalog &c = Catalog::builtIn();
+    QCOMPARE(qint64(c.recipe("mixed-adam")->totalBytesPerParameter()), 16LL);
+    QCOMPARE(qint64(c.recipe("mixed-adam-fp32-grads")->totalBytesPerParameter()), 18LL);
+    QCOMPARE(qint64(c.recipe("bf16-adamw")->totalBytesPerParameter()), 8LL);
+    QCOMPARE(qint64(c.recipe("fp32-adam")->totalBytesPerParameter()), 16LL);
+    QCOMPARE(qint64(c.recipe("adam-8bit")->optimizerBytes), 2LL);
+    QCOMPARE(qint64(c.recipe("sgd-momentum")->optimizerBytes), 4LL);
+}
+
+void TestCatalog::gpuCapacities()
+{
+    const Catalog &c = Catalog::builtIn();
+    QCOMPARE(qint64(c.gpu("h100-sxm-80gb")->capacityBytes), 80'000'000'000LL);
+    QCOMPARE(qint64(c.gpu("h100-sxm-80gb")->driverReportedBytes), 81559LL * 1048576);
+    QCOMPARE(qint64(c.gpu("h200-141gb")->capacityBytes), 141'000'000'000LL);
+    QCOMPARE(qint64(c.gpu("b200-180gb")->driverReportedBytes), 0LL);
+}
+
+void TestCatalog::malformed_data()
+{
+    QTest::addColumn<QByteArray>("models");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("truncated") << QByteArray(R"({"models": [ {"id": "x")")
+                               << "models.json: unterminated string at offset 23";
+    QTest::newRow("no array") << QByteArray(R"({"modelz": []})")
+                              << "models.json: no \"models\" array";
+    QTest::newRow("wrong type")
+        << QByteArray(R"({"models": [{"id": "x", "name": "X", "parameters": "many"}]})")
+        << "models.json entry 0 (x): \"parameters\" must be a non-negative whole number";
+    QTest::newRow("negative")
+        << QByteArray(R"({"models": [{"id": "x", "name": "X", "parameters": -1}]})")
+        << "models.json entry 0 (x): \"parameters\" must be a non-negative whole number";
+    QTest::newRow("missing field")
+        << QByteArray(R"({"models": [{"id": "x", "name": "X", "layers": 2, "hidden": 8}]})")
+        << "models.json entry 0 (x): missing \"ffn\"";
+    QTest::newRow("bad heads")
+        << QByteArray(R"({"models": [{"id": "x", "name": "X", "layers": 2, "hidden": 8,
+            "ffn": 16, "heads": 4, "kv_heads": 3, "vocab": 10}]})")
+        << "models.json entry 0 (x): heads (4) is not divisible by kv heads (3)";
+}
+
+void TestCatalog::malformed()
+{
+    QFETCH(QByteArray, models);
+    QFETCH(QString, message);
+    const QByteArray recipes =
+        R"({"recipes": [{"id": "r", "weights": 2, "gradients": 2, "master_weights": 4, "optimizer": 8}]})";
+    const QByteArray gpus = R"({"gpus": [{"id": "g", "short": "G", "capacity_gb": 80}]})";
+    QString error;
+    QVERIFY(!Catalog::fromJson(models, recipes, gpus, &error));
+    QCOMPARE(error, message);
+    // The same recipes and gpus with a good model list load.
+    QVERIFY(Catalog::fromJson(R"({"models": [{"id": "x", "name": "X", "parameters": 5}]})",
+                              recipes, gpus, &error));
+    QVERIFY(error.isEmpty());
+}
+
+QTEST_GUILESS_MAIN(TestCatalog)
+#include "test_catalog.moc"
