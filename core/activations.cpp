@@ -1,0 +1,299 @@
+#include "activations.h"
+
+#include <initializer_list>
+
+namespace shardscope {
+
+namespace {
+
+// Caps that keep the inputs plausible; the int64 check below catches the rest.
+constexpr std::int64_t maxMicroBatchSize = 1'000'000;
+constexpr std::int64_t maxSequenceLength = 1'000'000'000;
+constexpr int maxParallelSize = 1'048'576;
+
+// Exact int64 arithmetic that remembers whether anything overflowed.
+struct Checked
+{
+    bool overflow = false;
+
+    std::int64_t product(std::initializer_list<std::int64_t> factors)
+    {
+        std::int64_t r = 1;
+        for (std::int64_t f : factors) {
+            if (__builtin_mul_overflow(r, f, &r)) {
+                overflow = true;
+                return 0;
+            }
+        }
+        return r;
+    }
+
+    std::int64_t sum(std::initializer_list<std::int64_t> terms)
+    {
+        std::int64_t r = 0;
+        for (std::int64_t x : terms) {
+            if (__builtin_add_overflow(r, x, &r)) {
+                overflow = true;
+                return 0;
+            }
+        }
+        return r;
+    }
+};
+
+// Per-rank extents. Valid settings make every division exact (validated).
+struct Local
+{
+    std::int64_t b = 0;          // sequences per micro-batch
+    std::int64_t s = 0;          // full sequence length (keys each query attends to)
+    std::int64_t tokens = 0;     // s / c: tokens in the tensor-parallel regions
+    std::int64_t normTokens = 0; // s / c, or s / (c t) with sequence parallel
+    std::int64_t h = 0;          // hidden
+    std::int64_t heads = 0;      // a / t
+    std::int64_t q = 0;          // (a / t) d
+    std::int64_t kv = 0;         // (g / t) d
+    std::int64_t ffn = 0;        // f / t
+    std::int64_t e = 0;          // bytes per activation element
+};
+
+Local localExtents(const Architecture &a, const ActivationSettings &s)
+{
+    const std::int64_t t = s.tensorParallel;
+    const std::int64_t d = a.effectiveHeadDim();
+    Local l;
+    l.b = s.microBatchSize;
+    l.s = s.sequenceLength;
+    l.tokens = s.sequenceLength / s.contextParallel;
+    l.normTokens = s.sequenceParallel ? l.tokens / t : l.tokens;
+    l.h = a.hidden;
+    l.heads = a.heads / t;
+    l.q = l.heads * d;
+    l.kv = (a.kvHeads / t) * d;
+    l.ffn = a.ffn / t;
+    l.e = s.activationBytes;
+    return l;
+}
+
+LayerActivationTerms computeLayer(const Architecture &a, const ActivationSettings &s, Checked &c)
+{
+    const Local l = localExtents(a, s);
+    LayerActivationTerms r;
+    const std::int64_t normTensor = c.product({l.normTokens, l.b, l.h, l.e});
+    if (s.recompute == Recompute::Full) {
+        r.layerInput = normTensor;
+        return r;
+    }
+    const std::int64_t normMask = s.dropout ? c.product({l.normTokens, l.b, l.h}) : 0;
+    // Unfused attention repeats K and V once per query head before the matmuls
+    // (Megatron-Core DotProductAttention, Hugging Face eager), so the saved copies are
+    // q wide; fused kernels take grouped K and V as they are.
+    const std::int64_t kvWidth = s.flashAttention ? l.kv : l.q;
+    const bool keepCore = s.recompute == Recompute::None;
+
+    r.attentionNormInput = normTensor;
+    r.qkvInput = normTensor;
+    r.query = c.product({l.tokens, l.b, l.q, l.e});
+    r.key = c.product({l.tokens, l.b, kvWidth, l.e});
+    r.value = r.key;
+    if (keepCore && !s.flashAttention) {
+        const std::int64_t scores = c.product({l.heads, l.tokens, l.s, l.b});
+        r.softmaxOutput = c.product({scores, l.e});
+        if (s.dropout) {
+            r.softmaxDropoutMask = scores;
+            r.softmaxDropoutOutput = c.product({scores, l.e});
+        }
+    }
+    if (keepCore && s.flashAttention)
+        r.softmaxStatistics = c.product({4, l.heads, l.tokens, l.b});
+    r.projectionInput = c.product({l.tokens, l.b, l.q, l.e});
+    r.attentionDropoutMask = normMask;
+
+    r.mlpNormInput = normTensor;
+    r.mlpInput = normTensor;
+    const std::int64_t ffnTensor = c.product({l.tokens, l.b, l.ffn, l.e});
+    r.upOutput = ffnTensor;
+    r.gateOutput = a.gatedMlp ? ffnTensor : 0;
+    r.downInput = ffnTensor;
+    r.mlpDropoutMask = normMask;
+    return r;
+}
+
+OutputActivationTerms computeOutput(const Architecture &a, const ActivationSettings &s, Checked &c)
+{
+    const Local l = localExtents(a, s);
+    const std::int64_t t = s.tensorParallel;
+    const std::int64_t vocabPerRank = (a.vocab + t - 1) / t;
+    const std::int64_t logitBytes = s.fp32Logits ? 4 : l.e;
+    OutputActivationTerms r;
+    r.finalNormInput = c.product({l.normTokens, l.b, l.h, l.e});
+    r.outputInput = r.finalNormInput;
+    r.logits = c.product({l.tokens, l.b, vocabPerRank, logitBytes});
+    return r;
+}
+
+std::int64_t computeEmbedding(const Architecture &a, const ActivationSettings &s, Checked &c)
+{
+    if (!s.dropout)
+        return 0;
+    const Local l = localExtents(a, s);
+    return c.product({l.normTokens, l.b, l.h});
+}
+
+std::int64_t checkedTotal(const LayerActivationTerms &t, Checked &c)
+{
+    return c.sum({t.attentionNormInput, t.qkvInput, t.query, t.key, t.value, t.softmaxOutput,
+                  t.softmaxDropoutMask, t.softmaxDropoutOutput, t.softmaxStatistics,
+                  t.projectionInput, t.attentionDropoutMask, t.mlpNormInput, t.mlpInput, t.upOutput,
+                  t.gateOutput, t.downInput, t.mlpDropoutMask, t.layerInput});
+}
+
+std::int64_t checkedTotal(const OutputActivationTerms &t, Checked &c)
+{
+    return c.sum({t.finalNormInput, t.outputInput, t.logits});
+}
+
+std::string notDivisible(const std::string &what, std::int64_t n, const std::string &by,
+                         std::int64_t d)
+{
+    return what + " (" + std::to_string(n) + ") is not divisible by " + by + " (" +
+           std::to_string(d) + ")";
+}
+
+std::string atLeastOne(const std::string &what, std::int64_t got)
+{
+    return what + " must be at least 1 (got " + std::to_string(got) + ")";
+}
+
+std::string atMost(const std::string &what, std::int64_t cap, std::int64_t got)
+{
+    return what + " must be at most " + std::to_string(cap) + " (got " + std::to_string(got) + ")";
+}
+
+} // namespace
+
+std::string_view recomputeId(Recompute r)
+{
+    switch (r) {
+    case Recompute::None:
+        return "none";
+    case Recompute::Selective:
+        return "selective";
+    case Recompute::Full:
+        return "full";
+    }
+    return "none";
+}
+
+std::optional<Recompute> parseRecompute(std::string_view id)
+{
+    for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+        if (recomputeId(r) == id)
+            return r;
+    }
+    return std::nullopt;
+}
+
+std::int64_t LayerActivationTerms::total() const
+{
+    Checked c;
+    return checkedTotal(*this, c);
+}
+
+std::int64_t OutputActivationTerms::total() const
+{
+    Checked c;
+    return checkedTotal(*this, c);
+}
+
+std::string validateActivationSettings(const Architecture &a, const ActivationSettings &s)
+{
+    if (std::string e = validateArchitecture(a); !e.empty())
+        return e;
+    if (s.microBatchSize < 1)
+        return atLeastOne("micro-batch size", s.microBatchSize);
+    if (s.microBatchSize > maxMicroBatchSize)
+        return atMost("micro-batch size", maxMicroBatchSize, s.microBatchSize);
+    if (s.sequenceLength < 1)
+        return atLeastOne("sequence length", s.sequenceLength);
+    if (s.sequenceLength > maxSequenceLength)
+        return atMost("sequence length", maxSequenceLength, s.sequenceLength);
+    if (s.tensorParallel < 1)
+        return atLeastOne("tensor parallel size", s.tensorParallel);
+    if (s.tensorParallel > maxParallelSize)
+        return atMost("tensor parallel size", maxParallelSize, s.tensorParallel);
+    if (s.contextParallel < 1)
+        return atLeastOne("context parallel size", s.contextParallel);
+    if (s.contextParallel > maxParallelSize)
+        return atMost("context parallel size", maxParallelSize, s.contextParallel);
+    if (s.activationBytes != 1 && s.activationBytes != 2 && s.activationBytes != 4 &&
+        s.activationBytes != 8)
+        return "activation bytes must be 1, 2, 4 or 8 (got " + std::to_string(s.activationBytes) +
+               ")";
+    const int t = s.tensorParallel;
+    if (a.heads % t != 0)
+        return notDivisible("heads", a.heads, "tensor parallel size", t);
+    // Megatron-Core's TransformerConfig raises "num_query_groups must be a multiple of
+    // tensor_model_parallel_size"; KV heads are not replicated across tensor ranks.
+    if (a.kvHeads % t != 0)
+        return notDivisible("kv heads", a.kvHeads, "tensor parallel size", t);
+    if (a.ffn % t != 0)
+        return notDivisible("ffn size", a.ffn, "tensor parallel size", t);
+    if (s.sequenceLength % s.contextParallel != 0)
+        return notDivisible("sequence length", s.sequenceLength, "context parallel size",
+                            s.contextParallel);
+    if (s.sequenceParallel && (s.sequenceLength / s.contextParallel) % t != 0) {
+        const std::string what =
+            s.contextParallel == 1 ? "sequence length" : "sequence length per context rank";
+        return notDivisible(what, s.sequenceLength / s.contextParallel, "tensor parallel size", t) +
+               " with sequence parallel on";
+    }
+    Checked c;
+    const LayerActivationTerms layer = computeLayer(a, s, c);
+    checkedTotal(layer, c);
+    const OutputActivationTerms out = computeOutput(a, s, c);
+    const std::int64_t lastStage = checkedTotal(out, c);
+    c.sum({lastStage, computeEmbedding(a, s, c)});
+    // The layer terms under no recomputation bound every level; check them too.
+    ActivationSettings none = s;
+    none.recompute = Recompute::None;
+    checkedTotal(computeLayer(a, none, c), c);
+    if (c.overflow)
+        return "activation sizes are too large: a byte count exceeds 64-bit integers";
+    return {};
+}
+
+LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s)
+{
+    if (!validateActivationSettings(a, s).empty())
+        return {};
+    Checked c;
+    return computeLayer(a, s, c);
+}
+
+std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s)
+{
+    return layerActivationTerms(a, s).total();
+}
+
+std::int64_t embeddingActivationBytes(const Architecture &a, const ActivationSettings &s)
+{
+    if (!validateActivationSettings(a, s).empty())
+        return 0;
+    Checked c;
+    return computeEmbedding(a, s, c);
+}
+
+OutputActivationTerms outputActivationTerms(const Architecture &a, const ActivationSettings &s)
+{
+    if (!validateActivationSettings(a, s).empty())
+        return {};
+    Checked c;
+    return computeOutput(a, s, c);
+}
+
+std::int64_t outputActivationBytes(const Architecture &a, const ActivationSettings &s)
+{
+    return outputActivationTerms(a, s).total();
+}
+
+} // namespace shardscope

@@ -1,0 +1,138 @@
+#pragma once
+
+#include "model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shardscope {
+
+// Activation memory per GPU: the tensors the forward pass keeps for the backward pass.
+//
+// Follows Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+// Transformer Models", arXiv:2205.05198, section 4 and Table 2, derived term by
+// term (one field per stored tensor) so that it also holds for SwiGLU MLPs,
+// grouped-query attention, any activation dtype, dropout on or off,
+// FlashAttention and context parallelism. The derivation, and how it reduces to
+// the paper's s b h (34 + 5 a s / h), is in docs/activations.md.
+//
+// Every count is an exact number of bytes on one GPU for one micro-batch.
+// Per-rank shapes divide exactly (validateActivationSettings requires it), except
+// the vocabulary, whose per-rank slice is ceil(V / t). Functions given settings
+// that fail validateActivationSettings return 0 (or all-zero terms).
+
+/// Activation recomputation (checkpointing) level, Korthikanti et al. section 4.2.
+enum class Recompute
+{
+    None,      ///< keep every tensor the backward pass needs
+    Selective, ///< recompute the attention core (scores, softmax, its dropout)
+    Full,      ///< keep only each layer's input; recompute the whole layer
+};
+
+/// Machine name of a level: "none", "selective" or "full".
+std::string_view recomputeId(Recompute r);
+
+/// Inverse of recomputeId; std::nullopt for any other string (case-sensitive).
+std::optional<Recompute> parseRecompute(std::string_view id);
+
+/// How one micro-batch runs on one GPU.
+struct ActivationSettings
+{
+    std::int64_t microBatchSize = 1;    ///< b, sequences per micro-batch
+    std::int64_t sequenceLength = 4096; ///< s, tokens per sequence (the full, unsplit length)
+    int tensorParallel = 1;             ///< t (Megatron tensor parallel size)
+    int contextParallel = 1;            ///< c, ranks the sequence is split over (ring attention)
+    bool sequenceParallel = true; ///< split the norm/dropout regions over t (Korthikanti 4.2.2)
+    Recompute recompute = Recompute::None;
+    bool flashAttention = true; ///< fused attention: no s x s matrix, fp32 softmax statistics
+    bool dropout = false;       ///< dropout layers present (1-byte masks); off for Llama-style
+    std::int64_t activationBytes = 2; ///< bytes per activation element: 2 (bf16), 4, 1 or 8
+    bool fp32Logits = true; ///< logits kept in fp32 (4 bytes) for the loss, else activationBytes
+};
+
+/// Bytes of each tensor one transformer layer keeps for its backward pass, on one
+/// GPU, for one micro-batch (Korthikanti et al. section 4.1, generalised).
+///
+/// Notation: s, b as in the settings; h hidden; a heads; g kv heads; d head dim;
+/// q = a d; kv = g d; f ffn; e activationBytes; t, c parallel sizes.
+/// "Norm region" tensors hold s/c tokens, or s/(c t) with sequence parallel on;
+/// "tensor-parallel" tensors hold s/c tokens and 1/t of the heads or ffn columns.
+/// A field is 0 when the tensor is not stored under the settings.
+struct LayerActivationTerms
+{
+    // Attention block.
+    std::int64_t attentionNormInput = 0;   ///< s b h e, norm region (input of norm 1)
+    std::int64_t qkvInput = 0;             ///< s b h e, norm region (norm 1 output)
+    std::int64_t query = 0;                ///< s b q e / (t c)
+    std::int64_t key = 0;                  ///< s b kv e / (t c); q wide without flash (expanded)
+    std::int64_t value = 0;                ///< s b kv e / (t c); q wide without flash (expanded)
+    std::int64_t softmaxOutput = 0;        ///< a s s b e / (t c), without flash
+    std::int64_t softmaxDropoutMask = 0;   ///< a s s b / (t c), 1 byte, without flash, dropout
+    std::int64_t softmaxDropoutOutput = 0; ///< a s s b e / (t c), without flash, dropout
+    std::int64_t softmaxStatistics = 0;    ///< 4 a s b / (t c), fp32 logsumexp, flash only
+    std::int64_t projectionInput = 0;      ///< s b q e / (t c) (input of the output projection)
+    std::int64_t attentionDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
+    // MLP block.
+    std::int64_t mlpNormInput = 0;   ///< s b h e, norm region (input of norm 2)
+    std::int64_t mlpInput = 0;       ///< s b h e, norm region (input of fc1, or of gate and up)
+    std::int64_t upOutput = 0;       ///< s b f e / (t c): fc1 output = GELU input, or SwiGLU up
+    std::int64_t gateOutput = 0;     ///< s b f e / (t c): SwiGLU gate (SiLU input); 0 for GELU
+    std::int64_t downInput = 0;      ///< s b f e / (t c): GELU output, or silu(gate) * up
+    std::int64_t mlpDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
+    // Full recomputation.
+    std::int64_t layerInput = 0; ///< s b h e, norm region: the only tensor kept under Full
+
+    /// Sum of the fields, bytes.
+    std::int64_t total() const;
+};
+
+/// Bytes the last pipeline stage keeps beyond its layers, on one GPU, per micro-batch.
+struct OutputActivationTerms
+{
+    std::int64_t finalNormInput = 0; ///< s b h e, norm region
+    std::int64_t outputInput = 0;    ///< s b h e, norm region (input of the output projection)
+    std::int64_t logits = 0;         ///< s b ceil(V / t) x (4 if fp32Logits else e) / c
+
+    /// Sum of the fields, bytes.
+    std::int64_t total() const;
+};
+
+/// Checks an architecture and settings; empty when activations can be computed,
+/// else a one-line reason, for example "heads (96) is not divisible by tensor parallel
+/// size (5)". Besides validateArchitecture it requires: positive sizes; activation
+/// bytes 1, 2, 4 or 8; heads, kv heads and ffn divisible by t (kv heads fewer than t
+/// are rejected, as Megatron-Core's TransformerConfig does, not replicated); s divisible
+/// by c, and s / c by t with sequence parallel on (t > 1); sizes below fixed caps and
+/// every byte count within int64.
+std::string validateActivationSettings(const Architecture &a, const ActivationSettings &s);
+
+/// Per-tensor bytes kept by one transformer layer, one GPU, one micro-batch.
+/// With the paper's assumptions (GELU 4h MLP, multi-head attention, dropout on,
+/// 2-byte activations, no flash) the total is exactly Korthikanti et al. Table 2:
+/// s b h (34 + 5 a s / h) / t with sequence parallel, s b h (10 + 24 / t + 5 a s / (h t))
+/// without; selective drops the 5 a s / h part; full keeps 2 s b h (/ t with sequence
+/// parallel). All-zero terms for invalid settings.
+LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s);
+
+/// layerActivationTerms(a, s).total(): bytes one layer keeps on one GPU per micro-batch.
+std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s);
+
+/// Bytes the first pipeline stage keeps beyond its layers, one GPU, per micro-batch:
+/// the embedding dropout mask, s b h x 1 byte (norm region), when dropout is on; else 0.
+/// The embedding output itself is the first layer's input and is already counted by
+/// layerActivationTerms (attentionNormInput, or layerInput under Full). Token ids
+/// (8 bytes per token) are input data and not counted. 0 for invalid settings.
+std::int64_t embeddingActivationBytes(const Architecture &a, const ActivationSettings &s);
+
+/// Per-tensor bytes the last pipeline stage keeps beyond its layers: the final norm's
+/// input and output and the logits (vocab-parallel: ceil(V / t) columns per rank, in
+/// fp32 when fp32Logits). For s 8192, b 1, V 128,256, fp32, t = c = 1 the logits are
+/// 4,202,692,608 bytes. Kept whatever the recompute level. All-zero for invalid settings.
+OutputActivationTerms outputActivationTerms(const Architecture &a, const ActivationSettings &s);
+
+/// outputActivationTerms(a, s).total(): bytes, one GPU, per micro-batch.
+std::int64_t outputActivationBytes(const Architecture &a, const ActivationSettings &s);
+
+} // namespace shardscope

@@ -1,0 +1,157 @@
+// Drives the window's controls programmatically and checks what the chart and
+// the verdict show (issue 2: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
+#include "mainwindow.h"
+#include "memorychart.h"
+
+#include <QAbstractButton>
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QLabel>
+#include <QLocale>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTest>
+
+using namespace shardscope;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void startsOnSeventyBOverflowingUnderDdp();
+    void strategyButtonsReachZero3Fit();
+    void gpuSliderUpdatesWhileDragging();
+    void modelSliderScalesAnArchitecture();
+    void presetSnapsTheSlider();
+    void spinBoxAndSliderAgree();
+    void recipeBytesAreEditable();
+    void unitSwitchRedrawsInGib();
+    void groupsWhenTooManyGpus();
+};
+
+void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
+{
+    MainWindow w;
+    QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("llama3-70b"));
+    QCOMPARE(w.gpuSpin()->value(), 64);
+    // Llama 3 70B: 70,553,706,496 x 16 B = 1,128.9 GB per GPU under DDP.
+    QCOMPARE(w.verdictLabel()->text(),
+             QStringLiteral("Overflows by 1,049 GB per GPU: DDP keeps a full copy on every GPU"));
+    QCOMPARE(w.chart()->barCount(), 1);
+    QCOMPARE(w.chart()->stackTop(0), 70553706496.0 * 16 / 1e9);
+    QCOMPARE(w.chart()->capacityValue(), 80.0);
+}
+
+void TestMainWindow::strategyButtonsReachZero3Fit()
+{
+    MainWindow w;
+    w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
+    emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
+    const double expected[] = {1120, 293.125, 155.3125, 17.5}; // domain.md section 9
+    for (int z = 0; z <= 3; ++z) {
+        w.strategyButtons()->button(z)->click();
+        QCOMPARE(int(w.scenarioModel()->scenario().layout.zeroStage), z);
+        QCOMPARE(w.chart()->stackTop(0), expected[z]);
+    }
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 80 GB per GPU"));
+    // The bar's parts are the sharded components: 2 + 2 + 4 + 8 bytes x 70e9 / 64.
+    QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 2.1875);
+    QCOMPARE(w.chart()->componentHeight(0, Component::OptimizerStates), 8.75);
+}
+
+void TestMainWindow::gpuSliderUpdatesWhileDragging()
+{
+    MainWindow w;
+    w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
+    emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
+    w.strategyButtons()->button(3)->click();
+    const auto &counts = MainWindow::gpuSliderCounts();
+    const int at8 = int(counts.indexOf(8)), at16 = int(counts.indexOf(16));
+    QVERIFY(at8 >= 0 && at16 > at8);
+    w.gpuSlider()->setSliderDown(true); // a drag in progress: no release yet
+    w.gpuSlider()->setValue(at8);
+    QCOMPARE(w.chart()->stackTop(0), 140.0); // seeds' "12 GB" corrected: 140 GB
+    QVERIFY(w.verdictLabel()->text().startsWith(QStringLiteral("Overflows by 60 GB per GPU")));
+    w.gpuSlider()->setValue(at16);
+    QCOMPARE(w.chart()->stackTop(0), 70.0);
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 70 GB of 80 GB per GPU"));
+    QCOMPARE(w.gpuSpin()->value(), 16);
+    w.gpuSlider()->setSliderDown(false);
+}
+
+void TestMainWindow::modelSliderScalesAnArchitecture()
+{
+    MainWindow w;
+    const int pos = MainWindow::modelSliderPosition(7'000'000'000);
+    w.modelSlider()->setValue(pos);
+    QVERIFY(w.scenarioModel()->modelIsScaled());
+    QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("scaled"));
+    QVERIFY(w.modelInfoLabel()->text().startsWith(
+        QStringLiteral("Scaled Llama-style shape, not a published model")));
+    const auto params = w.scenarioModel()->scenario().model.parameters();
+    QVERIFY(params > 6'000'000'000 && params < 8'000'000'000);
+    QCOMPARE(w.chart()->stackTop(0), double(params) * 16 / 1e9);
+    // Slider ends: 0.1B and 2T.
+    QCOMPARE(MainWindow::modelSliderParameters(0), 100'000'000LL);
+    QCOMPARE(MainWindow::modelSliderParameters(MainWindow::modelSliderSteps), 2'000'000'000'000LL);
+}
+
+void TestMainWindow::presetSnapsTheSlider()
+{
+    MainWindow w;
+    const int index = w.modelCombo()->findData(QStringLiteral("llama3.1-405b"));
+    w.modelCombo()->setCurrentIndex(index);
+    emit w.modelCombo()->activated(index);
+    QVERIFY(!w.scenarioModel()->modelIsScaled());
+    QCOMPARE(w.modelSlider()->value(), MainWindow::modelSliderPosition(405853388800));
+    QCOMPARE(qint64(w.scenarioModel()->scenario().model.parameters()), 405853388800LL);
+}
+
+void TestMainWindow::spinBoxAndSliderAgree()
+{
+    MainWindow w;
+    w.gpuSpin()->setValue(1000);
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 1000LL);
+    QCOMPARE(MainWindow::gpuSliderCounts().value(w.gpuSlider()->value()), 1024);
+    QCOMPARE(MainWindow::gpuSliderCounts().last(), 16384);
+}
+
+void TestMainWindow::recipeBytesAreEditable()
+{
+    MainWindow w;
+    w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
+    emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
+    const int bf16 = w.recipeCombo()->findData(QStringLiteral("bf16-adamw"));
+    w.recipeCombo()->setCurrentIndex(bf16);
+    emit w.recipeCombo()->activated(bf16);
+    w.strategyButtons()->button(3)->click();
+    w.gpuSpin()->setValue(8);
+    // domain.md section 10: pure bf16 AdamW gives 70 GB per card for 70B on 8 GPUs.
+    QCOMPARE(w.chart()->stackTop(0), 70.0);
+    QVERIFY(w.verdictLabel()->text().startsWith(QStringLiteral("Fits: 70 GB")));
+}
+
+void TestMainWindow::unitSwitchRedrawsInGib()
+{
+    MainWindow w;
+    w.strategyButtons()->button(3)->click();
+    w.scenarioModel()->setUnit(ByteUnit::GiB);
+    QCOMPARE(w.chart()->capacityValue(), 80e9 / 1073741824.0);
+    QCOMPARE(w.chart()->capacityLabel(), QStringLiteral("H100\n80 GB\n= 74.5 GiB"));
+    QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("of 74.5 GiB")));
+}
+
+void TestMainWindow::groupsWhenTooManyGpus()
+{
+    MainWindow w;
+    w.gpuSpin()->setValue(16);
+    QCOMPARE(w.chart()->barCount(), 16);
+    QCOMPARE(w.chart()->barLabel(15), QStringLiteral("GPU 15"));
+    w.gpuSpin()->setValue(16384);
+    QCOMPARE(w.chart()->barCount(), 1);
+    QCOMPARE(w.chart()->barLabel(0), QStringLiteral("GPU 0–16383\n× 16,384"));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"

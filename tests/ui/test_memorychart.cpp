@@ -1,0 +1,114 @@
+// The chart as data: stack tops equal the sum of their parts, the capacity
+// line sits at the card's value, overflow is marked, tooltips carry exact bytes.
+// (LabPlot's BarPlot tests are the model: assert data and pixel geometry.)
+#include "memorychart.h"
+
+#include "estimate.h"
+
+#include <qcustomplot.h>
+
+#include <QLocale>
+#include <QTest>
+
+using namespace shardscope;
+
+namespace {
+Scenario seventyB(qint64 gpus, ZeroStage z)
+{
+    Scenario s;
+    s.model.plainParameters = 70'000'000'000;
+    s.gpu.shortName = "H100";
+    s.gpu.capacityBytes = 80'000'000'000;
+    s.layout.gpus = gpus;
+    s.layout.zeroStage = z;
+    return s;
+}
+} // namespace
+
+class TestMemoryChart : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void stackTopIsSumOfParts();
+    void capacityLineAndOverflowMarking();
+    void overflowHiddenWhenItFits();
+    void tooltipHasExactBytes();
+    void invalidReportShowsMessage();
+};
+
+void TestMemoryChart::stackTopIsSumOfParts()
+{
+    MemoryChart chart;
+    const Scenario s = seventyB(8, ZeroStage::Zero1);
+    const MemoryReport r = estimate(s);
+    chart.setReport(s, r, ByteUnit::GB);
+    QCOMPARE(chart.barCount(), 8);
+    for (int i = 0; i < 8; ++i) {
+        // 70e9 x (2 + 2) + 70e9 x 12 / 8 = 385 GB (hand calculation)
+        QCOMPARE(chart.stackTop(i), 385.0);
+        QCOMPARE(chart.componentHeight(i, Component::Weights), 140.0);
+        QCOMPARE(chart.componentHeight(i, Component::MasterWeights), 35.0);
+    }
+}
+
+void TestMemoryChart::capacityLineAndOverflowMarking()
+{
+    MemoryChart chart;
+    chart.resize(1200, 800);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const Scenario s = seventyB(64, ZeroStage::Ddp);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    chart.plot()->replot();
+    QCOMPARE(chart.capacityValue(), 80.0);
+    QCOMPARE(chart.capacityLabel(), QStringLiteral("H100\n80 GB"));
+    // The value axis always shows both the line and the top of the bar.
+    QVERIFY(chart.plot()->yAxis->range().upper >= 1120.0);
+    // The overflow plottable spans exactly capacity .. top.
+    auto *overflow = qobject_cast<QCPBars *>(chart.plot()->plottable(componentCount));
+    QVERIFY(overflow);
+    QCOMPARE(overflow->baseValue(), 80.0);
+    QCOMPARE(overflow->data()->size(), 1);
+    QCOMPARE(overflow->data()->at(0)->value, 1040.0);
+    // Geometry: the line's pixel is below (greater y than) the bar's top pixel.
+    const double linePx = chart.plot()->yAxis->coordToPixel(80.0);
+    const double topPx = chart.plot()->yAxis->coordToPixel(chart.stackTop(0));
+    QVERIFY(linePx > topPx);
+    QVERIFY(topPx > chart.plot()->axisRect()->top()); // the bar's top is on screen
+}
+
+void TestMemoryChart::overflowHiddenWhenItFits()
+{
+    MemoryChart chart;
+    const Scenario s = seventyB(64, ZeroStage::Zero3);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    auto *overflow = qobject_cast<QCPBars *>(chart.plot()->plottable(componentCount));
+    QCOMPARE(overflow->data()->size(), 0);
+    // The value range still reaches the capacity line even though the bar is short.
+    QVERIFY(chart.plot()->yAxis->range().upper > 80.0);
+}
+
+void TestMemoryChart::tooltipHasExactBytes()
+{
+    MemoryChart chart;
+    const Scenario s = seventyB(64, ZeroStage::Zero3);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    const QString tip = chart.tooltipText(0);
+    QVERIFY(tip.contains(QStringLiteral("GPUs 0–63</b> (64 identical GPUs)")));
+    QVERIFY(tip.contains(QStringLiteral("8,750,000,000 bytes"))); // optimizer states
+    QVERIFY(tip.contains(QStringLiteral("17,500,000,000 bytes"))); // total
+    QVERIFY(chart.tooltipText(5).isEmpty());
+}
+
+void TestMemoryChart::invalidReportShowsMessage()
+{
+    MemoryChart chart;
+    Scenario s = seventyB(0, ZeroStage::Zero3);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    QCOMPARE(chart.barCount(), 0);
+    QCOMPARE(chart.stackTop(0), 0.0);
+}
+
+QTEST_MAIN(TestMemoryChart)
+#include "test_memorychart.moc"

@@ -1,0 +1,336 @@
+#include "mainwindow.h"
+
+#include "memorychart.h"
+#include "palette.h"
+
+#include <QButtonGroup>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace shardscope {
+
+namespace {
+
+constexpr double logMinParams = 8.0;           // 1e8 = 0.1B
+const double logMaxParams = std::log10(2e12);  // 2T
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QString count(std::int64_t n)
+{
+    return QLocale(QLocale::English).toString(qlonglong(n));
+}
+
+} // namespace
+
+int MainWindow::modelSliderPosition(std::int64_t parameters)
+{
+    const double l = std::log10(std::max<double>(double(parameters), 1.0));
+    const double f = (l - logMinParams) / (logMaxParams - logMinParams);
+    return int(std::lround(std::clamp(f, 0.0, 1.0) * modelSliderSteps));
+}
+
+std::int64_t MainWindow::modelSliderParameters(int position)
+{
+    const double f = double(std::clamp(position, 0, modelSliderSteps)) / modelSliderSteps;
+    return std::int64_t(std::llround(std::pow(10.0, logMinParams + f * (logMaxParams - logMinParams))));
+}
+
+const QList<int> &MainWindow::gpuSliderCounts()
+{
+    static const QList<int> counts = [] {
+        QList<int> c{1};
+        for (int p = 2; p <= 16384; p *= 2) {
+            if (p >= 4)
+                c << p * 3 / 4;
+            c << p;
+        }
+        return c;
+    }();
+    return counts;
+}
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), m_model(new ScenarioModel(Catalog::builtIn(), this))
+{
+    setWindowTitle(QStringLiteral("ShardScope: where GPU memory goes"));
+
+    auto *right = new QWidget;
+    auto *rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(12, 12, 12, 12);
+    m_verdict = new QLabel;
+    m_verdict->setWordWrap(true);
+    m_verdict->setObjectName(QStringLiteral("verdict"));
+    QFont vf = m_verdict->font();
+    vf.setPointSizeF(20);
+    vf.setBold(true);
+    m_verdict->setFont(vf);
+    m_verdict->setMargin(12);
+    m_summary = new QLabel;
+    m_summary->setWordWrap(true);
+    QFont sf = m_summary->font();
+    sf.setPointSizeF(13);
+    m_summary->setFont(sf);
+    m_chart = new MemoryChart;
+    rightLayout->addWidget(m_verdict);
+    rightLayout->addWidget(m_summary);
+    rightLayout->addWidget(m_chart, 1);
+
+    auto *splitter = new QSplitter;
+    splitter->addWidget(buildControls());
+    splitter->addWidget(right);
+    splitter->setStretchFactor(1, 1);
+    setCentralWidget(splitter);
+    resize(1600, 950);
+
+    connect(m_model, &ScenarioModel::changed, this, &MainWindow::redraw);
+    syncControls();
+    redraw();
+}
+
+QWidget *MainWindow::buildControls()
+{
+    const Catalog &catalog = m_model->catalog();
+    auto *panel = new QWidget;
+    panel->setMinimumWidth(400);
+    panel->setMaximumWidth(520);
+    auto *layout = new QVBoxLayout(panel);
+    QFont big = panel->font();
+    big.setPointSizeF(12);
+    panel->setFont(big);
+
+    // Model: preset list plus a log-scale size slider.
+    auto *modelBox = new QGroupBox(QStringLiteral("Model"));
+    auto *modelForm = new QVBoxLayout(modelBox);
+    m_modelCombo = new QComboBox;
+    for (const Model &m : catalog.models())
+        m_modelCombo->addItem(qs(m.displayName), qs(m.id));
+    m_modelCombo->addItem(QStringLiteral("Scaled from the size slider"), QStringLiteral("scaled"));
+    m_modelSlider = new QSlider(Qt::Horizontal);
+    m_modelSlider->setRange(0, modelSliderSteps);
+    m_modelSlider->setPageStep(25);
+    m_modelSlider->setToolTip(QStringLiteral("Model size, log scale from 0.1B to 2T parameters"));
+    m_modelSize = new QLabel;
+    QFont sizeFont = big;
+    sizeFont.setPointSizeF(16);
+    sizeFont.setBold(true);
+    m_modelSize->setFont(sizeFont);
+    m_modelInfo = new QLabel;
+    m_modelInfo->setWordWrap(true);
+    modelForm->addWidget(m_modelCombo);
+    modelForm->addWidget(m_modelSize);
+    modelForm->addWidget(m_modelSlider);
+    auto *ends = new QHBoxLayout;
+    ends->addWidget(new QLabel(QStringLiteral("0.1B")));
+    ends->addStretch();
+    ends->addWidget(new QLabel(QStringLiteral("2T")));
+    modelForm->addLayout(ends);
+    modelForm->addWidget(m_modelInfo);
+    layout->addWidget(modelBox);
+
+    connect(m_modelCombo, &QComboBox::activated, this, [this](int index) {
+        const QString id = m_modelCombo->itemData(index).toString();
+        if (id == QStringLiteral("scaled"))
+            m_model->setScaledModel(modelSliderParameters(m_modelSlider->value()));
+        else
+            m_model->setModelPreset(id.toStdString());
+    });
+    connect(m_modelSlider, &QSlider::valueChanged, this,
+            [this](int pos) { m_model->setScaledModel(modelSliderParameters(pos)); });
+
+    // GPUs: count slider + exact spin box, and the card.
+    auto *gpuBox = new QGroupBox(QStringLiteral("GPUs"));
+    auto *gpuForm = new QVBoxLayout(gpuBox);
+    m_gpuSlider = new QSlider(Qt::Horizontal);
+    m_gpuSlider->setRange(0, int(gpuSliderCounts().size()) - 1);
+    m_gpuSlider->setPageStep(2);
+    m_gpuSlider->setToolTip(QStringLiteral("GPU count (data-parallel degree), 1 to 16,384"));
+    m_gpuSpin = new QSpinBox;
+    m_gpuSpin->setRange(1, 16384);
+    m_gpuSpin->setGroupSeparatorShown(true);
+    m_gpuSpin->setSuffix(QStringLiteral(" GPUs"));
+    m_gpuSpin->setMinimumWidth(140);
+    auto *countRow = new QHBoxLayout;
+    countRow->addWidget(m_gpuSlider, 1);
+    countRow->addWidget(m_gpuSpin);
+    gpuForm->addLayout(countRow);
+    m_gpuCombo = new QComboBox;
+    for (const Gpu &g : catalog.gpus())
+        m_gpuCombo->addItem(qs(g.name), qs(g.id));
+    gpuForm->addWidget(m_gpuCombo);
+    layout->addWidget(gpuBox);
+
+    connect(m_gpuSlider, &QSlider::valueChanged, this,
+            [this](int pos) { m_model->setGpus(gpuSliderCounts().value(pos, 1)); });
+    connect(m_gpuSpin, &QSpinBox::valueChanged, this, [this](int v) { m_model->setGpus(v); });
+    connect(m_gpuCombo, &QComboBox::activated, this, [this](int index) {
+        m_model->setGpu(m_gpuCombo->itemData(index).toString().toStdString());
+    });
+
+    // Strategy: segmented buttons, big enough for a projector.
+    auto *strategyBox = new QGroupBox(QStringLiteral("Strategy (data parallel)"));
+    auto *strategyRow = new QHBoxLayout(strategyBox);
+    m_strategy = new QButtonGroup(this);
+    for (int z = 0; z <= 3; ++z) {
+        auto *b = new QPushButton(z == 3 ? QStringLiteral("ZeRO-3\n/ FSDP")
+                                         : QString::fromUtf8(zeroStageName(ZeroStage(z)).data()));
+        b->setCheckable(true);
+        b->setMinimumHeight(52);
+        static const char *tips[] = {
+            "DDP: every GPU keeps a full copy of weights, gradients and optimizer states",
+            "ZeRO-1: optimizer states (and fp32 master weights) sharded over the GPUs",
+            "ZeRO-2: gradients sharded too (FSDP SHARD_GRAD_OP)",
+            "ZeRO-3 / FSDP FULL_SHARD: weights sharded too; gathered layer by layer"};
+        b->setToolTip(QString::fromLatin1(tips[z]));
+        m_strategy->addButton(b, z);
+        strategyRow->addWidget(b);
+    }
+    layout->addWidget(strategyBox);
+    connect(m_strategy, &QButtonGroup::idClicked, this,
+            [this](int id) { m_model->setZeroStage(ZeroStage(id)); });
+
+    // Recipe: preset plus editable bytes per parameter.
+    auto *recipeBox = new QGroupBox(QStringLiteral("Training recipe (bytes per parameter)"));
+    auto *recipeForm = new QFormLayout(recipeBox);
+    m_recipeCombo = new QComboBox;
+    for (const Recipe &r : catalog.recipes())
+        m_recipeCombo->addItem(qs(r.displayName), qs(r.id));
+    m_recipeCombo->addItem(QStringLiteral("Custom"), QStringLiteral("custom"));
+    recipeForm->addRow(m_recipeCombo);
+    const char *names[] = {"Weights", "Gradients", "Master weights", "Optimizer states"};
+    for (int i = 0; i < 4; ++i) {
+        m_recipeBytes[i] = new QSpinBox;
+        m_recipeBytes[i]->setRange(0, 64);
+        m_recipeBytes[i]->setSuffix(QStringLiteral(" B"));
+        recipeForm->addRow(QString::fromLatin1(names[i]), m_recipeBytes[i]);
+        connect(m_recipeBytes[i], &QSpinBox::valueChanged, this, [this] {
+            m_model->setRecipeBytes(m_recipeBytes[0]->value(), m_recipeBytes[1]->value(),
+                                    m_recipeBytes[2]->value(), m_recipeBytes[3]->value());
+        });
+    }
+    layout->addWidget(recipeBox);
+    connect(m_recipeCombo, &QComboBox::activated, this, [this](int index) {
+        m_model->setRecipe(m_recipeCombo->itemData(index).toString().toStdString());
+    });
+
+    // Unit switch.
+    auto *unitBox = new QGroupBox(QStringLiteral("Unit"));
+    auto *unitRow = new QHBoxLayout(unitBox);
+    m_unit = new QButtonGroup(this);
+    const char *unitTips[] = {"GB = 10^9 bytes, as vendors and papers count",
+                              "GiB = 2^30 bytes, as drivers and nvidia-smi count"};
+    for (int u = 0; u < 2; ++u) {
+        auto *b = new QPushButton(qs(unitName(ByteUnit(u))));
+        b->setCheckable(true);
+        b->setToolTip(QString::fromLatin1(unitTips[u]));
+        m_unit->addButton(b, u);
+        unitRow->addWidget(b);
+    }
+    layout->addWidget(unitBox);
+    connect(m_unit, &QButtonGroup::idClicked, this,
+            [this](int id) { m_model->setUnit(ByteUnit(id)); });
+
+    layout->addStretch();
+    return panel;
+}
+
+void MainWindow::syncControls()
+{
+    const Scenario &s = m_model->scenario();
+    const QSignalBlocker b1(m_modelCombo), b2(m_modelSlider), b3(m_gpuSlider), b4(m_gpuSpin),
+        b5(m_gpuCombo), b6(m_recipeCombo);
+    const QString modelId = m_model->modelIsScaled() ? QStringLiteral("scaled") : qs(s.model.id);
+    m_modelCombo->setCurrentIndex(std::max(0, m_modelCombo->findData(modelId)));
+    if (!m_modelSlider->isSliderDown() && !m_model->modelIsScaled())
+        m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
+    m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, 16384)));
+    if (!m_gpuSlider->isSliderDown()) {
+        const auto &counts = gpuSliderCounts();
+        int best = 0;
+        for (int i = 0; i < counts.size(); ++i)
+            if (std::abs(counts[i] - s.layout.gpus) < std::abs(counts[best] - s.layout.gpus))
+                best = i;
+        m_gpuSlider->setValue(best);
+    }
+    m_gpuCombo->setCurrentIndex(std::max(0, m_gpuCombo->findData(qs(s.gpu.id))));
+    m_recipeCombo->setCurrentIndex(std::max(0, m_recipeCombo->findData(qs(s.recipe.id))));
+    const std::int64_t bytes[] = {s.recipe.weightBytes, s.recipe.gradientBytes,
+                                  s.recipe.masterWeightBytes, s.recipe.optimizerBytes};
+    for (int i = 0; i < 4; ++i) {
+        const QSignalBlocker b(m_recipeBytes[i]);
+        m_recipeBytes[i]->setValue(int(bytes[i]));
+    }
+    if (auto *button = m_strategy->button(int(s.layout.zeroStage)))
+        button->setChecked(true);
+    if (auto *button = m_unit->button(int(m_model->unit())))
+        button->setChecked(true);
+}
+
+void MainWindow::redraw()
+{
+    syncControls();
+    const Scenario &s = m_model->scenario();
+    const MemoryReport &r = m_model->report();
+    const ByteUnit unit = m_model->unit();
+
+    m_modelSize->setText(QStringLiteral("%1 parameters").arg(qs(formatParameters(s.model.parameters()))));
+    QString info;
+    if (m_model->modelIsScaled()) {
+        const Architecture &a = *s.model.architecture;
+        info = QStringLiteral("Scaled Llama-style shape, not a published model: %1 layers, "
+                              "hidden %2, FFN %3, %4 heads (%5 KV), vocabulary %6. "
+                              "Exactly %7 parameters.")
+                   .arg(a.layers)
+                   .arg(count(a.hidden), count(a.ffn))
+                   .arg(a.heads)
+                   .arg(a.kvHeads)
+                   .arg(count(a.vocab), count(s.model.parameters()));
+    } else if (s.model.architecture) {
+        const Architecture &a = *s.model.architecture;
+        info = QStringLiteral("%1 layers, hidden %2, FFN %3, %4 heads (%5 KV), vocabulary %6: "
+                              "exactly %7 parameters. Source: %8")
+                   .arg(a.layers)
+                   .arg(count(a.hidden), count(a.ffn))
+                   .arg(a.heads)
+                   .arg(a.kvHeads)
+                   .arg(count(a.vocab), count(s.model.parameters()), qs(s.model.source));
+    } else {
+        info = QStringLiteral("A plain count of %1 parameters (no architecture). Source: %2")
+                   .arg(count(s.model.parameters()), qs(s.model.source));
+    }
+    m_modelInfo->setText(info);
+
+    m_verdict->setText(qs(verdictText(s, r, unit)));
+    const QColor bg = r.fits() ? fitsColor() : overflowsColor();
+    m_verdict->setStyleSheet(QStringLiteral("QLabel#verdict { background: %1; color: white; "
+                                            "border-radius: 8px; }")
+                                 .arg(bg.name()));
+    if (r.valid()) {
+        m_summary->setText(
+            QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). Model states only: activations "
+                           "and buffers come on top; leave headroom.")
+                .arg(qs(s.model.displayName), count(s.layout.gpus), qs(s.gpu.shortName),
+                     QString::fromUtf8(zeroStageName(s.layout.zeroStage).data()),
+                     QString::number(s.recipe.totalBytesPerParameter())));
+    } else {
+        m_summary->clear();
+    }
+    m_chart->setReport(s, r, unit);
+}
+
+} // namespace shardscope

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "scenariomodel.h"
+
+#include <QMainWindow>
+
+class QButtonGroup;
+class QComboBox;
+class QLabel;
+class QSlider;
+class QSpinBox;
+
+namespace shardscope {
+
+class MemoryChart;
+
+/// The explorer window: headline controls (model size, GPU count, strategy, GPU,
+/// recipe) on the left; the verdict and the stacked memory chart on the right.
+/// Every control writes to the one ScenarioModel; every view redraws from its
+/// changed() signal. Sliders track while dragged, so the chart follows the drag.
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+
+    /// Slider position (0..modelSliderSteps) for a parameter count on the log scale
+    /// 1e8 .. 2e12, and back.
+    static int modelSliderPosition(std::int64_t parameters);
+    static std::int64_t modelSliderParameters(int position);
+    static constexpr int modelSliderSteps = 1000;
+    /// The GPU counts the GPU slider steps through: 1, 2, 3, 4, 6, 8, 12, ... 16,384.
+    static const QList<int> &gpuSliderCounts();
+
+    ScenarioModel *scenarioModel() const { return m_model; }
+    MemoryChart *chart() const { return m_chart; }
+    QSlider *modelSlider() const { return m_modelSlider; }
+    QSlider *gpuSlider() const { return m_gpuSlider; }
+    QSpinBox *gpuSpin() const { return m_gpuSpin; }
+    QButtonGroup *strategyButtons() const { return m_strategy; }
+    QComboBox *modelCombo() const { return m_modelCombo; }
+    QComboBox *gpuCombo() const { return m_gpuCombo; }
+    QComboBox *recipeCombo() const { return m_recipeCombo; }
+    QLabel *verdictLabel() const { return m_verdict; }
+    QLabel *modelInfoLabel() const { return m_modelInfo; }
+
+private:
+    QWidget *buildControls();
+    void syncControls();
+    void redraw();
+
+    ScenarioModel *m_model = nullptr;
+    MemoryChart *m_chart = nullptr;
+    QComboBox *m_modelCombo = nullptr;
+    QSlider *m_modelSlider = nullptr;
+    QLabel *m_modelSize = nullptr;
+    QLabel *m_modelInfo = nullptr;
+    QSlider *m_gpuSlider = nullptr;
+    QSpinBox *m_gpuSpin = nullptr;
+    QButtonGroup *m_strategy = nullptr;
+    QComboBox *m_gpuCombo = nullptr;
+    QComboBox *m_recipeCombo = nullptr;
+    QSpinBox *m_recipeBytes[4] = {};
+    QButtonGroup *m_unit = nullptr;
+    QLabel *m_verdict = nullptr;
+    QLabel *m_summary = nullptr;
+};
+
+} // namespace shardscope

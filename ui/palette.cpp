@@ -1,0 +1,39 @@
+#include "palette.h"
+
+namespace shardscope {
+
+QColor componentColor(Component c)
+{
+    switch (c) {
+    case Component::Weights:
+        return QColor(0x00, 0x72, 0xB2); // blue
+    case Component::Gradients:
+        return QColor(0xE6, 0x9F, 0x00); // orange
+    case Component::MasterWeights:
+        return QColor(0x00, 0x9E, 0x73); // bluish green
+    case Component::OptimizerStates:
+        return QColor(0xCC, 0x79, 0xA7); // reddish purple
+    case Component::Activations:
+        return QColor(0x56, 0xB4, 0xE9); // sky blue
+    case Component::Buffers:
+        return QColor(0x99, 0x99, 0x99); // grey
+    }
+    return Qt::gray;
+}
+
+QColor overflowColor()
+{
+    return QColor(0xD5, 0x5E, 0x00);
+}
+
+QColor fitsColor()
+{
+    return QColor(0x1B, 0x7F, 0x3B);
+}
+
+QColor overflowsColor()
+{
+    return QColor(0xB3, 0x26, 0x1E);
+}
+
+} // namespace shardscope
