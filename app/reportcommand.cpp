@@ -7,7 +7,6 @@
 
 #include <QCommandLineParser>
 #include <QJsonDocument>
-
 #include <cmath>
 
 namespace shardscope {
@@ -44,7 +43,8 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
 {
     auto fmt = [unit](std::int64_t b) { return QString::fromStdString(formatBytes(b, unit)); };
     out << QStringLiteral("%1: %2 parameters, %3 (%4 B/param)\n")
-               .arg(QString::fromStdString(s.model.displayName.empty() ? "model" : s.model.displayName))
+               .arg(QString::fromStdString(s.model.displayName.empty() ? "model"
+                                                                       : s.model.displayName))
                .arg(r.parameters)
                .arg(QString::fromStdString(s.recipe.id))
                .arg(s.recipe.totalBytesPerParameter());
@@ -61,7 +61,9 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
             out << QStringLiteral("  %1 %2\n")
                        .arg(QString::fromStdString(componentName(Component(c))), -18)
                        .arg(fmt(componentValue(g.bytes, Component(c))), 12);
-        out << QStringLiteral("  %1 %2\n").arg(QStringLiteral("Total"), -18).arg(fmt(g.totalBytes()), 12);
+        out << QStringLiteral("  %1 %2\n")
+                   .arg(QStringLiteral("Total"), -18)
+                   .arg(fmt(g.totalBytes()), 12);
     }
     out << QString::fromStdString(verdictText(s, r, unit)) << "\n";
 }

@@ -5,14 +5,11 @@
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
-
 #include <QStringList>
 #include <QTextStream>
-
 #include <optional>
 
 namespace shardscope {
-
 
 /// The scenario flags shared by every subcommand and the GUI's command line:
 /// --model ID | --params N, --gpus N, --strategy S, --gpu ID, --recipe ID, --unit U.

@@ -9,7 +9,11 @@
 namespace shardscope {
 
 /// Unit bytes are drawn in: GB = 1e9 bytes (vendors, papers) or GiB = 2^30 bytes (drivers).
-enum class ByteUnit { GB, GiB };
+enum class ByteUnit
+{
+    GB,
+    GiB
+};
 
 /// Bytes in one unit: 1e9 or 1073741824.
 double unitBytes(ByteUnit u);

@@ -11,7 +11,13 @@ namespace shardscope {
 /// Ddp = ZeRO stage 0 (FSDP NO_SHARD); Zero1 shards optimizer states and master
 /// weights; Zero2 also gradients (FSDP SHARD_GRAD_OP); Zero3 also the weights
 /// (FSDP FULL_SHARD). Rajbhandari et al. 2020, section 5.
-enum class ZeroStage { Ddp = 0, Zero1 = 1, Zero2 = 2, Zero3 = 3 };
+enum class ZeroStage
+{
+    Ddp = 0,
+    Zero1 = 1,
+    Zero2 = 2,
+    Zero3 = 3
+};
 
 /// Command-line / JSON name: "ddp", "zero1", "zero2", "zero3".
 std::string_view zeroStageId(ZeroStage s);
@@ -25,7 +31,7 @@ std::optional<ZeroStage> parseZeroStage(std::string_view text);
 /// In this version every GPU is one data-parallel rank (d = gpus).
 struct Layout
 {
-    std::int64_t gpus = 1;            ///< world size
+    std::int64_t gpus = 1; ///< world size
     ZeroStage zeroStage = ZeroStage::Ddp;
 
     /// Data-parallel degree d, the group ZeRO shards over.

@@ -29,7 +29,15 @@ struct ComponentBytes
 };
 
 /// The components in drawing order (bottom of a stacked bar first).
-enum class Component { Weights, Gradients, MasterWeights, OptimizerStates, Activations, Buffers };
+enum class Component
+{
+    Weights,
+    Gradients,
+    MasterWeights,
+    OptimizerStates,
+    Activations,
+    Buffers
+};
 inline constexpr int componentCount = 6;
 
 /// Bytes of one component.
@@ -53,8 +61,8 @@ struct GpuGroup
 /// What every GPU holds for one scenario (output of estimate()).
 struct MemoryReport
 {
-    std::string error;              ///< non-empty when the scenario was invalid; nothing else is set
-    std::int64_t parameters = 0;    ///< total model parameters
+    std::string error;           ///< non-empty when the scenario was invalid; nothing else is set
+    std::int64_t parameters = 0; ///< total model parameters
     std::int64_t capacityBytes = 0; ///< per-GPU capacity the report is checked against
     std::vector<GpuGroup> groups;   ///< every GPU belongs to exactly one group
 

@@ -14,17 +14,17 @@ namespace shardscope {
 /// (one weight vector, no bias) unless `layerNormBias` is set.
 struct Architecture
 {
-    int layers = 0;                ///< L, number of transformer blocks
-    std::int64_t hidden = 0;       ///< h, model width
-    std::int64_t ffn = 0;          ///< MLP inner size (4h for GPT, ~8h/3 for SwiGLU)
-    int heads = 0;                 ///< a, attention (query) heads
-    int kvHeads = 0;               ///< key/value heads (== heads for MHA, fewer for GQA)
-    std::int64_t vocab = 0;        ///< V, vocabulary size
-    std::int64_t headDim = 0;      ///< per-head size; 0 means hidden / heads
-    bool tiedEmbeddings = false;   ///< output head shares the token-embedding matrix
-    bool gatedMlp = true;          ///< SwiGLU (3 matrices) or plain GELU MLP (2 matrices)
-    bool linearBiases = false;     ///< GPT-style biases on every linear layer
-    bool layerNormBias = false;    ///< LayerNorm (weight + bias) instead of RMSNorm
+    int layers = 0;              ///< L, number of transformer blocks
+    std::int64_t hidden = 0;     ///< h, model width
+    std::int64_t ffn = 0;        ///< MLP inner size (4h for GPT, ~8h/3 for SwiGLU)
+    int heads = 0;               ///< a, attention (query) heads
+    int kvHeads = 0;             ///< key/value heads (== heads for MHA, fewer for GQA)
+    std::int64_t vocab = 0;      ///< V, vocabulary size
+    std::int64_t headDim = 0;    ///< per-head size; 0 means hidden / heads
+    bool tiedEmbeddings = false; ///< output head shares the token-embedding matrix
+    bool gatedMlp = true;        ///< SwiGLU (3 matrices) or plain GELU MLP (2 matrices)
+    bool linearBiases = false;   ///< GPT-style biases on every linear layer
+    bool layerNormBias = false;  ///< LayerNorm (weight + bias) instead of RMSNorm
 
     /// Per-head size in elements: `headDim`, or hidden / heads when unset.
     std::int64_t effectiveHeadDim() const;
@@ -60,11 +60,11 @@ Architecture scaledArchitecture(std::int64_t targetParameters);
 /// A model: either an architecture (exact count derived from it) or a plain count.
 struct Model
 {
-    std::string id;                         ///< machine name, e.g. "llama3-70b"
-    std::string displayName;                ///< e.g. "Llama 3 70B"
-    std::string source;                     ///< where the shape comes from
+    std::string id;          ///< machine name, e.g. "llama3-70b"
+    std::string displayName; ///< e.g. "Llama 3 70B"
+    std::string source;      ///< where the shape comes from
     std::optional<Architecture> architecture;
-    std::int64_t plainParameters = 0;       ///< used when there is no architecture
+    std::int64_t plainParameters = 0; ///< used when there is no architecture
 
     /// Total parameters: parameterCount(*architecture), else plainParameters.
     std::int64_t parameters() const;

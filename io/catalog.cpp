@@ -4,7 +4,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-
 #include <cstdio>
 #include <cstdlib>
 
@@ -25,8 +24,9 @@ bool readInt(const QJsonObject &o, const char *key, std::int64_t *out, QString *
     }
     const double d = v.toDouble(-1);
     if (!v.isDouble() || d < 0 || d > 9007199254740992.0 || d != double(std::int64_t(d))) {
-        *error = where + QStringLiteral(": \"%1\" must be a non-negative whole number")
-                             .arg(QLatin1String(key));
+        *error =
+            where +
+            QStringLiteral(": \"%1\" must be a non-negative whole number").arg(QLatin1String(key));
         return false;
     }
     *out = std::int64_t(d);
@@ -75,7 +75,8 @@ bool parseModel(const QJsonObject &o, const QString &where, Model *m, QString *e
     if (!readInt(o, "layers", &layers, error, where) ||
         !readInt(o, "hidden", &a.hidden, error, where) ||
         !readInt(o, "ffn", &a.ffn, error, where) || !readInt(o, "heads", &heads, error, where) ||
-        !readInt(o, "kv_heads", &kv, error, where) || !readInt(o, "vocab", &a.vocab, error, where) ||
+        !readInt(o, "kv_heads", &kv, error, where) ||
+        !readInt(o, "vocab", &a.vocab, error, where) ||
         !readInt(o, "head_dim", &headDim, error, where, false))
         return false;
     a.layers = int(std::min<std::int64_t>(layers, 1'000'000));
@@ -180,8 +181,7 @@ const Catalog &Catalog::builtIn()
         QString error;
         auto c = fromJson(read("models.json"), read("recipes.json"), read("gpus.json"), &error);
         if (!c) {
-            std::fprintf(stderr, "shardscope: built-in catalog is broken: %s\n",
-                         qPrintable(error));
+            std::fprintf(stderr, "shardscope: built-in catalog is broken: %s\n", qPrintable(error));
             std::abort();
         }
         return *c;

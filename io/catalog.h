@@ -6,7 +6,6 @@
 
 #include <QByteArray>
 #include <QString>
-
 #include <optional>
 #include <string_view>
 #include <vector>

@@ -34,11 +34,12 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                           {"capacity_bytes", qint64(s.gpu.capacityBytes)},
                           {"driver_reported_bytes", qint64(s.gpu.driverReportedBytes)},
                           {"source", QString::fromStdString(s.gpu.source)}};
-    const QJsonObject layout{{"gpus", qint64(s.layout.gpus)},
-                             {"data_parallel", qint64(s.layout.dataParallel())},
-                             {"strategy", QString::fromUtf8(zeroStageId(s.layout.zeroStage).data(),
-                                                            qsizetype(zeroStageId(s.layout.zeroStage).size()))},
-                             {"zero_stage", int(s.layout.zeroStage)}};
+    const QJsonObject layout{
+        {"gpus", qint64(s.layout.gpus)},
+        {"data_parallel", qint64(s.layout.dataParallel())},
+        {"strategy", QString::fromUtf8(zeroStageId(s.layout.zeroStage).data(),
+                                       qsizetype(zeroStageId(s.layout.zeroStage).size()))},
+        {"zero_stage", int(s.layout.zeroStage)}};
 
     QJsonArray groups;
     for (const auto &g : r.groups) {

@@ -16,15 +16,14 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QVBoxLayout>
-
 #include <cmath>
 
 namespace shardscope {
 
 namespace {
 
-constexpr double logMinParams = 8.0;           // 1e8 = 0.1B
-const double logMaxParams = std::log10(2e12);  // 2T
+constexpr double logMinParams = 8.0;          // 1e8 = 0.1B
+const double logMaxParams = std::log10(2e12); // 2T
 
 QString qs(const std::string &s)
 {
@@ -48,7 +47,8 @@ int MainWindow::modelSliderPosition(std::int64_t parameters)
 std::int64_t MainWindow::modelSliderParameters(int position)
 {
     const double f = double(std::clamp(position, 0, modelSliderSteps)) / modelSliderSteps;
-    return std::int64_t(std::llround(std::pow(10.0, logMinParams + f * (logMaxParams - logMinParams))));
+    return std::int64_t(
+        std::llround(std::pow(10.0, logMinParams + f * (logMaxParams - logMinParams))));
 }
 
 const QList<int> &MainWindow::gpuSliderCounts()
@@ -288,7 +288,8 @@ void MainWindow::redraw()
     const MemoryReport &r = m_model->report();
     const ByteUnit unit = m_model->unit();
 
-    m_modelSize->setText(QStringLiteral("%1 parameters").arg(qs(formatParameters(s.model.parameters()))));
+    m_modelSize->setText(
+        QStringLiteral("%1 parameters").arg(qs(formatParameters(s.model.parameters()))));
     QString info;
     if (m_model->modelIsScaled()) {
         const Architecture &a = *s.model.architecture;

@@ -2,13 +2,11 @@
 
 #include "palette.h"
 
-#include <qcustomplot.h>
-
 #include <QLocale>
 #include <QToolTip>
 #include <QVBoxLayout>
-
 #include <algorithm>
+#include <qcustomplot.h>
 
 namespace shardscope {
 
@@ -132,13 +130,14 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
                                       g.firstRank + k, 1, g.bytes});
             } else {
                 const std::int64_t last = g.firstRank + g.gpuCount - 1;
-                m_bars.push_back({g.gpuCount == 1
-                                      ? QStringLiteral("GPU %1").arg(g.firstRank)
-                                      : QStringLiteral("GPU %1–%2\n× %3")
-                                            .arg(g.firstRank)
-                                            .arg(last)
-                                            .arg(QLocale(QLocale::English).toString(qlonglong(g.gpuCount))),
-                                  g.firstRank, g.gpuCount, g.bytes});
+                m_bars.push_back(
+                    {g.gpuCount == 1
+                         ? QStringLiteral("GPU %1").arg(g.firstRank)
+                         : QStringLiteral("GPU %1–%2\n× %3")
+                               .arg(g.firstRank)
+                               .arg(last)
+                               .arg(QLocale(QLocale::English).toString(qlonglong(g.gpuCount))),
+                     g.firstRank, g.gpuCount, g.bytes});
             }
         }
     }
@@ -217,8 +216,8 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
     m_capacityLine->point1->setCoords(0, m_capacity);
     m_capacityLine->point2->setCoords(1, m_capacity);
     m_capacityText->position->setCoords(1.0, m_capacity);
-    QString cap = qs(s.gpu.shortName) + QStringLiteral("\n") +
-                  qs(formatBytes(r.capacityBytes, ByteUnit::GB));
+    QString cap =
+        qs(s.gpu.shortName) + QStringLiteral("\n") + qs(formatBytes(r.capacityBytes, ByteUnit::GB));
     if (unit == ByteUnit::GiB)
         cap += QStringLiteral("\n= %1").arg(qs(formatBytes(r.capacityBytes, ByteUnit::GiB)));
     m_capacityText->setText(cap);
@@ -260,12 +259,11 @@ QString MemoryChart::tooltipText(int i) const
     if (i < 0 || i >= barCount())
         return {};
     const Bar &b = m_bars[i];
-    QString text = b.gpuCount == 1
-                       ? QStringLiteral("<b>GPU %1</b>").arg(b.firstRank)
-                       : QStringLiteral("<b>GPUs %1–%2</b> (%3 identical GPUs)")
-                             .arg(b.firstRank)
-                             .arg(b.firstRank + b.gpuCount - 1)
-                             .arg(b.gpuCount);
+    QString text = b.gpuCount == 1 ? QStringLiteral("<b>GPU %1</b>").arg(b.firstRank)
+                                   : QStringLiteral("<b>GPUs %1–%2</b> (%3 identical GPUs)")
+                                         .arg(b.firstRank)
+                                         .arg(b.firstRank + b.gpuCount - 1)
+                                         .arg(b.gpuCount);
     text += QStringLiteral("<table>");
     for (int c = componentCount - 1; c >= 0; --c) {
         const std::int64_t v = componentValue(b.bytes, Component(c));

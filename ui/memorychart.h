@@ -5,7 +5,6 @@
 #include "scenario.h"
 
 #include <QWidget>
-
 #include <array>
 #include <vector>
 

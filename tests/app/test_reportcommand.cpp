@@ -19,8 +19,8 @@ Run run(const QStringList &args)
 {
     Run r;
     QTextStream out(&r.out), err(&r.err);
-    r.code = runReportCommand(QStringList{QStringLiteral("shardscope"), QStringLiteral("report")} + args,
-                              out, err);
+    r.code = runReportCommand(
+        QStringList{QStringLiteral("shardscope"), QStringLiteral("report")} + args, out, err);
     return r;
 }
 } // namespace
@@ -67,10 +67,14 @@ void TestReportCommand::plainParams_data()
     QTest::addColumn<QString>("params");
     QTest::addColumn<QString>("strategy");
     QTest::addColumn<qint64>("total");
-    QTest::newRow("70e9 ddp") << "70e9" << "ddp" << 1'120'000'000'000LL;
-    QTest::newRow("70B zero1") << "70B" << "zero1" << 293'125'000'000LL;
-    QTest::newRow("70000000000 zero2") << "70000000000" << "zero2" << 155'312'500'000LL;
-    QTest::newRow("0.07T zero3") << "0.07T" << "zero3" << 17'500'000'000LL;
+    QTest::newRow("70e9 ddp") << "70e9"
+                              << "ddp" << 1'120'000'000'000LL;
+    QTest::newRow("70B zero1") << "70B"
+                               << "zero1" << 293'125'000'000LL;
+    QTest::newRow("70000000000 zero2") << "70000000000"
+                                       << "zero2" << 155'312'500'000LL;
+    QTest::newRow("0.07T zero3") << "0.07T"
+                                 << "zero3" << 17'500'000'000LL;
 }
 
 void TestReportCommand::plainParams()
@@ -87,8 +91,8 @@ void TestReportCommand::plainParams()
 
 void TestReportCommand::textOutput()
 {
-    const Run r = run({"--params", "13e9", "--gpus", "4", "--strategy", "fsdp", "--gpu",
-                       "a100-40gb"});
+    const Run r =
+        run({"--params", "13e9", "--gpus", "4", "--strategy", "fsdp", "--gpu", "a100-40gb"});
     QCOMPARE(r.code, 0);
     // domain.md section 10: 13B on 4 x A100-40GB needs 52 GB per card.
     QVERIFY2(r.out.contains(QStringLiteral("Overflows by 12 GB per GPU")), qPrintable(r.out));
@@ -98,14 +102,14 @@ void TestReportCommand::badArguments_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
-    QTest::newRow("unknown model") << QStringList{"--model", "gpt-9"}
-                                   << "shardscope report: --model: unknown model 'gpt-9'";
+    QTest::newRow("unknown model")
+        << QStringList{"--model", "gpt-9"} << "shardscope report: --model: unknown model 'gpt-9'";
     QTest::newRow("zero gpus") << QStringList{"--gpus", "0"}
                                << "shardscope report: --gpus must be a whole number from 1";
-    QTest::newRow("negative params") << QStringList{"--params", "-70e9"}
-                                     << "shardscope report: --params must be a positive";
-    QTest::newRow("words for params") << QStringList{"--params", "lots"}
-                                      << "shardscope report: --params must be a positive";
+    QTest::newRow("negative params")
+        << QStringList{"--params", "-70e9"} << "shardscope report: --params must be a positive";
+    QTest::newRow("words for params")
+        << QStringList{"--params", "lots"} << "shardscope report: --params must be a positive";
     QTest::newRow("unknown strategy") << QStringList{"--strategy", "zero4"}
                                       << "shardscope report: --strategy: unknown strategy 'zero4'";
     QTest::newRow("unknown gpu") << QStringList{"--gpu", "h900"}

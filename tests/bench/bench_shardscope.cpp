@@ -4,13 +4,13 @@
 #include "estimate.h"
 #include "mainwindow.h"
 #include "memorychart.h"
-
-#include <benchmark/benchmark.h>
-#include <qcustomplot.h>
+#include "schedule.h"
 
 #include <QApplication>
 #include <QSlider>
 #include <QSpinBox>
+#include <benchmark/benchmark.h>
+#include <qcustomplot.h>
 
 using namespace shardscope;
 
@@ -39,6 +39,21 @@ void BM_Estimate(benchmark::State &state)
 }
 BENCHMARK(BM_Estimate)->Arg(8)->Arg(1024)->Arg(16384);
 
+/// One pipeline schedule at p 16, m 64 (the timeline's animation size in issue 4).
+void BM_Schedule(benchmark::State &state)
+{
+    ScheduleParams p;
+    p.schedule = PipelineSchedule(state.range(0));
+    p.stages = 16;
+    p.microBatches = 64;
+    p.chunks = p.schedule == PipelineSchedule::Interleaved1F1B ? 2 : 1;
+    for (auto _ : state) {
+        Timeline t = schedule(p);
+        benchmark::DoNotOptimize(t);
+    }
+}
+BENCHMARK(BM_Schedule)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
 /// A model-size slider step at a fixed GPU count, through the ScenarioModel,
 /// the engine, the chart update and the finished (queued) replot and repaint.
 void BM_SliderToReplot(benchmark::State &state)
@@ -62,7 +77,11 @@ void BM_SliderToReplot(benchmark::State &state)
         QApplication::processEvents(); // runs the queued replot and the repaint
     }
     if (replots < state.iterations())
-        state.SkipWithError(QStringLiteral("only %1 replots for %2 slider changes").arg(replots).arg(qint64(state.iterations())).toUtf8().constData());
+        state.SkipWithError(QStringLiteral("only %1 replots for %2 slider changes")
+                                .arg(replots)
+                                .arg(qint64(state.iterations()))
+                                .toUtf8()
+                                .constData());
     state.counters["replots"] = replots;
 }
 BENCHMARK(BM_SliderToReplot)->Arg(8)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);

@@ -20,8 +20,8 @@ private slots:
 void TestCatalog::builtInHasTheIssuePresets()
 {
     const Catalog &c = Catalog::builtIn();
-    for (const char *id : {"llama2-7b", "llama2-13b", "llama3-8b", "llama3-70b", "llama3.1-405b",
-                           "mistral-7b"})
+    for (const char *id :
+         {"llama2-7b", "llama2-13b", "llama3-8b", "llama3-70b", "llama3.1-405b", "mistral-7b"})
         QVERIFY2(c.model(id), id);
     for (const char *id : {"h100-sxm-80gb", "h200-141gb", "a100-40gb", "a100-80gb", "b200-180gb",
                            "mi300x-192gb", "l40s-48gb", "rtx4090-24gb"})
@@ -96,8 +96,8 @@ void TestCatalog::malformed()
     QVERIFY(!Catalog::fromJson(models, recipes, gpus, &error));
     QCOMPARE(error, message);
     // The same recipes and gpus with a good model list load.
-    QVERIFY(Catalog::fromJson(R"({"models": [{"id": "x", "name": "X", "parameters": 5}]})",
-                              recipes, gpus, &error));
+    QVERIFY(Catalog::fromJson(R"({"models": [{"id": "x", "name": "X", "parameters": 5}]})", recipes,
+                              gpus, &error));
     QVERIFY(error.isEmpty());
 }
 

@@ -59,31 +59,31 @@ void TestEstimate::referenceCases_data()
     QTest::addColumn<qint64>("expectedBytes");
     // parameters,gpus,strategy,recipe,expected_gb,source (model-states.csv)
     QTest::newRow("70B ddp (seed 002)") << 70'000'000'000LL << 64LL << 0 << 1'120'000'000'000LL;
-    QTest::newRow("70B zero1 64 (seed 002, 293.1 GB)") << 70'000'000'000LL << 64LL << 1
-                                                       << 293'125'000'000LL;
-    QTest::newRow("70B zero2 64 (seed 002, 155.3 GB)") << 70'000'000'000LL << 64LL << 2
-                                                       << 155'312'500'000LL;
+    QTest::newRow("70B zero1 64 (seed 002, 293.1 GB)")
+        << 70'000'000'000LL << 64LL << 1 << 293'125'000'000LL;
+    QTest::newRow("70B zero2 64 (seed 002, 155.3 GB)")
+        << 70'000'000'000LL << 64LL << 2 << 155'312'500'000LL;
     QTest::newRow("70B zero3 64 (seed 002)") << 70'000'000'000LL << 64LL << 3 << 17'500'000'000LL;
     QTest::newRow("8B ddp (seed 002)") << 8'000'000'000LL << 8LL << 0 << 128'000'000'000LL;
     QTest::newRow("8B zero1 8 (seed 002)") << 8'000'000'000LL << 8LL << 1 << 44'000'000'000LL;
-    QTest::newRow("7B ddp 1 GPU (seed 002 follow-up 1)") << 7'000'000'000LL << 1LL << 0
-                                                         << 112'000'000'000LL;
-    QTest::newRow("7.5B ddp (ZeRO paper Fig. 1)") << 7'500'000'000LL << 64LL << 0
-                                                  << 120'000'000'000LL;
-    QTest::newRow("7.5B zero1 (ZeRO paper Fig. 1, 31.4 GB)") << 7'500'000'000LL << 64LL << 1
-                                                             << 31'406'250'000LL;
-    QTest::newRow("7.5B zero2 (ZeRO paper Fig. 1, 16.6 GB)") << 7'500'000'000LL << 64LL << 2
-                                                             << 16'640'625'000LL;
-    QTest::newRow("7.5B zero3 (ZeRO paper Fig. 1, 1.9 GB)") << 7'500'000'000LL << 64LL << 3
-                                                            << 1'875'000'000LL;
+    QTest::newRow("7B ddp 1 GPU (seed 002 follow-up 1)")
+        << 7'000'000'000LL << 1LL << 0 << 112'000'000'000LL;
+    QTest::newRow("7.5B ddp (ZeRO paper Fig. 1)")
+        << 7'500'000'000LL << 64LL << 0 << 120'000'000'000LL;
+    QTest::newRow("7.5B zero1 (ZeRO paper Fig. 1, 31.4 GB)")
+        << 7'500'000'000LL << 64LL << 1 << 31'406'250'000LL;
+    QTest::newRow("7.5B zero2 (ZeRO paper Fig. 1, 16.6 GB)")
+        << 7'500'000'000LL << 64LL << 2 << 16'640'625'000LL;
+    QTest::newRow("7.5B zero3 (ZeRO paper Fig. 1, 1.9 GB)")
+        << 7'500'000'000LL << 64LL << 3 << 1'875'000'000LL;
     // domain.md section 10: the seeds' "about 12 GB" for 70B ZeRO-3 on 8 GPUs is wrong.
-    QTest::newRow("70B zero3 8 (correction of seeds 000/001)") << 70'000'000'000LL << 8LL << 3
-                                                               << 140'000'000'000LL;
-    QTest::newRow("70B zero3 16 (domain.md section 10: 70 GB)") << 70'000'000'000LL << 16LL << 3
-                                                                << 70'000'000'000LL;
+    QTest::newRow("70B zero3 8 (correction of seeds 000/001)")
+        << 70'000'000'000LL << 8LL << 3 << 140'000'000'000LL;
+    QTest::newRow("70B zero3 16 (domain.md section 10: 70 GB)")
+        << 70'000'000'000LL << 16LL << 3 << 70'000'000'000LL;
     // Seed 003's "13B fits comfortably on 4 x A100-40GB" is wrong: 52 GB per card.
-    QTest::newRow("13B zero3 4 (correction of seed 003)") << 13'000'000'000LL << 4LL << 3
-                                                          << 52'000'000'000LL;
+    QTest::newRow("13B zero3 4 (correction of seed 003)")
+        << 13'000'000'000LL << 4LL << 3 << 52'000'000'000LL;
 }
 
 void TestEstimate::referenceCases()
@@ -189,8 +189,8 @@ void TestEstimate::invalidInputs_data()
     QTest::newRow("negative gpus") << 7'000'000'000LL << -4LL << "gpus must be at least 1 (got -4)";
     QTest::newRow("zero params") << 0LL << 8LL << "parameters must be positive (got 0)";
     QTest::newRow("negative params") << -5LL << 8LL << "parameters must be positive (got -5)";
-    QTest::newRow("too many params") << 200'000'000'000'000LL << 8LL
-                                     << "parameters must be at most 1e14 (got 200000000000000)";
+    QTest::newRow("too many params")
+        << 200'000'000'000'000LL << 8LL << "parameters must be at most 1e14 (got 200000000000000)";
 }
 
 void TestEstimate::invalidInputs()

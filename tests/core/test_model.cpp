@@ -34,10 +34,9 @@ void TestModel::publishedCounts_data()
     QTest::newRow("llama2-7b") << 32 << 4096LL << 11008LL << 32 << 32 << 32000LL << 6738415616LL;
     QTest::newRow("llama2-13b") << 40 << 5120LL << 13824LL << 40 << 40 << 32000LL << 13015864320LL;
     QTest::newRow("llama3-8b") << 32 << 4096LL << 14336LL << 32 << 8 << 128256LL << 8030261248LL;
-    QTest::newRow("llama3-70b") << 80 << 8192LL << 28672LL << 64 << 8 << 128256LL
-                                << 70553706496LL;
-    QTest::newRow("llama3.1-405b") << 126 << 16384LL << 53248LL << 128 << 8 << 128256LL
-                                   << 405853388800LL;
+    QTest::newRow("llama3-70b") << 80 << 8192LL << 28672LL << 64 << 8 << 128256LL << 70553706496LL;
+    QTest::newRow("llama3.1-405b")
+        << 126 << 16384LL << 53248LL << 128 << 8 << 128256LL << 405853388800LL;
     QTest::newRow("mistral-7b") << 32 << 4096LL << 14336LL << 32 << 8 << 32000LL << 7241732096LL;
     // Llama 2 70B model card: 68,976,648,192 (GQA with 8 KV heads, 32,000 vocab).
     QTest::newRow("llama2-70b") << 80 << 8192LL << 28672LL << 64 << 8 << 32000LL << 68976648192LL;
@@ -66,8 +65,8 @@ void TestModel::publishedCounts()
 void TestModel::tiedEmbeddingsDropTheHead()
 {
     // Hand calculation: tying removes exactly one V x h matrix.
-    Architecture a{.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32,
-                   .vocab = 32000};
+    Architecture a{
+        .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
     const auto untied = parameterCount(a);
     a.tiedEmbeddings = true;
     QCOMPARE(qint64(untied - parameterCount(a)), 32000LL * 4096LL);
@@ -78,9 +77,16 @@ void TestModel::plainMlpAndBiases()
     // GPT-2 small block by hand (h 768, ffn 3072, 12 heads, LayerNorm, biases):
     // attention 4 h^2 + 4 h = 2,362,368; MLP 2 h ffn + ffn + h = 4,722,432;
     // two LayerNorms 4 h = 3,072: 7,087,872 per block (matches HF GPT-2's h.0.* tensors).
-    Architecture a{.layers = 12, .hidden = 768, .ffn = 3072, .heads = 12, .kvHeads = 12,
-                   .vocab = 50257, .tiedEmbeddings = true, .gatedMlp = false,
-                   .linearBiases = true, .layerNormBias = true};
+    Architecture a{.layers = 12,
+                   .hidden = 768,
+                   .ffn = 3072,
+                   .heads = 12,
+                   .kvHeads = 12,
+                   .vocab = 50257,
+                   .tiedEmbeddings = true,
+                   .gatedMlp = false,
+                   .linearBiases = true,
+                   .layerNormBias = true};
     QCOMPARE(qint64(layerParameterCount(a)), 7087872LL);
     // Embedding 50257 x 768 plus final LayerNorm 2 x 768 (no position table modelled).
     QCOMPARE(qint64(nonLayerParameterCount(a)), 50257LL * 768 + 2 * 768);
@@ -91,15 +97,15 @@ void TestModel::plainCountModel()
     Model m;
     m.plainParameters = 70'000'000'000;
     QCOMPARE(qint64(m.parameters()), 70000000000LL);
-    m.architecture = Architecture{.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32,
-                                  .kvHeads = 32, .vocab = 32000};
+    m.architecture = Architecture{
+        .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
     QCOMPARE(qint64(m.parameters()), 6738415616LL); // the architecture wins
 }
 
 void TestModel::validation()
 {
-    Architecture a{.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 5,
-                   .vocab = 32000};
+    Architecture a{
+        .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 5, .vocab = 32000};
     QCOMPARE(QString::fromStdString(validateArchitecture(a)),
              QStringLiteral("heads (32) is not divisible by kv heads (5)"));
     a.kvHeads = 8;
@@ -131,8 +137,9 @@ void TestModel::scaledArchitectureIsNearTarget()
     QVERIFY(a.layers > 1);
     // Layers are rounded to the nearest whole block: off by at most half a block.
     const qint64 diff = std::abs(qint64(parameterCount(a)) - target);
-    QVERIFY2(diff <= layerParameterCount(a) / 2 + 1,
-             qPrintable(QStringLiteral("count %1 for target %2").arg(parameterCount(a)).arg(target)));
+    QVERIFY2(
+        diff <= layerParameterCount(a) / 2 + 1,
+        qPrintable(QStringLiteral("count %1 for target %2").arg(parameterCount(a)).arg(target)));
 }
 
 QTEST_APPLESS_MAIN(TestModel)

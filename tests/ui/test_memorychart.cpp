@@ -1,14 +1,12 @@
 // The chart as data: stack tops equal the sum of their parts, the capacity
 // line sits at the card's value, overflow is marked, tooltips carry exact bytes.
 // (LabPlot's BarPlot tests are the model: assert data and pixel geometry.)
-#include "memorychart.h"
-
 #include "estimate.h"
-
-#include <qcustomplot.h>
+#include "memorychart.h"
 
 #include <QLocale>
 #include <QTest>
+#include <qcustomplot.h>
 
 using namespace shardscope;
 
@@ -96,7 +94,7 @@ void TestMemoryChart::tooltipHasExactBytes()
     chart.setReport(s, estimate(s), ByteUnit::GB);
     const QString tip = chart.tooltipText(0);
     QVERIFY(tip.contains(QStringLiteral("GPUs 0–63</b> (64 identical GPUs)")));
-    QVERIFY(tip.contains(QStringLiteral("8,750,000,000 bytes"))); // optimizer states
+    QVERIFY(tip.contains(QStringLiteral("8,750,000,000 bytes")));  // optimizer states
     QVERIFY(tip.contains(QStringLiteral("17,500,000,000 bytes"))); // total
     QVERIFY(chart.tooltipText(5).isEmpty());
 }
