@@ -1,0 +1,81 @@
+#pragma once
+
+#include "probeerror.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <vector>
+
+namespace shardscope::probe {
+
+/// The "schema" value of a calibration document.
+inline constexpr char16_t calibrationSchema[] = u"shardscope-probe-calibration/1";
+
+/// The component keys of a scenario's "bytes" object, in allocation order
+/// (the same keys as each "groups" entry of `shardscope report --json`).
+inline constexpr const char *calibrationComponentKeys[] = {
+    "weights", "gradients", "master_weights", "optimizer_states", "activations", "buffers"};
+
+/// One allocation the calibration makes: a component name and its size in bytes.
+struct CalibrationComponent
+{
+    QString name;
+    quint64 bytes = 0;
+};
+
+/// What to allocate for one rank, parsed from SCENARIO.json.
+struct CalibrationPlan
+{
+    int rank = 0;
+    QString groupLabel; ///< the report group's "label" when read from a report
+    std::vector<CalibrationComponent> components; ///< all six keys, in allocation order
+
+    /// Sum of the component sizes, bytes.
+    quint64 totalBytes() const;
+};
+
+/// Parses SCENARIO.json for `rank` (-1: the file's "rank", else 0). Accepts
+/// {"rank": R, "bytes": {<component>: bytes, ...}} or a whole report
+/// {"groups": [{"first_rank", "gpus", "bytes", ...}]}, picking the group with
+/// first_rank <= rank < first_rank + gpus. Missing components count 0 bytes.
+/// Errors: scenario_invalid (exit 2) for malformed JSON, unknown component
+/// keys, sizes that are not non-negative integers, a rank no group holds, a
+/// --rank that contradicts the file's, or a plan of 0 bytes.
+ProbeError parseCalibrationScenario(const QByteArray &json, int rank, CalibrationPlan *out);
+
+/// Empty when `neededBytes + marginBytes` fit in `freeBytes`; else the refusal
+/// "needs N bytes (S for the scenario + M margin), <where> has F bytes free".
+QString calibrationRefusal(quint64 neededBytes, quint64 freeBytes, quint64 marginBytes,
+                           const QString &where);
+
+/// True when two PCI bus ids name the same function, comparing
+/// domain:bus:device.function as numbers so NVML's "00000000:18:00.0" equals
+/// CUDA's "0000:18:00.0". False when either does not parse.
+bool samePciBusId(const QString &a, const QString &b);
+
+/// Options of `--calibrate`.
+struct CalibrationOptions
+{
+    QString scenarioPath;
+    int rank = -1;                      ///< --rank, -1 when not given
+    unsigned device = 0;                ///< --device: NVML index of the GPU to use
+    quint64 marginBytes = 512ULL << 20; ///< kept free beyond the plan (context, rounding)
+};
+
+/// True when this build has the CUDA runtime (SHARDSCOPE_PROBE_HAVE_CUDA).
+bool calibrationAvailable();
+
+/// Runs a calibration (docs/probe.md, "Calibration"): NVML reading before any
+/// CUDA call, the context baseline after cudaFree(0), then one cudaMalloc per
+/// component with a reading after each. Refuses (calibration_refused, exit 1)
+/// before allocating when the plan plus margin exceeds NVML's or the CUDA
+/// runtime's free memory. Sets *exitCode. Without CUDA at build time returns
+/// calibration_not_built (exit 1).
+QJsonObject runCalibration(const CalibrationOptions &options, int *exitCode);
+
+/// A calibration error document: {"schema", "source":"calibration",
+/// "timestamp_ms", "error", "error_code"}.
+QJsonObject calibrationErrorDocument(const ProbeError &error);
+
+} // namespace shardscope::probe

@@ -1,0 +1,265 @@
+// shardscope-probe: prints what each NVIDIA GPU's memory holds, as JSON for the
+// ShardScope GUI (docs/probe.md). Exit codes: 0 readings or nothing to read,
+// 1 a failure the caller should show, 2 bad usage.
+
+#include "calibration.h"
+#include "prometheus.h"
+#include "sampler.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QThread>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <memory>
+
+#ifndef SHARDSCOPE_VERSION
+#define SHARDSCOPE_VERSION "0.0.0"
+#endif
+
+using namespace shardscope::probe;
+
+namespace {
+
+void writeLine(const QByteArray &line, FILE *to = stdout)
+{
+    std::fwrite(line.constData(), 1, std::size_t(line.size()), to);
+    std::fputc('\n', to);
+    std::fflush(to);
+}
+
+void writeJson(const QJsonObject &doc)
+{
+    writeLine(QJsonDocument(doc).toJson(QJsonDocument::Compact));
+}
+
+QString gib(const QJsonValue &bytes)
+{
+    if (bytes.isNull() || bytes.isUndefined())
+        return QStringLiteral("n/a");
+    return QStringLiteral("%1 GiB").arg(double(bytes.toInteger()) / double(1ULL << 30), 0, 'f', 2);
+}
+
+// The human-readable form printed without --json.
+void writeText(const QJsonObject &doc)
+{
+    if (doc.contains(QStringLiteral("error"))) {
+        writeLine(QStringLiteral("%1 (%2)")
+                      .arg(doc.value(QStringLiteral("error")).toString(),
+                           doc.value(QStringLiteral("error_code")).toString())
+                      .toLocal8Bit());
+        return;
+    }
+    if (doc.value(QStringLiteral("source")).toString() == QLatin1String("nvml")) {
+        writeLine(QStringLiteral("NVIDIA driver %1, NVML memory API %2")
+                      .arg(doc.value(QStringLiteral("driver_version")).toString(),
+                           doc.value(QStringLiteral("nvml_memory_api")).toString())
+                      .toLocal8Bit());
+    } else {
+        writeLine(QStringLiteral("Prometheus %1")
+                      .arg(doc.value(QStringLiteral("prometheus_url")).toString())
+                      .toLocal8Bit());
+    }
+    for (const QJsonValue &v : doc.value(QStringLiteral("gpus")).toArray()) {
+        const QJsonObject g = v.toObject();
+        QString line =
+            QStringLiteral("%1GPU %2  %3  %4  used %5, reserved %6, free %7, total %8")
+                .arg(g.contains(QStringLiteral("hostname"))
+                         ? g.value(QStringLiteral("hostname")).toString() + QStringLiteral(" ")
+                         : QString())
+                .arg(g.value(QStringLiteral("index")).toInteger())
+                .arg(g.value(QStringLiteral("name")).toString(),
+                     g.value(QStringLiteral("uuid")).toString(),
+                     gib(g.value(QStringLiteral("used_bytes"))),
+                     gib(g.value(QStringLiteral("reserved_bytes"))),
+                     gib(g.value(QStringLiteral("free_bytes"))),
+                     gib(g.value(QStringLiteral("total_bytes"))));
+        writeLine(line.toLocal8Bit());
+        for (const QJsonValue &p : g.value(QStringLiteral("processes")).toArray()) {
+            writeLine(QStringLiteral("    pid %1  %2")
+                          .arg(p.toObject().value(QStringLiteral("pid")).toInteger())
+                          .arg(gib(p.toObject().value(QStringLiteral("used_bytes"))))
+                          .toLocal8Bit());
+        }
+    }
+}
+
+int usageError(const QString &message)
+{
+    writeLine((QStringLiteral("shardscope-probe: ") + message +
+               QStringLiteral("\nTry 'shardscope-probe --help'."))
+                  .toLocal8Bit(),
+              stderr);
+    writeJson(errorDocument(QStringLiteral("usage"),
+                            ProbeError::make(QStringLiteral("usage"), message, ExitUsage)));
+    return ExitUsage;
+}
+
+// Reads a non-negative integer option; false when present and malformed.
+bool intOption(const QCommandLineParser &parser, const QCommandLineOption &option, qint64 min,
+               qint64 *out, QString *error)
+{
+    if (!parser.isSet(option))
+        return true;
+    bool ok = false;
+    const QString text = parser.value(option);
+    const qint64 v = text.toLongLong(&ok);
+    if (!ok || v < min || v > std::numeric_limits<int>::max()) {
+        *error = QStringLiteral("--%1 needs an integer >= %2, not '%3'")
+                     .arg(option.names().constFirst())
+                     .arg(min)
+                     .arg(text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("shardscope-probe"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Reads per-GPU memory through NVML (no CUDA context) or from a Prometheus "
+                       "server scraping dcgm-exporter, and prints it as JSON (docs/probe.md)."));
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print one JSON document per sample."));
+    const QCommandLineOption watch(QStringLiteral("watch"),
+                                   QStringLiteral("Sample every MS milliseconds, one JSON "
+                                                  "document per line."),
+                                   QStringLiteral("MS"));
+    const QCommandLineOption count(QStringLiteral("count"),
+                                   QStringLiteral("With --watch: stop after N samples."),
+                                   QStringLiteral("N"));
+    const QCommandLineOption prometheus(
+        QStringLiteral("prometheus"),
+        QStringLiteral("Read the cluster from the Prometheus server at URL (dcgm-exporter "
+                       "metrics) instead of local NVML."),
+        QStringLiteral("URL"));
+    const QCommandLineOption timeout(
+        QStringLiteral("timeout"),
+        QStringLiteral("With --prometheus: give up after MS milliseconds (default 5000)."),
+        QStringLiteral("MS"));
+    const QCommandLineOption calibrate(
+        QStringLiteral("calibrate"),
+        QStringLiteral("Allocate the bytes SCENARIO.json predicts for one rank and print "
+                       "predicted vs measured (needs a CUDA build and a GPU)."),
+        QStringLiteral("SCENARIO.json"));
+    const QCommandLineOption rank(QStringLiteral("rank"),
+                                  QStringLiteral("With --calibrate: the rank to reproduce."),
+                                  QStringLiteral("N"));
+    const QCommandLineOption device(
+        QStringLiteral("device"),
+        QStringLiteral("With --calibrate: NVML index of the GPU to use (default 0)."),
+        QStringLiteral("I"));
+    const QCommandLineOption margin(
+        QStringLiteral("margin-mib"),
+        QStringLiteral("With --calibrate: MiB to leave free beyond the scenario (default 512)."),
+        QStringLiteral("MIB"));
+    parser.addOptions({json, watch, count, prometheus, timeout, calibrate, rank, device, margin});
+
+    if (!parser.parse(QCoreApplication::arguments()))
+        return usageError(parser.errorText());
+    if (parser.isSet(help) || parser.isSet(QStringLiteral("help-all")))
+        parser.showHelp(ExitOk);
+    if (parser.isSet(version))
+        parser.showVersion();
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("unexpected argument '%1'")
+                              .arg(parser.positionalArguments().constFirst()));
+
+    QString error;
+    qint64 watchMs = 0, samples = 0, timeoutMs = 5000, rankValue = -1, deviceValue = 0,
+           marginMib = 512;
+    if (!intOption(parser, watch, 1, &watchMs, &error) ||
+        !intOption(parser, count, 1, &samples, &error) ||
+        !intOption(parser, timeout, 1, &timeoutMs, &error) ||
+        !intOption(parser, rank, 0, &rankValue, &error) ||
+        !intOption(parser, device, 0, &deviceValue, &error) ||
+        !intOption(parser, margin, 0, &marginMib, &error))
+        return usageError(error);
+    if (parser.isSet(count) && !parser.isSet(watch))
+        return usageError(QStringLiteral("--count needs --watch"));
+    if (parser.isSet(timeout) && !parser.isSet(prometheus))
+        return usageError(QStringLiteral("--timeout needs --prometheus"));
+    const bool calibrating = parser.isSet(calibrate);
+    if (!calibrating && (parser.isSet(rank) || parser.isSet(device) || parser.isSet(margin)))
+        return usageError(QStringLiteral("--rank, --device and --margin-mib need --calibrate"));
+    if (calibrating && (parser.isSet(watch) || parser.isSet(prometheus)))
+        return usageError(QStringLiteral("--calibrate cannot be combined with --watch or "
+                                         "--prometheus"));
+
+    if (calibrating) {
+        CalibrationOptions options;
+        options.scenarioPath = parser.value(calibrate);
+        options.rank = int(rankValue);
+        options.device = unsigned(deviceValue);
+        options.marginBytes = quint64(marginMib) << 20;
+        int exitCode = ExitOk;
+        writeJson(runCalibration(options, &exitCode));
+        return exitCode;
+    }
+
+    const bool asJson = parser.isSet(json) || parser.isSet(watch);
+    auto print = [asJson](const QJsonObject &doc) {
+        if (asJson)
+            writeJson(doc);
+        else
+            writeText(doc);
+    };
+
+    // One sample: prints it and returns its error (empty when it has readings).
+    std::function<ProbeError()> sampleOnce;
+    std::unique_ptr<NvmlSampler> sampler;
+    std::unique_ptr<PrometheusClient> client;
+    if (parser.isSet(prometheus)) {
+        const QUrl url = QUrl::fromUserInput(parser.value(prometheus));
+        if (!url.isValid() || url.host().isEmpty() ||
+            (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+            return usageError(QStringLiteral("--prometheus needs an http(s) URL, not '%1'")
+                                  .arg(parser.value(prometheus)));
+        client = std::make_unique<PrometheusClient>(url, int(timeoutMs));
+        sampleOnce = [&client, &print] {
+            const PrometheusSnapshot s = client->fetch();
+            print(snapshotToJson(s));
+            return s.error;
+        };
+    } else {
+        sampler = std::make_unique<NvmlSampler>();
+        sampleOnce = [&sampler, &print] {
+            const NvmlSample s = sampler->sample();
+            print(sampleToJson(s));
+            return s.error;
+        };
+    }
+
+    if (!parser.isSet(watch))
+        return sampleOnce().exitCode;
+
+    // --watch: a fixed-rate stream until --count samples, an error, or a signal.
+    QElapsedTimer clock;
+    clock.start();
+    for (qint64 n = 1;; ++n) {
+        const ProbeError e = sampleOnce();
+        // Nothing to read (exit 0) or a failure (exit 1) ends the stream; a cluster
+        // without GPUs may gain some, so Prometheus keeps watching through no_gpus.
+        if (e.isError() && (e.exitCode != ExitOk || !client))
+            return e.exitCode;
+        if (samples > 0 && n >= samples)
+            return ExitOk;
+        const qint64 wait = n * watchMs - clock.elapsed();
+        if (wait > 0)
+            QThread::msleep(static_cast<unsigned long>(wait));
+    }
+}

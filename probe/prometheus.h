@@ -1,0 +1,107 @@
+#pragma once
+
+#include "probeerror.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QMap>
+#include <QNetworkAccessManager>
+#include <QString>
+#include <QUrl>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace shardscope::probe {
+
+/// The three dcgm-exporter gauges the cluster view reads (values in MiB).
+inline constexpr char dcgmFbUsed[] = "DCGM_FI_DEV_FB_USED";
+inline constexpr char dcgmFbFree[] = "DCGM_FI_DEV_FB_FREE";
+inline constexpr char dcgmFbReserved[] = "DCGM_FI_DEV_FB_RESERVED";
+
+/// One series of an instant-vector answer: its labels and its value.
+struct PrometheusSeries
+{
+    QMap<QString, QString> labels; ///< the "metric" object (includes __name__ when present)
+    double value = 0;              ///< the sample value, parsed from its string form
+};
+
+/// One GPU (or MIG instance) as dcgm-exporter reports it through Prometheus.
+/// Sizes in bytes (DCGM's MiB * 1048576); nullopt where the gauge is absent.
+struct PrometheusGpu
+{
+    QString hostname;         ///< label Hostname, else hostname, else instance
+    std::optional<int> index; ///< label gpu (the index on its host)
+    QString uuid;             ///< label UUID
+    QString modelName;        ///< label modelName
+    QString pciBusId;         ///< label pci_bus_id, may be empty
+    QString migProfile;       ///< label GPU_I_PROFILE (MIG only)
+    QString migInstance;      ///< label GPU_I_ID (MIG only)
+    std::optional<quint64> usedBytes;
+    std::optional<quint64> freeBytes;
+    std::optional<quint64> reservedBytes;
+};
+
+/// A cluster reading: every GPU Prometheus knows, or the error that stopped it.
+struct PrometheusSnapshot
+{
+    qint64 timestampMs = 0; ///< ms since the Unix epoch when the queries were sent
+    QString serverUrl;      ///< the server as given
+    std::vector<PrometheusGpu> gpus;
+    ProbeError error;
+};
+
+/// Parses one answer of the HTTP API /api/v1/query
+/// ({"status":"success","data":{"resultType":"vector","result":[{"metric":{..},
+/// "value":[<unix time>,"<value>"]}]}}) into *out. Series whose value is not a
+/// finite number are skipped. Errors (exit 1): prometheus_error for
+/// {"status":"error","errorType":..,"error":..}, prometheus_bad_response for
+/// anything that is not such a document or not a vector.
+ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out);
+
+/// MiB (DCGM's unit) to bytes, rounded to the nearest byte; nullopt for
+/// negative or non-finite values.
+std::optional<quint64> mibToBytes(double mib);
+
+/// Joins the three gauges into one record per GPU, keyed by host, UUID (or
+/// gpu index) and MIG instance, sorted by host, index and instance.
+std::vector<PrometheusGpu> mergeDcgmSeries(const std::vector<PrometheusSeries> &used,
+                                           const std::vector<PrometheusSeries> &free,
+                                           const std::vector<PrometheusSeries> &reserved);
+
+/// Reads per-GPU framebuffer memory from a Prometheus server that scrapes
+/// NVIDIA's dcgm-exporter: one GET /api/v1/query?query=<gauge> per gauge, sent
+/// together. Needs a running Qt event loop for fetchAsync(); fetch() runs its own.
+/// The client must outlive a fetch in flight.
+class PrometheusClient
+{
+public:
+    /// `server` is the base URL (http://host:9090, a path prefix is kept);
+    /// `timeoutMs` bounds the whole fetch.
+    explicit PrometheusClient(const QUrl &server, int timeoutMs = 5000);
+
+    /// The query URL for `query` on this server.
+    QUrl queryUrl(const QString &query) const;
+
+    /// Sends the queries and calls `done` once with the snapshot. Errors (exit
+    /// 1): prometheus_unreachable (connection refused, unknown host, ...),
+    /// prometheus_timeout, prometheus_error, prometheus_bad_response; no_gpus
+    /// (exit 0) when neither FB_USED nor FB_FREE has a series.
+    void fetchAsync(std::function<void(PrometheusSnapshot)> done);
+
+    /// fetchAsync() waited on in a local event loop.
+    PrometheusSnapshot fetch();
+
+private:
+    QUrl m_server;
+    int m_timeoutMs;
+    QNetworkAccessManager m_network;
+};
+
+/// The cluster document: the reading schema with "source":"prometheus",
+/// "prometheus_url" and gpus carrying "hostname" (sizes in bytes, null where
+/// a gauge is missing; total_bytes = used + free + reserved when all known,
+/// used + free when reserved is missing). Errors give the error document.
+QJsonObject snapshotToJson(const PrometheusSnapshot &snapshot);
+
+} // namespace shardscope::probe

@@ -1,0 +1,332 @@
+#include "sampler.h"
+
+#include <QJsonArray>
+
+namespace shardscope::probe {
+
+using namespace nvml;
+
+namespace {
+
+// NVML fills fixed buffers; the extra NUL guards against a full one.
+template <unsigned N> struct TextBuffer
+{
+    char data[N + 1] = {};
+    QString text() const { return QString::fromUtf8(data); }
+};
+
+QString fromFixed(const char *chars, std::size_t size)
+{
+    std::size_t n = 0;
+    while (n < size && chars[n] != '\0')
+        ++n;
+    return QString::fromUtf8(chars, qsizetype(n));
+}
+
+// Calls a process-list entry point: a size query first, then a read with some
+// slack because processes can start between the two calls.
+template <typename Info, typename Fn>
+nvmlReturn_t listProcesses(Fn fn, nvmlDevice_t device, std::vector<ProcessReading> *out)
+{
+    unsigned count = 0;
+    nvmlReturn_t rc = fn(device, &count, nullptr);
+    std::vector<Info> infos;
+    for (int attempt = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && attempt < 4; ++attempt) {
+        infos.assign(std::size_t(count) + 8, Info{});
+        count = unsigned(infos.size());
+        rc = fn(device, &count, infos.data());
+    }
+    if (rc != NVML_SUCCESS)
+        return rc;
+    out->clear();
+    for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+        ProcessReading p;
+        p.pid = infos[i].pid;
+        if (infos[i].usedGpuMemory != NVML_VALUE_NOT_AVAILABLE_ULL)
+            p.usedBytes = infos[i].usedGpuMemory;
+        out->push_back(p);
+    }
+    return NVML_SUCCESS;
+}
+
+} // namespace
+
+NvmlSampler::NvmlSampler() : m_files(NvmlLibrary::candidateFiles()) {}
+
+NvmlSampler::NvmlSampler(const QStringList &libraryFiles) : m_files(libraryFiles) {}
+
+NvmlSampler::~NvmlSampler()
+{
+    if (m_initialised)
+        m_library.api().shutdown();
+}
+
+ProbeError NvmlSampler::nvmlFailure(const char *call, nvmlReturn_t rc) const
+{
+    return ProbeError::make(QStringLiteral("nvml_error"),
+                            QStringLiteral("%1 failed: %2 (NVML error %3)")
+                                .arg(QString::fromLatin1(call), m_library.errorText(rc))
+                                .arg(rc),
+                            ExitFailure, rc);
+}
+
+ProbeError NvmlSampler::open()
+{
+    if (m_opened)
+        return m_openError;
+    m_opened = true;
+
+    switch (m_library.load(m_files)) {
+    case NvmlLibrary::Status::NotFound:
+        m_openError = ProbeError::make(
+            QStringLiteral("nvml_not_found"),
+            QStringLiteral("No NVIDIA driver: %1").arg(m_library.errorString()), ExitOk);
+        return m_openError;
+    case NvmlLibrary::Status::SymbolMissing:
+        m_openError =
+            ProbeError::make(QStringLiteral("symbol_missing"), m_library.errorString(), ExitOk);
+        return m_openError;
+    case NvmlLibrary::Status::NotLoaded:
+    case NvmlLibrary::Status::Loaded:
+        break;
+    }
+
+    const NvmlLibrary::Api &api = m_library.api();
+    const nvmlReturn_t rc = api.init();
+    if (rc == NVML_ERROR_DRIVER_NOT_LOADED) {
+        m_openError = ProbeError::make(
+            QStringLiteral("no_driver"),
+            QStringLiteral("NVML is installed but the NVIDIA kernel driver is not loaded: %1")
+                .arg(m_library.errorText(rc)),
+            ExitOk, rc);
+        return m_openError;
+    }
+    if (rc != NVML_SUCCESS) {
+        m_openError = ProbeError::make(QStringLiteral("nvml_init_failed"),
+                                       QStringLiteral("nvmlInit_v2 failed: %1 (NVML error %2)")
+                                           .arg(m_library.errorText(rc))
+                                           .arg(rc),
+                                       ExitOk, rc);
+        return m_openError;
+    }
+    m_initialised = true;
+
+    TextBuffer<NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE> version;
+    const nvmlReturn_t vrc =
+        api.systemGetDriverVersion(version.data, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE);
+    if (vrc != NVML_SUCCESS) {
+        m_openError = nvmlFailure("nvmlSystemGetDriverVersion", vrc);
+        return m_openError;
+    }
+    m_driverVersion = version.text();
+    return m_openError;
+}
+
+unsigned NvmlSampler::deviceCount(ProbeError *error)
+{
+    *error = open();
+    if (error->isError())
+        return 0;
+    unsigned count = 0;
+    const nvmlReturn_t rc = m_library.api().deviceGetCount(&count);
+    if (rc != NVML_SUCCESS) {
+        *error = nvmlFailure("nvmlDeviceGetCount_v2", rc);
+        return 0;
+    }
+    return count;
+}
+
+QString NvmlSampler::memoryApi() const
+{
+    return m_useMemoryV2 && m_library.api().deviceGetMemoryInfoV2 ? QStringLiteral("v2")
+                                                                  : QStringLiteral("v1");
+}
+
+nvmlReturn_t NvmlSampler::readMemory(nvmlDevice_t device, GpuReading *out)
+{
+    const NvmlLibrary::Api &api = m_library.api();
+    if (m_useMemoryV2 && api.deviceGetMemoryInfoV2) {
+        nvmlMemory_v2_t memory{};
+        memory.version = nvmlMemory_v2;
+        const nvmlReturn_t rc = api.deviceGetMemoryInfoV2(device, &memory);
+        if (rc == NVML_SUCCESS) {
+            out->totalBytes = memory.total;
+            out->reservedBytes = memory.reserved;
+            out->freeBytes = memory.free;
+            out->usedBytes = memory.used;
+            return rc;
+        }
+        if (rc != NVML_ERROR_FUNCTION_NOT_FOUND && rc != NVML_ERROR_NOT_SUPPORTED)
+            return rc;
+        m_useMemoryV2 = false;
+    }
+    if (!api.deviceGetMemoryInfo)
+        return NVML_ERROR_FUNCTION_NOT_FOUND;
+    nvmlMemory_t memory{};
+    const nvmlReturn_t rc = api.deviceGetMemoryInfo(device, &memory);
+    if (rc == NVML_SUCCESS) {
+        out->totalBytes = memory.total;
+        out->reservedBytes.reset();
+        out->freeBytes = memory.free;
+        out->usedBytes = memory.used;
+    }
+    return rc;
+}
+
+void NvmlSampler::readProcesses(nvmlDevice_t device, GpuReading *out)
+{
+    const NvmlLibrary::Api &api = m_library.api();
+    std::vector<ProcessReading> list;
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (api.deviceGetComputeProcessesV3)
+        rc = listProcesses<nvmlProcessInfo_t>(api.deviceGetComputeProcessesV3, device, &list);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && api.deviceGetComputeProcessesV2)
+        rc = listProcesses<nvmlProcessInfo_t>(api.deviceGetComputeProcessesV2, device, &list);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && api.deviceGetComputeProcessesV1)
+        rc = listProcesses<nvmlProcessInfo_v1_t>(api.deviceGetComputeProcessesV1, device, &list);
+    if (rc == NVML_SUCCESS) {
+        out->processes = std::move(list);
+        out->processesError.clear();
+    } else {
+        out->processes.reset();
+        out->processesError = QStringLiteral("nvmlDeviceGetComputeRunningProcesses failed: %1")
+                                  .arg(m_library.errorText(rc));
+    }
+}
+
+ProbeError NvmlSampler::readDevice(unsigned index, GpuReading *out)
+{
+    ProbeError error = open();
+    if (error.isError())
+        return error;
+    const NvmlLibrary::Api &api = m_library.api();
+    *out = GpuReading{};
+    out->index = index;
+
+    nvmlDevice_t device = nullptr;
+    nvmlReturn_t rc = api.deviceGetHandleByIndex(index, &device);
+    if (rc != NVML_SUCCESS)
+        return nvmlFailure("nvmlDeviceGetHandleByIndex_v2", rc);
+
+    TextBuffer<NVML_DEVICE_NAME_V2_BUFFER_SIZE> name;
+    if ((rc = api.deviceGetName(device, name.data, NVML_DEVICE_NAME_V2_BUFFER_SIZE)) !=
+        NVML_SUCCESS)
+        return nvmlFailure("nvmlDeviceGetName", rc);
+    out->name = name.text();
+
+    TextBuffer<NVML_DEVICE_UUID_V2_BUFFER_SIZE> uuid;
+    if ((rc = api.deviceGetUuid(device, uuid.data, NVML_DEVICE_UUID_V2_BUFFER_SIZE)) !=
+        NVML_SUCCESS)
+        return nvmlFailure("nvmlDeviceGetUUID", rc);
+    out->uuid = uuid.text();
+
+    nvmlPciInfo_t pci{};
+    rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (api.deviceGetPciInfoV3)
+        rc = api.deviceGetPciInfoV3(device, &pci);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && api.deviceGetPciInfoV2)
+        rc = api.deviceGetPciInfoV2(device, &pci);
+    if (rc == NVML_SUCCESS) {
+        out->pciBusId = fromFixed(pci.busId, sizeof pci.busId);
+    } else if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && api.deviceGetPciInfoV1) {
+        // The legacy struct starts with a 16-char bus id and is smaller.
+        pci = nvmlPciInfo_t{};
+        rc = api.deviceGetPciInfoV1(device, &pci);
+        if (rc == NVML_SUCCESS)
+            out->pciBusId = fromFixed(pci.busIdLegacy, sizeof pci.busIdLegacy);
+    }
+    if (rc != NVML_SUCCESS)
+        return nvmlFailure("nvmlDeviceGetPciInfo", rc);
+
+    if ((rc = readMemory(device, out)) != NVML_SUCCESS) {
+        return nvmlFailure(memoryApi() == QLatin1String("v2") ? "nvmlDeviceGetMemoryInfo_v2"
+                                                              : "nvmlDeviceGetMemoryInfo",
+                           rc);
+    }
+    readProcesses(device, out);
+    return {};
+}
+
+NvmlSample NvmlSampler::sample()
+{
+    NvmlSample s;
+    s.timestampMs = nowMs();
+    const unsigned count = deviceCount(&s.error);
+    s.driverVersion = m_driverVersion;
+    if (s.error.isError())
+        return s;
+    if (count == 0) {
+        s.error =
+            ProbeError::make(QStringLiteral("no_gpus"),
+                             QStringLiteral("NVML sees no NVIDIA GPU on this machine"), ExitOk);
+        return s;
+    }
+
+    // A fallback to v1 on a later device rereads the earlier ones with v1 too.
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool startedWithV2 = m_useMemoryV2;
+        s.gpus.assign(count, GpuReading{});
+        for (unsigned i = 0; i < count; ++i) {
+            const ProbeError error = readDevice(i, &s.gpus[i]);
+            if (error.isError()) {
+                s.gpus.clear();
+                s.error = error;
+                return s;
+            }
+        }
+        if (startedWithV2 == m_useMemoryV2)
+            break;
+    }
+    s.memoryApi = memoryApi();
+    return s;
+}
+
+QJsonObject gpuToJson(const GpuReading &gpu)
+{
+    QJsonObject o{{QStringLiteral("index"), qint64(gpu.index)},
+                  {QStringLiteral("name"), gpu.name},
+                  {QStringLiteral("uuid"), gpu.uuid},
+                  {QStringLiteral("pci_bus_id"), gpu.pciBusId},
+                  {QStringLiteral("total_bytes"), qint64(gpu.totalBytes)},
+                  {QStringLiteral("reserved_bytes"), gpu.reservedBytes
+                                                         ? QJsonValue(qint64(*gpu.reservedBytes))
+                                                         : QJsonValue(QJsonValue::Null)},
+                  {QStringLiteral("used_bytes"), qint64(gpu.usedBytes)},
+                  {QStringLiteral("free_bytes"), qint64(gpu.freeBytes)}};
+    if (gpu.processes) {
+        QJsonArray list;
+        for (const ProcessReading &p : *gpu.processes) {
+            list.append(QJsonObject{
+                {QStringLiteral("pid"), qint64(p.pid)},
+                {QStringLiteral("used_bytes"),
+                 p.usedBytes ? QJsonValue(qint64(*p.usedBytes)) : QJsonValue(QJsonValue::Null)}});
+        }
+        o.insert(QStringLiteral("processes"), list);
+    } else {
+        o.insert(QStringLiteral("processes"), QJsonValue(QJsonValue::Null));
+        o.insert(QStringLiteral("processes_error"), gpu.processesError);
+    }
+    return o;
+}
+
+QJsonObject sampleToJson(const NvmlSample &sample)
+{
+    QJsonObject doc{{QStringLiteral("schema"), QString::fromUtf16(probeSchema)},
+                    {QStringLiteral("source"), QStringLiteral("nvml")},
+                    {QStringLiteral("timestamp_ms"), sample.timestampMs}};
+    if (!sample.driverVersion.isEmpty())
+        doc.insert(QStringLiteral("driver_version"), sample.driverVersion);
+    if (sample.error.isError()) {
+        addError(doc, sample.error);
+        doc.insert(QStringLiteral("gpus"), QJsonArray{});
+        return doc;
+    }
+    doc.insert(QStringLiteral("nvml_memory_api"), sample.memoryApi);
+    QJsonArray gpus;
+    for (const GpuReading &g : sample.gpus)
+        gpus.append(gpuToJson(g));
+    doc.insert(QStringLiteral("gpus"), gpus);
+    return doc;
+}
+
+} // namespace shardscope::probe
