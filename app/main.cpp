@@ -37,10 +37,7 @@ int runGui(int argc, char **argv)
 
     QTextStream err(stderr);
     shardscope::MainWindow window;
-    const bool anyScenarioFlag = p.isSet(options.model) || p.isSet(options.params) ||
-                                 p.isSet(options.gpus) || p.isSet(options.strategy) ||
-                                 p.isSet(options.gpu) || p.isSet(options.recipe);
-    if (anyScenarioFlag) {
+    if (options.anySet(p)) {
         QString error;
         const auto s = options.scenario(p, &error);
         if (!s) {

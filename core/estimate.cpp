@@ -1,6 +1,96 @@
 #include "estimate.h"
 
+#include <algorithm>
+
 namespace shardscope {
+
+namespace {
+
+__extension__ typedef __int128 Wide;
+
+/// Largest byte count a report may hold (1 EB); beyond it a scenario is refused.
+constexpr std::int64_t maxReportBytes = 1'000'000'000'000'000'000;
+
+std::string str(std::int64_t v)
+{
+    return std::to_string(v);
+}
+
+ActivationSettings activationSettings(const Scenario &s)
+{
+    ActivationSettings a;
+    a.microBatchSize = s.training.microBatchSize;
+    a.sequenceLength = s.training.sequenceLength;
+    a.tensorParallel = s.layout.tensorParallel;
+    a.contextParallel = s.layout.contextParallel;
+    a.sequenceParallel = s.training.sequenceParallel;
+    a.recompute = s.training.recompute;
+    a.flashAttention = s.training.flashAttention;
+    a.dropout = s.training.dropout;
+    a.activationBytes = s.training.activationBytes;
+    a.fp32Logits = s.training.fp32Logits;
+    return a;
+}
+
+/// Parameters of one layer on one tensor-parallel rank: the matrices (and their
+/// column-parallel biases) split t ways, norms and row-parallel output biases
+/// replicated (Megatron-LM ColumnParallelLinear / RowParallelLinear).
+std::int64_t layerParametersPerRank(const Architecture &a, int t)
+{
+    const std::int64_t replicated =
+        2 * a.hidden * (a.layerNormBias ? 2 : 1) + (a.linearBiases ? 2 * a.hidden : 0);
+    return shardElements(layerParameterCount(a) - replicated, t) + replicated;
+}
+
+/// One vocabulary-sized matrix on one tensor-parallel rank: ceil(V / t) rows of h
+/// (Megatron VocabParallelEmbedding; padding of V to a multiple is not modelled).
+std::int64_t vocabParametersPerRank(const Architecture &a, int t)
+{
+    return shardElements(a.vocab, t) * a.hidden;
+}
+
+/// (n - 1) / n x bytes, the per-GPU traffic of a ring reduce-scatter or all-gather.
+Wide ringShare(Wide bytes, std::int64_t n)
+{
+    return n <= 1 ? 0 : bytes * (n - 1) / n;
+}
+
+/// Overheads that add nothing (modelStatesOnly).
+Overheads noOverheads()
+{
+    Overheads o;
+    o.cudaContextBytes = 0;
+    o.ddpBucketBytes = 0;
+    o.zeroBucketElements = 0;
+    o.fragmentationPercent = 0;
+    return o;
+}
+
+bool usesSchedule(const Scenario &s)
+{
+    return s.layout.pipelineParallel > 1;
+}
+
+int chunksOf(const Scenario &s)
+{
+    return usesSchedule(s) && s.training.schedule == PipelineSchedule::Interleaved1F1B
+               ? s.training.chunks
+               : 1;
+}
+
+} // namespace
+
+std::int64_t shardElements(std::int64_t n, std::int64_t d)
+{
+    return d <= 1 ? n : (n + d - 1) / d;
+}
+
+int stageLayerCount(int layers, int stages, int stage)
+{
+    if (stages <= 0)
+        return 0;
+    return layers / stages + (stage < layers % stages ? 1 : 0);
+}
 
 std::string validateRecipe(const Recipe &r)
 {
@@ -10,7 +100,7 @@ std::string validateRecipe(const Recipe &r)
     for (int i = 0; i < 4; ++i) {
         if (fields[i] < 0 || fields[i] > 64)
             return std::string(names[i]) + " bytes per parameter must be between 0 and 64 (got " +
-                   std::to_string(fields[i]) + ")";
+                   str(fields[i]) + ")";
     }
     if (r.totalBytesPerParameter() <= 0)
         return "a recipe needs at least one byte per parameter";
@@ -19,30 +109,104 @@ std::string validateRecipe(const Recipe &r)
 
 std::string validate(const Scenario &s)
 {
-    if (s.model.architecture) {
-        if (auto e = validateArchitecture(*s.model.architecture); !e.empty())
+    const auto &arch = s.model.architecture;
+    if (arch) {
+        if (auto e = validateArchitecture(*arch); !e.empty())
             return "model: " + e;
     }
     const std::int64_t params = s.model.parameters();
     if (params <= 0)
-        return "parameters must be positive (got " + std::to_string(params) + ")";
+        return "parameters must be positive (got " + str(params) + ")";
     if (params > maxParameters)
-        return "parameters must be at most 1e14 (got " + std::to_string(params) + ")";
+        return "parameters must be at most 1e14 (got " + str(params) + ")";
     if (auto e = validateRecipe(s.recipe); !e.empty())
         return "recipe: " + e;
-    if (s.layout.gpus < 1)
-        return "gpus must be at least 1 (got " + std::to_string(s.layout.gpus) + ")";
-    if (s.layout.gpus > maxGpus)
-        return "gpus must be at most " + std::to_string(maxGpus) + " (got " +
-               std::to_string(s.layout.gpus) + ")";
+
+    const Layout &l = s.layout;
+    if (l.gpus < 1)
+        return "gpus must be at least 1 (got " + str(l.gpus) + ")";
+    if (l.gpus > maxGpus)
+        return "gpus must be at most " + str(maxGpus) + " (got " + str(l.gpus) + ")";
+    const std::pair<const char *, int> degrees[] = {{"tensor parallel", l.tensorParallel},
+                                                    {"pipeline parallel", l.pipelineParallel},
+                                                    {"context parallel", l.contextParallel}};
+    for (const auto &[name, v] : degrees)
+        if (v < 1 || v > 65536)
+            return std::string(name) + " size must be between 1 and 65536 (got " + str(v) + ")";
+    if (l.gpus % l.modelParallel() != 0)
+        return "gpus (" + str(l.gpus) + ") is not divisible by t x p x c (" +
+               str(l.tensorParallel) + " x " + str(l.pipelineParallel) + " x " +
+               str(l.contextParallel) + " = " + str(l.modelParallel()) + ")";
+    if (!arch && (l.tensorParallel > 1 || l.pipelineParallel > 1))
+        return "tensor and pipeline parallelism need an architecture: a plain parameter count "
+               "cannot be split by layer";
+    if (arch) {
+        if (l.pipelineParallel > arch->layers)
+            return "pipeline stages (" + str(l.pipelineParallel) + ") exceed layers (" +
+                   str(arch->layers) + ")";
+        if (arch->layers % l.pipelineParallel != 0 && !l.allowUnevenStages)
+            return "layers (" + str(arch->layers) + ") are not divisible by pipeline stages (" +
+                   str(l.pipelineParallel) + "); allow uneven stages or change p";
+    }
+    const std::int64_t dc = l.dataParallel() * l.contextParallel;
+    if (l.hsdpShardSize < 0 || (l.hsdpShardSize > 0 && dc % l.hsdpShardSize != 0))
+        return "HSDP shard size (" + str(l.hsdpShardSize) +
+               ") must divide the data x context parallel ranks (" + str(dc) + ")";
+    if (l.hsdpShardSize > 0 && l.zeroStage == ZeroStage::Ddp)
+        return "HSDP shards model states: pick ZeRO-1, 2 or 3";
+    if (l.offload != Offload::None && l.zeroStage == ZeroStage::Ddp)
+        return "CPU offload needs ZeRO stage 1 or higher (DeepSpeed ZeRO-Offload)";
+    if (l.offload == Offload::OptimizerAndParams && l.zeroStage != ZeroStage::Zero3)
+        return "offloading parameters needs ZeRO-3 / FSDP (only sharded weights can live on the "
+               "host)";
+    if (l.gpusPerNode < 1 || l.gpusPerNode > 1024)
+        return "GPUs per node must be between 1 and 1024 (got " + str(l.gpusPerNode) + ")";
+
+    const Training &t = s.training;
+    if (t.microBatchSize < 1 || t.microBatchSize > 65536)
+        return "micro-batch size must be between 1 and 65536 (got " + str(t.microBatchSize) + ")";
+    if (t.sequenceLength < 1 || t.sequenceLength > 16'777'216)
+        return "sequence length must be between 1 and 16777216 (got " + str(t.sequenceLength) + ")";
+    if (t.microBatches < 1 || t.microBatches > 65536)
+        return "micro-batches per step must be between 1 and 65536 (got " + str(t.microBatches) +
+               ")";
+    if (usesSchedule(s)) {
+        ScheduleParams sp;
+        sp.schedule = t.schedule;
+        sp.stages = l.pipelineParallel;
+        sp.microBatches = int(t.microBatches);
+        sp.chunks = t.chunks;
+        if (auto e = validateSchedule(sp); !e.empty())
+            return "pipeline: " + e;
+        const int v = chunksOf(s);
+        for (int i = 0; arch && i < l.pipelineParallel; ++i) {
+            const int layers = stageLayerCount(arch->layers, l.pipelineParallel, i);
+            if (layers % v != 0)
+                return "layers per stage (" + str(layers) + ") are not divisible by chunks (" +
+                       str(v) + ")";
+        }
+    }
+    if (arch) {
+        if (auto e = validateActivationSettings(*arch, activationSettings(s)); !e.empty())
+            return "activations: " + e;
+    }
+    const Overheads &o = s.overheads;
+    if (o.cudaContextBytes < 0 || o.cudaContextBytes > 1'000'000'000'000)
+        return "CUDA context bytes must be between 0 and 1e12";
+    if (o.ddpBucketBytes < 0 || o.ddpBucketBytes > 1'000'000'000'000)
+        return "DDP bucket bytes must be between 0 and 1e12";
+    if (o.zeroBucketElements < 0 || o.zeroBucketElements > 1'000'000'000'000)
+        return "ZeRO bucket elements must be between 0 and 1e12";
+    if (o.gatheredUnits < 1 || o.gatheredUnits > 2)
+        return "gathered FSDP units must be 1 or 2 (got " + str(o.gatheredUnits) + ")";
+    if (o.fragmentationPercent < 0 || o.fragmentationPercent > 100)
+        return "fragmentation reserve must be between 0 and 100 percent (got " +
+               str(o.fragmentationPercent) + ")";
+    if (o.hostRamBytesPerNode < 0)
+        return "host RAM per node must not be negative";
     if (s.gpu.capacityBytes <= 0)
         return "gpu capacity must be positive";
     return {};
-}
-
-std::int64_t shardElements(std::int64_t n, std::int64_t d)
-{
-    return d <= 1 ? n : (n + d - 1) / d;
 }
 
 MemoryReport estimate(const Scenario &s)
@@ -52,27 +216,192 @@ MemoryReport estimate(const Scenario &s)
     if (!report.valid())
         return report;
 
-    const std::int64_t psi = s.model.parameters();
-    const std::int64_t d = s.layout.dataParallel();
-    const std::int64_t shard = shardElements(psi, d);
+    const Layout &l = s.layout;
+    const Training &tr = s.training;
     const Recipe &r = s.recipe;
-    const ZeroStage z = s.layout.zeroStage;
+    const auto &arch = s.model.architecture;
+    const ZeroStage z = l.zeroStage;
+    const int t = l.tensorParallel, p = l.pipelineParallel, c = l.contextParallel;
+    const int v = chunksOf(s);
+    const std::int64_t d = l.dataParallel();
+    const std::int64_t shardGroup = l.shardGroup();
+    const std::int64_t reduceGroup = d * c; // ranks holding the same parameters
+    const std::int64_t m = tr.microBatches;
+    const ActivationSettings act = activationSettings(s);
 
-    report.parameters = psi;
+    report.parameters = s.model.parameters();
     report.capacityBytes = s.gpu.capacityBytes;
+    report.hostCapacityBytesPerNode = s.overheads.hostRamBytesPerNode;
+    report.activationsModelled = arch.has_value() && !s.modelStatesOnly;
+    if (s.modelStatesOnly)
+        report.notes.push_back("Model states only: activations and buffers are not counted.");
+    else if (!arch)
+        report.notes.push_back("Activations and FSDP gathered units are not modelled: a plain "
+                               "parameter count has no layer shapes.");
 
-    ComponentBytes b;
-    b.weights = (z == ZeroStage::Zero3 ? shard : psi) * r.weightBytes;
-    b.gradients = (z >= ZeroStage::Zero2 ? shard : psi) * r.gradientBytes;
-    b.masterWeights = (z >= ZeroStage::Zero1 ? shard : psi) * r.masterWeightBytes;
-    b.optimizerStates = (z >= ZeroStage::Zero1 ? shard : psi) * r.optimizerBytes;
+    // Per-layer figures that every stage shares.
+    std::int64_t layerActivation = 0, workingSet = 0, embeddingActivation = 0, outputActivation = 0,
+                 layerPerRank = 0, vocabPerRank = 0;
+    if (arch) {
+        layerActivation = layerActivationBytes(*arch, act);
+        if (act.recompute != Recompute::None) {
+            ActivationSettings none = act;
+            none.recompute = Recompute::None;
+            const std::int64_t full = layerActivationBytes(*arch, none);
+            workingSet = act.recompute == Recompute::Full ? full : full - layerActivation;
+        }
+        embeddingActivation = embeddingActivationBytes(*arch, act);
+        outputActivation = outputActivationBytes(*arch, act);
+        layerPerRank = layerParametersPerRank(*arch, t);
+        vocabPerRank = vocabParametersPerRank(*arch, t);
+    }
+    const std::int64_t tokensPerRank = tr.microBatchSize * (tr.sequenceLength / c);
 
-    GpuGroup g;
-    g.label = d == 1 ? "1 GPU" : "all " + std::to_string(d) + " GPUs";
-    g.firstRank = 0;
-    g.gpuCount = s.layout.gpus;
-    g.bytes = b;
-    report.groups.push_back(g);
+    int firstLayer = 0;
+    std::int64_t maxHostPerGpu = 0;
+    for (int i = 0; i < p; ++i) {
+        GpuGroup g;
+        g.pipelineStage = i;
+        g.firstRank = std::int64_t(i) * d * t * c;
+        g.gpuCount = d * t * c;
+        g.holdsEmbedding = i == 0;
+        g.holdsOutputHead = i == p - 1;
+
+        // Parameters one GPU owns on this stage, before ZeRO sharding.
+        std::int64_t psi = 0;
+        std::int64_t unitParams = 0;
+        if (arch) {
+            g.firstLayer = firstLayer;
+            g.layerCount = stageLayerCount(arch->layers, p, i);
+            firstLayer += g.layerCount;
+            psi = std::int64_t(g.layerCount) * layerPerRank;
+            if (g.holdsEmbedding)
+                psi += vocabPerRank;
+            if (g.holdsOutputHead) {
+                psi += arch->hidden * (arch->layerNormBias ? 2 : 1);
+                // Untied: the head. Tied with p > 1: Megatron keeps a copy of the
+                // shared embedding on the last stage.
+                if (!arch->tiedEmbeddings || p > 1)
+                    psi += vocabPerRank;
+            }
+            unitParams =
+                std::max(layerPerRank,
+                         (g.holdsEmbedding || g.holdsOutputHead) ? vocabPerRank : std::int64_t(0));
+        } else {
+            psi = report.parameters;
+        }
+        g.parametersPerGpu = psi;
+
+        // Model states (domain.md section 2).
+        const std::int64_t shard = shardElements(psi, shardGroup);
+        ComponentBytes &b = g.bytes;
+        b.weights = (z == ZeroStage::Zero3 ? shard : psi) * r.weightBytes;
+        b.gradients = (z >= ZeroStage::Zero2 ? shard : psi) * r.gradientBytes;
+        b.masterWeights = (z >= ZeroStage::Zero1 ? shard : psi) * r.masterWeightBytes;
+        b.optimizerStates = (z >= ZeroStage::Zero1 ? shard : psi) * r.optimizerBytes;
+        if (l.offload != Offload::None) {
+            g.hostBytes = b.masterWeights + b.optimizerStates;
+            b.masterWeights = b.optimizerStates = 0;
+            if (z >= ZeroStage::Zero2) {
+                g.hostBytes += b.gradients;
+                b.gradients = 0;
+            }
+            if (l.offload == Offload::OptimizerAndParams) {
+                g.hostBytes += b.weights;
+                b.weights = 0;
+            }
+        }
+        maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
+
+        // Activations at the stage's peak (Korthikanti et al. 2022; schedule bound).
+        Wide activationTotal = 0;
+        if (arch)
+            g.peakInFlight = p > 1 ? peakInFlightBound(tr.schedule, p, int(m), tr.chunks, i) : 1;
+        if (report.activationsModelled) {
+            const std::int64_t outputInFlight = (g.peakInFlight + v - 1) / v;
+            const Wide layers = Wide(g.peakInFlight) * (g.layerCount / v) * layerActivation;
+            const Wide embedding =
+                g.holdsEmbedding ? Wide(outputInFlight) * embeddingActivation : 0;
+            const Wide output = g.holdsOutputHead ? Wide(outputInFlight) * outputActivation : 0;
+            activationTotal = layers + embedding + output + workingSet;
+            if (activationTotal > maxReportBytes) {
+                report.error = "activation memory exceeds 1 EB per GPU: lower the micro-batch "
+                               "size or sequence length";
+                report.groups.clear();
+                return report;
+            }
+            g.activationBytesPerMicroBatch = std::int64_t(g.layerCount / v) * layerActivation +
+                                             (g.holdsEmbedding ? embeddingActivation : 0) +
+                                             (g.holdsOutputHead ? outputActivation : 0);
+            g.activations = {std::int64_t(layers), g.layerCount > 0 ? workingSet : 0,
+                             std::int64_t(embedding), std::int64_t(output)};
+            if (g.layerCount == 0)
+                activationTotal -= workingSet;
+            b.activations = std::int64_t(activationTotal);
+        }
+
+        // Buffers (Overheads; docs/architecture.md "Buffers").
+        BufferBytes &buf = g.buffers;
+        const Overheads o = s.modelStatesOnly ? noOverheads() : s.overheads;
+        buf.cudaContext = o.cudaContextBytes;
+        if (d * c > 1 || shardGroup > 1) {
+            if (z == ZeroStage::Ddp)
+                buf.communicationBuckets = std::min(o.ddpBucketBytes, psi * r.gradientBytes);
+            else if (z != ZeroStage::Zero3)
+                buf.communicationBuckets = std::min(o.zeroBucketElements, psi) * r.gradientBytes;
+        }
+        if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly)
+            // Gathered weights of each unit plus one unit's unsharded gradient, both in
+            // the compute dtype before reduce-scatter (DeepSpeed's estimator: 4 x largest
+            // layer for one unit in fp16).
+            buf.gatheredUnits = unitParams * (std::int64_t(o.gatheredUnits) + 1) * r.weightBytes;
+        const Wide beforeReserve = Wide(b.modelStates()) + b.activations + buf.cudaContext +
+                                   buf.communicationBuckets + buf.gatheredUnits;
+        buf.fragmentation = std::int64_t(beforeReserve * o.fragmentationPercent / 100);
+        b.buffers =
+            buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
+
+        // Communication per GPU per step (domain.md section 6).
+        CommunicationBytes &cm = g.communication;
+        const Wide w = r.weightBytes, gr = r.gradientBytes;
+        if (z == ZeroStage::Zero3) {
+            // Gather weights for forward and backward, reduce-scatter gradients, every micro-batch.
+            if (l.hsdpShardSize > 0) {
+                const std::int64_t replicas = reduceGroup / shardGroup;
+                cm.dataParallel = std::int64_t(
+                    m * ringShare(Wide(psi) * (2 * w + gr), shardGroup) +
+                    2 * ringShare(Wide(shardElements(psi, shardGroup)) * gr, replicas));
+            } else {
+                cm.dataParallel =
+                    std::int64_t(m * ringShare(Wide(psi) * (2 * w + gr), reduceGroup));
+            }
+        } else if (z == ZeroStage::Zero2) {
+            // Reduce-scatter gradients every micro-batch, all-gather updated weights once.
+            cm.dataParallel = std::int64_t(m * ringShare(Wide(psi) * gr, reduceGroup) +
+                                           ringShare(Wide(psi) * w, reduceGroup));
+        } else {
+            // DDP / ZeRO-1: one gradient all-reduce per step (no_sync while accumulating).
+            cm.dataParallel = std::int64_t(2 * ringShare(Wide(psi) * gr, reduceGroup));
+        }
+        if (arch) {
+            const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;
+            const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
+            cm.tensorParallel = std::int64_t(Wide(m) * g.layerCount * allReducesPerLayer * 2 *
+                                             ringShare(hiddenBytes, t));
+            const Wide boundary = hiddenBytes / (tr.sequenceParallel && t > 1 ? t : 1);
+            const int neighbours = (i > 0 ? 1 : 0) + (i < p - 1 ? 1 : 0);
+            cm.pipelineParallel = std::int64_t(Wide(m) * boundary * neighbours);
+            const Wide kvBytes = Wide(tokensPerRank) * 2 * arch->kvHeads *
+                                 arch->effectiveHeadDim() / t * tr.activationBytes;
+            cm.contextParallel =
+                std::int64_t(Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1));
+        }
+
+        g.label = p == 1 ? (g.gpuCount == 1 ? "1 GPU" : "all " + str(g.gpuCount) + " GPUs")
+                         : "stage " + str(i);
+        report.groups.push_back(g);
+    }
+    report.hostBytesPerNode = maxHostPerGpu * std::min(l.gpusPerNode, l.gpus);
     return report;
 }
 

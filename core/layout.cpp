@@ -51,4 +51,28 @@ std::optional<ZeroStage> parseZeroStage(std::string_view text)
     return std::nullopt;
 }
 
+std::string_view offloadId(Offload o)
+{
+    switch (o) {
+    case Offload::None:
+        return "none";
+    case Offload::Optimizer:
+        return "optimizer";
+    case Offload::OptimizerAndParams:
+        return "optimizer+params";
+    }
+    return "none";
+}
+
+std::optional<Offload> parseOffload(std::string_view text)
+{
+    if (text == "none")
+        return Offload::None;
+    if (text == "optimizer" || text == "cpu")
+        return Offload::Optimizer;
+    if (text == "optimizer+params" || text == "params")
+        return Offload::OptimizerAndParams;
+    return std::nullopt;
+}
+
 } // namespace shardscope

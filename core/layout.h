@@ -26,16 +26,49 @@ std::string_view zeroStageName(ZeroStage s);
 /// Parses an id ("ddp", "zero1", ..., also "0".."3", "fsdp"); nullopt when unknown.
 std::optional<ZeroStage> parseZeroStage(std::string_view text);
 
-/// The parallel layout: how many GPUs and how model states are sharded.
-///
-/// In this version every GPU is one data-parallel rank (d = gpus).
+/// What CPU offload moves to host memory (ZeRO-Offload, Ren et al. 2021,
+/// arXiv:2101.06840; ZeRO-Infinity's offload_param; FSDP CPUOffload).
+enum class Offload
+{
+    None,
+    Optimizer, ///< fp32 master weights, optimizer states (and, from ZeRO-2, gradient shards)
+    OptimizerAndParams ///< also the ZeRO-3 weight shards (ZeRO-Infinity offload_param)
+};
+/// "none", "optimizer", "optimizer+params".
+std::string_view offloadId(Offload o);
+/// Parses an offload id; nullopt when unknown.
+std::optional<Offload> parseOffload(std::string_view text);
+
+/// The parallel layout: world size = d x t x p x c (Megatron-LM rank order:
+/// tensor fastest, then context, data, pipeline).
 struct Layout
 {
-    std::int64_t gpus = 1; ///< world size
+    std::int64_t gpus = 1;    ///< world size
+    int tensorParallel = 1;   ///< t: each layer's matrices split t ways (Shoeybi et al. 2019)
+    int pipelineParallel = 1; ///< p: layers split into p stages
+    int contextParallel = 1;  ///< c: the sequence split c ways (ring attention)
     ZeroStage zeroStage = ZeroStage::Ddp;
+    /// HSDP shard-group size s: shard over s ranks, replicate over (d c) / s groups.
+    /// 0 means shard over the whole data x context group.
+    std::int64_t hsdpShardSize = 0;
+    Offload offload = Offload::None;
+    bool allowUnevenStages = false; ///< when L % p != 0, the first L % p stages take one more layer
+    std::int64_t gpusPerNode = 8;   ///< for host memory per node
 
-    /// Data-parallel degree d, the group ZeRO shards over.
-    std::int64_t dataParallel() const { return gpus; }
+    /// t x p x c: GPUs one model replica spans.
+    std::int64_t modelParallel() const
+    {
+        return std::int64_t(tensorParallel) * pipelineParallel * contextParallel;
+    }
+    /// Data-parallel degree d = gpus / (t p c) (meaningful when it divides; see validate()).
+    std::int64_t dataParallel() const { return modelParallel() > 0 ? gpus / modelParallel() : 0; }
+    /// Ranks ZeRO shards model states over: the HSDP shard size, else d x c
+    /// (Megatron-Core's distributed optimizer and torchtitan's dp_shard_cp mesh
+    /// both shard over data x context parallel ranks).
+    std::int64_t shardGroup() const
+    {
+        return hsdpShardSize > 0 ? hsdpShardSize : dataParallel() * contextParallel;
+    }
 };
 
 } // namespace shardscope

@@ -69,6 +69,15 @@ std::int64_t MemoryReport::peakBytes() const
     return peak;
 }
 
+const GpuGroup *MemoryReport::peakGroup() const
+{
+    const GpuGroup *best = nullptr;
+    for (const auto &g : groups)
+        if (!best || g.totalBytes() > best->totalBytes())
+            best = &g;
+    return best;
+}
+
 std::int64_t MemoryReport::gpuCount() const
 {
     std::int64_t n = 0;

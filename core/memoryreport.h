@@ -47,13 +47,63 @@ std::string componentName(Component c);
 /// JSON key: "weights", "gradients", "master_weights", "optimizer_states", ...
 std::string componentKey(Component c);
 
-/// A set of GPUs that hold exactly the same bytes (ranks firstRank .. firstRank+gpuCount-1).
+/// What makes up ComponentBytes::buffers, bytes per GPU.
+struct BufferBytes
+{
+    std::int64_t cudaContext = 0;          ///< CUDA context, workspaces, kernels
+    std::int64_t communicationBuckets = 0; ///< DDP gradient bucket or ZeRO reduce bucket
+    std::int64_t gatheredUnits = 0; ///< ZeRO-3 / FSDP unsharded layer(s) and one unit's gradient
+    std::int64_t fragmentation = 0; ///< allocator reserve
+};
+
+/// What makes up ComponentBytes::activations, bytes per GPU at the stage's peak.
+struct ActivationBytes
+{
+    std::int64_t layers = 0;     ///< stored layer activations of every micro-batch in flight
+    std::int64_t workingSet = 0; ///< one layer recomputed during backward (recompute on)
+    std::int64_t embedding = 0;  ///< first stage: embedding dropout mask
+    std::int64_t output = 0;     ///< last stage: final norm and logits
+};
+
+/// Bytes one GPU sends per training step, by collective (ring algorithms,
+/// domain.md section 6). Each is the per-GPU traffic of the collective.
+struct CommunicationBytes
+{
+    std::int64_t dataParallel = 0;     ///< gradient all-reduce, or ZeRO-3 gathers + reduce-scatter
+    std::int64_t tensorParallel = 0;   ///< all-reduces (or all-gather + reduce-scatter) per layer
+    std::int64_t pipelineParallel = 0; ///< activations and their gradients to neighbour stages
+    std::int64_t contextParallel = 0;  ///< ring-attention key/value exchange
+    /// Sum over collectives, bytes.
+    std::int64_t total() const
+    {
+        return dataParallel + tensorParallel + pipelineParallel + contextParallel;
+    }
+};
+
+/// A set of GPUs that hold exactly the same bytes (ranks firstRank .. firstRank+gpuCount-1):
+/// one pipeline stage (all its data, tensor and context parallel ranks).
 struct GpuGroup
 {
-    std::string label;          ///< e.g. "all 64 GPUs" or "stage 0"
+    std::string label;          ///< e.g. "all 64 GPUs" or "stage 0 (layers 0-19)"
     std::int64_t firstRank = 0; ///< global rank of the first GPU in the group
     std::int64_t gpuCount = 0;  ///< how many GPUs hold these bytes
-    ComponentBytes bytes;       ///< per GPU
+    int pipelineStage = 0;      ///< 0-based stage index
+    int firstLayer = 0; ///< first transformer layer on the stage (0 without an architecture)
+    int layerCount = 0; ///< transformer layers on the stage
+    bool holdsEmbedding = false;       ///< token embedding lives here (first stage)
+    bool holdsOutputHead = false;      ///< final norm and output head live here (last stage)
+    std::int64_t parametersPerGpu = 0; ///< parameters one GPU owns before ZeRO sharding
+    int peakInFlight = 1; ///< micro-batch chunks whose activations are held at the peak
+    /// Activation bytes one micro-batch chunk adds while in flight on this stage
+    /// (its layers, plus embedding / output on the first / last stage). Memory at a
+    /// moment with k chunks in flight = total - activations.layers - embedding -
+    /// output + k x this (the timeline view draws it).
+    std::int64_t activationBytesPerMicroBatch = 0;
+    ComponentBytes bytes;             ///< per GPU
+    BufferBytes buffers;              ///< breakdown of bytes.buffers
+    ActivationBytes activations;      ///< breakdown of bytes.activations
+    std::int64_t hostBytes = 0;       ///< bytes per GPU offloaded to host RAM
+    CommunicationBytes communication; ///< per GPU per training step
 
     std::int64_t totalBytes() const { return bytes.total(); }
 };
@@ -63,18 +113,26 @@ struct MemoryReport
 {
     std::string error;           ///< non-empty when the scenario was invalid; nothing else is set
     std::int64_t parameters = 0; ///< total model parameters
-    std::int64_t capacityBytes = 0; ///< per-GPU capacity the report is checked against
-    std::vector<GpuGroup> groups;   ///< every GPU belongs to exactly one group
+    std::int64_t capacityBytes = 0;    ///< per-GPU capacity the report is checked against
+    std::vector<GpuGroup> groups;      ///< every GPU belongs to exactly one group
+    bool activationsModelled = false;  ///< false for plain parameter counts (no shape)
+    std::vector<std::string> notes;    ///< caveats shown with the report (one sentence each)
+    std::int64_t hostBytesPerNode = 0; ///< offloaded bytes per node (GPUs per node x per GPU)
+    std::int64_t hostCapacityBytesPerNode = 0; ///< host RAM per node setting
 
     bool valid() const { return error.empty(); }
     /// Largest per-GPU total over all groups, bytes.
     std::int64_t peakBytes() const;
     /// capacity - peak: positive is free room, negative is overflow (bytes).
     std::int64_t headroomBytes() const { return capacityBytes - peakBytes(); }
-    /// True when every GPU's total is at most the capacity.
-    bool fits() const { return valid() && peakBytes() <= capacityBytes; }
+    /// True when every GPU's total is at most the capacity and offload fits host RAM.
+    bool fits() const { return valid() && peakBytes() <= capacityBytes && hostFits(); }
     /// Sum of gpuCount over groups.
     std::int64_t gpuCount() const;
+    /// The group with the largest total (first on ties); nullptr when invalid.
+    const GpuGroup *peakGroup() const;
+    /// True when the offloaded bytes fit the host RAM per node.
+    bool hostFits() const { return hostBytesPerNode <= hostCapacityBytesPerNode; }
 };
 
 } // namespace shardscope

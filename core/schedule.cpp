@@ -423,3 +423,22 @@ Timeline schedule(const ScheduleParams &params)
 }
 
 } // namespace shardscope
+
+namespace shardscope {
+
+int peakInFlightBound(PipelineSchedule s, int stages, int microBatches, int chunks, int stage)
+{
+    const int p = stages, m = microBatches, v = chunks, i = stage;
+    switch (s) {
+    case PipelineSchedule::GPipe:
+        return m;
+    case PipelineSchedule::OneFOneB:
+    case PipelineSchedule::ZeroBubbleH1:
+        return std::min(p - i, m);
+    case PipelineSchedule::Interleaved1F1B:
+        return std::min(2 * (p - i - 1) + (v - 1) * p + 1, m * v);
+    }
+    return m;
+}
+
+} // namespace shardscope

@@ -160,3 +160,14 @@ std::string validateSchedule(const ScheduleParams &params);
 Timeline schedule(const ScheduleParams &params);
 
 } // namespace shardscope
+
+namespace shardscope {
+
+/// Peak number of micro-batch chunks whose activations stage `stage` (0-based) holds
+/// at once, in closed form: GPipe m; 1F1B and ZB-H1 min(p - i, m); interleaved 1F1B
+/// min(2 (p - i - 1) + (v - 1) p + 1, m v) (Megatron-LM's warm-up count plus one).
+/// Equals schedule(params).stages[stage].peakInFlight for valid params
+/// (tests/core/test_schedule.cpp); the memory engine uses it to avoid simulating.
+int peakInFlightBound(PipelineSchedule s, int stages, int microBatches, int chunks, int stage);
+
+} // namespace shardscope

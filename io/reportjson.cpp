@@ -1,8 +1,54 @@
 #include "reportjson.h"
 
+#include "schedule.h"
+
 #include <QJsonArray>
 
 namespace shardscope {
+
+namespace {
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+QJsonObject communicationJson(const CommunicationBytes &c)
+{
+    return {{"data_parallel", qint64(c.dataParallel)},
+            {"tensor_parallel", qint64(c.tensorParallel)},
+            {"pipeline_parallel", qint64(c.pipelineParallel)},
+            {"context_parallel", qint64(c.contextParallel)},
+            {"total", qint64(c.total())}};
+}
+
+} // namespace
+
+QJsonObject timelineToJson(const Scenario &s)
+{
+    ScheduleParams p;
+    p.schedule = s.training.schedule;
+    p.stages = s.layout.pipelineParallel;
+    p.microBatches = int(std::min<std::int64_t>(s.training.microBatches, 1 << 30));
+    p.chunks = s.training.schedule == PipelineSchedule::Interleaved1F1B ? s.training.chunks : 1;
+    const Timeline t = schedule(p);
+    if (!t.valid())
+        return {{"error", QString::fromStdString(t.error)}};
+    QJsonArray stages;
+    for (std::size_t i = 0; i < t.stages.size(); ++i)
+        stages.append(QJsonObject{{"stage", qint64(i)},
+                                  {"busy", t.stages[i].busy},
+                                  {"bubble_fraction", t.stages[i].bubbleFraction},
+                                  {"peak_in_flight", t.stages[i].peakInFlight}});
+    return {{"schedule", qs(pipelineScheduleId(p.schedule))},
+            {"stages", p.stages},
+            {"microbatches", p.microBatches},
+            {"chunks", p.chunks},
+            {"makespan", t.makespan},
+            {"bubble_fraction", t.bubbleFraction},
+            {"bubble_over_ideal", t.bubbleOverIdeal},
+            {"per_stage", stages}};
+}
 
 QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
 {
@@ -34,12 +80,37 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                           {"capacity_bytes", qint64(s.gpu.capacityBytes)},
                           {"driver_reported_bytes", qint64(s.gpu.driverReportedBytes)},
                           {"source", QString::fromStdString(s.gpu.source)}};
-    const QJsonObject layout{
-        {"gpus", qint64(s.layout.gpus)},
-        {"data_parallel", qint64(s.layout.dataParallel())},
-        {"strategy", QString::fromUtf8(zeroStageId(s.layout.zeroStage).data(),
-                                       qsizetype(zeroStageId(s.layout.zeroStage).size()))},
-        {"zero_stage", int(s.layout.zeroStage)}};
+    const Layout &l = s.layout;
+    const QJsonObject layout{{"gpus", qint64(l.gpus)},
+                             {"data_parallel", qint64(l.dataParallel())},
+                             {"tensor_parallel", l.tensorParallel},
+                             {"pipeline_parallel", l.pipelineParallel},
+                             {"context_parallel", l.contextParallel},
+                             {"strategy", qs(zeroStageId(l.zeroStage))},
+                             {"zero_stage", int(l.zeroStage)},
+                             {"shard_group", qint64(l.shardGroup())},
+                             {"hsdp_shard_size", qint64(l.hsdpShardSize)},
+                             {"offload", qs(offloadId(l.offload))},
+                             {"gpus_per_node", qint64(l.gpusPerNode)}};
+    const Training &t = s.training;
+    const QJsonObject training{{"micro_batch_size", qint64(t.microBatchSize)},
+                               {"sequence_length", qint64(t.sequenceLength)},
+                               {"microbatches", qint64(t.microBatches)},
+                               {"global_batch", qint64(t.globalBatch(l.dataParallel()))},
+                               {"recompute", qs(recomputeId(t.recompute))},
+                               {"flash_attention", t.flashAttention},
+                               {"sequence_parallel", t.sequenceParallel},
+                               {"fp32_logits", t.fp32Logits},
+                               {"activation_bytes", qint64(t.activationBytes)},
+                               {"schedule", qs(pipelineScheduleId(t.schedule))},
+                               {"chunks", t.chunks}};
+    const Overheads &o = s.overheads;
+    const QJsonObject overheads{{"cuda_context_bytes", qint64(o.cudaContextBytes)},
+                                {"ddp_bucket_bytes", qint64(o.ddpBucketBytes)},
+                                {"zero_bucket_elements", qint64(o.zeroBucketElements)},
+                                {"gathered_units", o.gatheredUnits},
+                                {"fragmentation_percent", o.fragmentationPercent},
+                                {"host_ram_bytes_per_node", qint64(o.hostRamBytesPerNode)}};
 
     QJsonArray groups;
     for (const auto &g : r.groups) {
@@ -47,23 +118,64 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
         for (int c = 0; c < componentCount; ++c)
             bytes.insert(QString::fromStdString(componentKey(Component(c))),
                          qint64(componentValue(g.bytes, Component(c))));
-        groups.append(QJsonObject{{"label", QString::fromStdString(g.label)},
-                                  {"first_rank", qint64(g.firstRank)},
-                                  {"gpus", qint64(g.gpuCount)},
-                                  {"bytes", bytes},
-                                  {"total_bytes", qint64(g.totalBytes())}});
+        groups.append(QJsonObject{
+            {"label", QString::fromStdString(g.label)},
+            {"pipeline_stage", g.pipelineStage},
+            {"first_rank", qint64(g.firstRank)},
+            {"gpus", qint64(g.gpuCount)},
+            {"first_layer", g.firstLayer},
+            {"layers", g.layerCount},
+            {"holds_embedding", g.holdsEmbedding},
+            {"holds_output_head", g.holdsOutputHead},
+            {"parameters_per_gpu", qint64(g.parametersPerGpu)},
+            {"peak_in_flight_microbatches", g.peakInFlight},
+            {"bytes", bytes},
+            {"total_bytes", qint64(g.totalBytes())},
+            {"activation_bytes",
+             QJsonObject{{"layers", qint64(g.activations.layers)},
+                         {"recompute_working_set", qint64(g.activations.workingSet)},
+                         {"embedding", qint64(g.activations.embedding)},
+                         {"output", qint64(g.activations.output)},
+                         {"per_microbatch", qint64(g.activationBytesPerMicroBatch)}}},
+            {"buffer_bytes",
+             QJsonObject{{"cuda_context", qint64(g.buffers.cudaContext)},
+                         {"communication_buckets", qint64(g.buffers.communicationBuckets)},
+                         {"gathered_units", qint64(g.buffers.gatheredUnits)},
+                         {"fragmentation", qint64(g.buffers.fragmentation)}}},
+            {"host_bytes", qint64(g.hostBytes)},
+            {"communication_bytes_per_step", communicationJson(g.communication)}});
     }
-    return QJsonObject{{"parameters", qint64(r.parameters)},
-                       {"capacity_bytes", qint64(r.capacityBytes)},
-                       {"peak_bytes", qint64(r.peakBytes())},
-                       {"headroom_bytes", qint64(r.headroomBytes())},
-                       {"fits", r.fits()},
-                       {"model", model},
-                       {"recipe", recipe},
-                       {"gpu", gpu},
-                       {"layout", layout},
-                       {"modelled", QJsonObject{{"activations", false}, {"buffers", false}}},
-                       {"groups", groups}};
+    QJsonArray notes;
+    for (const auto &n : r.notes)
+        notes.append(QString::fromStdString(n));
+    const GpuGroup *busiest = nullptr;
+    for (const auto &g : r.groups)
+        if (!busiest || g.communication.total() > busiest->communication.total())
+            busiest = &g;
+    QJsonObject out{{"parameters", qint64(r.parameters)},
+                    {"capacity_bytes", qint64(r.capacityBytes)},
+                    {"peak_bytes", qint64(r.peakBytes())},
+                    {"headroom_bytes", qint64(r.headroomBytes())},
+                    {"fits", r.fits()},
+                    {"model", model},
+                    {"recipe", recipe},
+                    {"gpu", gpu},
+                    {"layout", layout},
+                    {"training", training},
+                    {"overheads", overheads},
+                    {"model_states_only", s.modelStatesOnly},
+                    {"modelled", QJsonObject{{"activations", r.activationsModelled},
+                                             {"buffers", !s.modelStatesOnly}}},
+                    {"host_bytes_per_node", qint64(r.hostBytesPerNode)},
+                    {"host_capacity_bytes_per_node", qint64(r.hostCapacityBytesPerNode)},
+                    {"host_fits", r.hostFits()},
+                    {"communication_bytes_per_step",
+                     busiest ? communicationJson(busiest->communication) : QJsonObject{}},
+                    {"notes", notes},
+                    {"groups", groups}};
+    if (l.pipelineParallel > 1)
+        out.insert("timeline", timelineToJson(s));
+    return out;
 }
 
 } // namespace shardscope

@@ -10,10 +10,20 @@ namespace shardscope {
 /// The machine-readable report printed by `shardscope report --json`.
 ///
 /// Keys: "parameters", "capacity_bytes", "fits", "headroom_bytes", "peak_bytes",
-/// "model", "recipe", "gpu", "layout", and "groups": a list of
-/// { "label", "first_rank", "gpus", "bytes": { "weights", "gradients",
-/// "master_weights", "optimizer_states", "activations", "buffers" }, "total_bytes" }.
-/// Every size is an integer count of bytes. An invalid report has only "error".
+/// "model", "recipe", "gpu", "layout", "training", "overheads", "modelled",
+/// "host_bytes_per_node", "communication_bytes_per_step" (by collective, for the
+/// busiest stage), "notes", "timeline" (when p > 1), and "groups": one per
+/// pipeline stage, { "label", "pipeline_stage", "first_rank", "gpus", "bytes": {
+/// "weights", "gradients", "master_weights", "optimizer_states", "activations",
+/// "buffers" }, "total_bytes", breakdowns, "host_bytes",
+/// "communication_bytes_per_step" }. Every size is an integer count of bytes.
+/// An invalid report has only "error". README.md documents the schema.
 QJsonObject reportToJson(const Scenario &s, const MemoryReport &r);
+
+/// The pipeline timeline of the scenario's schedule (core::schedule): "schedule",
+/// "stages", "microbatches", "chunks", "makespan" (time units of one forward),
+/// "bubble_fraction" (share of total time), "bubble_over_ideal", and "per_stage"
+/// [{ "stage", "busy", "bubble_fraction", "peak_in_flight" }]; or { "error" }.
+QJsonObject timelineToJson(const Scenario &s);
 
 } // namespace shardscope

@@ -4,6 +4,7 @@
 #include "palette.h"
 
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -229,8 +230,10 @@ QWidget *MainWindow::buildControls()
     });
 
     // Unit switch.
-    auto *unitBox = new QGroupBox(QStringLiteral("Unit"));
-    auto *unitRow = new QHBoxLayout(unitBox);
+    auto *unitBox = new QGroupBox(QStringLiteral("Unit and accounting"));
+    auto *unitLayout = new QVBoxLayout(unitBox);
+    auto *unitRow = new QHBoxLayout;
+    unitLayout->addLayout(unitRow);
     m_unit = new QButtonGroup(this);
     const char *unitTips[] = {"GB = 10^9 bytes, as vendors and papers count",
                               "GiB = 2^30 bytes, as drivers and nvidia-smi count"};
@@ -241,9 +244,16 @@ QWidget *MainWindow::buildControls()
         m_unit->addButton(b, u);
         unitRow->addWidget(b);
     }
+    m_statesOnly = new QCheckBox(QStringLiteral("Model states only (as the ZeRO paper counts)"));
+    m_statesOnly->setToolTip(QStringLiteral(
+        "Count weights, gradients, master weights and optimizer states only, as the ZeRO "
+        "paper's Figure 1 and the teaching notes do. Off: activations and buffers too."));
+    unitLayout->addWidget(m_statesOnly);
     layout->addWidget(unitBox);
     connect(m_unit, &QButtonGroup::idClicked, this,
             [this](int id) { m_model->setUnit(ByteUnit(id)); });
+    connect(m_statesOnly, &QCheckBox::toggled, this,
+            [this](bool on) { m_model->setModelStatesOnly(on); });
 
     layout->addStretch();
     return panel;
@@ -279,6 +289,10 @@ void MainWindow::syncControls()
         button->setChecked(true);
     if (auto *button = m_unit->button(int(m_model->unit())))
         button->setChecked(true);
+    {
+        const QSignalBlocker b(m_statesOnly);
+        m_statesOnly->setChecked(s.modelStatesOnly);
+    }
 }
 
 void MainWindow::redraw()
@@ -323,11 +337,13 @@ void MainWindow::redraw()
                                  .arg(bg.name()));
     if (r.valid()) {
         m_summary->setText(
-            QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). Model states only: activations "
-                           "and buffers come on top; leave headroom.")
+            QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). %6")
                 .arg(qs(s.model.displayName), count(s.layout.gpus), qs(s.gpu.shortName),
                      QString::fromUtf8(zeroStageName(s.layout.zeroStage).data()),
-                     QString::number(s.recipe.totalBytesPerParameter())));
+                     QString::number(s.recipe.totalBytesPerParameter()),
+                     r.notes.empty()
+                         ? QStringLiteral("Counts model states, activations and buffers.")
+                         : qs(r.notes.front())));
     } else {
         m_summary->clear();
     }

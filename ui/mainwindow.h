@@ -5,6 +5,7 @@
 #include <QMainWindow>
 
 class QButtonGroup;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
@@ -43,6 +44,7 @@ public:
     QComboBox *recipeCombo() const { return m_recipeCombo; }
     QLabel *verdictLabel() const { return m_verdict; }
     QLabel *modelInfoLabel() const { return m_modelInfo; }
+    QCheckBox *modelStatesOnlyBox() const { return m_statesOnly; }
 
 private:
     QWidget *buildControls();
@@ -62,6 +64,7 @@ private:
     QComboBox *m_recipeCombo = nullptr;
     QSpinBox *m_recipeBytes[4] = {};
     QButtonGroup *m_unit = nullptr;
+    QCheckBox *m_statesOnly = nullptr;
     QLabel *m_verdict = nullptr;
     QLabel *m_summary = nullptr;
 };

@@ -106,6 +106,14 @@ void ScenarioModel::setUnit(ByteUnit unit)
     emit changed();
 }
 
+void ScenarioModel::setModelStatesOnly(bool on)
+{
+    if (on == m_scenario.modelStatesOnly)
+        return;
+    m_scenario.modelStatesOnly = on;
+    recompute();
+}
+
 void ScenarioModel::setScenario(const Scenario &s, bool scaled)
 {
     m_scenario = s;

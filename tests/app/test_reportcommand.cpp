@@ -57,9 +57,22 @@ void TestReportCommand::issueExampleJson()
     QCOMPARE(b["gradients"].toInteger(), 1102401664LL * 2);
     QCOMPARE(b["master_weights"].toInteger(), 1102401664LL * 4);
     QCOMPARE(b["optimizer_states"].toInteger(), 1102401664LL * 8);
-    QCOMPARE(b["activations"].toInteger(), 0LL);
-    QCOMPARE(b["buffers"].toInteger(), 0LL);
-    QCOMPARE(g["total_bytes"].toInteger(), 1102401664LL * 16);
+    // Activations (defaults: b 1, s 4096, full recompute, flash, fp32 logits), with
+    // sbh e = 4096 x 8192 x 2 = 67,108,864 bytes (docs/activations.md):
+    //   80 layer inputs, 2 sbh each: 80 x 67,108,864 = 5,368,709,120
+    //   one layer recomputed in backward: 16.75 sbh e = 1,124,073,472 plus fp32 softmax
+    //   statistics 4 x 64 x 4096 = 1,048,576
+    //   final norm input and output 2 x 67,108,864, logits 4096 x 128,256 x 4 = 2,101,346,304
+    QCOMPARE(b["activations"].toInteger(),
+             5368709120LL + 1124073472LL + 1048576LL + 134217728LL + 2101346304LL);
+    // Buffers: CUDA context 512 MiB; two gathered units plus one unit's gradient, bf16,
+    // the largest unit being the 128,256 x 8192 embedding: 1,050,673,152 x 3 x 2; and a
+    // 5 % fragmentation reserve of everything else.
+    const qint64 states = 1102401664LL * 16;
+    const qint64 rest = states + b["activations"].toInteger() + 536870912LL + 6304038912LL;
+    QCOMPARE(b["buffers"].toInteger(), 536870912LL + 6304038912LL + rest * 5 / 100);
+    QCOMPARE(g["total_bytes"].toInteger(), rest + rest * 5 / 100);
+    QCOMPARE(o["model_states_only"].toBool(), false);
 }
 
 void TestReportCommand::plainParams_data()
@@ -82,7 +95,8 @@ void TestReportCommand::plainParams()
     QFETCH(QString, params);
     QFETCH(QString, strategy);
     QFETCH(qint64, total);
-    const Run r = run({"--params", params, "--gpus", "64", "--strategy", strategy, "--json"});
+    const Run r = run({"--params", params, "--gpus", "64", "--strategy", strategy, "--json",
+                       "--model-states-only"});
     QCOMPARE(r.code, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o["groups"].toArray()[0].toObject()["total_bytes"].toInteger(), total);
@@ -91,8 +105,8 @@ void TestReportCommand::plainParams()
 
 void TestReportCommand::textOutput()
 {
-    const Run r =
-        run({"--params", "13e9", "--gpus", "4", "--strategy", "fsdp", "--gpu", "a100-40gb"});
+    const Run r = run({"--params", "13e9", "--gpus", "4", "--strategy", "fsdp", "--gpu",
+                       "a100-40gb", "--model-states-only"});
     QCOMPARE(r.code, 0);
     // domain.md section 10: 13B on 4 x A100-40GB needs 52 GB per card.
     QVERIFY2(r.out.contains(QStringLiteral("Overflows by 12 GB per GPU")), qPrintable(r.out));
@@ -118,7 +132,8 @@ void TestReportCommand::badArguments_data()
                                     << "shardscope report: --recipe: unknown recipe 'magic'";
     QTest::newRow("both model and params")
         << QStringList{"--model", "llama3-8b", "--params", "8e9"}
-        << "shardscope report: --model and --params are exclusive";
+        << "shardscope report: --model, --params and an inline architecture (--layers ...) are "
+           "exclusive";
     QTest::newRow("unknown flag") << QStringList{"--gpuz", "8"}
                                   << "shardscope report: Unknown option 'gpuz'.";
     QTest::newRow("bad unit") << QStringList{"--unit", "tb"}

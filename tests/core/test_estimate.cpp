@@ -29,6 +29,7 @@ Scenario plain(qint64 params, qint64 gpus, ZeroStage z, Recipe r = mixedAdam())
     s.gpu.capacityBytes = 80'000'000'000;
     s.layout.gpus = gpus;
     s.layout.zeroStage = z;
+    s.modelStatesOnly = true; // the reference figures count model states only
     return s;
 }
 

@@ -15,6 +15,7 @@ Scenario seventyB(qint64 gpus, ZeroStage z)
     s.gpu.capacityBytes = 80'000'000'000;
     s.layout.gpus = gpus;
     s.layout.zeroStage = z;
+    s.modelStatesOnly = true;
     return s;
 }
 } // namespace

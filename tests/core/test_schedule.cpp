@@ -183,6 +183,9 @@ QString checkInvariants(const ScheduleParams &sp, const Timeline &t)
     // In-flight step functions.
     for (int i = 0; i < p; ++i) {
         const StageTimeline &st = t.stages[size_t(i)];
+        if (peakInFlightBound(sp.schedule, sp.stages, sp.microBatches, sp.chunks, i) !=
+            expectedPeak(sp, i))
+            return QStringLiteral("peakInFlightBound disagrees on stage %1").arg(i);
         if (st.peakInFlight != expectedPeak(sp, i))
             return QStringLiteral("peak in flight on stage %1: %2, expected %3")
                 .arg(i)

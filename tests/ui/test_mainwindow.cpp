@@ -5,6 +5,7 @@
 
 #include <QAbstractButton>
 #include <QButtonGroup>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLocale>
@@ -35,17 +36,27 @@ void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
     MainWindow w;
     QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("llama3-70b"));
     QCOMPARE(w.gpuSpin()->value(), 64);
-    // Llama 3 70B: 70,553,706,496 x 16 B = 1,128.9 GB per GPU under DDP.
+    // Llama 3 70B: 70,553,706,496 x 16 B = 1,128.86 GB of model states per GPU under DDP,
+    // plus 8.73 GB of activations (tests/app/test_reportcommand.cpp writes them out),
+    // 0.54 GB CUDA context, a 25 MiB DDP bucket, and 5 % fragmentation reserve:
+    // (1,128.86 + 8.73 + 0.537 + 0.026) x 1.05 = 1,195.06 GB, 1,115 GB over 80 GB.
     QCOMPARE(w.verdictLabel()->text(),
-             QStringLiteral("Overflows by 1,049 GB per GPU: DDP keeps a full copy on every GPU"));
+             QStringLiteral("Overflows by 1,115 GB per GPU: DDP keeps a full copy on every GPU"));
     QCOMPARE(w.chart()->barCount(), 1);
-    QCOMPARE(w.chart()->stackTop(0), 70553706496.0 * 16 / 1e9);
+    const MemoryReport &r = w.scenarioModel()->report();
+    QCOMPARE(w.chart()->stackTop(0), double(r.peakBytes()) / 1e9);
+    QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 70553706496.0 * 2 / 1e9);
+    QCOMPARE(w.chart()->componentHeight(0, Component::Activations), 8729395200.0 / 1e9);
     QCOMPARE(w.chart()->capacityValue(), 80.0);
+    // The model-states-only view is the seeds' 16 bytes per parameter exactly.
+    w.modelStatesOnlyBox()->setChecked(true);
+    QCOMPARE(w.chart()->stackTop(0), 70553706496.0 * 16 / 1e9);
 }
 
 void TestMainWindow::strategyButtonsReachZero3Fit()
 {
     MainWindow w;
+    w.modelStatesOnlyBox()->setChecked(true);
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     const double expected[] = {1120, 293.125, 155.3125, 17.5}; // domain.md section 9
@@ -63,6 +74,7 @@ void TestMainWindow::strategyButtonsReachZero3Fit()
 void TestMainWindow::gpuSliderUpdatesWhileDragging()
 {
     MainWindow w;
+    w.modelStatesOnlyBox()->setChecked(true);
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     w.strategyButtons()->button(3)->click();
@@ -91,7 +103,8 @@ void TestMainWindow::modelSliderScalesAnArchitecture()
         QStringLiteral("Scaled Llama-style shape, not a published model")));
     const auto params = w.scenarioModel()->scenario().model.parameters();
     QVERIFY(params > 6'000'000'000 && params < 8'000'000'000);
-    QCOMPARE(w.chart()->stackTop(0), double(params) * 16 / 1e9);
+    QCOMPARE(w.chart()->componentHeight(0, Component::OptimizerStates), double(params) * 8 / 1e9);
+    QVERIFY(w.chart()->componentHeight(0, Component::Activations) > 0); // it has a shape
     // Slider ends: 0.1B and 2T.
     QCOMPARE(MainWindow::modelSliderParameters(0), 100'000'000LL);
     QCOMPARE(MainWindow::modelSliderParameters(MainWindow::modelSliderSteps), 2'000'000'000'000LL);
@@ -120,6 +133,7 @@ void TestMainWindow::spinBoxAndSliderAgree()
 void TestMainWindow::recipeBytesAreEditable()
 {
     MainWindow w;
+    w.modelStatesOnlyBox()->setChecked(true);
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     const int bf16 = w.recipeCombo()->findData(QStringLiteral("bf16-adamw"));
