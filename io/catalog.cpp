@@ -1,5 +1,7 @@
 #include "catalog.h"
 
+#include "modeljson.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,28 +12,6 @@
 namespace shardscope {
 
 namespace {
-
-/// Reads a non-negative integer field; JSON numbers are doubles, so values must be
-/// whole and within 2^53. Returns false and fills `error` otherwise.
-bool readInt(const QJsonObject &o, const char *key, std::int64_t *out, QString *error,
-             const QString &where, bool required = true)
-{
-    const QJsonValue v = o.value(QLatin1String(key));
-    if (v.isUndefined()) {
-        if (required)
-            *error = where + QStringLiteral(": missing \"%1\"").arg(QLatin1String(key));
-        return !required;
-    }
-    const double d = v.toDouble(-1);
-    if (!v.isDouble() || d < 0 || d > 9007199254740992.0 || d != double(std::int64_t(d))) {
-        *error =
-            where +
-            QStringLiteral(": \"%1\" must be a non-negative whole number").arg(QLatin1String(key));
-        return false;
-    }
-    *out = std::int64_t(d);
-    return true;
-}
 
 QJsonArray readArray(const QByteArray &bytes, const char *file, const char *key, QString *error)
 {
@@ -58,43 +38,6 @@ QString entryName(const char *file, const QJsonObject &o, qsizetype index)
         .arg(id.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(id));
 }
 
-bool parseModel(const QJsonObject &o, const QString &where, Model *m, QString *error)
-{
-    m->id = o.value(QLatin1String("id")).toString().toStdString();
-    m->displayName = o.value(QLatin1String("name")).toString().toStdString();
-    m->source = o.value(QLatin1String("source")).toString().toStdString();
-    if (m->id.empty() || m->displayName.empty()) {
-        *error = where + QStringLiteral(": needs \"id\" and \"name\"");
-        return false;
-    }
-    if (o.contains(QLatin1String("parameters"))) {
-        return readInt(o, "parameters", &m->plainParameters, error, where);
-    }
-    Architecture a;
-    std::int64_t layers = 0, heads = 0, kv = 0, headDim = 0;
-    if (!readInt(o, "layers", &layers, error, where) ||
-        !readInt(o, "hidden", &a.hidden, error, where) ||
-        !readInt(o, "ffn", &a.ffn, error, where) || !readInt(o, "heads", &heads, error, where) ||
-        !readInt(o, "kv_heads", &kv, error, where) ||
-        !readInt(o, "vocab", &a.vocab, error, where) ||
-        !readInt(o, "head_dim", &headDim, error, where, false))
-        return false;
-    a.layers = int(std::min<std::int64_t>(layers, 1'000'000));
-    a.heads = int(std::min<std::int64_t>(heads, 1'000'000));
-    a.kvHeads = int(std::min<std::int64_t>(kv, 1'000'000));
-    a.headDim = headDim;
-    a.tiedEmbeddings = o.value(QLatin1String("tied")).toBool(false);
-    a.gatedMlp = o.value(QLatin1String("gated_mlp")).toBool(true);
-    a.linearBiases = o.value(QLatin1String("linear_biases")).toBool(false);
-    a.layerNormBias = o.value(QLatin1String("layernorm_bias")).toBool(false);
-    if (const std::string e = validateArchitecture(a); !e.empty()) {
-        *error = where + QStringLiteral(": ") + QString::fromStdString(e);
-        return false;
-    }
-    m->architecture = a;
-    return true;
-}
-
 } // namespace
 
 std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteArray &recipes,
@@ -110,10 +53,10 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
         return std::nullopt;
     for (qsizetype i = 0; i < ms.size(); ++i) {
         const QJsonObject o = ms.at(i).toObject();
-        Model m;
-        if (!parseModel(o, entryName("models.json", o, i), &m, err))
+        auto m = modelFromJson(o, entryName("models.json", o, i), err);
+        if (!m)
             return std::nullopt;
-        c.m_models.push_back(std::move(m));
+        c.m_models.push_back(std::move(*m));
     }
 
     const QJsonArray rs = readArray(recipes, "recipes.json", "recipes", err);
@@ -126,10 +69,10 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
         r.id = o.value(QLatin1String("id")).toString().toStdString();
         r.displayName = o.value(QLatin1String("name")).toString().toStdString();
         r.source = o.value(QLatin1String("source")).toString().toStdString();
-        if (r.id.empty() || !readInt(o, "weights", &r.weightBytes, err, where) ||
-            !readInt(o, "gradients", &r.gradientBytes, err, where) ||
-            !readInt(o, "master_weights", &r.masterWeightBytes, err, where) ||
-            !readInt(o, "optimizer", &r.optimizerBytes, err, where)) {
+        if (r.id.empty() || !readJsonInt(o, "weights", &r.weightBytes, err, where) ||
+            !readJsonInt(o, "gradients", &r.gradientBytes, err, where) ||
+            !readJsonInt(o, "master_weights", &r.masterWeightBytes, err, where) ||
+            !readJsonInt(o, "optimizer", &r.optimizerBytes, err, where)) {
             if (err->isEmpty())
                 *err = where + QStringLiteral(": needs \"id\"");
             return std::nullopt;
@@ -153,8 +96,9 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
         g.shortName = o.value(QLatin1String("short")).toString().toStdString();
         g.source = o.value(QLatin1String("source")).toString().toStdString();
         std::int64_t gb = 0, mib = 0;
-        if (g.id.empty() || g.shortName.empty() || !readInt(o, "capacity_gb", &gb, err, where) ||
-            !readInt(o, "driver_mib", &mib, err, where, false) || gb <= 0 || gb > 100'000) {
+        if (g.id.empty() || g.shortName.empty() ||
+            !readJsonInt(o, "capacity_gb", &gb, err, where) ||
+            !readJsonInt(o, "driver_mib", &mib, err, where, false) || gb <= 0 || gb > 100'000) {
             if (err->isEmpty())
                 *err = where + QStringLiteral(": needs \"id\", \"short\" and a capacity_gb "
                                               "between 1 and 100000");

@@ -1,0 +1,95 @@
+#include "modeljson.h"
+
+#include <QJsonValue>
+#include <algorithm>
+
+namespace shardscope {
+
+bool readJsonInt(const QJsonObject &o, const char *key, std::int64_t *out, QString *error,
+                 const QString &where, bool required)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (v.isUndefined()) {
+        if (required)
+            *error = where + QStringLiteral(": missing \"%1\"").arg(QLatin1String(key));
+        return !required;
+    }
+    const double d = v.toDouble(-1);
+    if (!v.isDouble() || d < 0 || d > 9007199254740992.0 || d != double(std::int64_t(d))) {
+        *error =
+            where +
+            QStringLiteral(": \"%1\" must be a non-negative whole number").arg(QLatin1String(key));
+        return false;
+    }
+    *out = std::int64_t(d);
+    return true;
+}
+
+std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, QString *error)
+{
+    Model model;
+    Model *m = &model;
+    m->id = o.value(QLatin1String("id")).toString().toStdString();
+    m->displayName = o.value(QLatin1String("name")).toString().toStdString();
+    m->source = o.value(QLatin1String("source")).toString().toStdString();
+    if (m->id.empty() || m->displayName.empty()) {
+        *error = where + QStringLiteral(": needs \"id\" and \"name\"");
+        return std::nullopt;
+    }
+    if (o.contains(QLatin1String("parameters"))) {
+        if (!readJsonInt(o, "parameters", &m->plainParameters, error, where))
+            return std::nullopt;
+        return model;
+    }
+    Architecture a;
+    std::int64_t layers = 0, heads = 0, kv = 0, headDim = 0;
+    if (!readJsonInt(o, "layers", &layers, error, where) ||
+        !readJsonInt(o, "hidden", &a.hidden, error, where) ||
+        !readJsonInt(o, "ffn", &a.ffn, error, where) ||
+        !readJsonInt(o, "heads", &heads, error, where) ||
+        !readJsonInt(o, "kv_heads", &kv, error, where) ||
+        !readJsonInt(o, "vocab", &a.vocab, error, where) ||
+        !readJsonInt(o, "head_dim", &headDim, error, where, false))
+        return std::nullopt;
+    a.layers = int(std::min<std::int64_t>(layers, 1'000'000));
+    a.heads = int(std::min<std::int64_t>(heads, 1'000'000));
+    a.kvHeads = int(std::min<std::int64_t>(kv, 1'000'000));
+    a.headDim = headDim;
+    a.tiedEmbeddings = o.value(QLatin1String("tied")).toBool(false);
+    a.gatedMlp = o.value(QLatin1String("gated_mlp")).toBool(true);
+    a.linearBiases = o.value(QLatin1String("linear_biases")).toBool(false);
+    a.layerNormBias = o.value(QLatin1String("layernorm_bias")).toBool(false);
+    if (const std::string e = validateArchitecture(a); !e.empty()) {
+        *error = where + QStringLiteral(": ") + QString::fromStdString(e);
+        return std::nullopt;
+    }
+    m->architecture = a;
+    return model;
+}
+
+QJsonObject modelToJson(const Model &m)
+{
+    QJsonObject o{{"id", QString::fromStdString(m.id)},
+                  {"name", QString::fromStdString(m.displayName)},
+                  {"source", QString::fromStdString(m.source)}};
+    if (!m.architecture) {
+        o.insert("parameters", qint64(m.plainParameters));
+        return o;
+    }
+    const Architecture &a = *m.architecture;
+    o.insert("layers", a.layers);
+    o.insert("hidden", qint64(a.hidden));
+    o.insert("ffn", qint64(a.ffn));
+    o.insert("heads", a.heads);
+    o.insert("kv_heads", a.kvHeads);
+    o.insert("vocab", qint64(a.vocab));
+    if (a.headDim > 0)
+        o.insert("head_dim", qint64(a.headDim));
+    o.insert("tied", a.tiedEmbeddings);
+    o.insert("gated_mlp", a.gatedMlp);
+    o.insert("linear_biases", a.linearBiases);
+    o.insert("layernorm_bias", a.layerNormBias);
+    return o;
+}
+
+} // namespace shardscope
