@@ -1,5 +1,7 @@
 #include "mainwindow.h"
 
+#include "advancedpanel.h"
+#include "breakdownview.h"
 #include "memorychart.h"
 #include "palette.h"
 
@@ -12,10 +14,13 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -52,9 +57,9 @@ std::int64_t MainWindow::modelSliderParameters(int position)
         std::llround(std::pow(10.0, logMinParams + f * (logMaxParams - logMinParams))));
 }
 
-const QList<int> &MainWindow::gpuSliderCounts()
+QList<int> MainWindow::gpuSliderCounts(int multiple)
 {
-    static const QList<int> counts = [] {
+    static const QList<int> nice = [] {
         QList<int> c{1};
         for (int p = 2; p <= 16384; p *= 2) {
             if (p >= 4)
@@ -63,6 +68,11 @@ const QList<int> &MainWindow::gpuSliderCounts()
         }
         return c;
     }();
+    multiple = std::clamp(multiple, 1, 16384);
+    QList<int> counts;
+    for (int c : nice)
+        if (std::int64_t(c) * multiple <= 16384)
+            counts << c * multiple;
     return counts;
 }
 
@@ -88,12 +98,34 @@ MainWindow::MainWindow(QWidget *parent)
     sf.setPointSizeF(13);
     m_summary->setFont(sf);
     m_chart = new MemoryChart;
+    m_breakdown = new BreakdownView;
+    auto *memorySplit = new QSplitter;
+    memorySplit->addWidget(m_chart);
+    memorySplit->addWidget(m_breakdown);
+    memorySplit->setStretchFactor(0, 3);
+    memorySplit->setStretchFactor(1, 1);
+    m_breakdown->setMinimumWidth(360);
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(memorySplit, QStringLiteral("Memory per GPU"));
+    QFont tabFont = m_tabs->font();
+    tabFont.setPointSizeF(13);
+    m_tabs->tabBar()->setFont(tabFont);
     rightLayout->addWidget(m_verdict);
     rightLayout->addWidget(m_summary);
-    rightLayout->addWidget(m_chart, 1);
+    rightLayout->addWidget(m_tabs, 1);
+    connect(m_chart, &MemoryChart::groupClicked, this, [this](int group) {
+        m_selectedGroup = group;
+        m_breakdown->setReport(m_model->scenario(), m_model->report(), m_model->unit(), group);
+    });
 
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(buildControls());
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(430);
+    scroll->setMaximumWidth(540);
     auto *splitter = new QSplitter;
-    splitter->addWidget(buildControls());
+    splitter->addWidget(scroll);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
     setCentralWidget(splitter);
@@ -108,8 +140,6 @@ QWidget *MainWindow::buildControls()
 {
     const Catalog &catalog = m_model->catalog();
     auto *panel = new QWidget;
-    panel->setMinimumWidth(400);
-    panel->setMaximumWidth(520);
     auto *layout = new QVBoxLayout(panel);
     QFont big = panel->font();
     big.setPointSizeF(12);
@@ -158,7 +188,8 @@ QWidget *MainWindow::buildControls()
     auto *gpuBox = new QGroupBox(QStringLiteral("GPUs"));
     auto *gpuForm = new QVBoxLayout(gpuBox);
     m_gpuSlider = new QSlider(Qt::Horizontal);
-    m_gpuSlider->setRange(0, int(gpuSliderCounts().size()) - 1);
+    m_gpuCounts = gpuSliderCounts();
+    m_gpuSlider->setRange(0, int(m_gpuCounts.size()) - 1);
     m_gpuSlider->setPageStep(2);
     m_gpuSlider->setToolTip(QStringLiteral("GPU count (data-parallel degree), 1 to 16,384"));
     m_gpuSpin = new QSpinBox;
@@ -177,7 +208,7 @@ QWidget *MainWindow::buildControls()
     layout->addWidget(gpuBox);
 
     connect(m_gpuSlider, &QSlider::valueChanged, this,
-            [this](int pos) { m_model->setGpus(gpuSliderCounts().value(pos, 1)); });
+            [this](int pos) { m_model->setGpus(m_gpuCounts.value(pos, 1)); });
     connect(m_gpuSpin, &QSpinBox::valueChanged, this, [this](int v) { m_model->setGpus(v); });
     connect(m_gpuCombo, &QComboBox::activated, this, [this](int index) {
         m_model->setGpu(m_gpuCombo->itemData(index).toString().toStdString());
@@ -255,6 +286,22 @@ QWidget *MainWindow::buildControls()
     connect(m_statesOnly, &QCheckBox::toggled, this,
             [this](bool on) { m_model->setModelStatesOnly(on); });
 
+    // Advanced settings, collapsed so the headline controls stay in front.
+    auto *more = new QToolButton;
+    more->setText(QStringLiteral("Advanced: layout, training step, buffers"));
+    more->setCheckable(true);
+    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    more->setArrowType(Qt::RightArrow);
+    more->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_advanced = new AdvancedPanel(m_model);
+    m_advanced->setVisible(false);
+    connect(more, &QToolButton::toggled, this, [this, more](bool on) {
+        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+        m_advanced->setVisible(on);
+    });
+    layout->addWidget(more);
+    layout->addWidget(m_advanced);
+
     layout->addStretch();
     return panel;
 }
@@ -269,11 +316,16 @@ void MainWindow::syncControls()
     if (!m_modelSlider->isSliderDown() && !m_model->modelIsScaled())
         m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
     m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, 16384)));
+    const int multiple = int(std::min<std::int64_t>(s.layout.modelParallel(), 16384));
+    if (m_gpuCounts.value(0) != multiple) {
+        m_gpuCounts = gpuSliderCounts(multiple);
+        m_gpuSlider->setRange(0, int(m_gpuCounts.size()) - 1);
+    }
     if (!m_gpuSlider->isSliderDown()) {
-        const auto &counts = gpuSliderCounts();
         int best = 0;
-        for (int i = 0; i < counts.size(); ++i)
-            if (std::abs(counts[i] - s.layout.gpus) < std::abs(counts[best] - s.layout.gpus))
+        for (int i = 0; i < m_gpuCounts.size(); ++i)
+            if (std::abs(m_gpuCounts[i] - s.layout.gpus) <
+                std::abs(m_gpuCounts[best] - s.layout.gpus))
                 best = i;
         m_gpuSlider->setValue(best);
     }
@@ -348,6 +400,9 @@ void MainWindow::redraw()
         m_summary->clear();
     }
     m_chart->setReport(s, r, unit);
+    if (m_selectedGroup >= int(r.groups.size()))
+        m_selectedGroup = -1;
+    m_breakdown->setReport(s, r, unit, m_selectedGroup);
 }
 
 } // namespace shardscope

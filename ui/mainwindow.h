@@ -10,9 +10,12 @@ class QComboBox;
 class QLabel;
 class QSlider;
 class QSpinBox;
+class QTabWidget;
 
 namespace shardscope {
 
+class AdvancedPanel;
+class BreakdownView;
 class MemoryChart;
 
 /// The explorer window: headline controls (model size, GPU count, strategy, GPU,
@@ -30,8 +33,9 @@ public:
     static int modelSliderPosition(std::int64_t parameters);
     static std::int64_t modelSliderParameters(int position);
     static constexpr int modelSliderSteps = 1000;
-    /// The GPU counts the GPU slider steps through: 1, 2, 3, 4, 6, 8, 12, ... 16,384.
-    static const QList<int> &gpuSliderCounts();
+    /// The GPU counts the GPU slider steps through: 1, 2, 3, 4, 6, 8, 12, ... 16,384,
+    /// each times `multiple` (t x p x c, so every step is a valid layout), up to 16,384.
+    static QList<int> gpuSliderCounts(int multiple = 1);
 
     ScenarioModel *scenarioModel() const { return m_model; }
     MemoryChart *chart() const { return m_chart; }
@@ -44,6 +48,9 @@ public:
     QComboBox *recipeCombo() const { return m_recipeCombo; }
     QLabel *verdictLabel() const { return m_verdict; }
     QLabel *modelInfoLabel() const { return m_modelInfo; }
+    AdvancedPanel *advancedPanel() const { return m_advanced; }
+    BreakdownView *breakdownView() const { return m_breakdown; }
+    QTabWidget *tabs() const { return m_tabs; }
     QCheckBox *modelStatesOnlyBox() const { return m_statesOnly; }
 
 private:
@@ -67,6 +74,11 @@ private:
     QCheckBox *m_statesOnly = nullptr;
     QLabel *m_verdict = nullptr;
     QLabel *m_summary = nullptr;
+    AdvancedPanel *m_advanced = nullptr;
+    BreakdownView *m_breakdown = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QList<int> m_gpuCounts;   ///< what the GPU slider steps through now
+    int m_selectedGroup = -1; ///< group shown in the breakdown (-1: the peak group)
 };
 
 } // namespace shardscope

@@ -114,6 +114,10 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
 
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &MemoryChart::showTooltip);
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
+        if (const int i = barAt(event->pos()); i >= 0)
+            emit groupClicked(groupOfBar(i));
+    });
 }
 
 void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit)
@@ -123,21 +127,30 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
     m_bars.clear();
     if (r.valid()) {
         const bool individual = r.gpuCount() <= maxIndividualBars;
-        for (const GpuGroup &g : r.groups) {
+        const bool staged = r.groups.size() > 1;
+        const QLocale en(QLocale::English);
+        for (std::size_t gi = 0; gi < r.groups.size(); ++gi) {
+            const GpuGroup &g = r.groups[gi];
+            const QString stage =
+                staged ? QStringLiteral("\nstage %1").arg(g.pipelineStage) : QString();
             if (individual) {
                 for (std::int64_t k = 0; k < g.gpuCount; ++k)
-                    m_bars.push_back({QStringLiteral("GPU %1").arg(g.firstRank + k),
-                                      g.firstRank + k, 1, g.bytes});
+                    m_bars.push_back({QStringLiteral("GPU %1").arg(g.firstRank + k) + stage,
+                                      g.firstRank + k, 1, g.bytes, int(gi)});
             } else {
                 const std::int64_t last = g.firstRank + g.gpuCount - 1;
-                m_bars.push_back(
-                    {g.gpuCount == 1
-                         ? QStringLiteral("GPU %1").arg(g.firstRank)
-                         : QStringLiteral("GPU %1–%2\n× %3")
-                               .arg(g.firstRank)
-                               .arg(last)
-                               .arg(QLocale(QLocale::English).toString(qlonglong(g.gpuCount))),
-                     g.firstRank, g.gpuCount, g.bytes});
+                const QString label = staged ? QStringLiteral("Stage %1\nGPU %2–%3\n× %4")
+                                                   .arg(g.pipelineStage)
+                                                   .arg(g.firstRank)
+                                                   .arg(last)
+                                                   .arg(en.toString(qlonglong(g.gpuCount)))
+                                      : g.gpuCount == 1
+                                          ? QStringLiteral("GPU %1").arg(g.firstRank)
+                                          : QStringLiteral("GPU %1–%2\n× %3")
+                                                .arg(g.firstRank)
+                                                .arg(last)
+                                                .arg(en.toString(qlonglong(g.gpuCount)));
+                m_bars.push_back({label, g.firstRank, g.gpuCount, g.bytes, int(gi)});
             }
         }
     }
@@ -276,6 +289,11 @@ QString MemoryChart::tooltipText(int i) const
                            "<td align=right>&nbsp;%2</td></tr></table>")
                 .arg(qs(formatBytes(b.bytes.total(), m_unit)), exactBytes(b.bytes.total()));
     return text;
+}
+
+int MemoryChart::groupOfBar(int i) const
+{
+    return i >= 0 && i < barCount() ? m_bars[std::size_t(i)].group : -1;
 }
 
 int MemoryChart::barAt(const QPoint &pos) const

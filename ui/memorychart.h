@@ -51,6 +51,12 @@ public:
     QString tooltipText(int i) const;
     /// Index of the bar under a widget-relative pixel position, or -1.
     int barAt(const QPoint &pos) const;
+    /// The report group (pipeline stage) bar i belongs to, or -1.
+    int groupOfBar(int i) const;
+
+signals:
+    /// The user clicked a bar of group `group` (an index into MemoryReport::groups).
+    void groupClicked(int group);
 
 private:
     void showTooltip(QMouseEvent *event);
@@ -61,6 +67,7 @@ private:
         std::int64_t firstRank = 0;
         std::int64_t gpuCount = 0;
         ComponentBytes bytes;
+        int group = 0;
     };
 
     QCustomPlot *m_plot = nullptr;

@@ -1,5 +1,7 @@
 // Drives the window's controls programmatically and checks what the chart and
 // the verdict show (issue 2: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
+#include "advancedpanel.h"
+#include "breakdownview.h"
 #include "mainwindow.h"
 #include "memorychart.h"
 
@@ -9,6 +11,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLocale>
+#include <QPieSeries>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTest>
@@ -29,6 +32,9 @@ private slots:
     void recipeBytesAreEditable();
     void unitSwitchRedrawsInGib();
     void groupsWhenTooManyGpus();
+    void advancedLayoutMakesStages();
+    void impossibleLayoutSaysWhy();
+    void breakdownShowsTheSelectedStage();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -78,7 +84,7 @@ void TestMainWindow::gpuSliderUpdatesWhileDragging()
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     w.strategyButtons()->button(3)->click();
-    const auto &counts = MainWindow::gpuSliderCounts();
+    const auto counts = MainWindow::gpuSliderCounts();
     const int at8 = int(counts.indexOf(8)), at16 = int(counts.indexOf(16));
     QVERIFY(at8 >= 0 && at16 > at8);
     w.gpuSlider()->setSliderDown(true); // a drag in progress: no release yet
@@ -127,6 +133,8 @@ void TestMainWindow::spinBoxAndSliderAgree()
     w.gpuSpin()->setValue(1000);
     QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 1000LL);
     QCOMPARE(MainWindow::gpuSliderCounts().value(w.gpuSlider()->value()), 1024);
+    QCOMPARE(MainWindow::gpuSliderCounts(32).first(), 32);
+    QCOMPARE(MainWindow::gpuSliderCounts(32).last(), 16384);
     QCOMPARE(MainWindow::gpuSliderCounts().last(), 16384);
 }
 
@@ -165,6 +173,59 @@ void TestMainWindow::groupsWhenTooManyGpus()
     w.gpuSpin()->setValue(16384);
     QCOMPARE(w.chart()->barCount(), 1);
     QCOMPARE(w.chart()->barLabel(0), QStringLiteral("GPU 0–16383\n× 16,384"));
+}
+
+void TestMainWindow::advancedLayoutMakesStages()
+{
+    MainWindow w;
+    w.gpuSpin()->setValue(2); // d 2
+    w.advancedPanel()->tensorParallel()->setValue(8);
+    w.advancedPanel()->pipelineParallel()->setValue(4);
+    // d stays 2: world size 2 x 8 x 4 = 64; the GPU slider now steps in multiples of 32.
+    const Scenario &s = w.scenarioModel()->scenario();
+    QCOMPARE(qint64(s.layout.gpus), 64LL);
+    QCOMPARE(qint64(s.layout.dataParallel()), 2LL);
+    QCOMPARE(w.advancedPanel()->layoutLabel()->text(),
+             QStringLiteral("64 GPUs = d 2 × t 8 × p 4 × c 1; global batch 16 sequences"));
+    QCOMPARE(w.chart()->barCount(), 4); // one bar per stage (64 GPUs > 16)
+    QCOMPARE(w.chart()->barLabel(3), QStringLiteral("Stage 3\nGPU 48–63\n× 16"));
+    QCOMPARE(w.chart()->groupOfBar(3), 3);
+    for (int i = 0; i < 4; ++i)
+        QCOMPARE(w.chart()->stackTop(i),
+                 double(w.scenarioModel()->report().groups[i].totalBytes()) / 1e9);
+    w.gpuSlider()->setValue(w.gpuSlider()->value() + 1);
+    QCOMPARE(qint64(s.layout.gpus), 96LL);
+}
+
+void TestMainWindow::impossibleLayoutSaysWhy()
+{
+    MainWindow w;
+    w.advancedPanel()->tensorParallel()->setValue(3); // 64 heads are not divisible by 3
+    QCOMPARE(w.verdictLabel()->text(),
+             QStringLiteral("Cannot estimate: activations: heads (64) is not divisible by tensor "
+                            "parallel size (3)"));
+    QCOMPARE(w.chart()->barCount(), 0);
+    QVERIFY(!w.verdictLabel()->text().contains(QStringLiteral("nan")));
+    w.advancedPanel()->tensorParallel()->setValue(8);
+    QVERIFY(w.scenarioModel()->report().valid());
+}
+
+void TestMainWindow::breakdownShowsTheSelectedStage()
+{
+    MainWindow w;
+    w.gpuSpin()->setValue(2);
+    w.advancedPanel()->tensorParallel()->setValue(8);
+    w.advancedPanel()->pipelineParallel()->setValue(4);
+    // The peak stage by default: 1F1B holds most micro-batches on stage 0.
+    QVERIFY(w.breakdownView()->title().startsWith(QStringLiteral("Stage 0 · GPU 0–15")));
+    const GpuGroup &g0 = w.scenarioModel()->report().groups[0];
+    double sum = 0;
+    for (auto *slice : w.breakdownView()->series()->slices())
+        sum += slice->value();
+    QCOMPARE(sum, double(g0.totalBytes()));
+    QVERIFY(w.breakdownView()->communicationText().contains(QStringLiteral("Tensor parallel")));
+    emit w.chart()->groupClicked(3);
+    QVERIFY(w.breakdownView()->title().startsWith(QStringLiteral("Stage 3 · GPU 48–63")));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,130 @@
+#include "breakdownview.h"
+
+#include "palette.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QPieSeries>
+#include <QPieSlice>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+namespace shardscope {
+
+namespace {
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+} // namespace
+
+BreakdownView::BreakdownView(QWidget *parent)
+    : QWidget(parent), m_series(new QPieSeries), m_view(new QChartView), m_title(new QLabel),
+      m_comm(new QLabel)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    QFont tf = font();
+    tf.setPointSizeF(14);
+    tf.setBold(true);
+    m_title->setFont(tf);
+    m_title->setWordWrap(true);
+    m_series->setHoleSize(0.5);
+    m_series->setPieSize(0.9);
+    auto *chart = new QChart;
+    chart->addSeries(m_series);
+    chart->setAnimationOptions(QChart::NoAnimation); // grabs must show the slices
+    chart->legend()->setVisible(false);
+    chart->setBackgroundVisible(false);
+    chart->setMargins(QMargins(0, 0, 0, 0));
+    m_view->setChart(chart);
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMinimumSize(260, 240);
+    QFont cf = font();
+    cf.setPointSizeF(12);
+    m_comm->setFont(cf);
+    m_comm->setWordWrap(true);
+    m_comm->setTextFormat(Qt::RichText);
+    layout->addWidget(m_title);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_comm);
+}
+
+void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit,
+                              int groupIndex)
+{
+    m_series->clear();
+    if (!r.valid() || r.groups.empty()) {
+        m_title->setText(QStringLiteral("No valid layout"));
+        m_comm->clear();
+        return;
+    }
+    const GpuGroup &g = groupIndex >= 0 && groupIndex < int(r.groups.size())
+                            ? r.groups[std::size_t(groupIndex)]
+                            : *r.peakGroup();
+    const QString where = s.layout.pipelineParallel > 1
+                              ? QStringLiteral("Stage %1 · ").arg(g.pipelineStage)
+                              : QString();
+    m_title->setText(QStringLiteral("%1GPU %2%3: %4 each")
+                         .arg(where)
+                         .arg(g.firstRank)
+                         .arg(g.gpuCount > 1
+                                  ? QStringLiteral("–%1").arg(g.firstRank + g.gpuCount - 1)
+                                  : QString())
+                         .arg(qs(formatBytes(g.totalBytes(), unit))));
+    const double total = double(std::max<std::int64_t>(1, g.totalBytes()));
+    QString parts = QStringLiteral("<table>");
+    for (int c = componentCount - 1; c >= 0; --c) {
+        const std::int64_t v = componentValue(g.bytes, Component(c));
+        if (v <= 0)
+            continue;
+        auto *slice = m_series->append(qs(componentName(Component(c))), double(v));
+        slice->setColor(componentColor(Component(c)));
+        slice->setBorderColor(Qt::white);
+        slice->setLabelVisible(false);
+        parts += QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td>"
+                                "<td align=right>&nbsp;&nbsp;%3</td>"
+                                "<td align=right>&nbsp;&nbsp;%4%</td></tr>")
+                     .arg(componentColor(Component(c)).name(), qs(componentName(Component(c))),
+                          qs(formatBytes(v, unit)))
+                     .arg(double(v) / total * 100, 0, 'f', 0);
+    }
+    parts += QStringLiteral("</table><br>");
+    const CommunicationBytes &cm = g.communication;
+    auto row = [unit](const QString &name, std::int64_t bytes) {
+        return QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;&nbsp;%2</td></tr>")
+            .arg(name, qs(formatBytes(bytes, unit)));
+    };
+    const char *dpName = s.layout.zeroStage == ZeroStage::Zero3
+                             ? "Data parallel (gathers + reduce-scatter)"
+                             : "Data parallel (gradient reduction)";
+    QString html = parts + QStringLiteral("<b>Sent per GPU per step</b><table>");
+    html += row(QString::fromLatin1(dpName), cm.dataParallel);
+    if (s.layout.tensorParallel > 1)
+        html += row(QStringLiteral("Tensor parallel (all-reduces)"), cm.tensorParallel);
+    if (s.layout.pipelineParallel > 1)
+        html += row(QStringLiteral("Pipeline (activations to neighbours)"), cm.pipelineParallel);
+    if (s.layout.contextParallel > 1)
+        html += row(QStringLiteral("Context parallel (keys/values)"), cm.contextParallel);
+    html += row(QStringLiteral("<b>Total</b>"), cm.total()) + QStringLiteral("</table>");
+    if (g.hostBytes > 0)
+        html +=
+            QStringLiteral("<br>Offloaded to host: %1 per GPU, %2 per node")
+                .arg(qs(formatBytes(g.hostBytes, unit)), qs(formatBytes(r.hostBytesPerNode, unit)));
+    m_comm->setText(html);
+}
+
+QString BreakdownView::title() const
+{
+    return m_title->text();
+}
+
+QString BreakdownView::communicationText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_comm->text());
+    return doc.toPlainText();
+}
+
+} // namespace shardscope
