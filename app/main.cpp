@@ -32,7 +32,10 @@ int runGui(int argc, char **argv)
     const QCommandLineOption size(QStringLiteral("size"),
                                   QStringLiteral("Window size WIDTHxHEIGHT (default 1600x950)."),
                                   QStringLiteral("size"));
-    p.addOptions({screenshot, size});
+    const QCommandLineOption present(QStringLiteral("present"),
+                                     QStringLiteral("Start in presentation mode."));
+    const QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
+    p.addOptions({screenshot, size, present, dark});
     p.process(app);
 
     QTextStream err(stderr);
@@ -65,6 +68,8 @@ int runGui(int argc, char **argv)
         }
         window.resize(w, h);
     }
+    window.setDarkTheme(p.isSet(dark));
+    window.setPresentationMode(p.isSet(present));
     window.show();
     if (p.isSet(screenshot)) {
         const QString file = p.value(screenshot);

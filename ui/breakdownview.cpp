@@ -115,6 +115,17 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
     m_comm->setText(html);
 }
 
+void BreakdownView::setFontScale(double scale)
+{
+    QFont tf = font();
+    tf.setPointSizeF(14 * scale);
+    tf.setBold(true);
+    m_title->setFont(tf);
+    QFont cf = font();
+    cf.setPointSizeF(12 * scale);
+    m_comm->setFont(cf);
+}
+
 QString BreakdownView::title() const
 {
     return m_title->text();

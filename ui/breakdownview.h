@@ -24,6 +24,9 @@ public:
     /// Shows group `groupIndex` of the report (the peak group when out of range).
     void setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit, int groupIndex);
 
+    /// Scales the text (presentation mode: 1.4).
+    void setFontScale(double scale);
+
     /// The donut's series (one slice per non-zero component), for tests.
     QPieSeries *series() const { return m_series; }
     /// The heading, e.g. "Stage 0 · GPUs 0–15: 50.5 GB".

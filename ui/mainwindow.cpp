@@ -5,6 +5,8 @@
 #include "memorychart.h"
 #include "palette.h"
 
+#include <QAction>
+#include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
@@ -13,12 +15,15 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStyleFactory>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -132,14 +137,98 @@ MainWindow::MainWindow(QWidget *parent)
     resize(1600, 950);
 
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::redraw);
+    buildMenus();
     syncControls();
     redraw();
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *view = menuBar()->addMenu(QStringLiteral("&View"));
+    QAction *present = view->addAction(QStringLiteral("&Presentation mode"));
+    present->setCheckable(true);
+    present->setShortcut(QKeySequence(Qt::Key_F5));
+    connect(present, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    QAction *dark = view->addAction(QStringLiteral("&Dark theme"));
+    dark->setCheckable(true);
+    dark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    connect(dark, &QAction::toggled, this, &MainWindow::setDarkTheme);
+    QAction *full = view->addAction(QStringLiteral("&Full screen"));
+    full->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_F11)});
+    connect(full, &QAction::triggered, this, &MainWindow::toggleFullScreen);
+    // Escape leaves full screen, as slide software does.
+    auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(escape, &QShortcut::activated, this, [this] {
+        if (isFullScreen())
+            toggleFullScreen();
+    });
+}
+
+void MainWindow::toggleFullScreen()
+{
+    if (isFullScreen())
+        showNormal();
+    else
+        showFullScreen();
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    m_presentation = on;
+    for (QWidget *w : m_secondaryControls)
+        w->setVisible(!on);
+    if (on)
+        m_advanced->setVisible(false);
+    applyLook();
+}
+
+void MainWindow::setDarkTheme(bool on)
+{
+    m_dark = on;
+    applyLook();
+}
+
+void MainWindow::applyLook()
+{
+    // Window colours: Fusion with a dark palette, or the default light one.
+    if (m_dark) {
+        QPalette p;
+        p.setColor(QPalette::Window, QColor(0x1E, 0x20, 0x25));
+        p.setColor(QPalette::WindowText, QColor(0xEE, 0xEE, 0xEE));
+        p.setColor(QPalette::Base, QColor(0x12, 0x14, 0x18));
+        p.setColor(QPalette::AlternateBase, QColor(0x26, 0x29, 0x30));
+        p.setColor(QPalette::Text, QColor(0xEE, 0xEE, 0xEE));
+        p.setColor(QPalette::Button, QColor(0x2B, 0x2E, 0x35));
+        p.setColor(QPalette::ButtonText, QColor(0xEE, 0xEE, 0xEE));
+        p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
+        p.setColor(QPalette::HighlightedText, Qt::black);
+        p.setColor(QPalette::ToolTipBase, QColor(0x26, 0x29, 0x30));
+        p.setColor(QPalette::ToolTipText, QColor(0xEE, 0xEE, 0xEE));
+        setPalette(p);
+    } else {
+        setPalette(QApplication::style()->standardPalette());
+    }
+    const ChartStyle style = m_presentation ? ChartStyle::presentation(m_dark)
+                             : m_dark       ? ChartStyle::dark()
+                                            : ChartStyle::light();
+    m_chart->setStyle(style);
+    m_breakdown->setFontScale(m_presentation ? 1.4 : 1.0);
+    QFont panel = font();
+    panel.setPointSizeF(m_presentation ? 17 : 12);
+    m_controlPanel->setFont(panel);
+    QFont vf = m_verdict->font();
+    vf.setPointSizeF(m_presentation ? 30 : 20);
+    m_verdict->setFont(vf);
+    QFont sf = m_summary->font();
+    sf.setPointSizeF(m_presentation ? 18 : 13);
+    m_summary->setFont(sf);
 }
 
 QWidget *MainWindow::buildControls()
 {
     const Catalog &catalog = m_model->catalog();
     auto *panel = new QWidget;
+    m_controlPanel = panel;
     auto *layout = new QVBoxLayout(panel);
     QFont big = panel->font();
     big.setPointSizeF(12);
@@ -152,6 +241,8 @@ QWidget *MainWindow::buildControls()
     for (const Model &m : catalog.models())
         m_modelCombo->addItem(qs(m.displayName), qs(m.id));
     m_modelCombo->addItem(QStringLiteral("Scaled from the size slider"), QStringLiteral("scaled"));
+    // Models from a file or the command line (their name replaces this text).
+    m_modelCombo->addItem(QStringLiteral("Custom model"), QStringLiteral("custom"));
     m_modelSlider = new QSlider(Qt::Horizontal);
     m_modelSlider->setRange(0, modelSliderSteps);
     m_modelSlider->setPageStep(25);
@@ -172,10 +263,13 @@ QWidget *MainWindow::buildControls()
     ends->addWidget(new QLabel(QStringLiteral("2T")));
     modelForm->addLayout(ends);
     modelForm->addWidget(m_modelInfo);
+    m_secondaryControls << m_modelInfo;
     layout->addWidget(modelBox);
 
     connect(m_modelCombo, &QComboBox::activated, this, [this](int index) {
         const QString id = m_modelCombo->itemData(index).toString();
+        if (id == QStringLiteral("custom"))
+            return; // already the current model
         if (id == QStringLiteral("scaled"))
             m_model->setScaledModel(modelSliderParameters(m_modelSlider->value()));
         else
@@ -256,6 +350,7 @@ QWidget *MainWindow::buildControls()
         });
     }
     layout->addWidget(recipeBox);
+    m_secondaryControls << recipeBox;
     connect(m_recipeCombo, &QComboBox::activated, this, [this](int index) {
         m_model->setRecipe(m_recipeCombo->itemData(index).toString().toStdString());
     });
@@ -281,6 +376,7 @@ QWidget *MainWindow::buildControls()
         "paper's Figure 1 and the teaching notes do. Off: activations and buffers too."));
     unitLayout->addWidget(m_statesOnly);
     layout->addWidget(unitBox);
+    m_secondaryControls << unitBox;
     connect(m_unit, &QButtonGroup::idClicked, this,
             [this](int id) { m_model->setUnit(ByteUnit(id)); });
     connect(m_statesOnly, &QCheckBox::toggled, this,
@@ -301,6 +397,7 @@ QWidget *MainWindow::buildControls()
     });
     layout->addWidget(more);
     layout->addWidget(m_advanced);
+    m_secondaryControls << more;
 
     layout->addStretch();
     return panel;
@@ -312,7 +409,13 @@ void MainWindow::syncControls()
     const QSignalBlocker b1(m_modelCombo), b2(m_modelSlider), b3(m_gpuSlider), b4(m_gpuSpin),
         b5(m_gpuCombo), b6(m_recipeCombo);
     const QString modelId = m_model->modelIsScaled() ? QStringLiteral("scaled") : qs(s.model.id);
-    m_modelCombo->setCurrentIndex(std::max(0, m_modelCombo->findData(modelId)));
+    int modelIndex = m_modelCombo->findData(modelId);
+    if (modelIndex < 0 || modelId == QStringLiteral("custom")) {
+        modelIndex = m_modelCombo->findData(QStringLiteral("custom"));
+        m_modelCombo->setItemText(
+            modelIndex, qs(s.model.displayName.empty() ? "Custom model" : s.model.displayName));
+    }
+    m_modelCombo->setCurrentIndex(modelIndex);
     if (!m_modelSlider->isSliderDown() && !m_model->modelIsScaled())
         m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
     m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, 16384)));

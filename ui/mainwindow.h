@@ -53,8 +53,20 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     QCheckBox *modelStatesOnlyBox() const { return m_statesOnly; }
 
+    /// Presentation mode: large type and thick lines, high contrast, only the
+    /// headline controls (model, GPUs, strategy) left in the panel.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    /// Dark or light theme for the window and every chart.
+    void setDarkTheme(bool on);
+    bool darkTheme() const { return m_dark; }
+    /// Toggles full screen (key F).
+    void toggleFullScreen();
+
 private:
     QWidget *buildControls();
+    void buildMenus();
+    void applyLook();
     void syncControls();
     void redraw();
 
@@ -79,6 +91,10 @@ private:
     QTabWidget *m_tabs = nullptr;
     QList<int> m_gpuCounts;   ///< what the GPU slider steps through now
     int m_selectedGroup = -1; ///< group shown in the breakdown (-1: the peak group)
+    bool m_presentation = false;
+    bool m_dark = false;
+    QList<QWidget *> m_secondaryControls; ///< hidden in presentation mode
+    QWidget *m_controlPanel = nullptr;
 };
 
 } // namespace shardscope

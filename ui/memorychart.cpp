@@ -33,19 +33,6 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
     layout->addWidget(m_plot);
     setMinimumSize(480, 320);
 
-    QFont tickFont = font();
-    tickFont.setPointSizeF(12);
-    QFont labelFont = tickFont;
-    labelFont.setPointSizeF(14);
-    labelFont.setBold(true);
-
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setTickLabelFont(tickFont);
-        axis->setLabelFont(labelFont);
-        axis->setBasePen(QPen(QColor(60, 60, 60), 1.5));
-        axis->setTickPen(QPen(QColor(60, 60, 60), 1.5));
-        axis->grid()->setPen(QPen(QColor(225, 225, 225), 1));
-    }
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->xAxis->setLabel(QStringLiteral("GPUs (global rank)"));
     m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
@@ -55,7 +42,6 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
     for (int c = 0; c < componentCount; ++c) {
         auto *bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
         bars->setName(qs(componentName(Component(c))));
-        bars->setPen(QPen(Qt::white, 1));
         bars->setBrush(componentColor(Component(c)));
         bars->setWidth(barWidth);
         bars->setStackingGap(0);
@@ -66,40 +52,29 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
     }
     m_overflow = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     m_overflow->setName(QStringLiteral("Above capacity"));
-    m_overflow->setPen(QPen(overflowColor(), 3));
-    m_overflow->setBrush(QBrush(QColor(255, 255, 255, 190), Qt::BDiagPattern));
+
     m_overflow->setWidth(barWidth);
     m_overflow->setSelectable(QCP::stNone);
 
     m_capacityLine = new QCPItemStraightLine(m_plot);
-    m_capacityLine->setPen(QPen(QColor(25, 25, 25), 3, Qt::DashLine));
     m_capacityText = new QCPItemText(m_plot);
     m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityText->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_capacityText->setClipToAxisRect(false);
     m_capacityText->setTextAlignment(Qt::AlignLeft);
-    QFont capFont = labelFont;
-    capFont.setPointSizeF(14);
-    m_capacityText->setFont(capFont);
-    m_capacityText->setColor(QColor(25, 25, 25));
-    m_capacityText->setBrush(QColor(255, 255, 255, 220));
     m_capacityText->setPadding(QMargins(6, 2, 6, 2));
 
     m_message = new QCPItemText(m_plot);
     m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_message->position->setCoords(0.5, 0.5);
-    m_message->setFont(labelFont);
     m_message->setColor(overflowsColor());
     m_message->setVisible(false);
 
     // Legend in a row above the axis rect, so it can never cover a bar.
-    QFont legendFont = tickFont;
-    legendFont.setPointSizeF(13);
-    m_plot->legend->setFont(legendFont);
     m_plot->legend->setVisible(true);
     m_plot->legend->setBorderPen(Qt::NoPen);
-    m_plot->legend->setIconSize(24, 18);
+
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     m_plot->legend->setWrap(7);
     m_plot->legend->setColumnSpacing(18);
@@ -111,6 +86,7 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
     // Room right of the axis rect for the capacity label.
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
     m_plot->axisRect()->setMargins(QMargins(0, 0, 150, 0));
+    applyStyle();
 
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &MemoryChart::showTooltip);
@@ -118,6 +94,61 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
         if (const int i = barAt(event->pos()); i >= 0)
             emit groupClicked(groupOfBar(i));
     });
+}
+
+QFont MemoryChart::scaledFont(double points, bool bold) const
+{
+    QFont f = font();
+    f.setPointSizeF(points * m_style.fontScale);
+    f.setBold(bold);
+    return f;
+}
+
+void MemoryChart::setStyle(const ChartStyle &style)
+{
+    m_style = style;
+    applyStyle();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryChart::applyStyle()
+{
+    const ChartStyle &st = m_style;
+    const double lw = st.lineScale;
+    m_plot->setBackground(st.background);
+    m_plot->axisRect()->setBackground(st.background);
+    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setTickLabelFont(scaledFont(12));
+        axis->setLabelFont(scaledFont(14, true));
+        axis->setTickLabelColor(st.ink);
+        axis->setLabelColor(st.ink);
+        axis->setBasePen(QPen(st.ink, 1.5 * lw));
+        axis->setTickPen(QPen(st.ink, 1.5 * lw));
+        axis->setSubTickPen(QPen(st.ink, 1 * lw));
+        axis->grid()->setPen(QPen(st.grid, 1 * lw));
+    }
+    for (auto *bars : m_stack)
+        bars->setPen(QPen(st.barOutline, 1 * lw));
+    m_overflow->setPen(QPen(overflowColor(), 3 * lw));
+    QColor hatch = st.background;
+    hatch.setAlpha(190);
+    m_overflow->setBrush(QBrush(hatch, Qt::BDiagPattern));
+    m_capacityLine->setPen(QPen(st.ink, 3 * lw, Qt::DashLine));
+    m_capacityText->setFont(scaledFont(14, true));
+    m_capacityText->setColor(st.ink);
+    QColor label = st.background;
+    label.setAlpha(220);
+    m_capacityText->setBrush(label);
+    m_message->setFont(scaledFont(14, true));
+    m_plot->legend->setFont(scaledFont(13));
+    m_plot->legend->setTextColor(st.ink);
+    m_plot->legend->setBrush(st.background);
+    m_plot->legend->setIconSize(int(24 * st.fontScale), int(18 * st.fontScale));
+    m_plot->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
+    for (QCPItemText *t : m_totals) {
+        t->setColor(st.ink);
+        t->setFont(scaledFont(barCount() > 10 ? 11 : 13, true));
+    }
 }
 
 void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit)
@@ -194,10 +225,7 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
     // Total above every bar.
     while (int(m_totals.size()) < n) {
         auto *t = new QCPItemText(m_plot);
-        QFont f = font();
-        f.setPointSizeF(n > 10 ? 10.5 : 12);
-        f.setBold(true);
-        t->setFont(f);
+        t->setColor(m_style.ink);
         t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         t->setPadding(QMargins(0, 0, 0, 3));
         m_totals.push_back(t);
@@ -208,9 +236,7 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
         if (i < n) {
             t->position->setCoords(keys[i], stackTop(i));
             t->setText(qs(formatBytes(m_bars[i].bytes.total(), unit)));
-            QFont f = t->font();
-            f.setPointSizeF(n > 10 ? 10.5 : 12);
-            t->setFont(f);
+            t->setFont(scaledFont(n > 10 ? 11 : 13, true));
         }
     }
 

@@ -2,6 +2,7 @@
 
 #include "format.h"
 #include "memoryreport.h"
+#include "palette.h"
 #include "scenario.h"
 
 #include <QWidget>
@@ -29,6 +30,10 @@ public:
     static constexpr int maxIndividualBars = 16;
 
     explicit MemoryChart(QWidget *parent = nullptr);
+
+    /// Changes the look (light, dark, presentation) and redraws.
+    void setStyle(const ChartStyle &style);
+    const ChartStyle &style() const { return m_style; }
 
     /// Redraws for a report (queued replot: bursts of calls cost one replot).
     void setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit);
@@ -60,6 +65,9 @@ signals:
 
 private:
     void showTooltip(QMouseEvent *event);
+    void applyStyle();
+    /// The widget font at `points` x the style's font scale.
+    QFont scaledFont(double points, bool bold = false) const;
 
     struct Bar
     {
@@ -80,6 +88,7 @@ private:
     std::vector<Bar> m_bars;
     double m_capacity = 0;
     ByteUnit m_unit = ByteUnit::GB;
+    ChartStyle m_style;
 };
 
 } // namespace shardscope

@@ -36,4 +36,31 @@ QColor overflowsColor()
     return QColor(0xB3, 0x26, 0x1E);
 }
 
+ChartStyle ChartStyle::light()
+{
+    return ChartStyle{};
+}
+
+ChartStyle ChartStyle::dark()
+{
+    ChartStyle s;
+    s.background = QColor(0x12, 0x14, 0x18);
+    s.ink = QColor(0xEE, 0xEE, 0xEE);
+    s.grid = QColor(0x3A, 0x3D, 0x44);
+    s.barOutline = s.background;
+    return s;
+}
+
+ChartStyle ChartStyle::presentation(bool darkTheme)
+{
+    ChartStyle s = darkTheme ? dark() : light();
+    if (!darkTheme) {
+        s.ink = Qt::black;
+        s.grid = QColor(200, 200, 200);
+    }
+    s.fontScale = 1.5;
+    s.lineScale = 1.6;
+    return s;
+}
+
 } // namespace shardscope

@@ -15,4 +15,23 @@ QColor overflowColor();
 QColor fitsColor();
 QColor overflowsColor();
 
+/// How charts look: colours of the canvas and ink, and how much larger type and
+/// lines are drawn (presentation mode: readable from the back of a room).
+struct ChartStyle
+{
+    QColor background = Qt::white;   ///< plot canvas
+    QColor ink = QColor(25, 25, 25); ///< text, axes, capacity line
+    QColor grid = QColor(225, 225, 225);
+    QColor barOutline = Qt::white; ///< gap between stacked parts
+    double fontScale = 1.0;        ///< multiplies every point size
+    double lineScale = 1.0;        ///< multiplies every pen width
+
+    /// The default light look.
+    static ChartStyle light();
+    /// A dark look: near-black canvas, light ink (same component colours).
+    static ChartStyle dark();
+    /// Presentation mode: high contrast, type 1.5x and lines 1.6x, light or dark.
+    static ChartStyle presentation(bool darkTheme);
+};
+
 } // namespace shardscope

@@ -35,6 +35,8 @@ private slots:
     void advancedLayoutMakesStages();
     void impossibleLayoutSaysWhy();
     void breakdownShowsTheSelectedStage();
+    void presentationModeAndThemes();
+    void customModelNamesItself();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -226,6 +228,42 @@ void TestMainWindow::breakdownShowsTheSelectedStage()
     QVERIFY(w.breakdownView()->communicationText().contains(QStringLiteral("Tensor parallel")));
     emit w.chart()->groupClicked(3);
     QVERIFY(w.breakdownView()->title().startsWith(QStringLiteral("Stage 3 · GPU 48–63")));
+}
+
+void TestMainWindow::presentationModeAndThemes()
+{
+    MainWindow w;
+    w.show();
+    QVERIFY(w.recipeCombo()->isVisible());
+    w.setPresentationMode(true);
+    // Controls shrink to the headline ones; type and lines grow.
+    QVERIFY(!w.recipeCombo()->isVisible());
+    QVERIFY(w.gpuSlider()->isVisible());
+    QVERIFY(w.strategyButtons()->button(0)->isVisible());
+    QCOMPARE(w.chart()->style().fontScale, 1.5);
+    QCOMPARE(w.chart()->style().ink, QColor(Qt::black));
+    QCOMPARE(w.verdictLabel()->font().pointSizeF(), 30.0);
+    w.setDarkTheme(true);
+    QCOMPARE(w.chart()->style().background, ChartStyle::dark().background);
+    QVERIFY(w.palette().color(QPalette::Window).lightness() < 60);
+    w.setPresentationMode(false);
+    QVERIFY(w.recipeCombo()->isVisible());
+    QCOMPARE(w.chart()->style().fontScale, 1.0);
+    w.setDarkTheme(false);
+    QCOMPARE(w.chart()->style().background, QColor(Qt::white));
+}
+
+void TestMainWindow::customModelNamesItself()
+{
+    MainWindow w;
+    Scenario s = w.scenarioModel()->scenario();
+    s.model = Model{};
+    s.model.id = "custom";
+    s.model.displayName = "70B (plain count)";
+    s.model.plainParameters = 70'000'000'000;
+    w.scenarioModel()->setScenario(s);
+    QCOMPARE(w.modelCombo()->currentText(), QStringLiteral("70B (plain count)"));
+    QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("custom"));
 }
 
 QTEST_MAIN(TestMainWindow)
