@@ -1,0 +1,589 @@
+#include "livepanel.h"
+
+#include "palette.h"
+#include "scenariomodel.h"
+
+#include <QDateTime>
+#include <QFontMetrics>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <qcustomplot.h>
+
+namespace shardscope {
+
+namespace {
+
+constexpr double barWidth = 0.38;
+constexpr double barOffset = 0.21; // predicted at centre - offset, measured at centre + offset
+constexpr int compactAbove = 4;    // more GPUs than this get the short labels
+
+/// Okabe-Ito black: the one colour the predicted components do not use.
+QColor measuredColor()
+{
+    return QColor(0x00, 0x00, 0x00);
+}
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+QString exactBytes(qint64 bytes)
+{
+    return QLocale(QLocale::English).toString(bytes) + QStringLiteral(" bytes");
+}
+
+/// "+3.2 GB", "−29.4 GB" (U+2212), "0 GB".
+QString signedBytes(qint64 bytes, ByteUnit unit)
+{
+    const QString magnitude = qs(formatBytes(bytes < 0 ? -bytes : bytes, unit));
+    if (magnitude.startsWith(u'0') && !magnitude.startsWith(QStringLiteral("0.")))
+        return magnitude;
+    return (bytes < 0 ? QStringLiteral("−") : QStringLiteral("+")) + magnitude;
+}
+
+/// "1 s", "500 ms", "2.5 s".
+QString interval(int ms)
+{
+    if (ms >= 1000)
+        return QStringLiteral("%1 s").arg(QString::number(ms / 1000.0, 'g', 4));
+    return QStringLiteral("%1 ms").arg(ms);
+}
+
+/// "H100 80GB HBM3" from "NVIDIA H100 80GB HBM3".
+QString shortGpuName(const QString &name)
+{
+    QString s = name;
+    if (s.startsWith(QStringLiteral("NVIDIA ")))
+        s.remove(0, 7);
+    return s.isEmpty() ? QStringLiteral("GPU") : s;
+}
+
+} // namespace
+
+LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
+    : QWidget(parent), m_model(model), m_client(new ProbeClient(this)),
+      m_startButton(new QPushButton(tr("Start"), this)), m_statusLabel(new QLabel(this)),
+      m_plot(new QCustomPlot(this))
+{
+    QFont controlFont = font();
+    controlFont.setPointSizeF(14);
+    m_startButton->setFont(controlFont);
+    m_startButton->setMinimumWidth(120);
+    m_startButton->setToolTip(tr("Start or stop reading this machine's GPUs"));
+    m_statusLabel->setFont(controlFont);
+    m_statusLabel->setTextFormat(Qt::PlainText);
+    m_statusLabel->setWordWrap(false);
+    // Long failure messages are elided, never allowed to widen the window.
+    m_statusLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_statusLabel->setMinimumWidth(100);
+
+    auto *top = new QHBoxLayout;
+    top->addWidget(m_startButton);
+    top->addSpacing(12);
+    top->addWidget(m_statusLabel, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_plot, 1);
+    setMinimumSize(480, 320);
+
+    QFont tickFont = font();
+    tickFont.setPointSizeF(13);
+    QFont labelFont = tickFont;
+    labelFont.setPointSizeF(14);
+    labelFont.setBold(true);
+    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setTickLabelFont(tickFont);
+        axis->setLabelFont(labelFont);
+        axis->setBasePen(QPen(QColor(60, 60, 60), 1.5));
+        axis->setTickPen(QPen(QColor(60, 60, 60), 1.5));
+        axis->grid()->setPen(QPen(QColor(225, 225, 225), 1));
+    }
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    m_plot->xAxis->setSubTicks(false);
+    m_plot->xAxis->setTickLength(0, 0);
+    m_plot->xAxis->setLabel(tr("GPUs on this machine (GPU i taken as rank i)"));
+
+    for (int c = 0; c < componentCount; ++c) {
+        auto *bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        bars->setName(qs(componentName(Component(c))));
+        bars->setPen(QPen(Qt::white, 1));
+        bars->setBrush(componentColor(Component(c)));
+        bars->setWidth(barWidth);
+        bars->setStackingGap(0);
+        bars->setSelectable(QCP::stNone);
+        if (c > 0)
+            bars->moveAbove(m_predictedBars[c - 1]);
+        m_predictedBars[c] = bars;
+    }
+    m_usedBars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    m_usedBars->setName(tr("Measured: used"));
+    m_usedBars->setPen(QPen(measuredColor(), 1));
+    m_usedBars->setBrush(measuredColor());
+    m_usedBars->setWidth(barWidth);
+    m_usedBars->setStackingGap(0);
+    m_usedBars->setSelectable(QCP::stNone);
+    m_reservedBars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    m_reservedBars->setName(tr("Measured: driver reserved"));
+    m_reservedBars->setPen(QPen(measuredColor(), 2));
+    m_reservedBars->setBrush(QBrush(measuredColor(), Qt::BDiagPattern));
+    m_reservedBars->setWidth(barWidth);
+    m_reservedBars->setStackingGap(1); // a white gap sets the thin reserve apart
+    m_reservedBars->setSelectable(QCP::stNone);
+    m_reservedBars->moveAbove(m_usedBars);
+
+    m_capacityText = new QCPItemText(m_plot);
+    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityText->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_capacityText->setClipToAxisRect(false);
+    m_capacityText->setTextAlignment(Qt::AlignLeft);
+    m_capacityText->setFont(labelFont);
+    m_capacityText->setColor(QColor(25, 25, 25));
+    m_capacityText->setBrush(QColor(255, 255, 255, 220));
+    m_capacityText->setPadding(QMargins(6, 2, 6, 2));
+
+    m_message = new QCPItemText(m_plot);
+    m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_message->position->setCoords(0.5, 0.4);
+    m_message->setFont(labelFont);
+    m_message->setColor(overflowsColor());
+    m_message->setVisible(false);
+
+    QFont legendFont = tickFont;
+    m_plot->legend->setFont(legendFont);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setIconSize(24, 18);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(4);
+    m_plot->legend->setColumnSpacing(18);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_plot->legend->setMargins(QMargins(8, 4, 8, 4));
+    m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &LivePanel::showTooltip);
+    connect(m_startButton, &QPushButton::clicked, this, &LivePanel::toggle);
+    connect(m_client, &ProbeClient::sample, this, &LivePanel::showReading);
+    connect(m_client, &ProbeClient::failed, this, &LivePanel::showFailure);
+    connect(m_client, &ProbeClient::runningChanged, this, &LivePanel::onRunningChanged);
+    connect(m_model, &ScenarioModel::changed, this, &LivePanel::rebuild);
+
+    setStatus(tr("Press Start to read this machine's GPUs with shardscope-probe"), false);
+    rebuild();
+}
+
+void LivePanel::toggle()
+{
+    if (m_client->isRunning())
+        m_client->stop();
+    else
+        m_client->start();
+}
+
+void LivePanel::onRunningChanged(bool running)
+{
+    m_startButton->setText(running ? tr("Stop") : tr("Start"));
+    if (running) {
+        setStatus(tr("Starting %1…").arg(m_client->programDisplayName()), false);
+    } else if (m_sample) {
+        const QString when = QDateTime::fromMSecsSinceEpoch(m_sample->timestampMs)
+                                 .toString(QStringLiteral("HH:mm:ss"));
+        setStatus(tr("Stopped; showing the reading of %1").arg(when), false);
+    } else {
+        setStatus(tr("Stopped"), false);
+    }
+}
+
+void LivePanel::showReading(const ProbeSample &sample)
+{
+    m_sample = sample;
+    const int n = int(sample.gpus.size());
+    if (n == 0)
+        setStatus(tr("%1 reports no GPU").arg(m_client->programDisplayName()), true);
+    else
+        setStatus(tr("Reading %1 %2 every %3 from %4")
+                      .arg(n)
+                      .arg(n == 1 ? tr("GPU") : tr("GPUs"))
+                      .arg(interval(m_client->intervalMs()), m_client->programDisplayName()),
+                  false);
+    rebuild();
+}
+
+void LivePanel::showFailure(const QString &reason)
+{
+    m_sample.reset();
+    setStatus(reason, true);
+    rebuild();
+}
+
+void LivePanel::setStatus(const QString &text, bool error)
+{
+    m_status = text;
+    m_statusIsError = error;
+    QPalette pal = m_statusLabel->palette();
+    pal.setColor(QPalette::WindowText,
+                 error ? overflowsColor() : palette().color(QPalette::WindowText));
+    m_statusLabel->setPalette(pal);
+    QFont f = m_statusLabel->font();
+    f.setBold(error);
+    m_statusLabel->setFont(f);
+    m_statusLabel->setToolTip(text);
+    updateStatusLabel();
+}
+
+void LivePanel::updateStatusLabel()
+{
+    const int width = std::max(50, m_statusLabel->width());
+    m_statusLabel->setText(
+        m_statusLabel->fontMetrics().elidedText(m_status, Qt::ElideRight, width));
+}
+
+void LivePanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    updateStatusLabel();
+}
+
+void LivePanel::rebuild()
+{
+    m_unit = m_model->unit();
+    const double scale = unitBytes(m_unit);
+    const MemoryReport &r = m_model->report();
+    m_pairs.clear();
+    const int n =
+        m_sample ? int(m_sample->gpus.size())
+                 : (r.valid() ? int(std::min<std::int64_t>(r.gpuCount(), gpusWithoutReading)) : 0);
+    for (int i = 0; i < n; ++i) {
+        Pair p;
+        p.rank = i;
+        if (r.valid()) {
+            for (const GpuGroup &g : r.groups) {
+                if (g.firstRank <= i && i < g.firstRank + g.gpuCount) {
+                    p.predicted = g.bytes;
+                    break;
+                }
+            }
+        }
+        if (m_sample)
+            p.measured = m_sample->gpus[std::size_t(i)];
+        m_pairs.push_back(std::move(p));
+    }
+
+    const bool compact = n > compactAbove; // shorter labels so that neighbours never touch
+    QVector<double> predictedKeys(n), measuredKeys(n), centres(n);
+    for (int i = 0; i < n; ++i) {
+        centres[i] = i + 1;
+        predictedKeys[i] = m_sample ? i + 1 - barOffset : i + 1; // alone without a reading
+        measuredKeys[i] = i + 1 + barOffset;
+    }
+    for (int c = 0; c < componentCount; ++c) {
+        QVector<double> values(n);
+        bool any = false;
+        for (int i = 0; i < n; ++i) {
+            const auto &pred = m_pairs[std::size_t(i)].predicted;
+            values[i] = pred ? double(componentValue(*pred, Component(c))) / scale : 0.0;
+            any = any || values[i] > 0;
+        }
+        m_predictedBars[c]->setData(predictedKeys, values, true);
+        if (any)
+            m_predictedBars[c]->addToLegend();
+        else
+            m_predictedBars[c]->removeFromLegend();
+    }
+    QVector<double> used(n), reserved(n);
+    bool anyMeasured = false, anyReserved = false;
+    for (int i = 0; i < n; ++i) {
+        const auto &m = m_pairs[std::size_t(i)].measured;
+        used[i] = m ? double(m->usedBytes) / scale : 0.0;
+        reserved[i] = m && m->reservedBytes ? double(*m->reservedBytes) / scale : 0.0;
+        anyMeasured = anyMeasured || m.has_value();
+        anyReserved = anyReserved || reserved[i] > 0;
+    }
+    m_usedBars->setData(measuredKeys, used, true);
+    m_reservedBars->setData(measuredKeys, reserved, true);
+    if (anyMeasured)
+        m_usedBars->addToLegend();
+    else
+        m_usedBars->removeFromLegend();
+    if (anyReserved)
+        m_reservedBars->addToLegend();
+    else
+        m_reservedBars->removeFromLegend();
+
+    // Capacity: each GPU's driver total across its pair (runs of equal totals drawn as
+    // one line); before any reading, the scenario's datasheet figure across all pairs.
+    struct Segment
+    {
+        double from, to, value;
+    };
+    std::vector<Segment> segments;
+    for (int i = 0; i < n; ++i) {
+        const double cap = m_sample ? double(m_pairs[std::size_t(i)].measured->totalBytes) / scale
+                                    : double(r.capacityBytes) / scale;
+        if (!segments.empty() && segments.back().value == cap)
+            segments.back().to = i + 1.5;
+        else
+            segments.push_back({i + 0.5, i + 1.5, cap});
+    }
+    const int lineCount = int(segments.size());
+    while (int(m_capacityLines.size()) < lineCount) {
+        auto *line = new QCPItemLine(m_plot);
+        line->setPen(QPen(QColor(25, 25, 25), 3, Qt::DashLine));
+        m_capacityLines.push_back(line);
+    }
+    double top = 0;
+    for (int i = 0; i < int(m_capacityLines.size()); ++i) {
+        QCPItemLine *line = m_capacityLines[std::size_t(i)];
+        line->setVisible(i < lineCount);
+        if (i >= lineCount)
+            continue;
+        const Segment &seg = segments[std::size_t(i)];
+        line->start->setCoords(seg.from, seg.value);
+        line->end->setCoords(seg.to, seg.value);
+        top = std::max(top, seg.value);
+    }
+    m_capacityText->setVisible(lineCount > 0);
+    if (m_sample && n > 0) {
+        const ProbeGpu &last = *m_pairs.back().measured;
+        m_capacityText->position->setCoords(1.0, double(last.totalBytes) / scale);
+        m_capacityText->setText(
+            tr("%1\n%2\ndriver total")
+                .arg(shortGpuName(last.name), qs(formatBytes(last.totalBytes, m_unit))));
+    } else if (n > 0) {
+        m_capacityText->position->setCoords(1.0, double(r.capacityBytes) / scale);
+        m_capacityText->setText(tr("%1\n%2\ndatasheet")
+                                    .arg(qs(m_model->scenario().gpu.shortName),
+                                         qs(formatBytes(r.capacityBytes, m_unit))));
+    }
+
+    // Room right of the axis rect for the capacity label, however long the GPU's name.
+    const QFontMetrics capMetrics(m_capacityText->font());
+    int capWidth = 0;
+    for (const QString &l : m_capacityText->text().split(u'\n'))
+        capWidth = std::max(capWidth, capMetrics.horizontalAdvance(l));
+    m_plot->axisRect()->setMargins(QMargins(0, 0, capWidth + 30, 0));
+
+    // Value labels above every bar (two per pair).
+    QFont valueFont = font();
+    valueFont.setPointSizeF(compact ? 11 : 12.5);
+    valueFont.setBold(true);
+    while (int(m_valueTexts.size()) < 2 * n) {
+        auto *t = new QCPItemText(m_plot);
+        t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        t->setTextAlignment(Qt::AlignHCenter);
+        t->setPadding(QMargins(0, 0, 0, 4));
+        m_valueTexts.push_back(t);
+    }
+    for (int k = 0; k < int(m_valueTexts.size()); ++k) {
+        QCPItemText *t = m_valueTexts[std::size_t(k)];
+        const Pair *p = k < 2 * n ? &m_pairs[std::size_t(k / 2)] : nullptr;
+        t->setVisible(p && (k % 2 == 0 || p->measured));
+        if (!t->visible())
+            continue;
+        t->setFont(valueFont);
+        if (k % 2 == 0) {
+            const double h = p->predicted ? double(p->predicted->total()) / scale : 0.0;
+            t->position->setCoords(predictedKeys[k / 2], h);
+            t->setColor(QColor(25, 25, 25));
+            const QString value =
+                p->predicted ? qs(formatBytes(p->predicted->total(), m_unit)) : QString();
+            t->setText(!p->predicted ? tr("Not in the\nscenario")
+                       : compact     ? value
+                                     : tr("Predicted\n%1").arg(value));
+            top = std::max(top, h);
+        } else {
+            const double h = used[k / 2] + reserved[k / 2];
+            t->position->setCoords(measuredKeys[k / 2], h);
+            t->setColor(measuredColor());
+            const QString value = qs(formatBytes(p->measured->usedBytes, m_unit));
+            QString text = compact ? value : tr("Measured\n%1").arg(value);
+            // The reserve is a thin segment; with room, say its size too.
+            if (p->measured->reservedBytes && *p->measured->reservedBytes > 0 && !compact)
+                text +=
+                    tr("\n+ %1 reserved").arg(qs(formatBytes(*p->measured->reservedBytes, m_unit)));
+            t->setText(text);
+            top = std::max(top, h);
+        }
+    }
+
+    auto ticker = m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>();
+    QVector<QString> labels;
+    for (int i = 0; i < n; ++i)
+        labels << pairLabel(i);
+    ticker->setTicks(centres, labels);
+    QFont tickFont = m_plot->xAxis->tickLabelFont();
+    tickFont.setPointSizeF(compact ? 12 : 14);
+    m_plot->xAxis->setTickLabelFont(tickFont);
+    const bool anyDifference = std::any_of(m_pairs.begin(), m_pairs.end(),
+                                           [](const Pair &p) { return p.measured && p.predicted; });
+    m_plot->xAxis->setLabel(compact && anyDifference
+                                ? tr("GPUs on this machine (GPU i taken as rank i); under each: "
+                                     "measured − predicted")
+                                : tr("GPUs on this machine (GPU i taken as rank i)"));
+
+    m_plot->xAxis->setRange(0.4, std::max(1, n) + 0.6);
+    m_plot->yAxis->setRange(0, std::max(top, 1.0) * 1.22);
+    m_plot->yAxis->setLabel(tr("Memory per GPU (%1)").arg(qs(unitName(m_unit))));
+
+    m_message->setVisible(!r.valid());
+    m_message->setText(tr("No prediction for this layout:\n%1").arg(qs(r.error)));
+
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LivePanel::pairLabel(int i) const
+{
+    if (i < 0 || i >= pairCount())
+        return {};
+    const Pair &p = m_pairs[std::size_t(i)];
+    QString label = p.measured ? tr("GPU %1 · rank %2").arg(p.measured->index).arg(p.rank)
+                               : tr("Rank %1").arg(p.rank);
+    if (const auto diff = differenceBytes(i)) {
+        if (pairCount() > compactAbove) // the axis title names the difference
+            label += QStringLiteral("\n") + signedBytes(*diff, m_unit);
+        else
+            label += QStringLiteral("\n") + differenceText(i);
+    }
+    return label;
+}
+
+double LivePanel::predictedHeight(int i, Component c) const
+{
+    if (i < 0 || i >= pairCount())
+        return 0;
+    const auto data = m_predictedBars[int(c)]->data();
+    return i < data->size() ? data->at(i)->value : 0;
+}
+
+double LivePanel::predictedTop(int i) const
+{
+    double sum = 0;
+    for (int c = 0; c < componentCount; ++c)
+        sum += predictedHeight(i, Component(c));
+    return sum;
+}
+
+double LivePanel::measuredUsedHeight(int i) const
+{
+    if (i < 0 || i >= pairCount())
+        return 0;
+    const auto data = m_usedBars->data();
+    return i < data->size() ? data->at(i)->value : 0;
+}
+
+double LivePanel::measuredReservedHeight(int i) const
+{
+    if (i < 0 || i >= pairCount())
+        return 0;
+    const auto data = m_reservedBars->data();
+    return i < data->size() ? data->at(i)->value : 0;
+}
+
+double LivePanel::capacityValue(int i) const
+{
+    if (i < 0 || i >= pairCount() || !m_pairs[std::size_t(i)].measured)
+        return 0;
+    return double(m_pairs[std::size_t(i)].measured->totalBytes) / unitBytes(m_unit);
+}
+
+std::optional<qint64> LivePanel::differenceBytes(int i) const
+{
+    if (i < 0 || i >= pairCount())
+        return std::nullopt;
+    const Pair &p = m_pairs[std::size_t(i)];
+    if (!p.measured || !p.predicted)
+        return std::nullopt;
+    return p.measured->usedBytes - qint64(p.predicted->total());
+}
+
+QString LivePanel::differenceText(int i) const
+{
+    const auto diff = differenceBytes(i);
+    return diff ? tr("measured − predicted: %1").arg(signedBytes(*diff, m_unit)) : QString();
+}
+
+QString LivePanel::tooltipText(int i) const
+{
+    if (i < 0 || i >= pairCount())
+        return {};
+    const Pair &p = m_pairs[std::size_t(i)];
+    const auto row = [](const QString &name, const QString &value, const QString &exact) {
+        return QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;%2</td>"
+                              "<td align=right>&nbsp;%3</td></tr>")
+            .arg(name, value, exact);
+    };
+    QString text;
+    if (p.measured) {
+        const ProbeGpu &g = *p.measured;
+        text +=
+            tr("<b>GPU %1</b> (rank %2): %3<br>%4, PCI %5")
+                .arg(g.index)
+                .arg(p.rank)
+                .arg(g.name.toHtmlEscaped(), g.uuid.toHtmlEscaped(), g.pciBusId.toHtmlEscaped());
+        text += QStringLiteral("<table>");
+        text += row(tr("Used"), qs(formatBytes(g.usedBytes, m_unit)), exactBytes(g.usedBytes));
+        if (g.reservedBytes)
+            text += row(tr("Driver reserved"), qs(formatBytes(*g.reservedBytes, m_unit)),
+                        exactBytes(*g.reservedBytes));
+        text += row(tr("Free"), qs(formatBytes(g.freeBytes, m_unit)), exactBytes(g.freeBytes));
+        text += row(tr("Total"), qs(formatBytes(g.totalBytes, m_unit)), exactBytes(g.totalBytes));
+        text += QStringLiteral("</table>");
+        for (const ProbeProcess &proc : g.processes)
+            text += tr("pid %1: %2<br>")
+                        .arg(proc.pid)
+                        .arg(proc.usedBytes ? qs(formatBytes(*proc.usedBytes, m_unit))
+                                            : tr("not measurable"));
+        if (!g.processesError.isEmpty())
+            text += g.processesError.toHtmlEscaped() + QStringLiteral("<br>");
+    } else {
+        text += tr("<b>Rank %1</b>: no reading<br>").arg(p.rank);
+    }
+    if (p.predicted) {
+        text += tr("<b>Predicted</b><table>");
+        for (int c = componentCount - 1; c >= 0; --c) {
+            const std::int64_t v = componentValue(*p.predicted, Component(c));
+            text +=
+                row(QStringLiteral("<span style='color:%1'>■</span> %2")
+                        .arg(componentColor(Component(c)).name(), qs(componentName(Component(c)))),
+                    qs(formatBytes(v, m_unit)), exactBytes(v));
+        }
+        text += row(tr("<b>Total</b>"), qs(formatBytes(p.predicted->total(), m_unit)),
+                    exactBytes(p.predicted->total()));
+        text += QStringLiteral("</table>");
+    }
+    if (const auto diff = differenceBytes(i))
+        text += differenceText(i);
+    return text;
+}
+
+int LivePanel::pairAt(const QPoint &pos) const
+{
+    if (!m_plot->axisRect()->rect().contains(pos))
+        return -1;
+    const double key = m_plot->xAxis->pixelToCoord(pos.x());
+    const int i = qRound(key) - 1;
+    if (i < 0 || i >= pairCount() || std::abs(key - (i + 1)) > barOffset + barWidth / 2)
+        return -1;
+    return i;
+}
+
+void LivePanel::showTooltip(QMouseEvent *event)
+{
+    const int i = pairAt(event->pos());
+    if (i < 0)
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), tooltipText(i), m_plot);
+}
+
+} // namespace shardscope

@@ -1,0 +1,132 @@
+#pragma once
+
+#include "format.h"
+#include "memoryreport.h"
+#include "probeclient.h"
+
+#include <QWidget>
+#include <array>
+#include <optional>
+#include <vector>
+
+class QCPBars;
+class QCPItemLine;
+class QCPItemText;
+class QCustomPlot;
+class QLabel;
+class QMouseEvent;
+class QPushButton;
+
+namespace shardscope {
+
+class ScenarioModel;
+
+/// The Live GPUs tab (issue 7): what this machine's GPUs hold now beside what the
+/// ScenarioModel predicts for them.
+///
+/// GPU i attached to this machine is taken as global rank i. For each GPU the panel draws
+/// a pair of bars: predicted (stacked by component, MemoryChart's colours, from the report
+/// group holding rank i) and measured (the probe's used bytes, plus the driver-reserved
+/// bytes as a hatched segment above them when the probe reports them). Under each pair:
+/// "measured − predicted: +3.2 GB". Each GPU's total (the probe's total_bytes) is a dashed
+/// line across its pair. Units follow ScenarioModel::unit().
+///
+/// Without a reading (not started, or the probe failed) the panel draws the predicted bars
+/// of the first min(GPUs, 8) ranks and says why in the status line; a failure clears the
+/// measured bars rather than showing a stale reading. Readings are applied as they come
+/// and the plot asks for a queued replot, so a burst of readings costs one redraw.
+class LivePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Ranks drawn before any reading (one node's worth).
+    static constexpr int gpusWithoutReading = 8;
+
+    /// Builds the panel on `model` (not owned; must outlive the panel). Nothing runs
+    /// until Start is pressed (or client()->start() is called).
+    explicit LivePanel(ScenarioModel *model, QWidget *parent = nullptr);
+
+    /// The probe client; configure program, interval, time-out or environment here.
+    ProbeClient *client() const { return m_client; }
+    /// The Start / Stop button.
+    QPushButton *startButton() const { return m_startButton; }
+    /// The plot, for tests and export.
+    QCustomPlot *plot() const { return m_plot; }
+    /// The full status line, e.g. "Reading 8 GPUs every 1 s from shardscope-probe" or the
+    /// failure reason (the label may show it elided).
+    QString statusText() const { return m_status; }
+    /// True while the status line reports a failure.
+    bool statusIsError() const { return m_statusIsError; }
+
+    /// Number of GPU pairs drawn.
+    int pairCount() const { return int(m_pairs.size()); }
+    /// True when a reading is drawn.
+    bool hasReading() const { return m_sample.has_value(); }
+    /// The reading drawn, if any.
+    const std::optional<ProbeSample> &reading() const { return m_sample; }
+    /// Tick label under pair i ("GPU 0 · rank 0" and the difference).
+    QString pairLabel(int i) const;
+    /// Height of pair i's predicted component, display units (0 without a prediction).
+    double predictedHeight(int i, Component c) const;
+    /// Top of pair i's predicted stack, display units.
+    double predictedTop(int i) const;
+    /// Pair i's measured used memory, display units (0 without a reading).
+    double measuredUsedHeight(int i) const;
+    /// Pair i's driver-reserved segment, display units (0 when not reported).
+    double measuredReservedHeight(int i) const;
+    /// Pair i's capacity line (the probe's total_bytes), display units; 0 without a reading.
+    double capacityValue(int i) const;
+    /// measured used − predicted total for pair i in bytes; empty unless both exist.
+    std::optional<qint64> differenceBytes(int i) const;
+    /// "measured − predicted: +3.2 GB" for pair i; empty unless both exist.
+    QString differenceText(int i) const;
+    /// Tooltip text for pair i: GPU identity, exact bytes, processes.
+    QString tooltipText(int i) const;
+    /// Index of the pair under a widget-relative plot position, or -1.
+    int pairAt(const QPoint &pos) const;
+
+public slots:
+    /// Draws a reading (what the client's sample() signal is connected to).
+    void showReading(const shardscope::ProbeSample &sample);
+    /// Clears the reading and shows `reason` as the status line.
+    void showFailure(const QString &reason);
+
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
+private:
+    struct Pair
+    {
+        int rank = 0; ///< global rank = attached GPU index
+        std::optional<ComponentBytes> predicted;
+        std::optional<ProbeGpu> measured;
+    };
+
+    void rebuild();
+    void setStatus(const QString &text, bool error);
+    void updateStatusLabel();
+    void toggle();
+    void onRunningChanged(bool running);
+    void showTooltip(QMouseEvent *event);
+
+    ScenarioModel *m_model = nullptr;
+    ProbeClient *m_client = nullptr;
+    QPushButton *m_startButton = nullptr;
+    QLabel *m_statusLabel = nullptr;
+    QCustomPlot *m_plot = nullptr;
+    std::array<QCPBars *, componentCount> m_predictedBars{};
+    QCPBars *m_usedBars = nullptr;
+    QCPBars *m_reservedBars = nullptr;
+    std::vector<QCPItemLine *> m_capacityLines;
+    std::vector<QCPItemText *> m_valueTexts;
+    QCPItemText *m_capacityText = nullptr;
+    QCPItemText *m_message = nullptr;
+
+    std::vector<Pair> m_pairs;
+    std::optional<ProbeSample> m_sample;
+    QString m_status;
+    bool m_statusIsError = false;
+    ByteUnit m_unit = ByteUnit::GB;
+};
+
+} // namespace shardscope
