@@ -1,0 +1,477 @@
+// The pipeline tab (issue 4): the Gantt view draws exactly the engine's Timeline, the
+// playhead hides what has not started, the bubble figures and their formulas, the controls
+// share p/m/v/schedule with the ScenarioModel, and each stage's memory over the step.
+// Set SHARDSCOPE_SCREENSHOT_DIR to also save the four panels of docs/screenshots/.
+#include "scenariomodel.h"
+#include "stagememorychart.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QLocale>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTest>
+#include <qcustomplot.h>
+
+using namespace shardscope;
+
+namespace {
+
+Timeline gpipe44()
+{
+    ScheduleParams p;
+    p.schedule = PipelineSchedule::GPipe;
+    p.stages = 4;
+    p.microBatches = 4;
+    return schedule(p);
+}
+
+/// Sets the schedule controls the way a user would.
+void setControls(TimelinePanel &panel, PipelineSchedule s, int p, int m, int v = 0)
+{
+    panel.scheduleCombo()->setCurrentIndex(panel.scheduleCombo()->findData(int(s)));
+    panel.stagesSpin()->setValue(p);
+    panel.microBatchesSpin()->setValue(m);
+    if (v > 0)
+        panel.chunksSpin()->setValue(v);
+}
+
+/// First time the stage's in-flight step function reaches its peak.
+double peakMoment(const StageTimeline &st)
+{
+    for (const auto &[time, count] : st.inFlight)
+        if (count == st.peakInFlight)
+            return time;
+    return -1;
+}
+
+} // namespace
+
+class TestTimeline : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void blocksMatchTheTimeline();
+    void playheadHidesUnstartedBlocks();
+    void bubbleFiguresAndFormulas();
+    void controlsWriteTheModelAndShareP();
+    void stageMemoryAtPeakInFlight();
+    void interleavedMemoryRelation();
+    void invalidSettingsShowTheEngineMessage();
+    void playbackStepsAndKeys();
+    void screenshots();
+};
+
+void TestTimeline::blocksMatchTheTimeline()
+{
+    TimelineView view;
+    view.resize(1200, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const Timeline t = gpipe44();
+    view.setTimeline(t);
+    view.plot()->replot();
+
+    // 4 stages x (4 F + 4 B).
+    QCOMPARE(view.blockCount(), 32);
+    QCOMPARE(view.playhead(), 21.0); // (m + p - 1)(F + B) = 7 x 3: the whole step shows
+    QCOMPARE(view.startedBlockCount(), 32);
+    const QCPAxis *x = view.plot()->xAxis;
+    const QCPAxis *y = view.plot()->yAxis;
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(view.blockCount(i), 8);
+        double lastLeft = -1;
+        for (int k = 0; k < 8; ++k) {
+            const PipelineOp &op = t.stages[i].ops[k];
+            const QRectF r = view.blockRect(i, k);
+            QCOMPARE(r.left(), x->coordToPixel(op.start));
+            QCOMPARE(r.right(), x->coordToPixel(op.end));
+            QCOMPARE(r.center().y(), y->coordToPixel(i));
+            QVERIFY(r.left() > lastLeft); // execution order left to right
+            lastLeft = r.left();
+            QCOMPARE(view.blockColor(i, k), TimelineView::operationColor(op.kind, op.microBatch));
+            QCOMPARE(view.blockLabel(i, k), QString::number(op.microBatch + 1));
+        }
+    }
+    // Stage 0 is the top row.
+    QVERIFY(view.blockRect(0, 0).bottom() < view.blockRect(1, 0).top());
+    // Hand timing: stage 3's forwards run 3..7, then the backward of micro-batch 4 (index 3,
+    // GPipe runs backwards last first) from 7 to 9.
+    QCOMPARE(view.blockRect(3, 0).left(), x->coordToPixel(3));
+    QCOMPARE(view.blockRect(3, 4).left(), x->coordToPixel(7));
+    QCOMPARE(view.blockRect(3, 4).right(), x->coordToPixel(9));
+    QCOMPARE(view.blockLabel(3, 4), QStringLiteral("4"));
+    // F is lighter than B of the same micro-batch.
+    QVERIFY(view.blockColor(3, 3).lightness() > view.blockColor(3, 4).lightness());
+
+    // The pixels drawn are the block colours (inside the border, clear of the label).
+    const QImage img = view.plot()->toPixmap().toImage();
+    for (auto [stage, index] : {std::pair{0, 0}, std::pair{3, 4}, std::pair{2, 7}}) {
+        const QRectF r = view.blockRect(stage, index);
+        const QColor drawn = img.pixelColor(int(r.left()) + 3, int(r.top()) + 3);
+        QCOMPARE(drawn.rgb(), view.blockColor(stage, index).rgb());
+    }
+}
+
+void TestTimeline::playheadHidesUnstartedBlocks()
+{
+    TimelineView view;
+    view.resize(1200, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setTimeline(gpipe44());
+    view.setPlayhead(7.5);
+    view.plot()->replot();
+    const QCPAxis *x = view.plot()->xAxis;
+
+    // Started by 7.5: every stage's 4 forwards (the last ends at 7 on stage 3), and stage 3's
+    // first backward (7 to 9); stage 2's first backward starts at 9.
+    QCOMPARE(view.startedBlockCount(), 17);
+    QVERIFY(view.filledRect(2, 4).isEmpty());
+    const QRectF running = view.filledRect(3, 4);
+    QCOMPARE(running.left(), x->coordToPixel(7));
+    QCOMPARE(running.right(), x->coordToPixel(7.5));
+    QCOMPARE(view.filledRect(3, 3), view.blockRect(3, 3)); // finished: whole block
+
+    const QImage img = view.plot()->toPixmap().toImage();
+    const QRectF unstarted = view.blockRect(2, 4);
+    QVERIFY(img.pixelColor(int(unstarted.left()) + 4, int(unstarted.top()) + 4).rgb() !=
+            view.blockColor(2, 4).rgb());
+    QCOMPARE(img.pixelColor(int(running.left()) + 3, int(running.top()) + 3).rgb(),
+             view.blockColor(3, 4).rgb());
+    // Just right of the playhead the running block is not filled yet.
+    const int beyond = int(x->coordToPixel(8.5));
+    QVERIFY(img.pixelColor(beyond, int(running.center().y())).rgb() != view.blockColor(3, 4).rgb());
+
+    view.setPlayhead(0);
+    QCOMPARE(view.startedBlockCount(), 0);
+    view.setPlayhead(-3); // clamped
+    QCOMPARE(view.playhead(), 0.0);
+    view.setPlayhead(100);
+    QCOMPARE(view.playhead(), 21.0);
+}
+
+void TestTimeline::bubbleFiguresAndFormulas()
+{
+    ScenarioModel model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+
+    // GPipe p 4, m 4: (p - 1)/(m + p - 1) = 3/7 = 42.86% of the step; (p - 1)/m = 75% over
+    // ideal (docs/pipeline.md's table; the seeds' 42.9%).
+    setControls(panel, PipelineSchedule::GPipe, 4, 4);
+    QCOMPARE(panel.bubbleText(), QStringLiteral("Bubble 42.9% of the step"));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("(p − 1)/(m + p − 1) = 3/7")));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("75.0% over ideal compute")));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("(p − 1)/m = 3/4")));
+
+    // 1F1B p 4, m 32: 3/35 = 8.57%; 3/32 = 9.375% over ideal.
+    setControls(panel, PipelineSchedule::OneFOneB, 4, 32);
+    QCOMPARE(panel.bubbleText(), QStringLiteral("Bubble 8.6% of the step"));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("= 3/35")));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("= 3/32")));
+
+    // Interleaved p 4, m 8, v 2: idle 4.5 of a 28.5 step = 3/19 = 15.79%; 3/16 over ideal.
+    setControls(panel, PipelineSchedule::Interleaved1F1B, 4, 8, 2);
+    QCOMPARE(panel.timeline().makespan, 28.5);
+    QCOMPARE(panel.bubbleText(), QStringLiteral("Bubble 15.8% of the step"));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("(p − 1)/(v·m + p − 1) = 3/19")));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("(p − 1)/(v·m) = 3/16")));
+
+    // ZB-H1 p 4, m 8 with F = B = W = 1: idle 3 per stage of a 27 step = 3/27 = 11.1%;
+    // 3/24 = 12.5% over ideal, Qi et al.'s (p - 1)/3m.
+    setControls(panel, PipelineSchedule::ZeroBubbleH1, 4, 8);
+    QCOMPARE(panel.timeline().makespan, 27.0);
+    QCOMPARE(panel.bubbleText(), QStringLiteral("Bubble 11.1% of the step"));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("(p − 1)/(3m) = 3/24")));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("12.5% over ideal")));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("Qi et al. 2023")));
+
+    // ZB-H1 with m < p: the closed form does not hold; the measured figure is shown as such.
+    setControls(panel, PipelineSchedule::ZeroBubbleH1, 4, 2);
+    const Timeline &t = panel.timeline();
+    QVERIFY(std::abs(t.bubbleFraction - 3.0 / 9) > 1e-6);
+    QCOMPARE(panel.bubbleText(),
+             QStringLiteral("Bubble %1% of the step").arg(t.bubbleFraction * 100, 0, 'f', 1));
+    QVERIFY(panel.formulaText().contains(QStringLiteral("measured")));
+}
+
+void TestTimeline::controlsWriteTheModelAndShareP()
+{
+    ScenarioModel model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+    const Layout before = model.scenario().layout; // 64 GPUs, t = c = p = 1: d = 64
+    QCOMPARE(before.gpus, std::int64_t(64));
+
+    panel.stagesSpin()->setValue(4);
+    QCOMPARE(model.scenario().layout.pipelineParallel, 4);
+    QCOMPARE(model.scenario().layout.gpus, std::int64_t(256)); // d x t x c = 64 kept: 64 x 4
+    QCOMPARE(model.scenario().layout.dataParallel(), std::int64_t(64));
+    QCOMPARE(int(panel.timeline().stages.size()), 4);
+    QCOMPARE(int(model.report().groups.size()), 4);
+
+    panel.microBatchesSpin()->setValue(16);
+    QCOMPARE(model.scenario().training.microBatches, std::int64_t(16));
+    QVERIFY(!panel.chunksSpin()->isEnabled());
+
+    panel.scheduleCombo()->setCurrentIndex(
+        panel.scheduleCombo()->findData(int(PipelineSchedule::Interleaved1F1B)));
+    QCOMPARE(model.scenario().training.schedule, PipelineSchedule::Interleaved1F1B);
+    QCOMPARE(model.scenario().training.chunks, 2); // interleaving needs v >= 2
+    QVERIFY(panel.chunksSpin()->isEnabled());
+    panel.chunksSpin()->setValue(4);
+    QCOMPARE(model.scenario().training.chunks, 4);
+
+    panel.scheduleCombo()->setCurrentIndex(
+        panel.scheduleCombo()->findData(int(PipelineSchedule::ZeroBubbleH1)));
+    QCOMPARE(model.scenario().training.schedule, PipelineSchedule::ZeroBubbleH1);
+    QCOMPARE(model.scenario().training.chunks, 1);
+    QVERIFY(!panel.chunksSpin()->isEnabled());
+    panel.scheduleCombo()->setCurrentIndex(
+        panel.scheduleCombo()->findData(int(PipelineSchedule::Interleaved1F1B)));
+    QCOMPARE(model.scenario().training.chunks, 4); // the last interleaved v comes back
+
+    // p is one setting: a change made elsewhere (the memory view) reaches the panel.
+    model.edit([](Scenario &s) {
+        s.layout.pipelineParallel = 8;
+        s.layout.gpus = 512;
+        s.training.schedule = PipelineSchedule::OneFOneB;
+        s.training.chunks = 1;
+        s.training.microBatches = 24;
+    });
+    QCOMPARE(panel.stagesSpin()->value(), 8);
+    QCOMPARE(panel.microBatchesSpin()->value(), 24);
+    QCOMPARE(panel.scheduleCombo()->currentData().toInt(), int(PipelineSchedule::OneFOneB));
+    QCOMPARE(int(panel.timeline().stages.size()), 8);
+    QCOMPARE(panel.timelineView()->blockCount(), 8 * 24 * 2);
+    QCOMPARE(panel.memoryChart()->stageCount(), 8);
+}
+
+void TestTimeline::stageMemoryAtPeakInFlight()
+{
+    ScenarioModel model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+    // Llama 3 70B, t 8, p 4, d 2 (64 GPUs), 1F1B, selective recompute, m 8.
+    model.edit([](Scenario &s) {
+        s.layout.tensorParallel = 8;
+        s.layout.pipelineParallel = 4;
+        s.layout.gpus = 64;
+        s.training.schedule = PipelineSchedule::OneFOneB;
+        s.training.chunks = 1;
+        s.training.microBatches = 8;
+        s.training.recompute = Recompute::Selective;
+    });
+    const MemoryReport &r = model.report();
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(r.groups.size(), std::size_t(4));
+    const StageMemoryChart *chart = panel.memoryChart();
+    QCOMPARE(chart->stageCount(), 4);
+    QCOMPARE(chart->capacityValue(), 80.0);
+    const int p = 4;
+    for (int i = 0; i < p; ++i) {
+        const GpuGroup &g = r.groups[i];
+        const StageTimeline &st = panel.timeline().stages[i];
+        QCOMPARE(st.peakInFlight, p - i); // 1F1B: stage i holds p - i micro-batches
+        QCOMPARE(g.peakInFlight, p - i);
+        QVERIFY(g.activationBytesPerMicroBatch > 0);
+        const double when = peakMoment(st);
+        QVERIFY(when >= 0);
+        // Model states + buffers (+ working set) + the p - i micro-batches in flight.
+        const std::int64_t expected = g.totalBytes() - g.activations.layers -
+                                      g.activations.embedding - g.activations.output +
+                                      std::int64_t(p - i) * g.activationBytesPerMicroBatch;
+        QCOMPARE(chart->bytesAt(i, when), expected);
+        // The relation: with v = 1 the peak is the report's stage total, working set and
+        // fragmentation reserve included (both are counted at that peak).
+        QCOMPARE(chart->bytesAt(i, when), g.totalBytes());
+        QVERIFY(g.activations.workingSet > 0);
+        // After the last B nothing is in flight: p - i micro-batches less.
+        const double end = panel.timeline().makespan;
+        QCOMPARE(chart->bytesAt(i, end) + std::int64_t(p - i) * g.activationBytesPerMicroBatch,
+                 g.totalBytes());
+        QCOMPARE(chart->valueAt(i, when), double(g.totalBytes()) / 1e9);
+        // The line as drawn has that value at that key, and the dot follows the playhead.
+        bool found = false;
+        for (const auto &[key, value] : chart->line(i))
+            if (key == when) {
+                QCOMPARE(value, double(expected) / 1e9);
+                found = true;
+            }
+        QVERIFY(found);
+        panel.setPlayhead(when);
+        QCOMPARE(chart->markerValue(i), double(expected) / 1e9);
+    }
+    // In GiB the same bytes / 2^30.
+    model.setUnit(ByteUnit::GiB);
+    const double when0 = peakMoment(panel.timeline().stages[0]);
+    QCOMPARE(chart->valueAt(0, when0), double(r.groups[0].totalBytes()) / 1073741824.0);
+}
+
+void TestTimeline::interleavedMemoryRelation()
+{
+    ScenarioModel model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+    model.edit([](Scenario &s) {
+        s.layout.tensorParallel = 8;
+        s.layout.pipelineParallel = 4;
+        s.layout.gpus = 64;
+        s.training.schedule = PipelineSchedule::Interleaved1F1B;
+        s.training.chunks = 2;
+        s.training.microBatches = 8;
+        s.training.recompute = Recompute::Selective;
+    });
+    const MemoryReport &r = model.report();
+    QVERIFY2(r.valid(), r.error.c_str());
+    const StageMemoryChart *chart = panel.memoryChart();
+    const int v = 2;
+    for (int i = 0; i < 4; ++i) {
+        const GpuGroup &g = r.groups[i];
+        const StageTimeline &st = panel.timeline().stages[i];
+        const int peak = st.peakInFlight; // 2 (p - i - 1) + (v - 1) p + 1 sets
+        QCOMPARE(peak, 2 * (4 - i - 1) + 4 + 1);
+        const std::int64_t held = (peak + v - 1) / v; // the report's micro-batches for emb/out
+        const std::int64_t perEmbOut =
+            (g.activations.embedding + g.activations.output) / std::max<std::int64_t>(1, held);
+        // The formula counts the embedding (first stage; 0 bytes without dropout) or the
+        // output (last stage) for every set in flight, the report for ceil(peak / v)
+        // micro-batches; elsewhere the peak equals the total.
+        QCOMPARE(chart->bytesAt(i, peakMoment(st)) - g.totalBytes(), (peak - held) * perEmbOut);
+        if (i < 3)
+            QCOMPARE(chart->bytesAt(i, peakMoment(st)), g.totalBytes());
+        else
+            QVERIFY(perEmbOut > 0 && peak > held); // last stage: 5 sets, 3 micro-batches
+    }
+}
+
+void TestTimeline::invalidSettingsShowTheEngineMessage()
+{
+    ScenarioModel model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+    setControls(panel, PipelineSchedule::Interleaved1F1B, 4, 6, 2);
+    QCOMPARE(panel.errorText(), QStringLiteral("Cannot schedule: interleaved 1F1B needs "
+                                               "micro-batches (6) to be a multiple of stages (4)"));
+    QCOMPARE(panel.timelineView()->blockCount(), 0);
+    QCOMPARE(panel.memoryChart()->stageCount(), 0);
+    QVERIFY(!panel.memoryChart()->message().isEmpty());
+    QVERIFY(!panel.bubbleText().contains(QStringLiteral("nan"), Qt::CaseInsensitive));
+    QVERIFY(!panel.playButton()->isEnabled());
+    panel.play(); // nothing to play: no crash, not playing
+    QVERIFY(!panel.isPlaying());
+    panel.stepForward();
+    QCOMPARE(panel.playhead(), 0.0);
+
+    // Fixing m clears it.
+    panel.microBatchesSpin()->setValue(8);
+    QCOMPARE(panel.errorText(), QString());
+    QCOMPARE(panel.timelineView()->blockCount(), 4 * 8 * 2 * 2);
+
+    // A layout the memory engine refuses: the timeline still draws, the message shows.
+    setControls(panel, PipelineSchedule::OneFOneB, 3, 8);
+    QCOMPARE(panel.errorText(),
+             QStringLiteral("Memory engine: layers (80) are not divisible by pipeline stages "
+                            "(3); allow uneven stages or change p"));
+    QCOMPARE(panel.timelineView()->blockCount(), 3 * 8 * 2);
+    QVERIFY(panel.memoryChart()->message().contains(QStringLiteral("layers (80)")));
+    QVERIFY(panel.bubbleText().contains(QStringLiteral("20.0%"))); // 2/10
+}
+
+void TestTimeline::playbackStepsAndKeys()
+{
+    ScenarioModel model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+    setControls(panel, PipelineSchedule::GPipe, 4, 4);
+    QCOMPARE(panel.playhead(), 21.0);
+    panel.setPlayhead(0);
+    panel.stepForward(); // boundaries of GPipe p4 m4: 0, 1, 2, ...
+    QCOMPARE(panel.playhead(), 1.0);
+    panel.stepForward();
+    QCOMPARE(panel.playhead(), 2.0);
+    panel.stepBack();
+    QCOMPARE(panel.playhead(), 1.0);
+    QCOMPARE(panel.timelineView()->playhead(), 1.0);
+    QCOMPARE(panel.memoryChart()->playhead(), 1.0);
+    QCOMPARE(panel.timeText(), QStringLiteral("t = 1.0 of 21"));
+
+    // Speed 2x: 0.5 s of wall time moves 0.5 x 2 x 4 = 4 time units.
+    panel.setSpeed(2);
+    QCOMPARE(panel.speedCombo()->currentData().toDouble(), 2.0);
+    panel.advance(0.5);
+    QCOMPARE(panel.playhead(), 5.0);
+    panel.play();
+    QVERIFY(panel.isPlaying());
+    panel.advance(100); // past the end: stops at the end
+    QCOMPARE(panel.playhead(), 21.0);
+    QVERIFY(!panel.isPlaying());
+
+    // Keys: space toggles, arrows step.
+    panel.setPlayhead(3);
+    QTest::keyClick(&panel, Qt::Key_Space);
+    QVERIFY(panel.isPlaying());
+    QTest::keyClick(&panel, Qt::Key_Space);
+    QVERIFY(!panel.isPlaying());
+    const double at = panel.playhead();
+    QTest::keyClick(&panel, Qt::Key_Right);
+    QCOMPARE(panel.playhead(), std::floor(at) + 1);
+    QTest::keyClick(&panel, Qt::Key_Left);
+    QCOMPARE(panel.playhead(), std::floor(at));
+
+    // Scrub: half the slider is half the step.
+    panel.scrubSlider()->setValue(panel.scrubSlider()->maximum() / 2);
+    QCOMPARE(panel.playhead(), 10.5);
+    // Playing from the end restarts at 0.
+    panel.setPlayhead(21);
+    panel.play();
+    QCOMPARE(panel.playhead(), 0.0);
+    panel.pause();
+}
+
+void TestTimeline::screenshots()
+{
+    struct Shot
+    {
+        const char *file;
+        PipelineSchedule schedule;
+        int p, m, v;
+        double at; ///< playhead as a share of the step
+    };
+    // The whole step, except 1F1B p 4 m 32, caught two thirds in (finished, running and
+    // waiting blocks side by side).
+    const Shot shots[] = {
+        {"timeline-gpipe-p4-m4.png", PipelineSchedule::GPipe, 4, 4, 0, 1},
+        {"timeline-1f1b-p4-m32.png", PipelineSchedule::OneFOneB, 4, 32, 0, 0.67},
+        {"timeline-interleaved-p4-m8-v2.png", PipelineSchedule::Interleaved1F1B, 4, 8, 2, 1},
+        {"timeline-zbh1-p4-m8.png", PipelineSchedule::ZeroBubbleH1, 4, 8, 0, 1},
+        {"timeline-zbh1-p16-m64.png", PipelineSchedule::ZeroBubbleH1, 16, 64, 0, 0.5}, // not docs
+    };
+    const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR");
+    for (const Shot &shot : shots) {
+        ScenarioModel model(Catalog::builtIn());
+        // The memory view's usual 70B layout: t 8, d 2, selective recompute.
+        model.edit([](Scenario &s) {
+            s.layout.tensorParallel = 8;
+            s.layout.pipelineParallel = 4;
+            s.layout.gpus = 64;
+            s.training.recompute = Recompute::Selective;
+        });
+        TimelinePanel panel(&model);
+        setControls(panel, shot.schedule, shot.p, shot.m, shot.v);
+        panel.resize(1600, 900);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setPlayhead(panel.timeline().makespan * shot.at);
+        QCoreApplication::processEvents();
+        const QImage img = panel.grab().toImage();
+        QCOMPARE(img.size(), QSize(1600, 900));
+        QCOMPARE(panel.errorText(), QString());
+        if (!dir.isEmpty()) {
+            QDir().mkpath(dir);
+            QVERIFY(img.save(QDir(dir).filePath(QString::fromUtf8(shot.file))));
+        }
+    }
+}
+
+QTEST_MAIN(TestTimeline)
+#include "test_timeline.moc"

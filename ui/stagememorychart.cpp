@@ -1,0 +1,277 @@
+#include "stagememorychart.h"
+
+#include "timelineview.h"
+
+#include <QVBoxLayout>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace shardscope {
+
+namespace {
+
+int countAt(const std::vector<std::pair<double, int>> &steps, double time)
+{
+    auto it =
+        std::upper_bound(steps.begin(), steps.end(), time,
+                         [](double t, const std::pair<double, int> &e) { return t < e.first; });
+    return it == steps.begin() ? 0 : (it - 1)->second;
+}
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    setMinimumSize(480, 200);
+
+    QFont tickFont = font();
+    tickFont.setPointSizeF(13);
+    QFont labelFont = tickFont;
+    labelFont.setPointSizeF(14);
+    labelFont.setBold(true);
+    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setTickLabelFont(tickFont);
+        axis->setLabelFont(labelFont);
+        axis->setBasePen(QPen(QColor(60, 60, 60), 1.5));
+        axis->setTickPen(QPen(QColor(60, 60, 60), 1.5));
+        axis->setSubTickPen(QPen(QColor(60, 60, 60), 1));
+        axis->grid()->setPen(QPen(QColor(225, 225, 225), 1));
+    }
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->xAxis->setLabel(QStringLiteral("Time (forward passes)"));
+
+    m_capacityLine = new QCPItemStraightLine(m_plot);
+    m_capacityLine->setPen(QPen(QColor(25, 25, 25), 3, Qt::DashLine));
+    m_capacityText = new QCPItemText(m_plot);
+    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    m_capacityText->setFont(labelFont);
+    m_capacityText->setColor(QColor(25, 25, 25));
+    m_capacityText->setBrush(QColor(255, 255, 255, 220));
+    m_capacityText->setPadding(QMargins(6, 2, 6, 4));
+
+    m_playheadLine = new QCPItemStraightLine(m_plot);
+    m_playheadLine->setPen(QPen(QColor(20, 20, 20), 3));
+    // The playhead and the dots live on their own buffered layer: a frame redraws only it.
+    m_plot->addLayer(QStringLiteral("live"), m_plot->layer(QStringLiteral("main")),
+                     QCustomPlot::limAbove);
+    m_live = m_plot->layer(QStringLiteral("live"));
+    m_live->setMode(QCPLayer::lmBuffered);
+    m_playheadLine->setLayer(m_live);
+
+    m_message = new QCPItemText(m_plot);
+    m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_message->position->setCoords(0.5, 0.5);
+    m_message->setFont(labelFont);
+    m_message->setColor(QColor(0xB3, 0x26, 0x1E));
+    m_message->setVisible(false);
+
+    m_plot->legend->setFont(tickFont);
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setIconSize(36, 16);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(8);
+    m_plot->legend->setColumnSpacing(20);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
+    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    m_plot->legend->setMargins(QMargins(8, 2, 8, 2));
+
+    m_plot->axisRect()->setAutoMargins(QCP::msTop | QCP::msBottom);
+    m_plot->axisRect()->setMargins(
+        QMargins(TimelineView::leftMargin, 0, TimelineView::rightMargin, 0));
+}
+
+std::int64_t StageMemoryChart::stageBytes(const GpuGroup &g, int inFlight)
+{
+    return g.totalBytes() - g.activations.layers - g.activations.embedding - g.activations.output +
+           std::int64_t(inFlight) * g.activationBytesPerMicroBatch;
+}
+
+int StageMemoryChart::inFlightAt(const StageTimeline &stage, double time)
+{
+    return countAt(stage.inFlight, time);
+}
+
+QColor StageMemoryChart::stageColor(int stage, int stages)
+{
+    // Viridis (van der Walt and Smith 2015) from 0 to 0.85, so the last stage stays legible
+    // on white.
+    static const std::array<QColor, 7> ramp = {QColor(0x44, 0x01, 0x54), QColor(0x46, 0x33, 0x7E),
+                                               QColor(0x36, 0x5C, 0x8D), QColor(0x27, 0x7F, 0x8E),
+                                               QColor(0x1F, 0xA1, 0x87), QColor(0x4A, 0xC1, 0x6D),
+                                               QColor(0x9F, 0xDA, 0x3A)};
+    const double x = stages <= 1 ? 0 : double(std::clamp(stage, 0, stages - 1)) / (stages - 1);
+    const double pos = x * double(ramp.size() - 1);
+    const int k = std::min(int(pos), int(ramp.size()) - 2);
+    const double f = pos - k;
+    const QColor &a = ramp[k], &b = ramp[k + 1];
+    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * f),
+                            float(a.greenF() + (b.greenF() - a.greenF()) * f),
+                            float(a.blueF() + (b.blueF() - a.blueF()) * f));
+}
+
+void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const Timeline &t,
+                               ByteUnit unit)
+{
+    m_scale = unitBytes(unit);
+    m_stages.clear();
+    QString message;
+    if (!t.valid())
+        message = QStringLiteral("No timeline: ") + qs(t.error);
+    else if (!r.valid())
+        message = QStringLiteral("Memory: ") + qs(r.error);
+    else if (r.groups.size() != t.stages.size())
+        message = QStringLiteral("The report has %1 stage(s), the timeline %2")
+                      .arg(r.groups.size())
+                      .arg(t.stages.size());
+    else if (t.stages.size() > 256)
+        message = QStringLiteral("%1 stages: too many lines to draw").arg(t.stages.size());
+    if (message.isEmpty()) {
+        for (std::size_t i = 0; i < t.stages.size(); ++i)
+            m_stages.push_back({r.groups[i], t.stages[i].inFlight});
+    }
+    m_makespan = message.isEmpty() ? t.makespan : 0;
+    m_message->setText(message);
+    m_message->setVisible(!message.isEmpty());
+
+    const int p = int(m_stages.size());
+    while (int(m_lines.size()) < p) {
+        auto *line = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+        line->setLineStyle(QCPGraph::lsStepLeft);
+        line->setSelectable(QCP::stNone);
+        // Steps are horizontal and vertical: antialiasing adds nothing but costs most of
+        // a frame for ZB-H1 at p 16, m 64 (hundreds of steps per line).
+        line->setAntialiased(false);
+        auto *dot = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+        dot->setLineStyle(QCPGraph::lsNone);
+        dot->setSelectable(QCP::stNone);
+        dot->removeFromLegend();
+        dot->setLayer(m_live);
+        m_lines.push_back(line);
+        m_dots.push_back(dot);
+    }
+    double top = 0;
+    for (int i = 0; i < int(m_lines.size()); ++i) {
+        QCPGraph *line = m_lines[i];
+        QCPGraph *dot = m_dots[i];
+        const bool used = i < p;
+        line->setVisible(used);
+        dot->setVisible(used);
+        if (!used) {
+            line->data()->clear();
+            dot->data()->clear();
+            line->removeFromLegend();
+            continue;
+        }
+        const QColor color = stageColor(i, p);
+        line->setPen(QPen(color, p > 8 ? 2.5 : 3.5));
+        line->setName(QStringLiteral("Stage %1").arg(i));
+        if (!m_plot->legend->hasItemWithPlottable(line))
+            line->addToLegend();
+        dot->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::white, 2), QBrush(color), 15));
+
+        QVector<double> keys, values;
+        const Stage &st = m_stages[i];
+        keys.reserve(int(st.inFlight.size()) + 2);
+        values.reserve(int(st.inFlight.size()) + 2);
+        for (const auto &[time, count] : st.inFlight) {
+            keys << time;
+            values << double(stageBytes(st.group, count)) / m_scale;
+            top = std::max(top, values.back());
+        }
+        if (keys.isEmpty() || keys.back() < m_makespan) {
+            keys << m_makespan;
+            values << double(stageBytes(st.group, countAt(st.inFlight, m_makespan))) / m_scale;
+            top = std::max(top, values.back());
+        }
+        line->setData(keys, values, true);
+    }
+
+    m_capacity = r.valid() ? double(r.capacityBytes) / m_scale : 0;
+    m_capacityLine->setVisible(r.valid() && p > 0);
+    m_capacityText->setVisible(r.valid() && p > 0);
+    m_capacityLine->point1->setCoords(0, m_capacity);
+    m_capacityLine->point2->setCoords(1, m_capacity);
+    m_capacityText->position->setCoords(0.005, m_capacity);
+    m_capacityText->setText(QStringLiteral("%1 capacity %2")
+                                .arg(qs(s.gpu.shortName), qs(formatBytes(r.capacityBytes, unit))));
+
+    // The same time axis as TimelineView: 1 % to spare on the right.
+    m_plot->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
+    m_plot->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.15);
+    m_plot->yAxis->setLabel(QStringLiteral("%1 per GPU").arg(qs(unitName(unit))));
+    m_playheadLine->setVisible(p > 0);
+    movePlayhead(m_playhead);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StageMemoryChart::setPlayhead(double time)
+{
+    movePlayhead(time);
+    m_live->replot();
+}
+
+void StageMemoryChart::movePlayhead(double time)
+{
+    if (!std::isfinite(time))
+        time = 0;
+    m_playhead = std::clamp(time, 0.0, std::max(0.0, m_makespan));
+    m_playheadLine->point1->setCoords(m_playhead, 0);
+    m_playheadLine->point2->setCoords(m_playhead, 1);
+    for (int i = 0; i < int(m_stages.size()); ++i) {
+        QCPGraphData d(m_playhead, valueAt(i, m_playhead));
+        m_dots[i]->data()->set(QVector<QCPGraphData>{d}, true);
+    }
+}
+
+std::int64_t StageMemoryChart::bytesAt(int stage, double time) const
+{
+    if (stage < 0 || stage >= stageCount())
+        return 0;
+    const Stage &st = m_stages[stage];
+    return stageBytes(st.group, countAt(st.inFlight, time));
+}
+
+double StageMemoryChart::valueAt(int stage, double time) const
+{
+    return double(bytesAt(stage, time)) / m_scale;
+}
+
+double StageMemoryChart::markerValue(int stage) const
+{
+    if (stage < 0 || stage >= stageCount() || m_dots[stage]->data()->isEmpty())
+        return 0;
+    return m_dots[stage]->data()->constBegin()->value;
+}
+
+std::vector<std::pair<double, double>> StageMemoryChart::line(int stage) const
+{
+    std::vector<std::pair<double, double>> out;
+    if (stage < 0 || stage >= stageCount())
+        return out;
+    for (auto it = m_lines[stage]->data()->constBegin(); it != m_lines[stage]->data()->constEnd();
+         ++it)
+        out.emplace_back(it->key, it->value);
+    return out;
+}
+
+QString StageMemoryChart::message() const
+{
+    return m_message->visible() ? m_message->text() : QString();
+}
+
+} // namespace shardscope

@@ -1,0 +1,108 @@
+#pragma once
+
+#include "format.h"
+#include "memoryreport.h"
+#include "scenario.h"
+#include "schedule.h"
+
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPLayer;
+
+namespace shardscope {
+
+/// Each pipeline stage's memory per GPU over one training step, against the card's
+/// capacity (QCustomPlot step lines, one per stage, and a dot per stage at the playhead).
+///
+/// Memory of stage i at time t, bytes (stageBytes()):
+///
+///     group.totalBytes() - activations.layers - activations.embedding - activations.output
+///         + inFlight_i(t) x group.activationBytesPerMicroBatch
+///
+/// that is, model states + buffers (+ the recompute working set, which the report counts
+/// once per stage) + the activations of the micro-batch chunks in flight at t, where
+/// inFlight_i is the schedule's step function StageTimeline::inFlight (a set is held from
+/// the start of its F to the end of its B). At the moment stage i reaches its peak in flight
+/// the line equals the report's stage total exactly for v = 1 (the engine counts the same
+/// peak, peakInFlightBound, and also counts the working set and the fragmentation reserve
+/// at that peak). With interleaving (v > 1) the first and last stage differ: the report
+/// counts the embedding / output activations for ceil(peak / v) micro-batches, the formula
+/// for every chunk set in flight. ZB-H1's pending weight gradients (M_W, Qi et al. 2023
+/// Table 1) are not in the report and not drawn. The fragmentation reserve stays at its peak
+/// value over the whole step.
+class StageMemoryChart : public QWidget
+{
+    Q_OBJECT
+public:
+    /// An empty chart (no stages) until setData().
+    explicit StageMemoryChart(QWidget *parent = nullptr);
+
+    /// Redraws for a timeline and the report of the same scenario (its groups are the
+    /// stages, in order); `unit` is the display unit. If either is invalid, or the two
+    /// disagree on the number of stages, the chart shows the reason instead of lines.
+    /// Queued replot.
+    void setData(const Scenario &s, const MemoryReport &r, const Timeline &t, ByteUnit unit);
+    /// Moves the playhead (time units of the timeline, clamped to [0, makespan]) and the
+    /// per-stage dots with it. Redraws only their layer (immediately; the widget repaints on
+    /// the next event loop pass).
+    void setPlayhead(double time);
+    /// Playhead time, time units.
+    double playhead() const { return m_playhead; }
+
+    /// The underlying plot, for tests and export.
+    QCustomPlot *plot() const { return m_plot; }
+    /// Stages drawn (0 when nothing is drawn).
+    int stageCount() const { return int(m_stages.size()); }
+    /// Memory per GPU of `stage` at `time` (time units), bytes; 0 when out of range.
+    std::int64_t bytesAt(int stage, double time) const;
+    /// bytesAt() in the display unit (GB or GiB).
+    double valueAt(int stage, double time) const;
+    /// Value of the stage's dot at the playhead, display units; 0 when the stage is absent.
+    double markerValue(int stage) const;
+    /// The stage's line as drawn: (time, display value) per step, for tests.
+    std::vector<std::pair<double, double>> line(int stage) const;
+    /// The capacity line, display units.
+    double capacityValue() const { return m_capacity; }
+    /// Text shown instead of lines (empty when the lines are drawn).
+    QString message() const;
+
+    /// The formula above for one stage with `inFlight` chunk sets in flight, bytes.
+    static std::int64_t stageBytes(const GpuGroup &group, int inFlight);
+    /// The step function's count at `time`: the last entry at or before `time`; 0 before
+    /// the first and for an empty function.
+    static int inFlightAt(const StageTimeline &stage, double time);
+    /// Line colour of stage i of p: an ordered, colour-blind-safe ramp (viridis, dark purple
+    /// at stage 0 to green-yellow at the last stage), so neighbouring stages look alike.
+    static QColor stageColor(int stage, int stages);
+
+private:
+    void movePlayhead(double time);
+
+    struct Stage
+    {
+        GpuGroup group;
+        std::vector<std::pair<double, int>> inFlight;
+    };
+
+    QCustomPlot *m_plot = nullptr;
+    std::vector<QCPGraph *> m_lines;
+    std::vector<QCPGraph *> m_dots;
+    QCPItemStraightLine *m_capacityLine = nullptr;
+    QCPItemText *m_capacityText = nullptr;
+    QCPItemStraightLine *m_playheadLine = nullptr;
+    QCPLayer *m_live = nullptr; ///< buffered layer: playhead and dots
+    QCPItemText *m_message = nullptr;
+    std::vector<Stage> m_stages;
+    double m_makespan = 0;
+    double m_playhead = 0;
+    double m_capacity = 0;
+    double m_scale = 1e9;
+};
+
+} // namespace shardscope

@@ -1,0 +1,523 @@
+#include "timelinepanel.h"
+
+#include "scenariomodel.h"
+#include "stagememorychart.h"
+#include "timelineview.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStyle>
+#include <QTextDocument>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope {
+
+namespace {
+
+constexpr int scrubSteps = 10000;
+constexpr double speeds[] = {0.25, 0.5, 1, 2, 4, 8};
+
+QString percent(double fraction)
+{
+    if (!std::isfinite(fraction))
+        return QStringLiteral("–");
+    return QString::number(fraction * 100, 'f', 1) + QLatin1Char('%');
+}
+
+bool same(const ScheduleParams &a, const ScheduleParams &b)
+{
+    return a.schedule == b.schedule && a.stages == b.stages && a.microBatches == b.microBatches &&
+           a.chunks == b.chunks && a.costs.forward == b.costs.forward &&
+           a.costs.backward == b.costs.backward && a.costs.backwardInput == b.costs.backwardInput &&
+           a.costs.backwardWeight == b.costs.backwardWeight;
+}
+
+ScheduleParams paramsOf(const Scenario &s)
+{
+    ScheduleParams p;
+    p.schedule = s.training.schedule;
+    p.stages = s.layout.pipelineParallel;
+    p.microBatches = int(std::clamp<std::int64_t>(s.training.microBatches, -1, 1 << 30));
+    p.chunks = s.training.chunks;
+    return p;
+}
+
+bool close(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+}
+
+/// The closed form of a schedule's bubble and the explanation lines (rich text).
+struct Explanation
+{
+    QString shareLine;
+    QString overIdealLine;
+};
+
+Explanation explain(const ScheduleParams &sp, const Timeline &t)
+{
+    const int p = sp.stages, m = sp.microBatches, v = sp.chunks;
+    // Closed forms (docs/pipeline.md): idle per stage over makespan, idle over busy.
+    QString shareFormula, overFormula, source;
+    long long num = p - 1, shareDen = 0, overDen = 0;
+    switch (sp.schedule) {
+    case PipelineSchedule::GPipe:
+    case PipelineSchedule::OneFOneB:
+        shareFormula = QStringLiteral("(p − 1)/(m + p − 1)");
+        overFormula = QStringLiteral("(p − 1)/m");
+        shareDen = (long long)m + p - 1;
+        overDen = m;
+        source = QStringLiteral("Megatron-LM's definition, Narayanan et al. 2021");
+        break;
+    case PipelineSchedule::Interleaved1F1B:
+        shareFormula = QStringLiteral("(p − 1)/(v·m + p − 1)");
+        overFormula = QStringLiteral("(p − 1)/(v·m)");
+        shareDen = (long long)v * m + p - 1;
+        overDen = (long long)v * m;
+        source = QStringLiteral("the 1F1B bubble / v, Narayanan et al. 2021");
+        break;
+    case PipelineSchedule::ZeroBubbleH1:
+        shareFormula = QStringLiteral("(p − 1)/(3m + p − 1)");
+        overFormula = QStringLiteral("(p − 1)/(3m)");
+        shareDen = 3LL * m + p - 1;
+        overDen = 3LL * m;
+        source = QStringLiteral("Qi et al. 2023, with F = B = W and m ≥ p");
+        break;
+    }
+    const double shareClosed = shareDen > 0 ? double(num) / double(shareDen) : -1;
+    const double overClosed = overDen > 0 ? double(num) / double(overDen) : -1;
+    const bool agrees =
+        close(shareClosed, t.bubbleFraction) && close(overClosed, t.bubbleOverIdeal);
+
+    Explanation e;
+    if (agrees) {
+        e.shareLine = QStringLiteral("= %1 = %2/%3: idle share of p × step time")
+                          .arg(shareFormula)
+                          .arg(num)
+                          .arg(shareDen);
+        e.overIdealLine = QStringLiteral("<b>%1</b> over ideal compute = %2 = %3/%4 (%5)")
+                              .arg(percent(t.bubbleOverIdeal), overFormula)
+                              .arg(num)
+                              .arg(overDen)
+                              .arg(source);
+    } else {
+        e.shareLine = QStringLiteral("measured on the simulated schedule: idle share of p × "
+                                     "step time (%1 = %2 does not hold here)")
+                          .arg(shareFormula, percent(shareClosed));
+        e.overIdealLine =
+            QStringLiteral("<b>%1</b> over ideal compute, measured (%2 = %3 "
+                           "assumes %4)")
+                .arg(percent(t.bubbleOverIdeal), overFormula, percent(overClosed), source);
+    }
+    return e;
+}
+
+QFont sized(const QFont &base, double points, bool bold = false)
+{
+    QFont f = base;
+    f.setPointSizeF(points);
+    f.setBold(bold);
+    return f;
+}
+
+} // namespace
+
+TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
+    : QWidget(parent), m_model(model)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    const QFont controlFont = sized(font(), 13);
+
+    // Schedule settings.
+    m_schedule = new QComboBox(this);
+    for (auto s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
+                   PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1}) {
+        const auto name = pipelineScheduleName(s);
+        m_schedule->addItem(QString::fromUtf8(name.data(), qsizetype(name.size())), int(s));
+    }
+    m_stages = new QSpinBox(this);
+    m_stages->setRange(1, maxPipelineStages);
+    m_stages->setToolTip(QStringLiteral("p, pipeline stages: the same p as the memory view. "
+                                        "Changing it keeps d × t × c and sets the GPU count "
+                                        "to d × t × p × c."));
+    m_microBatches = new QSpinBox(this);
+    m_microBatches->setRange(1, maxMicroBatches);
+    m_microBatches->setToolTip(QStringLiteral("m, micro-batches per training step"));
+    m_chunks = new QSpinBox(this);
+    m_chunks->setRange(1, maxModelChunks);
+    m_chunks->setToolTip(QStringLiteral("v, model chunks per stage (interleaved 1F1B only)"));
+
+    // Playback.
+    m_stepBack = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekBackward),
+                                 QStringLiteral("Step"), this);
+    m_stepBack->setToolTip(QStringLiteral("Back one operation boundary (Left arrow)"));
+    m_play = new QPushButton(this);
+    m_play->setToolTip(QStringLiteral("Play / pause (Space)"));
+    m_play->setMinimumWidth(120);
+    m_stepForward = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward),
+                                    QStringLiteral("Step"), this);
+    m_stepForward->setToolTip(QStringLiteral("Forward one operation boundary (Right arrow)"));
+    m_speed = new QComboBox(this);
+    for (double s : speeds)
+        m_speed->addItem(QStringLiteral("%1×").arg(s), s);
+    m_speed->setCurrentIndex(2);
+    m_speed->setToolTip(
+        QStringLiteral("Playback speed: 1× = %1 forward passes per second").arg(unitsPerSecond));
+    m_time = new QLabel(this);
+    m_time->setMinimumWidth(190);
+    for (QWidget *w : {static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
+                       static_cast<QWidget *>(m_stepForward)})
+        w->setFocusPolicy(Qt::NoFocus);
+
+    auto *controls = new QHBoxLayout;
+    controls->setSpacing(8);
+    const auto addLabelled = [&](const QString &text, QWidget *w) {
+        auto *label = new QLabel(text, this);
+        label->setFont(controlFont);
+        label->setBuddy(w);
+        controls->addWidget(label);
+        controls->addWidget(w);
+        return label;
+    };
+    addLabelled(QStringLiteral("&Schedule"), m_schedule);
+    controls->addSpacing(12);
+    addLabelled(QStringLiteral("Stages &p"), m_stages);
+    controls->addSpacing(12);
+    addLabelled(QStringLiteral("Micro-batches &m"), m_microBatches);
+    controls->addSpacing(12);
+    m_chunksLabel = addLabelled(QStringLiteral("Chunks &v"), m_chunks);
+    controls->addStretch(1);
+    controls->addWidget(m_stepBack);
+    controls->addWidget(m_play);
+    controls->addWidget(m_stepForward);
+    addLabelled(QStringLiteral("Spee&d"), m_speed);
+    controls->addSpacing(8);
+    controls->addWidget(m_time);
+    for (QWidget *w : {static_cast<QWidget *>(m_schedule), static_cast<QWidget *>(m_stages),
+                       static_cast<QWidget *>(m_microBatches), static_cast<QWidget *>(m_chunks),
+                       static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
+                       static_cast<QWidget *>(m_stepForward), static_cast<QWidget *>(m_speed),
+                       static_cast<QWidget *>(m_time)})
+        w->setFont(controlFont);
+
+    // The bubble in large type with its formula beside it.
+    m_bubble = new QLabel(this);
+    m_bubble->setFont(sized(font(), 30, true));
+    m_formula = new QLabel(this);
+    m_formula->setFont(sized(font(), 15));
+    m_formula->setTextFormat(Qt::RichText);
+    m_formula->setWordWrap(true);
+    auto *bubbleRow = new QHBoxLayout;
+    bubbleRow->setSpacing(24);
+    bubbleRow->addWidget(m_bubble);
+    bubbleRow->addWidget(m_formula, 1);
+
+    m_error = new QLabel(this);
+    m_error->setFont(sized(font(), 15, true));
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet(QStringLiteral("color: white; background: #B3261E; padding: 6px;"));
+    m_error->setVisible(false);
+
+    m_view = new TimelineView(this);
+    m_memory = new StageMemoryChart(this);
+
+    // The scrub slider spans the plots' time axis.
+    m_scrub = new QSlider(Qt::Horizontal, this);
+    m_scrub->setRange(0, scrubSteps);
+    m_scrub->setFocusPolicy(Qt::NoFocus);
+    m_scrub->setToolTip(QStringLiteral("Scrub through the step"));
+    auto *scrubRow = new QHBoxLayout;
+    scrubRow->setContentsMargins(TimelineView::leftMargin - 10, 0, TimelineView::rightMargin - 10,
+                                 0);
+    scrubRow->addWidget(m_scrub);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(10, 8, 10, 6);
+    layout->setSpacing(4);
+    layout->addLayout(controls);
+    layout->addLayout(bubbleRow);
+    layout->addWidget(m_error);
+    layout->addWidget(m_view, 5);
+    layout->addLayout(scrubRow);
+    layout->addWidget(m_memory, 3);
+
+    m_timer = new QTimer(this);
+    m_timer->setTimerType(Qt::PreciseTimer);
+    m_timer->setInterval(1000 / 60);
+    connect(m_timer, &QTimer::timeout, this, [this] {
+        const double seconds = double(m_clock.nsecsElapsed()) / 1e9;
+        m_clock.restart();
+        advance(seconds);
+    });
+
+    // Controls write to the model only; the model's changed() redraws everything.
+    connect(m_schedule, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index < 0)
+            return;
+        const auto s = PipelineSchedule(m_schedule->itemData(index).toInt());
+        const int v = s == PipelineSchedule::Interleaved1F1B ? std::max(2, m_lastChunks) : 1;
+        m_model->edit([s, v](Scenario &sc) {
+            sc.training.schedule = s;
+            sc.training.chunks = v;
+        });
+    });
+    connect(m_stages, &QSpinBox::valueChanged, this, [this](int p) {
+        m_model->edit([p](Scenario &sc) {
+            Layout &l = sc.layout;
+            const std::int64_t d = std::max<std::int64_t>(1, l.dataParallel());
+            l.pipelineParallel = p;
+            l.gpus = d * l.tensorParallel * p * l.contextParallel;
+        });
+    });
+    connect(m_microBatches, &QSpinBox::valueChanged, this,
+            [this](int m) { m_model->edit([m](Scenario &sc) { sc.training.microBatches = m; }); });
+    connect(m_chunks, &QSpinBox::valueChanged, this,
+            [this](int v) { m_model->edit([v](Scenario &sc) { sc.training.chunks = v; }); });
+
+    connect(m_play, &QPushButton::clicked, this, &TimelinePanel::togglePlay);
+    connect(m_stepBack, &QPushButton::clicked, this, &TimelinePanel::stepBack);
+    connect(m_stepForward, &QPushButton::clicked, this, &TimelinePanel::stepForward);
+    connect(m_speed, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index >= 0)
+            m_speedFactor = m_speed->itemData(index).toDouble();
+    });
+    connect(m_scrub, &QSlider::valueChanged, this,
+            [this](int value) { setPlayhead(double(value) / scrubSteps * m_timeline.makespan); });
+    connect(m_view, &TimelineView::seekRequested, this, [this](double time) {
+        pause();
+        setPlayhead(time);
+        setFocus(Qt::MouseFocusReason);
+    });
+    connect(m_model, &ScenarioModel::changed, this, &TimelinePanel::refresh);
+
+    updatePlaybackControls();
+    refresh();
+}
+
+void TimelinePanel::refresh()
+{
+    syncControls();
+    const Scenario &s = m_model->scenario();
+    const ScheduleParams params = paramsOf(s);
+    if (!m_haveTimeline || !same(params, m_params)) {
+        m_params = params;
+        m_haveTimeline = true;
+        m_timeline = schedule(params);
+        m_boundaries.clear();
+        for (const StageTimeline &st : m_timeline.stages)
+            for (const PipelineOp &op : st.ops) {
+                m_boundaries.push_back(op.start);
+                m_boundaries.push_back(op.end);
+            }
+        m_boundaries.push_back(0);
+        std::sort(m_boundaries.begin(), m_boundaries.end());
+        m_boundaries.erase(std::unique(m_boundaries.begin(), m_boundaries.end()),
+                           m_boundaries.end());
+        m_view->setTimeline(m_timeline);
+        if (!m_timeline.valid() || m_timeline.makespan <= 0)
+            pause();
+    }
+    m_memory->setData(s, m_model->report(), m_timeline, m_model->unit());
+    setPlayhead(m_view->playhead());
+
+    QString error;
+    if (!m_timeline.valid())
+        error = QStringLiteral("Cannot schedule: ") + QString::fromStdString(m_timeline.error);
+    else if (!m_model->report().valid())
+        error = QStringLiteral("Memory engine: ") + QString::fromStdString(m_model->report().error);
+    m_error->setText(error);
+    m_error->setVisible(!error.isEmpty());
+    updateBubbleText();
+    updatePlaybackControls();
+}
+
+void TimelinePanel::syncControls()
+{
+    const Scenario &s = m_model->scenario();
+    const QSignalBlocker b1(m_schedule), b2(m_stages), b3(m_microBatches), b4(m_chunks);
+    m_schedule->setCurrentIndex(m_schedule->findData(int(s.training.schedule)));
+    m_stages->setValue(s.layout.pipelineParallel);
+    m_microBatches->setValue(int(std::clamp<std::int64_t>(s.training.microBatches, 1, 1 << 30)));
+    m_chunks->setValue(s.training.chunks);
+    const bool interleaved = s.training.schedule == PipelineSchedule::Interleaved1F1B;
+    if (interleaved && s.training.chunks >= 2)
+        m_lastChunks = s.training.chunks;
+    m_chunks->setEnabled(interleaved);
+    m_chunksLabel->setEnabled(interleaved);
+}
+
+void TimelinePanel::updateBubbleText()
+{
+    if (!m_timeline.valid() || m_timeline.stages.empty()) {
+        m_bubble->setText(QStringLiteral("Bubble: no schedule"));
+        m_formula->setText(QString());
+        return;
+    }
+    m_bubble->setText(
+        QStringLiteral("Bubble %1 of the step").arg(percent(m_timeline.bubbleFraction)));
+    const Explanation e = explain(m_params, m_timeline);
+    m_formula->setText(e.shareLine + QStringLiteral("<br>") + e.overIdealLine);
+}
+
+void TimelinePanel::updatePlaybackControls()
+{
+    const bool playing = isPlaying();
+    m_play->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_play->setText(playing ? QStringLiteral("Pause") : QStringLiteral("Play"));
+    const bool any = m_timeline.valid() && m_timeline.makespan > 0;
+    for (QWidget *w : {static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
+                       static_cast<QWidget *>(m_stepForward), static_cast<QWidget *>(m_scrub)})
+        w->setEnabled(any);
+}
+
+QString TimelinePanel::bubbleText() const
+{
+    return m_bubble->text();
+}
+
+QString TimelinePanel::formulaText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_formula->text());
+    return doc.toPlainText();
+}
+
+QString TimelinePanel::errorText() const
+{
+    return m_error->text();
+}
+
+QString TimelinePanel::timeText() const
+{
+    return m_time->text();
+}
+
+bool TimelinePanel::isPlaying() const
+{
+    return m_timer->isActive();
+}
+
+void TimelinePanel::play()
+{
+    if (!m_timeline.valid() || m_timeline.makespan <= 0)
+        return;
+    if (m_playhead >= m_timeline.makespan)
+        setPlayhead(0);
+    m_clock.start();
+    m_timer->start();
+    updatePlaybackControls();
+}
+
+void TimelinePanel::pause()
+{
+    m_timer->stop();
+    updatePlaybackControls();
+}
+
+void TimelinePanel::togglePlay()
+{
+    if (isPlaying())
+        pause();
+    else
+        play();
+}
+
+void TimelinePanel::stepForward()
+{
+    pause();
+    auto it = std::upper_bound(m_boundaries.begin(), m_boundaries.end(), m_playhead + 1e-9);
+    setPlayhead(it == m_boundaries.end() ? m_timeline.makespan : *it);
+}
+
+void TimelinePanel::stepBack()
+{
+    pause();
+    auto it = std::lower_bound(m_boundaries.begin(), m_boundaries.end(), m_playhead - 1e-9);
+    setPlayhead(it == m_boundaries.begin() ? 0 : *(it - 1));
+}
+
+void TimelinePanel::setSpeed(double factor)
+{
+    if (!std::isfinite(factor))
+        return;
+    m_speedFactor = std::clamp(factor, speeds[0], speeds[std::size(speeds) - 1]);
+    const QSignalBlocker block(m_speed);
+    int best = 0;
+    for (int i = 0; i < m_speed->count(); ++i)
+        if (std::abs(m_speed->itemData(i).toDouble() - m_speedFactor) <
+            std::abs(m_speed->itemData(best).toDouble() - m_speedFactor))
+            best = i;
+    m_speed->setCurrentIndex(best);
+}
+
+void TimelinePanel::advance(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return;
+    const double next = m_playhead + seconds * m_speedFactor * unitsPerSecond;
+    if (next >= m_timeline.makespan) {
+        setPlayhead(m_timeline.makespan);
+        pause();
+    } else {
+        setPlayhead(next);
+    }
+}
+
+void TimelinePanel::setPlayhead(double time)
+{
+    const double end = m_timeline.valid() ? std::max(0.0, m_timeline.makespan) : 0;
+    m_playhead = std::isfinite(time) ? std::clamp(time, 0.0, end) : 0;
+    m_view->setPlayhead(m_playhead);
+    m_memory->setPlayhead(m_playhead);
+    {
+        const QSignalBlocker block(m_scrub);
+        m_scrub->setValue(end > 0 ? int(std::lround(m_playhead / end * scrubSteps)) : 0);
+    }
+    m_time->setText(QStringLiteral("t = %1 of %2")
+                        .arg(m_playhead, 0, 'f', 1)
+                        .arg(QString::number(end, 'g', 6)));
+}
+
+void TimelinePanel::keyPressEvent(QKeyEvent *event)
+{
+    switch (event->key()) {
+    case Qt::Key_Space:
+        togglePlay();
+        break;
+    case Qt::Key_Left:
+        stepBack();
+        break;
+    case Qt::Key_Right:
+        stepForward();
+        break;
+    case Qt::Key_Home:
+        pause();
+        setPlayhead(0);
+        break;
+    case Qt::Key_End:
+        pause();
+        setPlayhead(m_timeline.makespan);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void TimelinePanel::hideEvent(QHideEvent *event)
+{
+    pause();
+    QWidget::hideEvent(event);
+}
+
+} // namespace shardscope

@@ -1,0 +1,152 @@
+#pragma once
+
+#include "schedule.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+#include <vector>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTimer;
+
+namespace shardscope {
+
+class ScenarioModel;
+class StageMemoryChart;
+class TimelineView;
+
+/// The pipeline tab (issue 4): schedule controls, the bubble figure, the timeline, the
+/// per-stage memory over the step, and an animation of the step.
+///
+/// Schedule, p, m and v are read from and written to the ScenarioModel (edit()), so p here
+/// is the memory view's p. Changing p keeps d x t x c and sets gpus = d x t x p x c (d taken
+/// as at least 1 when the old layout did not divide). Switching to interleaved sets v to the
+/// last interleaved v (2 at first); other schedules get v = 1, as the engine requires. The
+/// panel redraws on every ScenarioModel::changed() and recomputes the timeline only when
+/// the schedule parameters changed.
+///
+/// The big figure is the measured Timeline::bubbleFraction (idle share of p x step time),
+/// with the closed form it comes from beside it and the over-ideal figure
+/// Timeline::bubbleOverIdeal (Megatron-LM's (p - 1)/m); where the closed form does not apply
+/// the measured figures are shown and labelled as measured. Invalid settings show the
+/// engine's message; nothing is NaN.
+///
+/// Animation: a 60 Hz QTimer advances the playhead by the elapsed wall time x speed x
+/// unitsPerSecond. Keys while the panel has focus: Space play/pause, Left/Right step one
+/// operation boundary, Home/End jump to the start/end. Clicking the timeline seeks there.
+class TimelinePanel : public QWidget
+{
+    Q_OBJECT
+public:
+    /// Time units (forward passes) the playhead advances per second at speed 1x.
+    static constexpr double unitsPerSecond = 4;
+
+    /// Builds the controls and views on `model` (not owned; must outlive the panel).
+    explicit TimelinePanel(ScenarioModel *model, QWidget *parent = nullptr);
+
+    /// The timeline of the model's current schedule settings (error set when invalid).
+    const Timeline &timeline() const { return m_timeline; }
+    /// The Gantt view.
+    TimelineView *timelineView() const { return m_view; }
+    /// The per-stage memory chart under it.
+    StageMemoryChart *memoryChart() const { return m_memory; }
+
+    /// Schedule selector; item data is the PipelineSchedule as int.
+    QComboBox *scheduleCombo() const { return m_schedule; }
+    /// p, pipeline stages (the layout's pipelineParallel).
+    QSpinBox *stagesSpin() const { return m_stages; }
+    /// m, micro-batches per step.
+    QSpinBox *microBatchesSpin() const { return m_microBatches; }
+    /// v, model chunks per stage; enabled only for interleaved 1F1B.
+    QSpinBox *chunksSpin() const { return m_chunks; }
+    /// Play / pause toggle.
+    QPushButton *playButton() const { return m_play; }
+    /// Steps the playhead back one operation boundary.
+    QPushButton *stepBackButton() const { return m_stepBack; }
+    /// Steps the playhead forward one operation boundary.
+    QPushButton *stepForwardButton() const { return m_stepForward; }
+    /// Speed factor selector (0.25x .. 8x); item data is the factor.
+    QComboBox *speedCombo() const { return m_speed; }
+    /// Scrub slider over [0, makespan] in 10,000 steps.
+    QSlider *scrubSlider() const { return m_scrub; }
+
+    /// The large bubble line, e.g. "Bubble 42.9% of the step".
+    QString bubbleText() const;
+    /// The explanation beside it as plain text (formula, over-ideal figure, source).
+    QString formulaText() const;
+    /// The error shown (the schedule's or the memory engine's message); empty when none.
+    QString errorText() const;
+    /// The playhead's time readout, e.g. "t = 12.0 of 21".
+    QString timeText() const;
+
+    /// True while the animation runs.
+    bool isPlaying() const;
+    /// Playhead time, time units.
+    double playhead() const { return m_playhead; }
+    /// Speed factor (1 = unitsPerSecond time units per second).
+    double speed() const { return m_speedFactor; }
+
+public slots:
+    /// Starts the animation (from 0 when the playhead is at the end).
+    void play();
+    /// Stops the animation where it is.
+    void pause();
+    /// play() or pause().
+    void togglePlay();
+    /// Pauses and moves the playhead to the next operation start or end (the end of the
+    /// step if none is left).
+    void stepForward();
+    /// Pauses and moves the playhead to the previous operation start or end (0 if none).
+    void stepBack();
+    /// Sets the speed factor (clamped to 0.25 .. 8) and selects it in speedCombo().
+    void setSpeed(double factor);
+    /// Advances the playhead by `seconds` of wall time at the current speed; at the end of
+    /// the step it stops there and pauses. What the timer calls each frame.
+    void advance(double seconds);
+    /// Moves the playhead of both views to `time` (clamped to [0, makespan]).
+    void setPlayhead(double time);
+
+protected:
+    void keyPressEvent(QKeyEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    void refresh();
+    void syncControls();
+    void updateBubbleText();
+    void updatePlaybackControls();
+
+    ScenarioModel *m_model;
+    Timeline m_timeline;
+    ScheduleParams m_params;
+    bool m_haveTimeline = false;
+    std::vector<double> m_boundaries; ///< sorted distinct op starts and ends
+    int m_lastChunks = 2;
+
+    TimelineView *m_view = nullptr;
+    StageMemoryChart *m_memory = nullptr;
+    QComboBox *m_schedule = nullptr;
+    QSpinBox *m_stages = nullptr;
+    QSpinBox *m_microBatches = nullptr;
+    QSpinBox *m_chunks = nullptr;
+    QLabel *m_chunksLabel = nullptr;
+    QPushButton *m_play = nullptr;
+    QPushButton *m_stepBack = nullptr;
+    QPushButton *m_stepForward = nullptr;
+    QComboBox *m_speed = nullptr;
+    QSlider *m_scrub = nullptr;
+    QLabel *m_time = nullptr;
+    QLabel *m_bubble = nullptr;
+    QLabel *m_formula = nullptr;
+    QLabel *m_error = nullptr;
+    QTimer *m_timer = nullptr;
+    QElapsedTimer m_clock;
+    double m_playhead = 0;
+    double m_speedFactor = 1;
+};
+
+} // namespace shardscope
