@@ -1,4 +1,6 @@
 // shardscope: the explorer window by default; `report` prints a report headlessly.
+#include "exportcommand.h"
+#include "exportconfigcommand.h"
 #include "mainwindow.h"
 #include "reportcommand.h"
 
@@ -21,7 +23,7 @@ int runGui(int argc, char **argv)
     QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("ShardScope: where GPU memory goes when a large model is trained on "
-                       "many GPUs.\nSubcommands: report (run 'shardscope report --help')."));
+                       "many GPUs.\nSubcommands: report, export ('shardscope export --help')."));
     p.addHelpOption();
     p.addVersionOption();
     const shardscope::ScenarioOptions options;
@@ -95,6 +97,25 @@ int main(int argc, char **argv)
         QTextStream out(stdout);
         QTextStream err(stderr);
         return shardscope::runReportCommand(QCoreApplication::arguments(), out, err);
+    }
+    if (argc > 1 && QByteArray(argv[1]) == "export-config") {
+        QCoreApplication app(argc, argv);
+        QCoreApplication::setApplicationName(QStringLiteral("shardscope"));
+        QTextStream out(stdout);
+        QTextStream err(stderr);
+        return shardscope::runExportConfigCommand(QCoreApplication::arguments(), out, err);
+    }
+    if (argc > 1 && QByteArray(argv[1]) == "export") {
+        // Charts need a QApplication; with no display, draw on the offscreen platform.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+            qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        QApplication::setApplicationName(QStringLiteral("shardscope"));
+        QTextStream out(stdout);
+        QTextStream err(stderr);
+        return shardscope::runExportCommand(QApplication::arguments(), out, err);
     }
     return runGui(argc, argv);
 }

@@ -3,9 +3,11 @@
 #include "catalog.h"
 #include "estimate.h"
 #include "format.h"
+#include "hfconfig.h"
 #include "reportjson.h"
 
 #include <QCommandLineParser>
+#include <QFile>
 #include <QJsonDocument>
 #include <cmath>
 
@@ -108,6 +110,11 @@ ScenarioOptions::ScenarioOptions()
                          QStringLiteral("Plain parameter count instead of --model, e.g. 70e9 "
                                         "or 70B (model states only: no shapes)."),
                          "count")),
+      hfConfig(valueOption("hf-config",
+                           QStringLiteral("Model from a Hugging Face config.json instead of "
+                                          "--model (llama, mistral, mixtral, qwen2, gemma, "
+                                          "gemma2, deepseek_v3)."),
+                           "file")),
       layers(
           valueOption("layers", QStringLiteral("Inline architecture: transformer layers."), "L")),
       hidden(valueOption("hidden", QStringLiteral("Inline architecture: hidden size."), "h")),
@@ -138,6 +145,10 @@ ScenarioOptions::ScenarioOptions()
                      QStringLiteral("1"))),
       cp(valueOption("cp", QStringLiteral("Context-parallel degree (default 1)."), "c",
                      QStringLiteral("1"))),
+      ep(valueOption("ep",
+                     QStringLiteral("Expert-parallel degree for a mixture-of-experts model, "
+                                    "inside the data x context ranks (default 1)."),
+                     "e", QStringLiteral("1"))),
       strategy(valueOption("strategy", QStringLiteral("ddp, zero1, zero2 or zero3 (default ddp)."),
                            "name")),
       zero(valueOption("zero", QStringLiteral("ZeRO stage 0..3 (alias of --strategy)."), "stage")),
@@ -203,6 +214,7 @@ ScenarioOptions::ScenarioOptions()
 {
     all = {model,
            params,
+           hfConfig,
            layers,
            hidden,
            ffn,
@@ -218,6 +230,7 @@ ScenarioOptions::ScenarioOptions()
            tp,
            pp,
            cp,
+           ep,
            strategy,
            zero,
            hsdpShard,
@@ -293,10 +306,19 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
     Scenario s;
     const bool inline_ =
         p.isSet(layers) || p.isSet(hidden) || p.isSet(ffn) || p.isSet(heads) || p.isSet(vocab);
-    if (int(p.isSet(model)) + int(p.isSet(params)) + int(inline_) > 1)
-        return fail(QStringLiteral("--model, --params and an inline architecture (--layers ...) "
-                                   "are exclusive; give one"));
-    if (p.isSet(params)) {
+    if (int(p.isSet(model)) + int(p.isSet(params)) + int(inline_) + int(p.isSet(hfConfig)) > 1)
+        return fail(QStringLiteral("--model, --params, --hf-config and an inline architecture "
+                                   "(--layers ...) are exclusive; give one"));
+    if (p.isSet(hfConfig)) {
+        QFile file(p.value(hfConfig));
+        if (!file.open(QIODevice::ReadOnly))
+            return fail(QStringLiteral("--hf-config: cannot read '%1'").arg(p.value(hfConfig)));
+        QString why;
+        auto m = modelFromHfConfig(file.readAll(), &why);
+        if (!m)
+            return fail(QStringLiteral("--hf-config: ") + why);
+        s.model = std::move(*m);
+    } else if (p.isSet(params)) {
         const auto n = parseParameterCount(p.value(params));
         if (!n)
             return fail(QStringLiteral("--params must be a positive parameter count below 1e14, "
@@ -376,6 +398,9 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
     if (!integer(cp, 1, 65536, &v, error))
         return none;
     l.contextParallel = int(v);
+    if (!integer(ep, 1, 65536, &v, error))
+        return none;
+    l.expertParallel = int(v);
     if (p.isSet(dp)) {
         std::int64_t d = 0;
         if (!integer(dp, 1, maxGpus, &d, error))

@@ -12,17 +12,18 @@
 namespace shardscope {
 
 /// The scenario flags shared by every subcommand and the GUI's command line
-/// (README.md lists each): model (--model, --params, or inline --layers ...),
-/// recipe (--recipe, --bytes-per-param), layout (--gpus, --dp, --tp, --pp, --cp,
-/// --strategy / --zero, --hsdp-shard, --offload), training (--mbs, --seq,
+/// (README.md lists each): model (--model, --params, --hf-config FILE, or inline
+/// --layers ...), recipe (--recipe, --bytes-per-param), layout (--gpus, --dp, --tp,
+/// --pp, --cp, --ep, --strategy / --zero, --hsdp-shard, --offload), training (--mbs, --seq,
 /// --microbatches / --grad-accum, --recompute, --flash-attention,
 /// --sequence-parallel, --schedule, --chunks), overheads and --unit.
 struct ScenarioOptions
 {
     ScenarioOptions();
     QList<QCommandLineOption> all; ///< every option, for addTo()
-    QCommandLineOption model, params, layers, hidden, ffn, heads, kvHeads, vocab, tied, plainMlp;
-    QCommandLineOption recipe, bytesPerParam, gpus, dp, tp, pp, cp, strategy, zero, hsdpShard,
+    QCommandLineOption model, params, hfConfig, layers, hidden, ffn, heads, kvHeads, vocab, tied,
+        plainMlp;
+    QCommandLineOption recipe, bytesPerParam, gpus, dp, tp, pp, cp, ep, strategy, zero, hsdpShard,
         offload, unevenStages, gpusPerNode, mbs, seq, microbatches, gradAccum, recompute,
         flashAttention, sequenceParallel, schedule, chunks, cudaContextMib, fragmentation,
         gatheredUnits, hostRamGb, modelStatesOnly, gpu, unit;
@@ -32,8 +33,9 @@ struct ScenarioOptions
     /// True when any scenario flag (not --unit) was given.
     bool anySet(const QCommandLineParser &p) const;
     /// The scenario the parsed flags describe, starting from `base` (the report's
-    /// defaults: Llama 3 70B, 8 GPUs, DDP, H100, mixed-adam). nullopt plus a one-line
-    /// `*error` naming the bad flag.
+    /// defaults: Llama 3 70B, 8 GPUs, DDP, H100, mixed-adam). --hf-config reads the
+    /// model from a Hugging Face config.json (modelFromHfConfig). nullopt plus a
+    /// one-line `*error` naming the bad flag.
     std::optional<Scenario> scenario(const QCommandLineParser &p, QString *error) const;
     /// The display unit from --unit; nullopt plus `*error` when it is not gb or gib.
     std::optional<ByteUnit> byteUnit(const QCommandLineParser &p, QString *error) const;

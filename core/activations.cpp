@@ -50,16 +50,18 @@ struct Local
     std::int64_t normTokens = 0; // s / c, or s / (c t) with sequence parallel
     std::int64_t h = 0;          // hidden
     std::int64_t heads = 0;      // a / t
-    std::int64_t q = 0;          // (a / t) d
-    std::int64_t kv = 0;         // (g / t) d
+    std::int64_t q = 0;          // query width / t: (a / t) d
+    std::int64_t kv = 0;         // key width / t: (g / t) d (MLA: (a / t)(nope + rope))
+    std::int64_t v = 0;          // value width / t: (g / t) d (MLA: (a / t) v)
+    std::int64_t vExpanded = 0;  // attention output width / t: (a / t) d (MLA: (a / t) v)
     std::int64_t ffn = 0;        // f / t
+    std::int64_t expertFfn = 0;  // expert inner size / t
     std::int64_t e = 0;          // bytes per activation element
 };
 
 Local localExtents(const Architecture &a, const ActivationSettings &s)
 {
     const std::int64_t t = s.tensorParallel;
-    const std::int64_t d = a.effectiveHeadDim();
     Local l;
     l.b = s.microBatchSize;
     l.s = s.sequenceLength;
@@ -67,14 +69,27 @@ Local localExtents(const Architecture &a, const ActivationSettings &s)
     l.normTokens = s.sequenceParallel ? l.tokens / t : l.tokens;
     l.h = a.hidden;
     l.heads = a.heads / t;
-    l.q = l.heads * d;
-    l.kv = (a.kvHeads / t) * d;
+    if (a.usesLatentAttention()) {
+        // MLA: a query and key heads of nope + rope, a value heads of v (kv heads == a).
+        l.q = l.heads * (a.qkNopeHeadDim + a.qkRopeHeadDim);
+        l.kv = l.q;
+        l.v = l.heads * a.vHeadDim;
+        l.vExpanded = l.v;
+    } else {
+        const std::int64_t d = a.effectiveHeadDim();
+        l.q = l.heads * d;
+        l.kv = (a.kvHeads / t) * d;
+        l.v = l.kv;
+        l.vExpanded = l.q;
+    }
     l.ffn = a.ffn / t;
+    l.expertFfn = a.isMoe() ? a.effectiveExpertFfn() / t : 0;
     l.e = s.activationBytes;
     return l;
 }
 
-LayerActivationTerms computeLayer(const Architecture &a, const ActivationSettings &s, Checked &c)
+LayerActivationTerms computeLayer(const Architecture &a, const ActivationSettings &s, int layer,
+                                  Checked &c)
 {
     const Local l = localExtents(a, s);
     LayerActivationTerms r;
@@ -87,14 +102,20 @@ LayerActivationTerms computeLayer(const Architecture &a, const ActivationSetting
     // Unfused attention repeats K and V once per query head before the matmuls
     // (Megatron-Core DotProductAttention, Hugging Face eager), so the saved copies are
     // q wide; fused kernels take grouped K and V as they are.
-    const std::int64_t kvWidth = s.flashAttention ? l.kv : l.q;
     const bool keepCore = s.recompute == Recompute::None;
 
     r.attentionNormInput = normTensor;
     r.qkvInput = normTensor;
     r.query = c.product({l.tokens, l.b, l.q, l.e});
-    r.key = c.product({l.tokens, l.b, kvWidth, l.e});
-    r.value = r.key;
+    r.key = c.product({l.tokens, l.b, s.flashAttention ? l.kv : l.q, l.e});
+    r.value = c.product({l.tokens, l.b, s.flashAttention ? l.v : l.vExpanded, l.e});
+    if (a.usesLatentAttention()) {
+        // MLA: the query latent before and after q_a_layernorm, the key/value latent
+        // (with the shared rotary key) before kv_a_layernorm and after it, whole on
+        // every tensor rank (the up-projections are column-parallel).
+        const std::int64_t width = 2 * a.qLoraRank + 2 * a.kvLoraRank + a.qkRopeHeadDim;
+        r.attentionLatents = c.product({l.tokens, l.b, width, l.e});
+    }
     if (keepCore && !s.flashAttention) {
         const std::int64_t scores = c.product({l.heads, l.tokens, l.s, l.b});
         r.softmaxOutput = c.product({scores, l.e});
@@ -105,16 +126,35 @@ LayerActivationTerms computeLayer(const Architecture &a, const ActivationSetting
     }
     if (keepCore && s.flashAttention)
         r.softmaxStatistics = c.product({4, l.heads, l.tokens, l.b});
-    r.projectionInput = c.product({l.tokens, l.b, l.q, l.e});
+    r.projectionInput = c.product({l.tokens, l.b, l.vExpanded, l.e});
     r.attentionDropoutMask = normMask;
 
     r.mlpNormInput = normTensor;
     r.mlpInput = normTensor;
-    const std::int64_t ffnTensor = c.product({l.tokens, l.b, l.ffn, l.e});
+    r.mlpDropoutMask = normMask;
+    // A dense block's MLP, or the shared experts of a MoE block (one MLP n_s f_e wide).
+    const std::int64_t denseWidth =
+        a.isMoeLayer(layer) ? std::int64_t(a.sharedExperts) * l.expertFfn : l.ffn;
+    const std::int64_t ffnTensor = c.product({l.tokens, l.b, denseWidth, l.e});
     r.upOutput = ffnTensor;
     r.gateOutput = a.gatedMlp ? ffnTensor : 0;
     r.downInput = ffnTensor;
-    r.mlpDropoutMask = normMask;
+    if (!a.isMoeLayer(layer))
+        return r;
+    // Routed experts (docs/models.md "MoE activations"): the router's fp32 scores over
+    // all experts for the norm-region tokens; every token's k dispatched copies at full
+    // width (gathered over the expert tensor ranks) as the experts' input and again as
+    // their output (for the gradient of the routing weights); and the k copies'
+    // expert-MLP tensors, f_e / t wide. Balanced routing: with expert parallelism a
+    // rank receives as many token copies as it sends.
+    const std::int64_t copies = c.product({l.tokens, l.b, a.activeExperts});
+    r.routerScores = c.product({l.normTokens, l.b, a.experts, 4});
+    r.expertInput = c.product({copies, l.h, l.e});
+    const std::int64_t expertTensor = c.product({copies, l.expertFfn, l.e});
+    r.expertUpOutput = expertTensor;
+    r.expertGateOutput = a.gatedMlp ? expertTensor : 0;
+    r.expertDownInput = expertTensor;
+    r.expertOutput = c.product({copies, l.h, l.e});
     return r;
 }
 
@@ -141,10 +181,31 @@ std::int64_t computeEmbedding(const Architecture &a, const ActivationSettings &s
 
 std::int64_t checkedTotal(const LayerActivationTerms &t, Checked &c)
 {
-    return c.sum({t.attentionNormInput, t.qkvInput, t.query, t.key, t.value, t.softmaxOutput,
-                  t.softmaxDropoutMask, t.softmaxDropoutOutput, t.softmaxStatistics,
-                  t.projectionInput, t.attentionDropoutMask, t.mlpNormInput, t.mlpInput, t.upOutput,
-                  t.gateOutput, t.downInput, t.mlpDropoutMask, t.layerInput});
+    return c.sum({t.attentionNormInput,
+                  t.qkvInput,
+                  t.query,
+                  t.key,
+                  t.value,
+                  t.attentionLatents,
+                  t.softmaxOutput,
+                  t.softmaxDropoutMask,
+                  t.softmaxDropoutOutput,
+                  t.softmaxStatistics,
+                  t.projectionInput,
+                  t.attentionDropoutMask,
+                  t.mlpNormInput,
+                  t.mlpInput,
+                  t.upOutput,
+                  t.gateOutput,
+                  t.downInput,
+                  t.mlpDropoutMask,
+                  t.routerScores,
+                  t.expertInput,
+                  t.expertUpOutput,
+                  t.expertGateOutput,
+                  t.expertDownInput,
+                  t.expertOutput,
+                  t.layerInput});
 }
 
 std::int64_t checkedTotal(const OutputActivationTerms &t, Checked &c)
@@ -238,6 +299,12 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
         return notDivisible("kv heads", a.kvHeads, "tensor parallel size", t);
     if (a.ffn % t != 0)
         return notDivisible("ffn size", a.ffn, "tensor parallel size", t);
+    // Experts are split over the expert tensor-parallel size, which Megatron-Core
+    // defaults to t (--expert-tensor-parallel-size).
+    if (a.isMoe() && a.effectiveExpertFfn() % t != 0)
+        return notDivisible("expert ffn size", a.effectiveExpertFfn(), "tensor parallel size", t);
+    if (a.usesLatentAttention() && a.valueWidth() % t != 0)
+        return notDivisible("value width", a.valueWidth(), "tensor parallel size", t);
     if (s.sequenceLength % s.contextParallel != 0)
         return notDivisible("sequence length", s.sequenceLength, "context parallel size",
                             s.contextParallel);
@@ -248,31 +315,35 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
                " with sequence parallel on";
     }
     Checked c;
-    const LayerActivationTerms layer = computeLayer(a, s, c);
-    checkedTotal(layer, c);
     const OutputActivationTerms out = computeOutput(a, s, c);
     const std::int64_t lastStage = checkedTotal(out, c);
     c.sum({lastStage, computeEmbedding(a, s, c)});
-    // The layer terms under no recomputation bound every level; check them too.
+    // The layer terms under no recomputation bound every level; check them too, for a
+    // dense block and (in a MoE model) a MoE block.
     ActivationSettings none = s;
     none.recompute = Recompute::None;
-    checkedTotal(computeLayer(a, none, c), c);
+    for (int layer = 0; layer <= (a.isMoe() && a.denseLayers > 0 ? 1 : 0); ++layer) {
+        const int block = layer == 0 ? 0 : a.denseLayers;
+        checkedTotal(computeLayer(a, s, block, c), c);
+        checkedTotal(computeLayer(a, none, block, c), c);
+    }
     if (c.overflow)
         return "activation sizes are too large: a byte count exceeds 64-bit integers";
     return {};
 }
 
-LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s)
+LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s,
+                                          int layer)
 {
     if (!validateActivationSettings(a, s).empty())
         return {};
     Checked c;
-    return computeLayer(a, s, c);
+    return computeLayer(a, s, layer, c);
 }
 
-std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s)
+std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s, int layer)
 {
-    return layerActivationTerms(a, s).total();
+    return layerActivationTerms(a, s, layer).total();
 }
 
 std::int64_t embeddingActivationBytes(const Architecture &a, const ActivationSettings &s)

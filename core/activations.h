@@ -63,16 +63,19 @@ struct ActivationSettings
 struct LayerActivationTerms
 {
     // Attention block.
-    std::int64_t attentionNormInput = 0;   ///< s b h e, norm region (input of norm 1)
-    std::int64_t qkvInput = 0;             ///< s b h e, norm region (norm 1 output)
-    std::int64_t query = 0;                ///< s b q e / (t c)
-    std::int64_t key = 0;                  ///< s b kv e / (t c); q wide without flash (expanded)
-    std::int64_t value = 0;                ///< s b kv e / (t c); q wide without flash (expanded)
+    std::int64_t attentionNormInput = 0; ///< s b h e, norm region (input of norm 1)
+    std::int64_t qkvInput = 0;           ///< s b h e, norm region (norm 1 output)
+    std::int64_t query = 0;              ///< s b q e / (t c)
+    std::int64_t key = 0;                ///< s b kv e / (t c); q wide without flash (expanded)
+    std::int64_t value = 0; ///< s b kv e / (t c) (MLA: a v); a d wide without flash (expanded)
+    /// MLA only: s b (2 r_q + 2 r_kv + rope) e / c, the query and key/value latents
+    /// before and after their norms, whole on every tensor rank; 0 otherwise.
+    std::int64_t attentionLatents = 0;
     std::int64_t softmaxOutput = 0;        ///< a s s b e / (t c), without flash
     std::int64_t softmaxDropoutMask = 0;   ///< a s s b / (t c), 1 byte, without flash, dropout
     std::int64_t softmaxDropoutOutput = 0; ///< a s s b e / (t c), without flash, dropout
     std::int64_t softmaxStatistics = 0;    ///< 4 a s b / (t c), fp32 logsumexp, flash only
-    std::int64_t projectionInput = 0;      ///< s b q e / (t c) (input of the output projection)
+    std::int64_t projectionInput = 0;      ///< s b a d_v e / (t c) (input of the output projection)
     std::int64_t attentionDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
     // MLP block.
     std::int64_t mlpNormInput = 0;   ///< s b h e, norm region (input of norm 2)
@@ -81,6 +84,14 @@ struct LayerActivationTerms
     std::int64_t gateOutput = 0;     ///< s b f e / (t c): SwiGLU gate (SiLU input); 0 for GELU
     std::int64_t downInput = 0;      ///< s b f e / (t c): GELU output, or silu(gate) * up
     std::int64_t mlpDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
+    // Mixture-of-experts block (docs/models.md "MoE activations"); in such a block
+    // upOutput, gateOutput and downInput hold the shared experts (n_s f_e wide).
+    std::int64_t routerScores = 0;     ///< s b E x 4 bytes, norm region: fp32 router scores
+    std::int64_t expertInput = 0;      ///< s b k h e / c: the k dispatched copies of each token
+    std::int64_t expertUpOutput = 0;   ///< s b k f_e e / (t c)
+    std::int64_t expertGateOutput = 0; ///< s b k f_e e / (t c); 0 for GELU experts
+    std::int64_t expertDownInput = 0;  ///< s b k f_e e / (t c)
+    std::int64_t expertOutput = 0;     ///< s b k h e / c, kept for the routing-weight gradient
     // Full recomputation.
     std::int64_t layerInput = 0; ///< s b h e, norm region: the only tensor kept under Full
 
@@ -105,7 +116,8 @@ struct OutputActivationTerms
 /// bytes 1, 2, 4 or 8; heads, kv heads and ffn divisible by t (kv heads fewer than t
 /// are rejected, as Megatron-Core's TransformerConfig does, not replicated); s divisible
 /// by c, and s / c by t with sequence parallel on (t > 1); sizes below fixed caps and
-/// every byte count within int64.
+/// every byte count within int64. For a MoE model also the expert ffn size must be
+/// divisible by t (experts use t as their tensor-parallel size, Megatron-Core's default).
 std::string validateActivationSettings(const Architecture &a, const ActivationSettings &s);
 
 /// Per-tensor bytes kept by one transformer layer, one GPU, one micro-batch.
@@ -113,11 +125,16 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
 /// 2-byte activations, no flash) the total is exactly Korthikanti et al. Table 2:
 /// s b h (34 + 5 a s / h) / t with sequence parallel, s b h (10 + 24 / t + 5 a s / (h t))
 /// without; selective drops the 5 a s / h part; full keeps 2 s b h (/ t with sequence
-/// parallel). All-zero terms for invalid settings.
-LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s);
+/// parallel). All-zero terms for invalid settings. `layer` (0-based) selects the block:
+/// it matters only for a MoE model, whose blocks from `denseLayers` on route tokens to
+/// experts (Architecture::isMoeLayer) and keep the expert terms.
+LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s,
+                                          int layer = 0);
 
-/// layerActivationTerms(a, s).total(): bytes one layer keeps on one GPU per micro-batch.
-std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s);
+/// layerActivationTerms(a, s, layer).total(): bytes block `layer` keeps on one GPU per
+/// micro-batch.
+std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s,
+                                  int layer = 0);
 
 /// Bytes the first pipeline stage keeps beyond its layers, one GPU, per micro-batch:
 /// the embedding dropout mask, s b h x 1 byte (norm region), when dropout is on; else 0.

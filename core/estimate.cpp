@@ -1,5 +1,7 @@
 #include "estimate.h"
 
+#include "format.h"
+
 #include <algorithm>
 
 namespace shardscope {
@@ -32,14 +34,38 @@ ActivationSettings activationSettings(const Scenario &s)
     return a;
 }
 
-/// Parameters of one layer on one tensor-parallel rank: the matrices (and their
-/// column-parallel biases) split t ways, norms and row-parallel output biases
-/// replicated (Megatron-LM ColumnParallelLinear / RowParallelLinear).
-std::int64_t layerParametersPerRank(const Architecture &a, int t)
+/// Parameters of one block on one GPU, in two parts that ZeRO shards over different
+/// groups: `dense` (attention, norms, dense MLP or shared experts, router) over the
+/// data x context ranks, and `experts` (this GPU's routed experts) over the expert
+/// data-parallel ranks.
+struct BlockShare
 {
-    const std::int64_t replicated =
-        2 * a.hidden * (a.layerNormBias ? 2 : 1) + (a.linearBiases ? 2 * a.hidden : 0);
-    return shardElements(layerParameterCount(a) - replicated, t) + replicated;
+    std::int64_t dense = 0;
+    std::int64_t experts = 0;
+    std::int64_t total() const { return dense + experts; }
+};
+
+/// Block `layer` on one GPU: the matrices (and their column-parallel biases) split t
+/// ways, norms, row-parallel output biases, MLA latent norms and the MoE router
+/// replicated (Megatron-LM ColumnParallelLinear / RowParallelLinear; Megatron-Core's
+/// TopKRouter weight is not split). Routed experts: experts / e of them, each split t
+/// ways (Megatron-Core's expert tensor-parallel size defaults to t).
+BlockShare blockParametersPerRank(const Architecture &a, int t, int e, int layer)
+{
+    const std::int64_t h = a.hidden;
+    std::int64_t replicated = std::int64_t(a.normsPerLayer) * h * (a.layerNormBias ? 2 : 1) +
+                              (a.linearBiases ? h : 0) +
+                              (a.usesLatentAttention() ? a.qLoraRank + a.kvLoraRank : 0);
+    if (!a.isMoeLayer(layer)) {
+        replicated += a.linearBiases ? h : 0; // the MLP's down-projection bias
+        return {shardElements(layerParameterCount(a, layer) - replicated, t) + replicated, 0};
+    }
+    const std::int64_t expert = expertParameterCount(a);
+    const std::int64_t expertBias = a.linearBiases ? h : 0;
+    replicated += h * a.experts + (a.routerBias ? a.experts : 0) + expertBias * a.sharedExperts;
+    const std::int64_t nonRouted = layerParameterCount(a, layer) - std::int64_t(a.experts) * expert;
+    return {shardElements(nonRouted - replicated, t) + replicated,
+            std::int64_t(a.experts / e) * (shardElements(expert - expertBias, t) + expertBias)};
 }
 
 /// One vocabulary-sized matrix on one tensor-parallel rank: ceil(V / t) rows of h
@@ -129,7 +155,8 @@ std::string validate(const Scenario &s)
         return "gpus must be at most " + str(maxGpus) + " (got " + str(l.gpus) + ")";
     const std::pair<const char *, int> degrees[] = {{"tensor parallel", l.tensorParallel},
                                                     {"pipeline parallel", l.pipelineParallel},
-                                                    {"context parallel", l.contextParallel}};
+                                                    {"context parallel", l.contextParallel},
+                                                    {"expert parallel", l.expertParallel}};
     for (const auto &[name, v] : degrees)
         if (v < 1 || v > 65536)
             return std::string(name) + " size must be between 1 and 65536 (got " + str(v) + ")";
@@ -154,6 +181,21 @@ std::string validate(const Scenario &s)
                ") must divide the data x context parallel ranks (" + str(dc) + ")";
     if (l.hsdpShardSize > 0 && l.zeroStage == ZeroStage::Ddp)
         return "HSDP shards model states: pick ZeRO-1, 2 or 3";
+    if (const int e = l.expertParallel; e > 1) {
+        // Megatron-Core carves the expert-parallel group out of the data (and, folded,
+        // context) parallel ranks: expert data parallel = world / (t x e x p).
+        if (!arch || !arch->isMoe())
+            return "expert parallelism needs a mixture-of-experts model";
+        if (arch->experts % e != 0)
+            return "experts (" + str(arch->experts) +
+                   ") are not divisible by expert parallel size (" + str(e) + ")";
+        if (dc % e != 0)
+            return "expert parallel size (" + str(e) +
+                   ") must divide the data x context parallel ranks (" + str(dc) + ")";
+        if (l.hsdpShardSize > 0 && l.hsdpShardSize % e != 0)
+            return "expert parallel size (" + str(e) + ") must divide the HSDP shard size (" +
+                   str(l.hsdpShardSize) + ")";
+    }
     if (l.offload != Offload::None && l.zeroStage == ZeroStage::Ddp)
         return "CPU offload needs ZeRO stage 1 or higher (DeepSpeed ZeRO-Offload)";
     if (l.offload == Offload::OptimizerAndParams && l.zeroStage != ZeroStage::Zero3)
@@ -223,9 +265,12 @@ MemoryReport estimate(const Scenario &s)
     const ZeroStage z = l.zeroStage;
     const int t = l.tensorParallel, p = l.pipelineParallel, c = l.contextParallel;
     const int v = chunksOf(s);
+    const int e = l.expertParallel;
     const std::int64_t d = l.dataParallel();
     const std::int64_t shardGroup = l.shardGroup();
     const std::int64_t reduceGroup = d * c; // ranks holding the same parameters
+    const std::int64_t expertShardGroup = l.expertShardGroup();
+    const std::int64_t expertReduceGroup = l.expertDataParallel();
     const std::int64_t m = tr.microBatches;
     const ActivationSettings act = activationSettings(s);
 
@@ -239,26 +284,40 @@ MemoryReport estimate(const Scenario &s)
         report.notes.push_back("Activations and FSDP gathered units are not modelled: a plain "
                                "parameter count has no layer shapes.");
 
-    // Per-layer figures that every stage shares.
-    std::int64_t layerActivation = 0, workingSet = 0, embeddingActivation = 0, outputActivation = 0,
-                 layerPerRank = 0, vocabPerRank = 0;
+    // Per-block figures that every stage shares, for the two kinds of block a model
+    // has at most: kind 0 the dense blocks (the first denseLayers of a MoE model), kind
+    // 1 the MoE blocks. A dense model has only kind 0.
+    struct BlockKind
+    {
+        BlockShare perRank;
+        std::int64_t activation = 0, workingSet = 0;
+    } kinds[2];
+    std::int64_t embeddingActivation = 0, outputActivation = 0, vocabPerRank = 0;
+    const int denseBlocks = arch ? (arch->isMoe() ? arch->denseLayers : arch->layers) : 0;
     if (arch) {
-        layerActivation = layerActivationBytes(*arch, act);
-        if (act.recompute != Recompute::None) {
-            ActivationSettings none = act;
-            none.recompute = Recompute::None;
-            const std::int64_t full = layerActivationBytes(*arch, none);
-            workingSet = act.recompute == Recompute::Full ? full : full - layerActivation;
+        for (int k = 0; k < 2; ++k) {
+            if ((k == 0 && denseBlocks == 0) || (k == 1 && !arch->isMoe()))
+                continue; // no block of this kind: skip the work (a slider drag re-estimates)
+            const int layer = k == 0 ? 0 : denseBlocks;
+            BlockKind &kind = kinds[k];
+            kind.perRank = blockParametersPerRank(*arch, t, e, layer);
+            kind.activation = layerActivationBytes(*arch, act, layer);
+            if (act.recompute != Recompute::None) {
+                ActivationSettings none = act;
+                none.recompute = Recompute::None;
+                const std::int64_t full = layerActivationBytes(*arch, none, layer);
+                kind.workingSet = act.recompute == Recompute::Full ? full : full - kind.activation;
+            }
         }
         embeddingActivation = embeddingActivationBytes(*arch, act);
         outputActivation = outputActivationBytes(*arch, act);
-        layerPerRank = layerParametersPerRank(*arch, t);
         vocabPerRank = vocabParametersPerRank(*arch, t);
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * (tr.sequenceLength / c);
 
     int firstLayer = 0;
     std::int64_t maxHostPerGpu = 0;
+    std::int64_t expertAllToAll = 0; // most bytes one GPU sends in expert all-to-alls per step
     for (int i = 0; i < p; ++i) {
         GpuGroup g;
         g.pipelineStage = i;
@@ -267,33 +326,46 @@ MemoryReport estimate(const Scenario &s)
         g.holdsEmbedding = i == 0;
         g.holdsOutputHead = i == p - 1;
 
-        // Parameters one GPU owns on this stage, before ZeRO sharding.
-        std::int64_t psi = 0;
+        // Parameters one GPU owns on this stage, before ZeRO sharding: psiDense over the
+        // data x context ranks, psiExperts (routed experts) over the expert data-parallel
+        // ranks (d x c / e).
+        std::int64_t psiDense = 0, psiExperts = 0;
         std::int64_t unitParams = 0;
+        std::int64_t blocksOfKind[2] = {0, 0};
         if (arch) {
             g.firstLayer = firstLayer;
             g.layerCount = stageLayerCount(arch->layers, p, i);
             firstLayer += g.layerCount;
-            psi = std::int64_t(g.layerCount) * layerPerRank;
+            blocksOfKind[0] =
+                std::max(0, std::min(g.firstLayer + g.layerCount, denseBlocks) - g.firstLayer);
+            blocksOfKind[1] = g.layerCount - blocksOfKind[0];
+            for (int k = 0; k < 2; ++k) {
+                psiDense += blocksOfKind[k] * kinds[k].perRank.dense;
+                psiExperts += blocksOfKind[k] * kinds[k].perRank.experts;
+                if (blocksOfKind[k] > 0)
+                    unitParams = std::max(unitParams, kinds[k].perRank.total());
+            }
             if (g.holdsEmbedding)
-                psi += vocabPerRank;
+                psiDense += vocabPerRank + arch->positionEmbeddings * arch->hidden;
             if (g.holdsOutputHead) {
-                psi += arch->hidden * (arch->layerNormBias ? 2 : 1);
+                psiDense += arch->hidden * (arch->layerNormBias ? 2 : 1);
                 // Untied: the head. Tied with p > 1: Megatron keeps a copy of the
                 // shared embedding on the last stage.
                 if (!arch->tiedEmbeddings || p > 1)
-                    psi += vocabPerRank;
+                    psiDense += vocabPerRank;
             }
-            unitParams =
-                std::max(layerPerRank,
-                         (g.holdsEmbedding || g.holdsOutputHead) ? vocabPerRank : std::int64_t(0));
+            if (g.holdsEmbedding || g.holdsOutputHead)
+                unitParams = std::max(unitParams, vocabPerRank);
         } else {
-            psi = report.parameters;
+            psiDense = report.parameters;
         }
+        const std::int64_t psi = psiDense + psiExperts;
         g.parametersPerGpu = psi;
 
         // Model states (domain.md section 2).
-        const std::int64_t shard = shardElements(psi, shardGroup);
+        const std::int64_t shard =
+            shardElements(psiDense, shardGroup) +
+            (psiExperts > 0 ? shardElements(psiExperts, expertShardGroup) : 0);
         ComponentBytes &b = g.bytes;
         b.weights = (z == ZeroStage::Zero3 ? shard : psi) * r.weightBytes;
         b.gradients = (z >= ZeroStage::Zero2 ? shard : psi) * r.gradientBytes;
@@ -319,7 +391,14 @@ MemoryReport estimate(const Scenario &s)
             g.peakInFlight = p > 1 ? peakInFlightBound(tr.schedule, p, int(m), tr.chunks, i) : 1;
         if (report.activationsModelled) {
             const std::int64_t outputInFlight = (g.peakInFlight + v - 1) / v;
-            const Wide layers = Wide(g.peakInFlight) * (g.layerCount / v) * layerActivation;
+            // One chunk's blocks: (L_i / v) identical blocks for a dense model (exact,
+            // since v divides L_i); for a MoE model the stage's blocks averaged over v.
+            const Wide stageBlocks = Wide(blocksOfKind[0]) * kinds[0].activation +
+                                     Wide(blocksOfKind[1]) * kinds[1].activation;
+            const Wide chunk = stageBlocks / v;
+            const std::int64_t workingSet = std::max(blocksOfKind[0] > 0 ? kinds[0].workingSet : 0,
+                                                     blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
+            const Wide layers = Wide(g.peakInFlight) * chunk;
             const Wide embedding =
                 g.holdsEmbedding ? Wide(outputInFlight) * embeddingActivation : 0;
             const Wide output = g.holdsOutputHead ? Wide(outputInFlight) * outputActivation : 0;
@@ -330,13 +409,11 @@ MemoryReport estimate(const Scenario &s)
                 report.groups.clear();
                 return report;
             }
-            g.activationBytesPerMicroBatch = std::int64_t(g.layerCount / v) * layerActivation +
+            g.activationBytesPerMicroBatch = std::int64_t(chunk) +
                                              (g.holdsEmbedding ? embeddingActivation : 0) +
                                              (g.holdsOutputHead ? outputActivation : 0);
-            g.activations = {std::int64_t(layers), g.layerCount > 0 ? workingSet : 0,
-                             std::int64_t(embedding), std::int64_t(output)};
-            if (g.layerCount == 0)
-                activationTotal -= workingSet;
+            g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
+                             std::int64_t(output)};
             b.activations = std::int64_t(activationTotal);
         }
 
@@ -364,25 +441,28 @@ MemoryReport estimate(const Scenario &s)
         // Communication per GPU per step (domain.md section 6).
         CommunicationBytes &cm = g.communication;
         const Wide w = r.weightBytes, gr = r.gradientBytes;
-        if (z == ZeroStage::Zero3) {
-            // Gather weights for forward and backward, reduce-scatter gradients, every micro-batch.
-            if (l.hsdpShardSize > 0) {
-                const std::int64_t replicas = reduceGroup / shardGroup;
-                cm.dataParallel = std::int64_t(
-                    m * ringShare(Wide(psi) * (2 * w + gr), shardGroup) +
-                    2 * ringShare(Wide(shardElements(psi, shardGroup)) * gr, replicas));
-            } else {
-                cm.dataParallel =
-                    std::int64_t(m * ringShare(Wide(psi) * (2 * w + gr), reduceGroup));
+        // Data-parallel traffic of `n` parameters sharded over `shards` of `ranks` ranks
+        // holding the same parameters; routed experts use the expert groups.
+        auto dataParallelBytes = [&](std::int64_t n, std::int64_t shards, std::int64_t ranks) {
+            if (n == 0)
+                return Wide(0);
+            if (z == ZeroStage::Zero3) {
+                // Gather weights for forward and backward, reduce-scatter gradients, every
+                // micro-batch; HSDP all-reduces the shard across the replicas.
+                if (l.hsdpShardSize > 0)
+                    return m * ringShare(Wide(n) * (2 * w + gr), shards) +
+                           2 * ringShare(Wide(shardElements(n, shards)) * gr, ranks / shards);
+                return m * ringShare(Wide(n) * (2 * w + gr), ranks);
             }
-        } else if (z == ZeroStage::Zero2) {
-            // Reduce-scatter gradients every micro-batch, all-gather updated weights once.
-            cm.dataParallel = std::int64_t(m * ringShare(Wide(psi) * gr, reduceGroup) +
-                                           ringShare(Wide(psi) * w, reduceGroup));
-        } else {
+            if (z == ZeroStage::Zero2)
+                // Reduce-scatter gradients every micro-batch, all-gather updated weights once.
+                return m * ringShare(Wide(n) * gr, ranks) + ringShare(Wide(n) * w, ranks);
             // DDP / ZeRO-1: one gradient all-reduce per step (no_sync while accumulating).
-            cm.dataParallel = std::int64_t(2 * ringShare(Wide(psi) * gr, reduceGroup));
-        }
+            return 2 * ringShare(Wide(n) * gr, ranks);
+        };
+        cm.dataParallel =
+            std::int64_t(dataParallelBytes(psiDense, shardGroup, reduceGroup) +
+                         dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup));
         if (arch) {
             const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;
             const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
@@ -391,10 +471,24 @@ MemoryReport estimate(const Scenario &s)
             const Wide boundary = hiddenBytes / (tr.sequenceParallel && t > 1 ? t : 1);
             const int neighbours = (i > 0 ? 1 : 0) + (i < p - 1 ? 1 : 0);
             cm.pipelineParallel = std::int64_t(Wide(m) * boundary * neighbours);
-            const Wide kvBytes = Wide(tokensPerRank) * 2 * arch->kvHeads *
-                                 arch->effectiveHeadDim() / t * tr.activationBytes;
+            const Wide kvBytes = Wide(tokensPerRank) * (arch->keyWidth() + arch->valueWidth()) / t *
+                                 tr.activationBytes;
             cm.contextParallel =
                 std::int64_t(Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1));
+            // Expert-parallel all-to-all: each MoE block dispatches the k copies of the
+            // rank's tokens (its sequence-parallel share) and combines them back, in the
+            // forward and the backward pass (again in the recomputed forward under full
+            // recomputation); (e - 1) / e of it leaves the GPU. Not a CommunicationBytes
+            // field: reported in a note.
+            if (e > 1 && blocksOfKind[1] > 0) {
+                const Wide copies = Wide(tokensPerRank) / (tr.sequenceParallel && t > 1 ? t : 1) *
+                                    arch->activeExperts;
+                const int passes = tr.recompute == Recompute::Full ? 6 : 4;
+                expertAllToAll = std::max(
+                    expertAllToAll,
+                    std::int64_t(Wide(m) * blocksOfKind[1] * passes *
+                                 ringShare(copies * arch->hidden * tr.activationBytes, e)));
+            }
         }
 
         g.label = p == 1 ? (g.gpuCount == 1 ? "1 GPU" : "all " + str(g.gpuCount) + " GPUs")
@@ -402,6 +496,18 @@ MemoryReport estimate(const Scenario &s)
         report.groups.push_back(g);
     }
     report.hostBytesPerNode = maxHostPerGpu * std::min(l.gpusPerNode, l.gpus);
+    if (arch && arch->isMoe()) {
+        report.notes.push_back(
+            "Mixture of experts: " + formatParameters(activeParameterCount(*arch)) + " of " +
+            formatParameters(report.parameters) + " parameters active per token; each GPU holds " +
+            str(arch->experts / e) + " of " + str(arch->experts) +
+            " routed experts per MoE layer, their states sharded over " + str(expertShardGroup) +
+            " ranks.");
+        if (expertAllToAll > 0)
+            report.notes.push_back("Expert-parallel all-to-all sends up to " +
+                                   formatBytes(expertAllToAll, ByteUnit::GB) +
+                                   " per GPU per step (not in the communication totals).");
+    }
     return report;
 }
 

@@ -54,6 +54,11 @@ struct Layout
     Offload offload = Offload::None;
     bool allowUnevenStages = false; ///< when L % p != 0, the first L % p stages take one more layer
     std::int64_t gpusPerNode = 8;   ///< for host memory per node
+    /// e: expert parallel degree. The e ranks of an expert-parallel group are carved
+    /// out of the data x context ranks of one stage (Megatron-Core: expert data
+    /// parallel = world / (expert tensor parallel t x e x p)); each holds experts / e
+    /// of every MoE block. e must divide the experts and d x c (validate()).
+    int expertParallel = 1;
 
     /// t x p x c: GPUs one model replica spans.
     std::int64_t modelParallel() const
@@ -68,6 +73,18 @@ struct Layout
     std::int64_t shardGroup() const
     {
         return hsdpShardSize > 0 ? hsdpShardSize : dataParallel() * contextParallel;
+    }
+    /// Ranks ZeRO shards routed-expert states over: shardGroup() / e (the expert
+    /// data-parallel group; torchtitan's dp_shard_mod_ep).
+    std::int64_t expertShardGroup() const
+    {
+        return expertParallel > 0 ? shardGroup() / expertParallel : 0;
+    }
+    /// Ranks holding the same routed experts, whose gradients are reduced together:
+    /// d x c / e.
+    std::int64_t expertDataParallel() const
+    {
+        return expertParallel > 0 ? dataParallel() * contextParallel / expertParallel : 0;
     }
 };
 

@@ -6,17 +6,21 @@
 
 namespace shardscope {
 
-/// Shape of a dense decoder-only transformer (Llama / Mistral / GPT family).
+/// Shape of a decoder-only transformer: dense (Llama / Mistral / Qwen2 / Gemma / GPT)
+/// or mixture-of-experts (Mixtral, DeepSeek-V3), with ordinary (MHA / GQA) or
+/// multi-head latent attention (DeepSeek MLA).
 ///
 /// Every size is a count of elements, not bytes. `headDim` of 0 means
 /// hidden / heads. `gatedMlp` selects a SwiGLU-style MLP with three matrices
 /// (gate, up, down) instead of the two of a plain GELU MLP. Norms are RMSNorm
-/// (one weight vector, no bias) unless `layerNormBias` is set.
+/// (one weight vector, no bias) unless `layerNormBias` is set. The fields after
+/// `layerNormBias` default to a dense Llama-style block, so older initialisers keep
+/// their meaning. docs/models.md derives every family's count from these fields.
 struct Architecture
 {
     int layers = 0;              ///< L, number of transformer blocks
     std::int64_t hidden = 0;     ///< h, model width
-    std::int64_t ffn = 0;        ///< MLP inner size (4h for GPT, ~8h/3 for SwiGLU)
+    std::int64_t ffn = 0;        ///< MLP inner size of dense blocks (4h for GPT, ~8h/3 for SwiGLU)
     int heads = 0;               ///< a, attention (query) heads
     int kvHeads = 0;             ///< key/value heads (== heads for MHA, fewer for GQA)
     std::int64_t vocab = 0;      ///< V, vocabulary size
@@ -25,23 +29,77 @@ struct Architecture
     bool gatedMlp = true;        ///< SwiGLU (3 matrices) or plain GELU MLP (2 matrices)
     bool linearBiases = false;   ///< GPT-style biases on every linear layer
     bool layerNormBias = false;  ///< LayerNorm (weight + bias) instead of RMSNorm
+    bool qkvBiases =
+        false; ///< biases on the Q, K and V projections only (Qwen2); implied by linearBiases
+    int normsPerLayer = 2; ///< norms per block: 2, or 4 with Gemma 2's pre/post feed-forward norms
+    std::int64_t positionEmbeddings =
+        0; ///< rows of a learned position table (GPT-3: 2048); 0 for RoPE
+
+    // Mixture of experts (Shazeer et al. 2017; Mixtral, DeepSeekMoE). 0 experts: dense.
+    int experts = 0;       ///< routed experts per MoE block (num_local_experts, n_routed_experts)
+    int activeExperts = 0; ///< routed experts per token, top-k (num_experts_per_tok)
+    std::int64_t expertFfn = 0; ///< inner size of one expert (moe_intermediate_size); 0 means ffn
+    int sharedExperts = 0;      ///< experts every token passes through, expertFfn wide each
+    int denseLayers = 0; ///< the first k blocks keep a dense ffn-wide MLP (first_k_dense_replace)
+    bool routerBias =
+        false; ///< per-expert score-correction bias (DeepSeek-V3 e_score_correction_bias)
+
+    // Multi-head latent attention (DeepSeek-V2/V3, arXiv:2405.04434 section 2.1).
+    // kvLoraRank 0 means ordinary attention and the other four must be 0.
+    std::int64_t qLoraRank = 0;     ///< rank of the query down-projection; 0: one full-rank q_proj
+    std::int64_t kvLoraRank = 0;    ///< rank of the compressed key/value latent
+    std::int64_t qkRopeHeadDim = 0; ///< rotary part of each query head and of the shared key
+    std::int64_t qkNopeHeadDim = 0; ///< non-rotary part of each query and key head
+    std::int64_t vHeadDim = 0;      ///< per-head value size
 
     /// Per-head size in elements: `headDim`, or hidden / heads when unset.
     std::int64_t effectiveHeadDim() const;
+    /// True when the blocks after `denseLayers` route tokens to experts.
+    bool isMoe() const { return experts > 0; }
+    /// True for multi-head latent attention (kvLoraRank > 0).
+    bool usesLatentAttention() const { return kvLoraRank > 0; }
+    /// Inner size of one expert: `expertFfn`, or `ffn` when unset.
+    std::int64_t effectiveExpertFfn() const { return expertFfn > 0 ? expertFfn : ffn; }
+    /// True when block `layer` (0-based) holds routed experts (MoE, and layer >= denseLayers).
+    bool isMoeLayer(int layer) const { return isMoe() && layer >= denseLayers; }
+    /// Blocks with routed experts: layers - denseLayers, or 0 for a dense model.
+    int moeLayerCount() const { return isMoe() ? layers - denseLayers : 0; }
+    /// Query elements per token: heads x head dim (MLA: heads x (nope + rope)).
+    std::int64_t queryWidth() const;
+    /// Key elements per token: kv heads x head dim (MLA: heads x (nope + rope)).
+    std::int64_t keyWidth() const;
+    /// Value elements per token, also the attention output width: kv heads x head dim
+    /// (MLA: heads x vHeadDim).
+    std::int64_t valueWidth() const;
 };
 
-/// Parameters of one transformer block (attention + MLP + its two norms).
-std::int64_t layerParameterCount(const Architecture &a);
+/// Parameters of one transformer block `layer` (0-based): attention, its MLP (dense,
+/// or every routed and shared expert plus the router), and its norms. For a dense
+/// model every block is the same, so `layer` may be left at 0.
+std::int64_t layerParameterCount(const Architecture &a, int layer = 0);
 
-/// Parameters outside the blocks: token embedding, final norm and (when untied)
-/// the output head. Learned position embeddings are not modelled (RoPE).
+/// Parameters block `layer` uses for one token: as layerParameterCount, but with
+/// only `activeExperts` of the routed experts (the router and shared experts count).
+std::int64_t activeLayerParameterCount(const Architecture &a, int layer = 0);
+
+/// Parameters of one routed expert: an MLP `effectiveExpertFfn()` wide (with biases
+/// when `linearBiases`); 0 for a dense model.
+std::int64_t expertParameterCount(const Architecture &a);
+
+/// Parameters outside the blocks: token embedding, learned position table, final
+/// norm and (when untied) the output head.
 std::int64_t nonLayerParameterCount(const Architecture &a);
 
-/// Exact parameter count of the architecture:
-/// L * layer + V h (embedding) + h (final norm) + V h (untied head).
-/// Reproduces the published Llama 2/3/3.1 and Mistral counts to the parameter
-/// (tests/core/test_model.cpp; ../docs/architecture.md "Parameter count").
+/// Exact total parameter count: the sum of layerParameterCount over the blocks plus
+/// nonLayerParameterCount. Reproduces the published Llama 2/3/3.1, Mistral,
+/// Mixtral, Qwen2.5, Gemma 2 and DeepSeek-V3 counts to the parameter
+/// (tests/core/test_model.cpp, tests/core/test_moe.cpp; docs/models.md).
 std::int64_t parameterCount(const Architecture &a);
+
+/// Parameters one token passes through: the sum of activeLayerParameterCount plus
+/// nonLayerParameterCount (the embedding included, as Mistral's "12.9B active" for
+/// Mixtral 8x7B counts it). Equals parameterCount for a dense model.
+std::int64_t activeParameterCount(const Architecture &a);
 
 /// Checks an architecture; returns an empty string when valid, else a one-line
 /// reason (for example "heads (10) is not divisible by kv heads (4)").
@@ -68,6 +126,8 @@ struct Model
 
     /// Total parameters: parameterCount(*architecture), else plainParameters.
     std::int64_t parameters() const;
+    /// Parameters per token: activeParameterCount(*architecture), else plainParameters.
+    std::int64_t activeParameters() const;
 };
 
 } // namespace shardscope

@@ -59,6 +59,29 @@ std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, Q
     a.gatedMlp = o.value(QLatin1String("gated_mlp")).toBool(true);
     a.linearBiases = o.value(QLatin1String("linear_biases")).toBool(false);
     a.layerNormBias = o.value(QLatin1String("layernorm_bias")).toBool(false);
+    a.qkvBiases = o.value(QLatin1String("qkv_biases")).toBool(false);
+    a.routerBias = o.value(QLatin1String("router_bias")).toBool(false);
+    // Optional whole numbers (absent: the dense, ordinary-attention default).
+    std::int64_t norms = a.normsPerLayer, experts = 0, active = 0, shared = 0, dense = 0;
+    if (!readJsonInt(o, "norms_per_layer", &norms, error, where, false) ||
+        !readJsonInt(o, "position_embeddings", &a.positionEmbeddings, error, where, false) ||
+        !readJsonInt(o, "experts", &experts, error, where, false) ||
+        !readJsonInt(o, "active_experts", &active, error, where, false) ||
+        !readJsonInt(o, "expert_ffn", &a.expertFfn, error, where, false) ||
+        !readJsonInt(o, "shared_experts", &shared, error, where, false) ||
+        !readJsonInt(o, "dense_layers", &dense, error, where, false) ||
+        !readJsonInt(o, "q_lora_rank", &a.qLoraRank, error, where, false) ||
+        !readJsonInt(o, "kv_lora_rank", &a.kvLoraRank, error, where, false) ||
+        !readJsonInt(o, "qk_rope_head_dim", &a.qkRopeHeadDim, error, where, false) ||
+        !readJsonInt(o, "qk_nope_head_dim", &a.qkNopeHeadDim, error, where, false) ||
+        !readJsonInt(o, "v_head_dim", &a.vHeadDim, error, where, false))
+        return std::nullopt;
+    auto small = [](std::int64_t v) { return int(std::min<std::int64_t>(v, 1'000'000)); };
+    a.normsPerLayer = small(norms);
+    a.experts = small(experts);
+    a.activeExperts = small(active);
+    a.sharedExperts = small(shared);
+    a.denseLayers = small(dense);
     if (const std::string e = validateArchitecture(a); !e.empty()) {
         *error = where + QStringLiteral(": ") + QString::fromStdString(e);
         return std::nullopt;
@@ -89,6 +112,30 @@ QJsonObject modelToJson(const Model &m)
     o.insert("gated_mlp", a.gatedMlp);
     o.insert("linear_biases", a.linearBiases);
     o.insert("layernorm_bias", a.layerNormBias);
+    // Fields beyond the dense Llama-style block, written only when set, so dense
+    // models keep the v1 form.
+    const Architecture plain;
+    if (a.qkvBiases)
+        o.insert("qkv_biases", true);
+    if (a.normsPerLayer != plain.normsPerLayer)
+        o.insert("norms_per_layer", a.normsPerLayer);
+    const std::pair<const char *, std::int64_t> optional[] = {
+        {"position_embeddings", a.positionEmbeddings},
+        {"experts", a.experts},
+        {"active_experts", a.activeExperts},
+        {"expert_ffn", a.expertFfn},
+        {"shared_experts", a.sharedExperts},
+        {"dense_layers", a.denseLayers},
+        {"q_lora_rank", a.qLoraRank},
+        {"kv_lora_rank", a.kvLoraRank},
+        {"qk_rope_head_dim", a.qkRopeHeadDim},
+        {"qk_nope_head_dim", a.qkNopeHeadDim},
+        {"v_head_dim", a.vHeadDim}};
+    for (const auto &[key, value] : optional)
+        if (value != 0)
+            o.insert(QLatin1String(key), qint64(value));
+    if (a.routerBias)
+        o.insert("router_bias", true);
     return o;
 }
 

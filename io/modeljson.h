@@ -19,8 +19,14 @@ bool readJsonInt(const QJsonObject &o, const char *key, std::int64_t *out, QStri
 /// scenario files: { "id", "name", "source", and either "parameters" (a plain
 /// count) or the architecture fields "layers", "hidden", "ffn", "heads",
 /// "kv_heads", "vocab", optional "head_dim", "tied", "gated_mlp",
-/// "linear_biases", "layernorm_bias" }. nullopt plus `*error` naming `where`
-/// and the field when malformed or invalid (validateArchitecture).
+/// "linear_biases", "layernorm_bias", and (optional, default 0 / false / 2)
+/// "qkv_biases", "norms_per_layer", "position_embeddings", mixture-of-experts
+/// "experts", "active_experts", "expert_ffn", "shared_experts", "dense_layers",
+/// "router_bias", and latent-attention "q_lora_rank", "kv_lora_rank",
+/// "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim" (core/model.h's
+/// Architecture fields; docs/models.md). Files without the optional fields stay
+/// valid. nullopt plus `*error` naming `where` and the field when malformed or
+/// invalid (validateArchitecture).
 std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, QString *error);
 
 /// The inverse of modelFromJson: modelFromJson(modelToJson(m)) reproduces m.

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
     build-essential cmake ninja-build pkg-config
-    qt6-base-dev qt6-charts-dev libqcustomplot-dev libgl-dev
+    qt6-base-dev qt6-charts-dev qt6-svg-dev libqcustomplot-dev libgl-dev
     libbenchmark-dev fonts-dejavu-core xvfb xauth
 )
 missing=()

@@ -1,9 +1,12 @@
 // `shardscope report`: the JSON numbers of issue 2 and one-line errors naming the bad argument.
+#include "exportconfigcommand.h"
 #include "reportcommand.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace shardscope;
@@ -23,6 +26,27 @@ Run run(const QStringList &args)
         QStringList{QStringLiteral("shardscope"), QStringLiteral("report")} + args, out, err);
     return r;
 }
+
+Run exportConfig(const QStringList &args)
+{
+    Run r;
+    QTextStream out(&r.out), err(&r.err);
+    r.code = runExportConfigCommand(
+        QStringList{QStringLiteral("shardscope"), QStringLiteral("export-config")} + args, out,
+        err);
+    return r;
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// The issue's 70B example layout, as docs/examples/ was generated from it.
+const QStringList llama70bZero3 = {"--model",       "llama3-70b", "--gpus",      "64",    "--gpu",
+                                   "h100-sxm-80gb", "--strategy", "zero3",       "--mbs", "1",
+                                   "--grad-accum",  "8",          "--recompute", "full"};
 } // namespace
 
 class TestReportCommand : public QObject
@@ -35,6 +59,14 @@ private slots:
     void textOutput();
     void badArguments_data();
     void badArguments();
+    void hfConfigAndExpertParallel();
+    void hfConfigErrors_data();
+    void hfConfigErrors();
+    void exportConfigToStdout();
+    void exportConfigExamplesAreCurrent_data();
+    void exportConfigExamplesAreCurrent();
+    void exportConfigErrors_data();
+    void exportConfigErrors();
 };
 
 void TestReportCommand::issueExampleJson()
@@ -132,8 +164,8 @@ void TestReportCommand::badArguments_data()
                                     << "shardscope report: --recipe: unknown recipe 'magic'";
     QTest::newRow("both model and params")
         << QStringList{"--model", "llama3-8b", "--params", "8e9"}
-        << "shardscope report: --model, --params and an inline architecture (--layers ...) are "
-           "exclusive";
+        << "shardscope report: --model, --params, --hf-config and an inline architecture "
+           "(--layers ...) are exclusive";
     QTest::newRow("unknown flag") << QStringList{"--gpuz", "8"}
                                   << "shardscope report: Unknown option 'gpuz'.";
     QTest::newRow("bad unit") << QStringList{"--unit", "tb"}
@@ -149,6 +181,138 @@ void TestReportCommand::badArguments()
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
     QCOMPARE(r.err.count(u'\n'), 1); // one line
+}
+
+void TestReportCommand::hfConfigAndExpertParallel()
+{
+    // Mixtral 8x7B from its config.json on 64 GPUs, ZeRO-1, 8-way expert parallelism:
+    // 37,727,896,320 bytes of model states per GPU (hand count in
+    // tests/core/test_moe.cpp expertParallelShrinksReplicatedStates).
+    const Run r = run({"--hf-config", QFINDTESTDATA("../io/data/mixtral-8x7b-v0.1.json"), "--gpus",
+                       "64", "--ep", "8", "--strategy", "zero1", "--model-states-only", "--json"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["parameters"].toInteger(), 46702792704LL);
+    QCOMPARE(o["groups"].toArray()[0].toObject()["total_bytes"].toInteger(), 37727896320LL);
+    // The same through the catalog preset, and --ep 1 holds every expert.
+    const Run one = run({"--model", "mixtral-8x7b", "--gpus", "64", "--strategy", "zero1",
+                         "--model-states-only", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(one.out.toUtf8())
+                 .object()["groups"]
+                 .toArray()[0]
+                 .toObject()["total_bytes"]
+                 .toInteger(),
+             46702792704LL * 4 + 729731136LL * 12);
+}
+
+void TestReportCommand::hfConfigErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no such file") << QStringList{"--hf-config", "/nonexistent/config.json"}
+                                  << "shardscope report: --hf-config: cannot read "
+                                     "'/nonexistent/config.json'";
+    QTest::newRow("not a config") << QStringList{"--hf-config",
+                                                 QFINDTESTDATA("test_reportcommand.cpp")}
+                                  << "shardscope report: --hf-config: config.json: ";
+    QTest::newRow("with --model")
+        << QStringList{"--model", "llama3-8b", "--hf-config", "x.json"}
+        << "shardscope report: --model, --params, --hf-config and an inline architecture";
+    QTest::newRow("ep on a dense model") << QStringList{"--model", "llama3-8b", "--ep", "2"}
+                                         << "shardscope report: expert parallelism needs a "
+                                            "mixture-of-experts model";
+    QTest::newRow("ep not dividing the experts")
+        << QStringList{"--model", "mixtral-8x7b", "--gpus", "6", "--ep", "3"}
+        << "shardscope report: experts (8) are not divisible by expert parallel size (3)";
+    QTest::newRow("ep zero") << QStringList{"--ep", "0"}
+                             << "shardscope report: --ep must be a whole number from 1 to 65536";
+}
+
+void TestReportCommand::hfConfigErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = run(args);
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
+    QCOMPARE(r.err.count(u'\n'), 1);
+}
+
+void TestReportCommand::exportConfigToStdout()
+{
+    const Run r = exportConfig(QStringList{"--format", "deepspeed"} + llama70bZero3);
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["train_batch_size"].toInteger(), 512LL); // 1 x 8 x 64
+    QCOMPARE(o["zero_optimization"].toObject()["stage"].toInteger(), 3LL);
+    // What the file cannot carry goes to stderr as notes.
+    QVERIFY2(r.err.startsWith(QStringLiteral("note: Activation recomputation (full)")),
+             qPrintable(r.err));
+    // --out writes the file and prints nothing.
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("ds.json"));
+    const Run w = exportConfig(QStringList{"--format", "deepspeed", "--out", file} + llama70bZero3);
+    QCOMPARE(w.code, 0);
+    QVERIFY(w.out.isEmpty());
+    QCOMPARE(QString::fromUtf8(readFile(file)), r.out);
+}
+
+void TestReportCommand::exportConfigExamplesAreCurrent_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QString>("file");
+    QTest::newRow("deepspeed") << "deepspeed"
+                               << "deepspeed-llama3-70b-zero3.json";
+    QTest::newRow("accelerate") << "accelerate"
+                                << "accelerate-fsdp-llama3-70b.yaml";
+    QTest::newRow("torchtitan") << "torchtitan"
+                                << "torchtitan-llama3-70b.toml";
+}
+
+void TestReportCommand::exportConfigExamplesAreCurrent()
+{
+    // docs/examples/ holds the tool's output for the issue's 70B layout (README.md
+    // gives the commands); regenerate them when the export changes.
+    QFETCH(QString, format);
+    QFETCH(QString, file);
+    const Run r = exportConfig(QStringList{"--format", format} + llama70bZero3);
+    QCOMPARE(r.code, 0);
+    const QString path = QFINDTESTDATA(QStringLiteral("../../docs/examples/") + file);
+    QVERIFY2(!path.isEmpty(), qPrintable(file));
+    QCOMPARE(r.out, QString::fromUtf8(readFile(path)));
+}
+
+void TestReportCommand::exportConfigErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no format") << QStringList{"--model", "llama3-8b"}
+                               << "shardscope export-config: --format is required: deepspeed, "
+                                  "accelerate or torchtitan";
+    QTest::newRow("unknown format")
+        << QStringList{"--format", "megatron"}
+        << "shardscope export-config: --format: unknown format 'megatron' (known: deepspeed, "
+           "accelerate, torchtitan)";
+    QTest::newRow("zero1 in fsdp")
+        << QStringList{"--format", "accelerate", "--strategy", "zero1"}
+        << "shardscope export-config: accelerate: FSDP has no ZeRO-1 (its SHARD_GRAD_OP is "
+           "ZeRO-2): pick ddp, zero2 or zero3";
+    QTest::newRow("bad scenario flag") << QStringList{"--format", "torchtitan", "--gpus", "0"}
+                                       << "shardscope export-config: --gpus must be a whole "
+                                          "number from 1";
+}
+
+void TestReportCommand::exportConfigErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = exportConfig(args);
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
+    QCOMPARE(r.err.count(u'\n'), 1);
 }
 
 QTEST_GUILESS_MAIN(TestReportCommand)

@@ -16,6 +16,9 @@ private slots:
     void tiedEmbeddingsDropTheHead();
     void plainMlpAndBiases();
     void plainCountModel();
+    void qwenQkvBiases();
+    void gemma2FourNorms();
+    void gpt3PositionTable();
     void validation();
     void scaledArchitectureIsNearTarget_data();
     void scaledArchitectureIsNearTarget();
@@ -102,6 +105,84 @@ void TestModel::plainCountModel()
     QCOMPARE(qint64(m.parameters()), 6738415616LL); // the architecture wins
 }
 
+void TestModel::qwenQkvBiases()
+{
+    // Qwen2.5-7B config.json (Qwen/Qwen2.5-7B): hidden 3584, intermediate 18944, 28
+    // layers, 28 heads, 4 KV heads (head dim 128), vocab 152064, untied; Qwen2Attention
+    // has biases on q_proj, k_proj and v_proj only. Per block: Q 3584^2 + 3584, K and V
+    // 3584 x 512 + 512 each, O 3584^2; MLP 3 x 3584 x 18944; norms 2 x 3584.
+    Architecture a{
+        .layers = 28, .hidden = 3584, .ffn = 18944, .heads = 28, .kvHeads = 4, .vocab = 152064};
+    a.qkvBiases = true;
+    const qint64 attention = 2 * 3584LL * 3584 + 3584 + 2 * (3584LL * 512 + 512);
+    QCOMPARE(qint64(layerParameterCount(a)), attention + 3 * 3584LL * 18944 + 2 * 3584);
+    QCOMPARE(qint64(layerParameterCount(a)), 233057792LL);
+    // Model card "7.61B"; Hub safetensors total 7,615,616,512.
+    QCOMPARE(qint64(parameterCount(a)), 7615616512LL);
+    // Qwen2.5-72B (Qwen/Qwen2.5-72B): hidden 8192, intermediate 29568, 80 layers,
+    // 64 heads, 8 KV heads; card "72.7B", Hub total 72,706,203,648.
+    Architecture b{
+        .layers = 80, .hidden = 8192, .ffn = 29568, .heads = 64, .kvHeads = 8, .vocab = 152064};
+    b.qkvBiases = true;
+    QCOMPARE(qint64(parameterCount(b)), 72706203648LL);
+    // linearBiases implies the Q/K/V biases: setting both counts them once.
+    b.linearBiases = true;
+    const qint64 allBiases = parameterCount(b);
+    b.qkvBiases = false;
+    QCOMPARE(qint64(parameterCount(b)), allBiases);
+}
+
+void TestModel::gemma2FourNorms()
+{
+    // Gemma 2 27B config.json (google/gemma-2-27b): hidden 4608, intermediate 36864,
+    // 46 layers, 32 heads of head_dim 128 (4096 wide, not 4608), 16 KV heads, vocab
+    // 256000, tied; four RMSNorms per block (input, post-attention, pre- and
+    // post-feed-forward). Per block: Q and O 4608 x 4096 each, K and V 4608 x 2048
+    // each, GeGLU MLP 3 x 4608 x 36864, norms 4 x 4608 = 566,249,472.
+    Architecture a{.layers = 46,
+                   .hidden = 4608,
+                   .ffn = 36864,
+                   .heads = 32,
+                   .kvHeads = 16,
+                   .vocab = 256000,
+                   .headDim = 128,
+                   .tiedEmbeddings = true};
+    a.normsPerLayer = 4;
+    QCOMPARE(qint64(layerParameterCount(a)),
+             2 * 4608LL * 4096 + 2 * 4608LL * 2048 + 3 * 4608LL * 36864 + 4 * 4608);
+    // KerasHub preset gemma2_27b_en and the Hub safetensors total: 27,227,128,320.
+    QCOMPARE(qint64(parameterCount(a)), 27227128320LL);
+    // Two extra norms per block: 46 x 2 x 4608 more than a two-norm block.
+    a.normsPerLayer = 2;
+    QCOMPARE(qint64(parameterCount(a)), 27227128320LL - 46 * 2 * 4608LL);
+}
+
+void TestModel::gpt3PositionTable()
+{
+    // GPT-3 175B (Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads,
+    // d_ff = 4 d_model, context 2048; GPT-2 layout: LayerNorm, biases, GELU, tied).
+    // Block: 4 h^2 + 4 h attention, 2 h 4h + 4h + h MLP, 2 LayerNorms 4 h.
+    Architecture a{.layers = 96,
+                   .hidden = 12288,
+                   .ffn = 49152,
+                   .heads = 96,
+                   .kvHeads = 96,
+                   .vocab = 50257,
+                   .tiedEmbeddings = true,
+                   .gatedMlp = false,
+                   .linearBiases = true,
+                   .layerNormBias = true};
+    a.positionEmbeddings = 2048;
+    const qint64 h = 12288;
+    QCOMPARE(qint64(layerParameterCount(a)), 4 * h * h + 4 * h + 8 * h * h + 5 * h + 4 * h);
+    // Embedding 50257 h, position table 2048 h, final LayerNorm 2 h.
+    QCOMPARE(qint64(nonLayerParameterCount(a)), 50257 * h + 2048 * h + 2 * h);
+    // 174,604,259,328. The paper lists "175.0B" and publishes no exact count; the
+    // layout it describes gives 174.6B, which we can confirm only to the nearest 1B.
+    QCOMPARE(qint64(parameterCount(a)), 174604259328LL);
+    QCOMPARE(qRound64(parameterCount(a) / 1e9), 175LL);
+}
+
 void TestModel::validation()
 {
     Architecture a{
@@ -117,6 +198,11 @@ void TestModel::validation()
     a.kvHeads = 10;
     QCOMPARE(QString::fromStdString(validateArchitecture(a)),
              QStringLiteral("hidden (4096) is not divisible by heads (30)"));
+    a.heads = 32;
+    a.kvHeads = 8;
+    a.normsPerLayer = 0;
+    QCOMPARE(QString::fromStdString(validateArchitecture(a)),
+             QStringLiteral("norms per layer must be between 1 and 8 (got 0)"));
 }
 
 void TestModel::scaledArchitectureIsNearTarget_data()

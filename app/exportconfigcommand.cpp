@@ -1,0 +1,72 @@
+#include "exportconfigcommand.h"
+
+#include "launchconfig.h"
+#include "reportcommand.h"
+
+#include <QCommandLineParser>
+#include <QSaveFile>
+
+namespace shardscope {
+
+int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStream &err)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(
+        QStringLiteral("Write the layout as a DeepSpeed, Accelerate (FSDP) or torchtitan "
+                       "launch config."));
+    p.addHelpOption();
+    p.addPositionalArgument(QStringLiteral("export-config"), QStringLiteral("the subcommand"));
+    const ScenarioOptions options;
+    options.addTo(p);
+    const QCommandLineOption format(QStringLiteral("format"),
+                                    QStringLiteral("deepspeed, accelerate or torchtitan."),
+                                    QStringLiteral("name"));
+    const QCommandLineOption outFile(QStringLiteral("out"),
+                                     QStringLiteral("File to write (default: standard output)."),
+                                     QStringLiteral("file"));
+    p.addOptions({format, outFile});
+
+    auto fail = [&err](const QString &message, int code = 2) {
+        err << "shardscope export-config: " << message << "\n";
+        err.flush();
+        return code;
+    };
+    if (!p.parse(args))
+        return fail(p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        out << p.helpText();
+        out.flush();
+        return 0;
+    }
+    if (p.positionalArguments().size() > 1)
+        return fail(QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
+    if (!p.isSet(format))
+        return fail(QStringLiteral("--format is required: deepspeed, accelerate or torchtitan"));
+    const auto f = parseLaunchFormat(p.value(format));
+    if (!f)
+        return fail(QStringLiteral("--format: unknown format '%1' (known: deepspeed, accelerate, "
+                                   "torchtitan)")
+                        .arg(p.value(format)));
+    QString error;
+    const auto s = options.scenario(p, &error);
+    if (!s)
+        return fail(error);
+    const auto config = exportLaunchConfig(*s, *f, &error);
+    if (!config)
+        return fail(QStringLiteral("%1: %2").arg(launchFormatId(*f), error));
+    if (p.isSet(outFile)) {
+        QSaveFile file(p.value(outFile));
+        if (!file.open(QIODevice::WriteOnly) || file.write(config->text) != config->text.size() ||
+            !file.commit())
+            return fail(QStringLiteral("cannot write '%1'").arg(p.value(outFile)), 1);
+    } else {
+        out << QString::fromUtf8(config->text);
+        out.flush();
+    }
+    for (const QString &note : config->notes)
+        err << "note: " << note << "\n";
+    err.flush();
+    return 0;
+}
+
+} // namespace shardscope

@@ -1,0 +1,397 @@
+#include "launchconfig.h"
+
+#include "estimate.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+QString qs(std::string_view v)
+{
+    return QString::fromUtf8(v.data(), qsizetype(v.size()));
+}
+
+/// The first comment lines of the YAML and TOML files: what was exported.
+QString headerComment(const Scenario &s)
+{
+    const Layout &l = s.layout;
+    return QStringLiteral("# Exported by shardscope export-config: %1, %2 x %3, %4, d %5 t %6 p "
+                          "%7 c %8 e %9.\n")
+        .arg(qs(s.model.displayName.empty() ? s.model.id : s.model.displayName))
+        .arg(l.gpus)
+        .arg(qs(s.gpu.name.empty() ? s.gpu.id : s.gpu.name), qs(zeroStageName(l.zeroStage)))
+        .arg(l.dataParallel())
+        .arg(l.tensorParallel)
+        .arg(l.pipelineParallel)
+        .arg(l.contextParallel)
+        .arg(l.expertParallel);
+}
+
+/// Elements of one gathered ZeRO-3 unit on one GPU (the largest block or vocabulary
+/// matrix), as estimate() sizes the gathered-units buffer; 0 when none is modelled.
+std::int64_t gatheredUnitElements(const Scenario &s)
+{
+    Scenario full = s;
+    full.modelStatesOnly = false;
+    const MemoryReport r = estimate(full);
+    std::int64_t unit = 0;
+    const std::int64_t per = std::int64_t(s.overheads.gatheredUnits + 1) * s.recipe.weightBytes;
+    for (const GpuGroup &g : r.groups)
+        unit = std::max(unit, per > 0 ? g.buffers.gatheredUnits / per : 0);
+    return unit;
+}
+
+/// Notes shared by the formats that leave model parallelism to the launcher.
+void modelParallelNotes(const Scenario &s, const QString &how, QStringList *notes)
+{
+    const Layout &l = s.layout;
+    if (l.tensorParallel > 1 || l.pipelineParallel > 1)
+        *notes << QStringLiteral("Tensor parallel %1 and pipeline parallel %2 are %3; the batch "
+                                 "sizes assume data parallel %4 = %5 GPUs / (t p c).")
+                      .arg(l.tensorParallel)
+                      .arg(l.pipelineParallel)
+                      .arg(how)
+                      .arg(l.dataParallel())
+                      .arg(l.gpus);
+    if (l.contextParallel > 1)
+        *notes << QStringLiteral("Context parallel %1 (ring attention) has no setting in this "
+                                 "format.")
+                      .arg(l.contextParallel);
+    if (l.expertParallel > 1)
+        *notes << QStringLiteral("Expert parallel %1 is an argument of the MoE layer "
+                                 "(DeepSpeed-MoE: deepspeed.moe.layer.MoE(ep_size=%1)).")
+                      .arg(l.expertParallel);
+}
+
+std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    LaunchConfig out;
+    if (l.hsdpShardSize > 0 && l.zeroStage != ZeroStage::Zero3) {
+        *error = QStringLiteral("DeepSpeed shards in groups (MiCS, mics_shard_size) only with "
+                                "ZeRO-3: pick zero3 or drop --hsdp-shard");
+        return std::nullopt;
+    }
+    QJsonObject zero{{"stage", int(l.zeroStage)}};
+    if (l.zeroStage != ZeroStage::Ddp) {
+        zero.insert("overlap_comm", true);
+        zero.insert("contiguous_gradients", true);
+        zero.insert("reduce_bucket_size", qint64(s.overheads.zeroBucketElements));
+    }
+    if (l.zeroStage == ZeroStage::Zero3) {
+        // One gathered block ahead with prefetch (gathered units 2), none without.
+        const std::int64_t unit = gatheredUnitElements(s);
+        if (unit > 0)
+            zero.insert("stage3_prefetch_bucket_size",
+                        qint64(s.overheads.gatheredUnits == 2 ? unit : 0));
+        if (l.hsdpShardSize > 0)
+            zero.insert("mics_shard_size", qint64(l.hsdpShardSize));
+    }
+    const QJsonObject cpu{{"device", "cpu"}, {"pin_memory", true}};
+    if (l.offload != Offload::None)
+        zero.insert("offload_optimizer", cpu);
+    if (l.offload == Offload::OptimizerAndParams)
+        zero.insert("offload_param", cpu);
+
+    QJsonObject o{{"train_batch_size", qint64(t.globalBatch(l.dataParallel()))},
+                  {"train_micro_batch_size_per_gpu", qint64(t.microBatchSize)},
+                  {"gradient_accumulation_steps", qint64(t.microBatches)},
+                  {"zero_optimization", zero}};
+    if (s.recipe.weightBytes == 2)
+        o.insert("bf16", QJsonObject{{"enabled", true}});
+    else if (s.recipe.weightBytes != 4) {
+        *error = QStringLiteral("DeepSpeed trains in bf16, fp16 or fp32: %1-byte weights have no "
+                                "setting")
+                     .arg(s.recipe.weightBytes);
+        return std::nullopt;
+    }
+    out.text = QJsonDocument(o).toJson(QJsonDocument::Indented);
+    modelParallelNotes(s,
+                       QStringLiteral("launcher arguments (Megatron-DeepSpeed "
+                                      "--tensor-model-parallel-size, "
+                                      "--pipeline-model-parallel-size)"),
+                       &out.notes);
+    if (t.recompute != Recompute::None)
+        out.notes << QStringLiteral("Activation recomputation (%1) is switched on in the "
+                                    "training script (model.gradient_checkpointing_enable() or "
+                                    "deepspeed.checkpointing).")
+                         .arg(qs(recomputeId(t.recompute)));
+    return out;
+}
+
+std::optional<LaunchConfig> accelerate(const Scenario &s, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    if (l.modelParallel() > 1 || l.expertParallel > 1) {
+        *error = QStringLiteral("Accelerate's FSDP config has no tensor, pipeline, context or "
+                                "expert parallel setting: export torchtitan instead");
+        return std::nullopt;
+    }
+    QString strategy;
+    switch (l.zeroStage) {
+    case ZeroStage::Ddp:
+        strategy = QStringLiteral("NO_SHARD");
+        break;
+    case ZeroStage::Zero1:
+        *error = QStringLiteral("FSDP has no ZeRO-1 (its SHARD_GRAD_OP is ZeRO-2): pick ddp, "
+                                "zero2 or zero3");
+        return std::nullopt;
+    case ZeroStage::Zero2:
+        strategy = l.hsdpShardSize > 0 ? QStringLiteral("HYBRID_SHARD_ZERO2")
+                                       : QStringLiteral("SHARD_GRAD_OP");
+        break;
+    case ZeroStage::Zero3:
+        strategy =
+            l.hsdpShardSize > 0 ? QStringLiteral("HYBRID_SHARD") : QStringLiteral("FULL_SHARD");
+        break;
+    }
+    if (l.hsdpShardSize > 0 && l.hsdpShardSize != std::min(l.gpusPerNode, l.gpus)) {
+        *error = QStringLiteral("FSDP's HYBRID_SHARD shards within one node: set --hsdp-shard to "
+                                "the GPUs per node (%1)")
+                     .arg(std::min(l.gpusPerNode, l.gpus));
+        return std::nullopt;
+    }
+    if (l.offload == Offload::Optimizer) {
+        *error = QStringLiteral("FSDP's CPU offload moves parameters, gradients and the "
+                                "optimizer step together: use --offload optimizer+params");
+        return std::nullopt;
+    }
+    QString precision;
+    if (s.recipe.weightBytes == 2)
+        precision = QStringLiteral("bf16");
+    else if (s.recipe.weightBytes == 4)
+        precision = QStringLiteral("'no'");
+    else {
+        *error = QStringLiteral("Accelerate's mixed_precision is no, fp16 or bf16: %1-byte "
+                                "weights have no setting")
+                     .arg(s.recipe.weightBytes);
+        return std::nullopt;
+    }
+    auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
+    const std::int64_t machines = (l.gpus + l.gpusPerNode - 1) / l.gpusPerNode;
+    QString y = headerComment(s);
+    y += QStringLiteral("compute_environment: LOCAL_MACHINE\n"
+                        "distributed_type: FSDP\n"
+                        "fsdp_config:\n");
+    y += QStringLiteral("  fsdp_activation_checkpointing: %1\n")
+             .arg(yesNo(t.recompute == Recompute::Full));
+    y += QStringLiteral("  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
+    y += QStringLiteral("  fsdp_backward_prefetch: %1\n")
+             .arg(s.overheads.gatheredUnits == 2 ? QStringLiteral("BACKWARD_PRE")
+                                                 : QStringLiteral("NO_PREFETCH"));
+    y += QStringLiteral("  fsdp_cpu_ram_efficient_loading: true\n"
+                        "  fsdp_forward_prefetch: false\n");
+    y += QStringLiteral("  fsdp_offload_params: %1\n")
+             .arg(yesNo(l.offload == Offload::OptimizerAndParams));
+    y += QStringLiteral("  fsdp_sharding_strategy: %1\n").arg(strategy);
+    y += QStringLiteral("  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
+                        "  fsdp_sync_module_states: true\n"
+                        "  fsdp_use_orig_params: true\n"
+                        "machine_rank: 0\n"
+                        "main_training_function: main\n");
+    y += QStringLiteral("mixed_precision: %1\n").arg(precision);
+    y += QStringLiteral("num_machines: %1\n").arg(machines);
+    y += QStringLiteral("num_processes: %1\n").arg(l.gpus);
+    y += QStringLiteral("rdzv_backend: static\n"
+                        "same_network: true\n"
+                        "use_cpu: false\n");
+    LaunchConfig out;
+    out.text = y.toUtf8();
+    out.notes << QStringLiteral("Micro-batch size %1 and gradient accumulation %2 are training "
+                                "arguments (Trainer: per_device_train_batch_size=%1, "
+                                "gradient_accumulation_steps=%2): global batch %3 sequences "
+                                "of %4 tokens.")
+                     .arg(t.microBatchSize)
+                     .arg(t.microBatches)
+                     .arg(t.globalBatch(l.dataParallel()))
+                     .arg(t.sequenceLength);
+    if (t.recompute == Recompute::Selective)
+        out.notes << QStringLiteral("fsdp_activation_checkpointing recomputes whole blocks; "
+                                    "selective recomputation is set in the model code.");
+    if (machines > 1)
+        out.notes << QStringLiteral("Set machine_rank, main_process_ip and main_process_port on "
+                                    "each of the %1 machines.")
+                         .arg(machines);
+    return out;
+}
+
+std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    const std::int64_t d = l.dataParallel();
+    const int c = l.contextParallel;
+    std::int64_t replicate = 1, shard = 1;
+    QString reshard = QStringLiteral("default");
+    switch (l.zeroStage) {
+    case ZeroStage::Ddp:
+        replicate = d;
+        break;
+    case ZeroStage::Zero1:
+        *error = QStringLiteral("torchtitan has no ZeRO-1 (it shards with FSDP2): pick ddp, "
+                                "zero2 or zero3");
+        return std::nullopt;
+    case ZeroStage::Zero2:
+    case ZeroStage::Zero3:
+        if (l.zeroStage == ZeroStage::Zero2)
+            reshard = QStringLiteral("never"); // keep gathered weights from forward to backward
+        shard = d;
+        if (l.hsdpShardSize > 0) {
+            // torchtitan's FSDP mesh is dp_shard x cp; our shard group spans d x c ranks.
+            if (l.hsdpShardSize % c != 0) {
+                *error = QStringLiteral("torchtitan shards over data_parallel_shard_degree x "
+                                        "context_parallel_degree: the HSDP shard size (%1) must "
+                                        "be a multiple of the context parallel size (%2)")
+                             .arg(l.hsdpShardSize)
+                             .arg(c);
+                return std::nullopt;
+            }
+            shard = l.hsdpShardSize / c;
+            replicate = d / shard;
+        }
+        break;
+    }
+    if (l.expertParallel > 1 && l.expertParallel < c) {
+        *error = QStringLiteral("torchtitan needs context_parallel_degree <= "
+                                "expert_parallel_degree (%1 > %2)")
+                     .arg(c)
+                     .arg(l.expertParallel);
+        return std::nullopt;
+    }
+    if (l.offload == Offload::Optimizer) {
+        *error = QStringLiteral("torchtitan's enable_cpu_offload moves parameters, gradients and "
+                                "optimizer states together: use --offload optimizer+params");
+        return std::nullopt;
+    }
+    QString schedule;
+    const bool pp = l.pipelineParallel > 1;
+    if (pp) {
+        switch (t.schedule) {
+        case PipelineSchedule::GPipe:
+            schedule = QStringLiteral("GPipe");
+            break;
+        case PipelineSchedule::OneFOneB:
+            schedule = QStringLiteral("1F1B");
+            break;
+        case PipelineSchedule::Interleaved1F1B:
+            schedule = QStringLiteral("Interleaved1F1B");
+            break;
+        case PipelineSchedule::ZeroBubbleH1:
+            *error =
+                QStringLiteral("torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble "
+                               "schedules, InterleavedZeroBubble and ZBVZeroBubble, need 2 "
+                               "or more stages per rank)");
+            return std::nullopt;
+        }
+    }
+    QString param;
+    if (s.recipe.weightBytes == 2)
+        param = QStringLiteral("bfloat16");
+    else if (s.recipe.weightBytes == 4)
+        param = QStringLiteral("float32");
+    else {
+        *error = QStringLiteral("torchtitan's mixed_precision_param is bfloat16 or float32: "
+                                "%1-byte weights have no setting")
+                     .arg(s.recipe.weightBytes);
+        return std::nullopt;
+    }
+    // Without pipelining, m micro-batches are gradient-accumulation steps of
+    // local_batch_size b; with it, local_batch_size m b is split into micro-batches of b.
+    const std::int64_t local = pp ? t.microBatchSize * t.microBatches : t.microBatchSize;
+    auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
+    QString x = headerComment(s);
+    x += QStringLiteral("[training]\n");
+    x += QStringLiteral("local_batch_size = %1\n").arg(local);
+    x += QStringLiteral("global_batch_size = %1\n").arg(t.globalBatch(d));
+    x += QStringLiteral("seq_len = %1\n").arg(t.sequenceLength);
+    x += QStringLiteral("mixed_precision_param = \"%1\"\n").arg(param);
+    x += QStringLiteral("mixed_precision_reduce = \"float32\"\n");
+    x += QStringLiteral("enable_cpu_offload = %1\n")
+             .arg(yesNo(l.offload == Offload::OptimizerAndParams));
+    x += QStringLiteral("\n[parallelism]\n");
+    x += QStringLiteral("data_parallel_replicate_degree = %1\n").arg(replicate);
+    x += QStringLiteral("data_parallel_shard_degree = %1\n").arg(shard);
+    x += QStringLiteral("fsdp_reshard_after_forward = \"%1\"\n").arg(reshard);
+    x += QStringLiteral("tensor_parallel_degree = %1\n").arg(l.tensorParallel);
+    x += QStringLiteral("pipeline_parallel_degree = %1\n").arg(l.pipelineParallel);
+    if (pp) {
+        x += QStringLiteral("pipeline_parallel_schedule = \"%1\"\n").arg(schedule);
+        x += QStringLiteral("pipeline_parallel_microbatch_size = %1\n").arg(t.microBatchSize);
+        if (t.schedule == PipelineSchedule::Interleaved1F1B && s.model.architecture)
+            x += QStringLiteral("pipeline_parallel_layers_per_stage = %1\n")
+                     .arg(s.model.architecture->layers / (l.pipelineParallel * t.chunks));
+    }
+    x += QStringLiteral("context_parallel_degree = %1\n").arg(c);
+    x += QStringLiteral("expert_parallel_degree = %1\n").arg(l.expertParallel);
+    x += QStringLiteral("\n[activation_checkpoint]\n");
+    x += QStringLiteral("mode = \"%1\"\n").arg(qs(recomputeId(t.recompute)));
+    if (t.recompute == Recompute::Selective)
+        x += QStringLiteral("selective_ac_option = \"op\"\n");
+    LaunchConfig out;
+    out.text = x.toUtf8();
+    out.notes << QStringLiteral("A fragment: add [model] (name, flavor) and the optimizer; the "
+                                "world size is %1 GPUs.")
+                     .arg(l.gpus);
+    if (l.tensorParallel > 1 && !t.sequenceParallel)
+        out.notes << QStringLiteral("torchtitan's tensor parallelism always uses sequence "
+                                    "parallelism.");
+    if (t.schedule == PipelineSchedule::Interleaved1F1B && pp && s.model.architecture &&
+        s.model.architecture->layers % (l.pipelineParallel * t.chunks) != 0)
+        out.notes << QStringLiteral("Layers do not split evenly over %1 virtual stages: set "
+                                    "pipeline_parallel_split_points by hand.")
+                         .arg(l.pipelineParallel * t.chunks);
+    return out;
+}
+
+} // namespace
+
+QString launchFormatId(LaunchFormat f)
+{
+    switch (f) {
+    case LaunchFormat::DeepSpeed:
+        return QStringLiteral("deepspeed");
+    case LaunchFormat::Accelerate:
+        return QStringLiteral("accelerate");
+    case LaunchFormat::Torchtitan:
+        return QStringLiteral("torchtitan");
+    }
+    return {};
+}
+
+std::optional<LaunchFormat> parseLaunchFormat(const QString &id)
+{
+    for (LaunchFormat f :
+         {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate, LaunchFormat::Torchtitan})
+        if (id.compare(launchFormatId(f), Qt::CaseInsensitive) == 0)
+            return f;
+    return std::nullopt;
+}
+
+std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat format,
+                                               QString *error)
+{
+    QString local;
+    QString *err = error ? error : &local;
+    err->clear();
+    if (const std::string e = validate(s); !e.empty()) {
+        *err = QStringLiteral("scenario: ") + QString::fromStdString(e);
+        return std::nullopt;
+    }
+    switch (format) {
+    case LaunchFormat::DeepSpeed:
+        return deepSpeed(s, err);
+    case LaunchFormat::Accelerate:
+        return accelerate(s, err);
+    case LaunchFormat::Torchtitan:
+        return torchtitan(s, err);
+    }
+    return std::nullopt;
+}
+
+} // namespace shardscope

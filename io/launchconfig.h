@@ -1,0 +1,64 @@
+#pragma once
+
+#include "scenario.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+namespace shardscope {
+
+/// Training frameworks a chosen layout can be exported to as a launch config.
+enum class LaunchFormat
+{
+    DeepSpeed,  ///< DeepSpeed config JSON (deepspeed.ai/docs/config-json)
+    Accelerate, ///< Hugging Face Accelerate config YAML with distributed_type FSDP
+    Torchtitan, ///< torchtitan job TOML fragment ([training], [parallelism],
+                ///< [activation_checkpoint])
+};
+
+/// Command-line name of a format: "deepspeed", "accelerate" or "torchtitan".
+QString launchFormatId(LaunchFormat f);
+
+/// Inverse of launchFormatId (case-insensitive); nullopt for any other text.
+std::optional<LaunchFormat> parseLaunchFormat(const QString &id);
+
+/// An exported launch configuration.
+struct LaunchConfig
+{
+    QByteArray text;   ///< the document, UTF-8, ending in a newline
+    QStringList notes; ///< what the file cannot carry and the launcher or script must set
+};
+
+/// Writes the scenario's layout and batch as a launch config for `format`. Every
+/// key and value spelling follows the framework's own documentation (cited with the
+/// mapping in docs/models.md "Exporting a layout"):
+///
+/// - DeepSpeed: train_batch_size = micro-batch x gradient accumulation x data-parallel
+///   size, train_micro_batch_size_per_gpu, gradient_accumulation_steps, bf16.enabled,
+///   zero_optimization.stage, reduce_bucket_size, stage3_prefetch_bucket_size (one
+///   gathered block with prefetch, else 0), offload_optimizer / offload_param
+///   {device: cpu}, mics_shard_size for HSDP. Tensor, pipeline, context and expert
+///   parallel sizes and activation checkpointing are launcher or script settings:
+///   reported in `notes`.
+/// - Accelerate: distributed_type FSDP, mixed_precision, num_machines, num_processes,
+///   fsdp_config with fsdp_sharding_strategy (NO_SHARD, SHARD_GRAD_OP, FULL_SHARD,
+///   HYBRID_SHARD, HYBRID_SHARD_ZERO2), fsdp_offload_params,
+///   fsdp_activation_checkpointing, fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP,
+///   fsdp_backward_prefetch BACKWARD_PRE (NO_PREFETCH with one gathered unit).
+/// - torchtitan: [training] local_batch_size, global_batch_size, seq_len,
+///   mixed_precision_param, enable_cpu_offload; [parallelism]
+///   data_parallel_replicate_degree, data_parallel_shard_degree,
+///   fsdp_reshard_after_forward, tensor_parallel_degree, pipeline_parallel_degree,
+///   pipeline_parallel_schedule, context_parallel_degree, expert_parallel_degree;
+///   [activation_checkpoint] mode.
+///
+/// Returns nullopt and one line in `*error` when the scenario is invalid
+/// ("scenario: ...") or uses something the format has no setting for, naming it:
+/// for example FSDP has no ZeRO-1, Accelerate's FSDP config no tensor parallelism,
+/// torchtitan no single-chunk ZB-H1 schedule.
+std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat format,
+                                               QString *error);
+
+} // namespace shardscope

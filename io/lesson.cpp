@@ -1,0 +1,274 @@
+#include "lesson.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QRegularExpression>
+#include <algorithm>
+#include <initializer_list>
+
+namespace shardscope {
+
+std::string_view lessonViewId(LessonView v)
+{
+    switch (v) {
+    case LessonView::Memory:
+        return "memory";
+    case LessonView::Timeline:
+        return "timeline";
+    case LessonView::Compare:
+        return "compare";
+    }
+    return "";
+}
+
+std::optional<LessonView> parseLessonView(std::string_view id)
+{
+    for (LessonView v : {LessonView::Memory, LessonView::Timeline, LessonView::Compare})
+        if (lessonViewId(v) == id)
+            return v;
+    return std::nullopt;
+}
+
+namespace {
+
+bool onlyKeys(const QJsonObject &o, std::initializer_list<const char *> allowed,
+              const QString &where, QString *error)
+{
+    for (auto it = o.begin(); it != o.end(); ++it) {
+        bool ok = false;
+        for (const char *a : allowed)
+            ok = ok || it.key() == QLatin1String(a);
+        if (!ok) {
+            *error = where + QStringLiteral(": unknown key \"%1\"").arg(it.key());
+            return false;
+        }
+    }
+    return true;
+}
+
+/// A required non-empty string.
+bool requiredText(const QJsonObject &o, const char *key, const QString &where, QString *out,
+                  QString *error)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (!v.isString() || v.toString().trimmed().isEmpty()) {
+        *error = where + QStringLiteral(": \"%1\" must be a non-empty string").arg(key);
+        return false;
+    }
+    *out = v.toString().trimmed();
+    return true;
+}
+
+/// One sentence: ends with . ! or ?, and no sentence end followed by a capital inside.
+bool isOneSentence(const QString &text)
+{
+    static const QRegularExpression secondSentence(QStringLiteral("[.!?]\\s+[A-Z]"));
+    return !text.isEmpty() && QStringLiteral(".!?").contains(text.back()) &&
+           !secondSentence.match(text).hasMatch();
+}
+
+bool checkExpect(const QJsonObject &e, const QString &where, QString *error)
+{
+    const QString w = where + QStringLiteral(", \"expect\"");
+    if (!onlyKeys(e,
+                  {"peak", "fits", "verdict", "model_states", "activations", "host_per_node",
+                   "bubble", "peak_in_flight"},
+                  w, error))
+        return false;
+    for (auto it = e.begin(); it != e.end(); ++it) {
+        const bool ok = it.key() == QLatin1String("fits")             ? it->isBool()
+                        : it.key() == QLatin1String("peak_in_flight") ? it->isDouble()
+                                                                      : it->isString();
+        if (!ok) {
+            *error = w + QStringLiteral(": \"%1\" has the wrong type").arg(it.key());
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<Lesson> lessonFromJson(const QByteArray &json, const QString &fileName,
+                                     QString *error)
+{
+    QJsonParseError parse;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &parse);
+    if (parse.error != QJsonParseError::NoError) {
+        *error = fileName + QStringLiteral(": not valid JSON (%1 at byte %2)")
+                                .arg(parse.errorString())
+                                .arg(parse.offset);
+        return std::nullopt;
+    }
+    if (!doc.isObject()) {
+        *error = fileName + QStringLiteral(": a lesson must be a JSON object");
+        return std::nullopt;
+    }
+    const QJsonObject o = doc.object();
+    if (!onlyKeys(o, {"schema", "version", "id", "title", "summary", "sources", "start", "steps"},
+                  fileName, error))
+        return std::nullopt;
+    if (o.value(QLatin1String("schema")).toString() != QLatin1String(lessonFileSchema)) {
+        *error = fileName + QStringLiteral(": \"schema\" must be \"%1\"").arg(lessonFileSchema);
+        return std::nullopt;
+    }
+    if (o.value(QLatin1String("version")) != QJsonValue(1)) {
+        *error = fileName + QStringLiteral(": \"version\" must be 1");
+        return std::nullopt;
+    }
+    Lesson lesson;
+    lesson.fileName = fileName;
+    if (!requiredText(o, "id", fileName, &lesson.id, error) ||
+        !requiredText(o, "title", fileName, &lesson.title, error))
+        return std::nullopt;
+    if (o.contains(QLatin1String("summary")) &&
+        !requiredText(o, "summary", fileName, &lesson.summary, error))
+        return std::nullopt;
+    const QJsonValue sources = o.value(QLatin1String("sources"));
+    if (!sources.isArray() || sources.toArray().isEmpty()) {
+        *error = fileName + QStringLiteral(": \"sources\" must be a non-empty list of strings");
+        return std::nullopt;
+    }
+    for (const QJsonValue &v : sources.toArray()) {
+        if (!v.isString() || v.toString().trimmed().isEmpty()) {
+            *error = fileName + QStringLiteral(": \"sources\" must be a non-empty list of strings");
+            return std::nullopt;
+        }
+        lesson.sources << v.toString();
+    }
+    const QJsonValue start = o.value(QLatin1String("start"));
+    if (!start.isUndefined() && !start.isObject()) {
+        *error = fileName + QStringLiteral(": \"start\" must be an object of scenario keys");
+        return std::nullopt;
+    }
+    lesson.start = start.toObject();
+    ScenarioDocument current{defaultScenario(), ByteUnit::GB};
+    if (!lesson.start.isEmpty()) {
+        const auto next = applyScenarioPatch(current, lesson.start,
+                                             fileName + QStringLiteral(", \"start\""), error);
+        if (!next)
+            return std::nullopt;
+        current = *next;
+    }
+
+    const QJsonValue steps = o.value(QLatin1String("steps"));
+    if (!steps.isArray() || steps.toArray().isEmpty()) {
+        *error = fileName + QStringLiteral(": \"steps\" must be a non-empty list");
+        return std::nullopt;
+    }
+    const QJsonArray list = steps.toArray();
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString where = fileName + QStringLiteral(", step %1").arg(i + 1);
+        if (!list[i].isObject()) {
+            *error = where + QStringLiteral(": a step must be an object");
+            return std::nullopt;
+        }
+        const QJsonObject so = list[i].toObject();
+        LessonStep step;
+        if (!onlyKeys(so, {"title", "set", "view", "text", "expect"}, where, error) ||
+            !requiredText(so, "title", where, &step.title, error) ||
+            !requiredText(so, "text", where, &step.text, error))
+            return std::nullopt;
+        if (!isOneSentence(step.text)) {
+            *error = where + QStringLiteral(": \"text\" must be one sentence ending in . ! or ?");
+            return std::nullopt;
+        }
+        const QJsonValue set = so.value(QLatin1String("set"));
+        if (!set.isUndefined() && !set.isObject()) {
+            *error = where + QStringLiteral(": \"set\" must be an object of scenario keys");
+            return std::nullopt;
+        }
+        step.patch = set.toObject();
+        if (so.contains(QLatin1String("view"))) {
+            const QJsonValue v = so.value(QLatin1String("view"));
+            step.view = v.isString() ? parseLessonView(v.toString().toStdString()) : std::nullopt;
+            if (!step.view) {
+                *error = where + QStringLiteral(": \"view\" must be memory, timeline or compare");
+                return std::nullopt;
+            }
+        }
+        const QJsonValue expect = so.value(QLatin1String("expect"));
+        if (!expect.isUndefined() && !expect.isObject()) {
+            *error = where + QStringLiteral(": \"expect\" must be an object");
+            return std::nullopt;
+        }
+        step.expect = expect.toObject();
+        if (!checkExpect(step.expect, where, error))
+            return std::nullopt;
+        const auto next = applyScenarioPatch(current, step.patch, where, error);
+        if (!next)
+            return std::nullopt;
+        current = *next;
+        lesson.steps.push_back(std::move(step));
+    }
+    return lesson;
+}
+
+std::optional<Lesson> loadLessonFile(const QString &path, QString *error)
+{
+    QFile f(path);
+    const QString name = QFileInfo(path).fileName();
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = name + QStringLiteral(": cannot open (%1)").arg(f.errorString());
+        return std::nullopt;
+    }
+    if (f.size() > 4 * 1024 * 1024) {
+        *error = name + QStringLiteral(": too large for a lesson (%1 bytes)").arg(f.size());
+        return std::nullopt;
+    }
+    return lessonFromJson(f.readAll(), name, error);
+}
+
+std::vector<Lesson> builtInLessons(QStringList *errors)
+{
+    const QDir dir(QStringLiteral(":/shardscope/lessons"));
+    const QStringList names = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    std::vector<Lesson> out;
+    for (const QString &name : names) {
+        QString error;
+        if (auto lesson = loadLessonFile(dir.filePath(name), &error))
+            out.push_back(std::move(*lesson));
+        else if (errors)
+            *errors << error;
+    }
+    return out;
+}
+
+Scenario applyStep(const Scenario &base, const LessonStep &step)
+{
+    QString error;
+    const auto next = applyScenarioPatch(ScenarioDocument{base, ByteUnit::GB}, step.patch,
+                                         QString(), &error, {}, false);
+    return next ? next->scenario : base;
+}
+
+ScenarioDocument lessonDocument(const Lesson &lesson, int step)
+{
+    ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
+    QString error;
+    auto apply = [&doc, &error](const QJsonObject &patch) {
+        if (auto next = applyScenarioPatch(doc, patch, QString(), &error, {}, false))
+            doc = *next;
+    };
+    apply(lesson.start);
+    const int last = std::min(step, int(lesson.steps.size()) - 1);
+    for (int i = 0; i <= last; ++i)
+        apply(lesson.steps[std::size_t(i)].patch);
+    return doc;
+}
+
+LessonView lessonViewAt(const Lesson &lesson, int step)
+{
+    LessonView view = LessonView::Memory;
+    const int last = std::min(step, int(lesson.steps.size()) - 1);
+    for (int i = 0; i <= last; ++i)
+        if (lesson.steps[std::size_t(i)].view)
+            view = *lesson.steps[std::size_t(i)].view;
+    return view;
+}
+
+} // namespace shardscope

@@ -1,0 +1,602 @@
+#include "scenariofile.h"
+
+#include "catalog.h"
+#include "estimate.h"
+#include "modeljson.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QSaveFile>
+#include <QSettings>
+#include <cmath>
+#include <initializer_list>
+
+namespace shardscope {
+
+namespace {
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+/// JSON numbers are doubles: whole numbers are exact up to 2^53.
+constexpr double maxExactJson = 9007199254740992.0;
+
+QString describe(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::Double:
+        return QString::number(v.toDouble(), 'g', 15);
+    case QJsonValue::String:
+        return QLatin1Char('"') + v.toString().left(40) + QLatin1Char('"');
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("nothing");
+}
+
+/// Reads patch keys one by one, remembering the first error; every reader returns
+/// false after an error so a chain of && stops at the first bad key.
+class Reader
+{
+public:
+    Reader(const QJsonObject &o, QString where) : m_o(o), m_where(std::move(where)) {}
+
+    bool has(const char *key) const { return m_o.contains(QLatin1String(key)); }
+    QJsonValue value(const char *key) const { return m_o.value(QLatin1String(key)); }
+    const QString &error() const { return m_error; }
+
+    bool fail(const QString &message)
+    {
+        if (m_error.isEmpty())
+            m_error = m_where + QStringLiteral(": ") + message;
+        return false;
+    }
+
+    /// A whole number in [min, max], if the key is present.
+    template <typename T> bool integer(const char *key, std::int64_t min, std::int64_t max, T *out)
+    {
+        if (!has(key))
+            return true;
+        const QJsonValue v = value(key);
+        const double d = v.toDouble();
+        if (!v.isDouble() || !std::isfinite(d) || std::abs(d) > maxExactJson ||
+            d != std::floor(d) || d < double(min) || d > double(max))
+            return fail(QStringLiteral("\"%1\" must be a whole number from %2 to %3 (got %4)")
+                            .arg(QLatin1String(key))
+                            .arg(min)
+                            .arg(max)
+                            .arg(describe(v)));
+        *out = T(std::int64_t(d));
+        return true;
+    }
+
+    bool boolean(const char *key, bool *out)
+    {
+        if (!has(key))
+            return true;
+        const QJsonValue v = value(key);
+        if (!v.isBool())
+            return fail(QStringLiteral("\"%1\" must be true or false (got %2)")
+                            .arg(QLatin1String(key), describe(v)));
+        *out = v.toBool();
+        return true;
+    }
+
+    /// A string parsed by `parse`; `known` lists the accepted values for the message.
+    template <typename T, typename Parse>
+    bool choice(const char *key, Parse parse, const char *known, T *out)
+    {
+        if (!has(key))
+            return true;
+        const QJsonValue v = value(key);
+        const std::optional<T> parsed =
+            v.isString() ? parse(v.toString().toStdString()) : std::nullopt;
+        if (!parsed)
+            return fail(QStringLiteral("\"%1\" must be one of %2 (got %3)")
+                            .arg(QLatin1String(key), QLatin1String(known), describe(v)));
+        *out = *parsed;
+        return true;
+    }
+
+    /// A string field of a nested object (optional; must be a string when present).
+    bool text(const QJsonObject &o, const char *key, const QString &prefix, std::string *out)
+    {
+        const QJsonValue v = o.value(QLatin1String(key));
+        if (v.isUndefined())
+            return true;
+        if (!v.isString())
+            return fail(QStringLiteral("\"%1%2\" must be a string (got %3)")
+                            .arg(prefix, QLatin1String(key), describe(v)));
+        *out = v.toString().toStdString();
+        return true;
+    }
+
+    /// Refuses keys of `o` not in `allowed`, naming the first.
+    bool onlyKeys(const QJsonObject &o, std::initializer_list<const char *> allowed,
+                  const QString &prefix, const QStringList &ignored = {})
+    {
+        for (auto it = o.begin(); it != o.end(); ++it) {
+            bool ok = ignored.contains(it.key());
+            for (const char *a : allowed)
+                ok = ok || it.key() == QLatin1String(a);
+            if (!ok)
+                return fail(QStringLiteral("unknown key \"%1%2\"").arg(prefix, it.key()));
+        }
+        return true;
+    }
+
+private:
+    const QJsonObject &m_o;
+    QString m_where;
+    QString m_error;
+};
+
+const std::initializer_list<const char *> patchKeys = {
+    "model",
+    "recipe",
+    "gpu",
+    "gpus",
+    "tp",
+    "pp",
+    "cp",
+    "ep",
+    "strategy",
+    "hsdp_shard",
+    "offload",
+    "uneven_stages",
+    "gpus_per_node",
+    "mbs",
+    "seq",
+    "microbatches",
+    "recompute",
+    "flash_attention",
+    "sequence_parallel",
+    "fp32_logits",
+    "dropout",
+    "activation_bytes",
+    "schedule",
+    "chunks",
+    "cuda_context_bytes",
+    "ddp_bucket_bytes",
+    "zero_bucket_elements",
+    "gathered_units",
+    "fragmentation_percent",
+    "host_ram_bytes_per_node",
+    "model_states_only",
+    "unit",
+};
+
+std::optional<ZeroStage> parseStrategy(std::string_view s)
+{
+    // Only the ids the writer uses: files are not the command line.
+    for (ZeroStage z : {ZeroStage::Ddp, ZeroStage::Zero1, ZeroStage::Zero2, ZeroStage::Zero3})
+        if (zeroStageId(z) == s)
+            return z;
+    return std::nullopt;
+}
+
+std::optional<ByteUnit> parseUnit(std::string_view s)
+{
+    if (s == "gb")
+        return ByteUnit::GB;
+    if (s == "gib")
+        return ByteUnit::GiB;
+    return std::nullopt;
+}
+
+bool readModel(Reader &r, Model *out)
+{
+    if (!r.has("model"))
+        return true;
+    const QJsonValue v = r.value("model");
+    if (v.isString()) {
+        const Model *m = Catalog::builtIn().model(v.toString().toStdString());
+        if (!m)
+            return r.fail(QStringLiteral("\"model\": unknown preset %1").arg(describe(v)));
+        *out = *m;
+        return true;
+    }
+    if (!v.isObject())
+        return r.fail(
+            QStringLiteral("\"model\" must be a preset id or an object (got %1)").arg(describe(v)));
+    const QJsonObject o = v.toObject();
+    // The keys themselves are modelFromJson's vocabulary (io/modeljson.h); here only
+    // the types it would otherwise coerce silently are checked.
+    for (const char *key : {"id", "name", "source"})
+        if (o.contains(QLatin1String(key)) && !o.value(QLatin1String(key)).isString())
+            return r.fail(QStringLiteral("\"model.%1\" must be a string (got %2)")
+                              .arg(QLatin1String(key), describe(o.value(QLatin1String(key)))));
+    for (const char *key :
+         {"tied", "gated_mlp", "linear_biases", "layernorm_bias", "qkv_biases", "router_bias"})
+        if (o.contains(QLatin1String(key)) && !o.value(QLatin1String(key)).isBool())
+            return r.fail(QStringLiteral("\"model.%1\" must be true or false (got %2)")
+                              .arg(QLatin1String(key), describe(o.value(QLatin1String(key)))));
+    QString error;
+    const auto m = modelFromJson(o, QStringLiteral("model"), &error);
+    if (!m)
+        return r.fail(error);
+    if (!m->architecture && (m->plainParameters < 1 || m->plainParameters > maxParameters))
+        return r.fail(QStringLiteral("\"model.parameters\" must be a whole number from 1 to %1 "
+                                     "(got %2)")
+                          .arg(maxParameters)
+                          .arg(m->plainParameters));
+    *out = *m;
+    return true;
+}
+
+bool readRecipe(Reader &r, Recipe *out)
+{
+    if (!r.has("recipe"))
+        return true;
+    const QJsonValue v = r.value("recipe");
+    if (v.isString()) {
+        const Recipe *preset = Catalog::builtIn().recipe(v.toString().toStdString());
+        if (!preset)
+            return r.fail(QStringLiteral("\"recipe\": unknown preset %1").arg(describe(v)));
+        *out = *preset;
+        return true;
+    }
+    if (!v.isObject())
+        return r.fail(QStringLiteral("\"recipe\" must be a preset id or an object (got %1)")
+                          .arg(describe(v)));
+    const QJsonObject o = v.toObject();
+    const QString prefix = QStringLiteral("recipe.");
+    Recipe rec{"custom", "Custom", "", 0, 0, 0, 0};
+    if (!r.onlyKeys(o,
+                    {"id", "name", "source", "weights", "gradients", "master_weights", "optimizer"},
+                    prefix) ||
+        !r.text(o, "id", prefix, &rec.id) || !r.text(o, "name", prefix, &rec.displayName) ||
+        !r.text(o, "source", prefix, &rec.source))
+        return false;
+    const char *keys[] = {"weights", "gradients", "master_weights", "optimizer"};
+    std::int64_t *fields[] = {&rec.weightBytes, &rec.gradientBytes, &rec.masterWeightBytes,
+                              &rec.optimizerBytes};
+    Reader inner(o, QString());
+    for (int i = 0; i < 4; ++i) {
+        if (!o.contains(QLatin1String(keys[i])))
+            return r.fail(QStringLiteral("missing \"recipe.%1\"").arg(QLatin1String(keys[i])));
+        if (!inner.integer(keys[i], 0, 64, fields[i]))
+            return r.fail(QStringLiteral("\"recipe.") + inner.error().mid(3));
+    }
+    if (rec.totalBytesPerParameter() <= 0)
+        return r.fail(QStringLiteral("\"recipe\" needs at least one byte per parameter"));
+    *out = rec;
+    return true;
+}
+
+bool readGpu(Reader &r, Gpu *out)
+{
+    if (!r.has("gpu"))
+        return true;
+    const QJsonValue v = r.value("gpu");
+    if (v.isString()) {
+        const Gpu *preset = Catalog::builtIn().gpu(v.toString().toStdString());
+        if (!preset)
+            return r.fail(QStringLiteral("\"gpu\": unknown preset %1").arg(describe(v)));
+        *out = *preset;
+        return true;
+    }
+    if (!v.isObject())
+        return r.fail(
+            QStringLiteral("\"gpu\" must be a preset id or an object (got %1)").arg(describe(v)));
+    const QJsonObject o = v.toObject();
+    const QString prefix = QStringLiteral("gpu.");
+    Gpu gpu{"custom", "Custom GPU", "", 0, 0, ""};
+    if (!r.onlyKeys(o, {"id", "name", "short", "capacity_bytes", "driver_bytes", "source"},
+                    prefix) ||
+        !r.text(o, "id", prefix, &gpu.id) || !r.text(o, "name", prefix, &gpu.name) ||
+        !r.text(o, "short", prefix, &gpu.shortName) || !r.text(o, "source", prefix, &gpu.source))
+        return false;
+    if (!o.contains(QLatin1String("capacity_bytes")))
+        return r.fail(QStringLiteral("missing \"gpu.capacity_bytes\""));
+    Reader inner(o, QString());
+    // Up to 1 PB per card: far above any accelerator, far below int64 overflow.
+    if (!inner.integer("capacity_bytes", 1, 1'000'000'000'000'000, &gpu.capacityBytes) ||
+        !inner.integer("driver_bytes", 0, 1'000'000'000'000'000, &gpu.driverReportedBytes))
+        return r.fail(QStringLiteral("\"gpu.") + inner.error().mid(3));
+    if (gpu.shortName.empty())
+        gpu.shortName = gpu.name;
+    *out = gpu;
+    return true;
+}
+
+QJsonObject recipeToJson(const Recipe &r)
+{
+    return {{"id", QString::fromStdString(r.id)},
+            {"name", QString::fromStdString(r.displayName)},
+            {"source", QString::fromStdString(r.source)},
+            {"weights", qint64(r.weightBytes)},
+            {"gradients", qint64(r.gradientBytes)},
+            {"master_weights", qint64(r.masterWeightBytes)},
+            {"optimizer", qint64(r.optimizerBytes)}};
+}
+
+QJsonObject gpuToJson(const Gpu &g)
+{
+    return {{"id", QString::fromStdString(g.id)},
+            {"name", QString::fromStdString(g.name)},
+            {"short", QString::fromStdString(g.shortName)},
+            {"capacity_bytes", qint64(g.capacityBytes)},
+            {"driver_bytes", qint64(g.driverReportedBytes)},
+            {"source", QString::fromStdString(g.source)}};
+}
+
+} // namespace
+
+Scenario defaultScenario()
+{
+    const Catalog &c = Catalog::builtIn();
+    Scenario s;
+    s.model = *c.model("llama3-70b");
+    s.recipe = *c.recipe("mixed-adam");
+    s.gpu = *c.gpu("h100-sxm-80gb");
+    s.layout.gpus = 8;
+    return s;
+}
+
+QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    const Overheads &o = s.overheads;
+    return {
+        {"schema", QLatin1String(scenarioFileSchema)},
+        {"version", scenarioFileVersion},
+        {"model", modelToJson(s.model)},
+        {"recipe", recipeToJson(s.recipe)},
+        {"gpu", gpuToJson(s.gpu)},
+        {"gpus", qint64(l.gpus)},
+        {"tp", l.tensorParallel},
+        {"pp", l.pipelineParallel},
+        {"cp", l.contextParallel},
+        {"ep", l.expertParallel},
+        {"strategy", qs(zeroStageId(l.zeroStage))},
+        {"hsdp_shard", qint64(l.hsdpShardSize)},
+        {"offload", qs(offloadId(l.offload))},
+        {"uneven_stages", l.allowUnevenStages},
+        {"gpus_per_node", qint64(l.gpusPerNode)},
+        {"mbs", qint64(t.microBatchSize)},
+        {"seq", qint64(t.sequenceLength)},
+        {"microbatches", qint64(t.microBatches)},
+        {"recompute", qs(recomputeId(t.recompute))},
+        {"flash_attention", t.flashAttention},
+        {"sequence_parallel", t.sequenceParallel},
+        {"fp32_logits", t.fp32Logits},
+        {"dropout", t.dropout},
+        {"activation_bytes", qint64(t.activationBytes)},
+        {"schedule", qs(pipelineScheduleId(t.schedule))},
+        {"chunks", t.chunks},
+        {"cuda_context_bytes", qint64(o.cudaContextBytes)},
+        {"ddp_bucket_bytes", qint64(o.ddpBucketBytes)},
+        {"zero_bucket_elements", qint64(o.zeroBucketElements)},
+        {"gathered_units", o.gatheredUnits},
+        {"fragmentation_percent", o.fragmentationPercent},
+        {"host_ram_bytes_per_node", qint64(o.hostRamBytesPerNode)},
+        {"model_states_only", s.modelStatesOnly},
+        {"unit", unit == ByteUnit::GiB ? QStringLiteral("gib") : QStringLiteral("gb")},
+    };
+}
+
+std::optional<ScenarioDocument> applyScenarioPatch(const ScenarioDocument &doc,
+                                                   const QJsonObject &patch, const QString &where,
+                                                   QString *error, const QStringList &ignoredKeys,
+                                                   bool validateResult)
+{
+    ScenarioDocument out = doc;
+    Scenario &s = out.scenario;
+    Layout &l = s.layout;
+    Training &t = s.training;
+    Overheads &o = s.overheads;
+    Reader r(patch, where);
+    constexpr std::int64_t big = 1'000'000'000'000; // the engine's 1e12 cap on buffer sizes
+    const bool chunksGiven = r.has("chunks");
+    const bool ok =
+        r.onlyKeys(patch, patchKeys, QString(), ignoredKeys) && readModel(r, &s.model) &&
+        readRecipe(r, &s.recipe) && readGpu(r, &s.gpu) && r.integer("gpus", 1, maxGpus, &l.gpus) &&
+        r.integer("tp", 1, 65536, &l.tensorParallel) &&
+        r.integer("pp", 1, 65536, &l.pipelineParallel) &&
+        r.integer("cp", 1, 65536, &l.contextParallel) &&
+        r.integer("ep", 1, 65536, &l.expertParallel) &&
+        r.choice("strategy", parseStrategy, "ddp, zero1, zero2, zero3", &l.zeroStage) &&
+        r.integer("hsdp_shard", 0, maxGpus, &l.hsdpShardSize) &&
+        r.choice("offload", parseOffload, "none, optimizer, optimizer+params", &l.offload) &&
+        r.boolean("uneven_stages", &l.allowUnevenStages) &&
+        r.integer("gpus_per_node", 1, 1024, &l.gpusPerNode) &&
+        r.integer("mbs", 1, 65536, &t.microBatchSize) &&
+        r.integer("seq", 1, 16'777'216, &t.sequenceLength) &&
+        r.integer("microbatches", 1, 65536, &t.microBatches) &&
+        r.choice("recompute", parseRecompute, "none, selective, full", &t.recompute) &&
+        r.boolean("flash_attention", &t.flashAttention) &&
+        r.boolean("sequence_parallel", &t.sequenceParallel) &&
+        r.boolean("fp32_logits", &t.fp32Logits) && r.boolean("dropout", &t.dropout) &&
+        r.integer("activation_bytes", 1, 8, &t.activationBytes) &&
+        r.choice("schedule", parsePipelineSchedule, "gpipe, 1f1b, interleaved, zb-h1",
+                 &t.schedule) &&
+        r.integer("chunks", 1, 64, &t.chunks) &&
+        r.integer("cuda_context_bytes", 0, big, &o.cudaContextBytes) &&
+        r.integer("ddp_bucket_bytes", 0, big, &o.ddpBucketBytes) &&
+        r.integer("zero_bucket_elements", 0, big, &o.zeroBucketElements) &&
+        r.integer("gathered_units", 1, 2, &o.gatheredUnits) &&
+        r.integer("fragmentation_percent", 0, 100, &o.fragmentationPercent) &&
+        r.integer("host_ram_bytes_per_node", 0, std::int64_t(maxExactJson),
+                  &o.hostRamBytesPerNode) &&
+        r.boolean("model_states_only", &s.modelStatesOnly) &&
+        r.choice("unit", parseUnit, "gb, gib", &out.unit);
+    if (!ok) {
+        *error = r.error();
+        return std::nullopt;
+    }
+    if (t.activationBytes != 1 && t.activationBytes != 2 && t.activationBytes != 4 &&
+        t.activationBytes != 8) {
+        *error = where + QStringLiteral(": \"activation_bytes\" must be 1, 2, 4 or 8 (got %1)")
+                             .arg(t.activationBytes);
+        return std::nullopt;
+    }
+    if (r.has("schedule") && !chunksGiven)
+        t.chunks = t.schedule == PipelineSchedule::Interleaved1F1B ? 2 : 1;
+    if (const std::string e = validateResult ? validate(s) : std::string(); !e.empty()) {
+        *error = where + QStringLiteral(": ") + QString::fromStdString(e);
+        return std::nullopt;
+    }
+    return out;
+}
+
+std::optional<ScenarioDocument> scenarioFromJson(const QJsonObject &o, const QString &where,
+                                                 QString *error)
+{
+    const QJsonValue schema = o.value(QLatin1String("schema"));
+    if (schema.toString() != QLatin1String(scenarioFileSchema)) {
+        *error = where + QStringLiteral(": \"schema\" must be \"%1\" (got %2): not a ShardScope "
+                                        "scenario file")
+                             .arg(QLatin1String(scenarioFileSchema), describe(schema));
+        return std::nullopt;
+    }
+    const QJsonValue version = o.value(QLatin1String("version"));
+    const double v = version.toDouble(-1);
+    if (!version.isDouble() || v < 1 || v != std::floor(v)) {
+        *error = where + QStringLiteral(": \"version\" must be a whole number from 1 (got %1)")
+                             .arg(describe(version));
+        return std::nullopt;
+    }
+    if (v > scenarioFileVersion) {
+        *error = where + QStringLiteral(": \"version\" %1 is newer than this ShardScope reads "
+                                        "(%2); update ShardScope")
+                             .arg(describe(version))
+                             .arg(scenarioFileVersion);
+        return std::nullopt;
+    }
+    if (!o.contains(QLatin1String("model"))) {
+        *error = where + QStringLiteral(": missing \"model\"");
+        return std::nullopt;
+    }
+    return applyScenarioPatch(ScenarioDocument{defaultScenario(), ByteUnit::GB}, o, where, error,
+                              {QStringLiteral("schema"), QStringLiteral("version")});
+}
+
+std::optional<ScenarioDocument> scenarioFromBytes(const QByteArray &bytes, const QString &where,
+                                                  QString *error)
+{
+    QJsonParseError parse;
+    const QJsonDocument d = QJsonDocument::fromJson(bytes, &parse);
+    if (parse.error != QJsonParseError::NoError) {
+        *error = where + QStringLiteral(": not valid JSON (%1 at byte %2)")
+                             .arg(parse.errorString())
+                             .arg(parse.offset);
+        return std::nullopt;
+    }
+    if (!d.isObject()) {
+        *error = where + QStringLiteral(": a scenario file must be a JSON object");
+        return std::nullopt;
+    }
+    return scenarioFromJson(d.object(), where, error);
+}
+
+std::optional<ScenarioDocument> loadScenarioFile(const QString &path, QString *error)
+{
+    QFile f(path);
+    const QString where = QFileInfo(path).fileName();
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = where + QStringLiteral(": cannot open (%1)").arg(f.errorString());
+        return std::nullopt;
+    }
+    // A scenario is a few kilobytes; refuse anything absurd before parsing it.
+    constexpr qint64 maxBytes = 16 * 1024 * 1024;
+    if (f.size() > maxBytes) {
+        *error = where + QStringLiteral(": too large for a scenario file (%1 bytes)").arg(f.size());
+        return std::nullopt;
+    }
+    return scenarioFromBytes(f.readAll(), where, error);
+}
+
+bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile &)> &write,
+                         QString *error)
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    if (!write(f)) {
+        f.cancelWriting();
+        *error = QStringLiteral("cannot write %1: %2")
+                     .arg(path, f.errorString().isEmpty() ? QStringLiteral("writing failed")
+                                                          : f.errorString());
+        return false;
+    }
+    if (!f.commit()) {
+        *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool saveScenarioFile(const QString &path, const Scenario &s, ByteUnit unit, QString *error)
+{
+    const QByteArray bytes = QJsonDocument(scenarioToJson(s, unit)).toJson(QJsonDocument::Indented);
+    return writeFileAtomically(
+        path, [&bytes](QSaveFile &f) { return f.write(bytes) == bytes.size(); }, error);
+}
+
+RecentFiles::RecentFiles(QSettings &settings, const QString &key) : m_settings(settings), m_key(key)
+{
+}
+
+QStringList RecentFiles::updated(QStringList list, const QString &path,
+                                 const std::function<bool(const QString &)> &exists)
+{
+    QStringList out;
+    if (!path.isEmpty())
+        out << QFileInfo(path).absoluteFilePath();
+    for (const QString &p : list) {
+        const QString abs = QFileInfo(p).absoluteFilePath();
+        if (!p.isEmpty() && !out.contains(abs) && exists(abs))
+            out << abs;
+    }
+    while (out.size() > maxEntries)
+        out.removeLast();
+    return out;
+}
+
+QStringList RecentFiles::files() const
+{
+    const QStringList stored = m_settings.value(m_key).toStringList();
+    const QStringList kept =
+        updated(stored, QString(), [](const QString &p) { return QFileInfo::exists(p); });
+    if (kept != stored)
+        m_settings.setValue(m_key, kept);
+    return kept;
+}
+
+void RecentFiles::add(const QString &path)
+{
+    m_settings.setValue(m_key, updated(m_settings.value(m_key).toStringList(), path,
+                                       [](const QString &p) { return QFileInfo::exists(p); }));
+}
+
+void RecentFiles::remove(const QString &path)
+{
+    QStringList list = m_settings.value(m_key).toStringList();
+    list.removeAll(QFileInfo(path).absoluteFilePath());
+    m_settings.setValue(m_key, list);
+}
+
+void RecentFiles::clear()
+{
+    m_settings.remove(m_key);
+}
+
+} // namespace shardscope

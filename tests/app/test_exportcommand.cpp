@@ -1,0 +1,190 @@
+// `shardscope export`, in-process: files of the requested size and format from a
+// scenario file or the scenario flags, and one-line errors (exit 2) naming the argument.
+#include "exportcommand.h"
+#include "scenariofile.h"
+
+#include <QFile>
+#include <QImage>
+#include <QLocale>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace shardscope;
+
+namespace {
+struct Run
+{
+    int code = 0;
+    QString out, err;
+};
+
+Run run(const QStringList &args)
+{
+    Run r;
+    QTextStream out(&r.out), err(&r.err);
+    r.code = runExportCommand(
+        QStringList{QStringLiteral("shardscope"), QStringLiteral("export")} + args, out, err);
+    return r;
+}
+
+QByteArray fileBytes(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+} // namespace
+
+class TestExportCommand : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void memoryFromFlags();
+    void compareFromScenarioFile();
+    void svgAndPdf();
+    void unitAndTitle();
+    void timelineExports();
+    void badArguments_data();
+    void badArguments();
+    void unwritableOutput();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestExportCommand::memoryFromFlags()
+{
+    const QString file = m_dir.filePath(QStringLiteral("ddp.png"));
+    const Run r = run({"--params", "70e9", "--gpus", "64", "--strategy", "ddp",
+                       "--model-states-only", "--out", file});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    QCOMPARE(r.out, QStringLiteral("wrote %1 (1920x1080)\n").arg(file));
+    QCOMPARE(QImage(file).size(), QSize(1920, 1080));
+    QVERIFY(QFile(file).size() > 10'000);
+}
+
+void TestExportCommand::compareFromScenarioFile()
+{
+    Scenario s = defaultScenario();
+    s.layout.gpus = 64;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    const QString scenario = m_dir.filePath(QStringLiteral("s.json"));
+    QString error;
+    QVERIFY(saveScenarioFile(scenario, s, ByteUnit::GB, &error));
+    const QString file = m_dir.filePath(QStringLiteral("cmp.png"));
+    const Run r =
+        run({"--scenario", scenario, "--chart", "compare", "--out", file, "--size", "3840x2160"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    QCOMPARE(QImage(file).size(), QSize(3840, 2160));
+}
+
+void TestExportCommand::svgAndPdf()
+{
+    const QString svg = m_dir.filePath(QStringLiteral("m.svg"));
+    const QString pdf = m_dir.filePath(QStringLiteral("m.pdf"));
+    QCOMPARE(run({"--model", "llama3-70b", "--gpus", "64", "--tp", "8", "--pp", "4", "--strategy",
+                  "zero1", "--recompute", "selective", "--out", svg})
+                 .code,
+             0);
+    const QByteArray bytes = fileBytes(svg);
+    QVERIFY(bytes.contains("<svg"));
+    QVERIFY(bytes.contains("viewBox=\"0 0 1920 1080\""));
+    // Title defaults to the verdict, the caption to the settings.
+    QVERIFY(bytes.contains("Fits: 37.3 GB of 80 GB per GPU"));
+    QVERIFY(bytes.contains("t 8, p 4, d 2"));
+    QCOMPARE(run({"--params", "70e9", "--gpus", "8", "--strategy", "zero3", "--out", pdf}).code, 0);
+    QVERIFY(fileBytes(pdf).startsWith("%PDF"));
+}
+
+void TestExportCommand::unitAndTitle()
+{
+    Scenario s = defaultScenario();
+    s.layout.gpus = 64;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.modelStatesOnly = true;
+    const QString scenario = m_dir.filePath(QStringLiteral("gib.json"));
+    QString error;
+    QVERIFY(saveScenarioFile(scenario, s, ByteUnit::GiB, &error));
+    const QString svg = m_dir.filePath(QStringLiteral("gib.svg"));
+    QCOMPARE(
+        run({"--scenario", scenario, "--out", svg, "--title", "My slide", "--caption", ""}).code,
+        0);
+    const QByteArray bytes = fileBytes(svg);
+    QVERIFY(bytes.contains("My slide"));
+    QVERIFY(bytes.contains("GiB")); // the file's unit
+    QVERIFY(!bytes.contains("model states only"));
+    // --unit overrides the file's unit.
+    QCOMPARE(run({"--scenario", scenario, "--out", svg, "--unit", "gb"}).code, 0);
+    QVERIFY(!fileBytes(svg).contains("GiB)"));
+}
+
+void TestExportCommand::timelineExports()
+{
+    const QString png = m_dir.filePath(QStringLiteral("t.png"));
+    const Run r = run({"--model", "llama3-70b", "--gpus", "64", "--tp", "8", "--pp", "4", "--chart",
+                       "timeline", "--out", png, "--size", "1920x1080"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1920, 1080));
+    // Not a blank page: the blocks bring many distinct colours.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7)
+            colours.insert(image.pixel(x, y));
+    QVERIFY(colours.size() > 20);
+}
+
+void TestExportCommand::badArguments_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no out") << QStringList{"--gpus", "8"} << "--out FILE is required";
+    QTest::newRow("bad suffix") << QStringList{"--out", "a.jpg"}
+                                << "--out must end in .png, .svg or .pdf (got 'a.jpg')";
+    QTest::newRow("bad chart") << QStringList{"--chart", "pie", "--out", "a.png"}
+                               << "--chart must be memory, compare or timeline (got 'pie')";
+    QTest::newRow("bad size") << QStringList{"--size", "1920by1080", "--out", "a.png"}
+                              << "--size must be WIDTHxHEIGHT from 320x320 to 8192x8192";
+    QTest::newRow("tiny size") << QStringList{"--size", "10x10", "--out", "a.png"}
+                               << "--size must be WIDTHxHEIGHT";
+    QTest::newRow("bad flag") << QStringList{"--gpus", "0", "--out", "a.png"}
+                              << "--gpus must be a whole number from 1";
+    QTest::newRow("unknown option") << QStringList{"--colour", "red"} << "Unknown option 'colour'";
+    QTest::newRow("both") << QStringList{"--scenario", "s.json", "--gpus", "8", "--out", "a.png"}
+                          << "give --scenario FILE or scenario flags";
+    QTest::newRow("missing file") << QStringList{"--scenario", "/no/such.json", "--out", "a.png"}
+                                  << "--scenario: such.json: cannot open";
+}
+
+void TestExportCommand::badArguments()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, message);
+    const Run r = run(args);
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.startsWith(QStringLiteral("shardscope export: ") + message), qPrintable(r.err));
+    QCOMPARE(r.err.count(u'\n'), 1);
+    QVERIFY(r.out.isEmpty());
+}
+
+void TestExportCommand::unwritableOutput()
+{
+    const QString bad = m_dir.filePath(QStringLiteral("bad.json"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"schema": "shardscope-scenario", "version": 1, "model": "plain-70b", "gpus": -1})");
+    f.close();
+    Run r = run({"--scenario", bad, "--out", "a.png"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("bad.json: \"gpus\" must be a whole number")),
+             qPrintable(r.err));
+    r = run({"--params", "70e9", "--out", m_dir.filePath(QStringLiteral("no/dir/a.png"))});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.startsWith(QStringLiteral("shardscope export: cannot write ")));
+}
+
+QTEST_MAIN(TestExportCommand)
+#include "test_exportcommand.moc"

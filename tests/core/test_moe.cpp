@@ -1,0 +1,388 @@
+// Mixture of experts: exact total and active counts of Mixtral 8x7B and DeepSeek-V3,
+// expert parallelism in the engine (placement, ZeRO groups, validation) and the MoE
+// activation terms. Every expected value is a published figure (named) or a hand
+// calculation written next to it; docs/models.md derives the same numbers.
+#include "estimate.h"
+
+#include <QTest>
+
+using namespace shardscope;
+
+namespace {
+
+/// Mixtral 8x7B v0.1, config.json (mistralai/Mixtral-8x7B-v0.1): hidden 4096,
+/// intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab 32000, 8 local experts,
+/// 2 per token, untied.
+Architecture mixtral()
+{
+    Architecture a{
+        .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 32000};
+    a.experts = 8;
+    a.activeExperts = 2;
+    a.expertFfn = 14336;
+    return a;
+}
+
+/// DeepSeek-V3, config.json (deepseek-ai/DeepSeek-V3): hidden 7168, intermediate 18432,
+/// moe_intermediate 2048, 61 layers (first 3 dense), 128 heads, vocab 129280,
+/// 256 routed experts (8 per token) plus 1 shared, q_lora_rank 1536, kv_lora_rank 512,
+/// qk_rope_head_dim 64, qk_nope_head_dim 128, v_head_dim 128, untied; the router has
+/// an e_score_correction_bias per expert.
+Architecture deepseekV3()
+{
+    Architecture a{
+        .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128, .kvHeads = 128, .vocab = 129280};
+    a.experts = 256;
+    a.activeExperts = 8;
+    a.expertFfn = 2048;
+    a.sharedExperts = 1;
+    a.denseLayers = 3;
+    a.routerBias = true;
+    a.qLoraRank = 1536;
+    a.kvLoraRank = 512;
+    a.qkRopeHeadDim = 64;
+    a.qkNopeHeadDim = 128;
+    a.vHeadDim = 128;
+    return a;
+}
+
+Scenario moeScenario(const Architecture &a, qint64 gpus, ZeroStage z, int ep)
+{
+    Scenario s;
+    s.model.id = "moe";
+    s.model.architecture = a;
+    s.recipe = Recipe{"mixed-adam", "Mixed", "test", 2, 2, 4, 8};
+    s.gpu.capacityBytes = 80'000'000'000;
+    s.layout.gpus = gpus;
+    s.layout.zeroStage = z;
+    s.layout.expertParallel = ep;
+    return s;
+}
+
+} // namespace
+
+class TestMoe : public QObject
+{
+    Q_OBJECT
+private slots:
+    void mixtralCounts();
+    void deepseekV3Counts();
+    void deepseekV3HubTotal();
+    void denseModelsAreAllActive();
+    void expertParallelShrinksReplicatedStates();
+    void fullShardingIsIndependentOfExpertParallel();
+    void expertParallelValidation_data();
+    void expertParallelValidation();
+    void moeActivationTerms();
+    void latentAttentionActivationTerms();
+    void expertAllToAllNote();
+    void architectureValidation_data();
+    void architectureValidation();
+};
+
+void TestMoe::mixtralCounts()
+{
+    const Architecture a = mixtral();
+    QVERIFY(validateArchitecture(a).empty());
+    // One expert: SwiGLU 3 x 4096 x 14336 = 176,160,768.
+    QCOMPARE(qint64(expertParameterCount(a)), 176160768LL);
+    // One block: attention 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040; 8 experts
+    // 1,409,286,144; router 8 x 4096 = 32,768; two RMSNorms 8,192.
+    QCOMPARE(qint64(layerParameterCount(a, 0)), 41943040LL + 1409286144LL + 32768LL + 8192LL);
+    // Mistral AI, "Mixtral of experts" (2023) and the Hub's safetensors total: 46.7B,
+    // exactly 46,702,792,704 = 32 x 1,451,270,144 + 2 x 32000 x 4096 + 4096.
+    QCOMPARE(qint64(parameterCount(a)), 46702792704LL);
+    // Active: 2 of 8 experts per block, everything else: "12.9B active parameters".
+    const qint64 activeBlock = 41943040LL + 2 * 176160768LL + 32768LL + 8192LL;
+    QCOMPARE(qint64(activeParameterCount(a)), 32 * activeBlock + 2 * 32000LL * 4096 + 4096);
+    QCOMPARE(qint64(activeParameterCount(a)), 12879925248LL);
+    QCOMPARE(qRound64(activeParameterCount(a) / 1e8), 129LL); // 12.9B
+}
+
+void TestMoe::deepseekV3Counts()
+{
+    const Architecture a = deepseekV3();
+    QVERIFY2(validateArchitecture(a).empty(), validateArchitecture(a).c_str());
+    // MLA attention per block: q_a 7168 x 1536 = 11,010,048; q_a_layernorm 1,536;
+    // q_b 1536 x 128 x 192 = 37,748,736; kv_a 7168 x 576 = 4,128,768;
+    // kv_a_layernorm 512; kv_b 512 x 128 x 256 = 16,777,216; o 16384 x 7168 =
+    // 117,440,512: 187,107,328. Two RMSNorms: 14,336.
+    const qint64 attention =
+        11010048LL + 1536 + 37748736LL + 4128768LL + 512 + 16777216LL + 117440512LL;
+    QCOMPARE(attention, 187107328LL);
+    // Dense block (layers 0-2): SwiGLU 3 x 7168 x 18432 = 396,361,728.
+    QCOMPARE(qint64(layerParameterCount(a, 0)), attention + 14336 + 396361728LL);
+    QCOMPARE(qint64(layerParameterCount(a, 2)), 583483392LL);
+    // MoE block: 257 experts of 3 x 7168 x 2048 = 44,040,192 (256 routed + 1 shared),
+    // router 256 x 7168 = 1,835,008 plus 256 correction biases.
+    QCOMPARE(qint64(expertParameterCount(a)), 44040192LL);
+    QCOMPARE(qint64(layerParameterCount(a, 3)),
+             attention + 14336 + 257 * 44040192LL + 1835008LL + 256);
+    QCOMPARE(qint64(layerParameterCount(a, 3)), 11507286272LL);
+    // Total: 3 dense + 58 MoE blocks, embedding and head 129280 x 7168 each, final norm:
+    // 671,026,419,200, the card's "671B" (README_WEIGHTS.md: main model 671B; the hub's
+    // 685B adds the 14B MTP module, not counted here).
+    QCOMPARE(qint64(parameterCount(a)),
+             3 * 583483392LL + 58 * 11507286272LL + 2 * 129280LL * 7168 + 7168);
+    QCOMPARE(qint64(parameterCount(a)), 671026419200LL);
+    // Active: 8 routed experts + the shared one per MoE block: 37,552,297,472, the
+    // card's "37B activated". README_WEIGHTS.md's corrected figure, "36.6B", leaves out
+    // the 0.9B input embedding: 37,552,297,472 - 926,679,040 = 36,625,618,432.
+    const qint64 activeMoeBlock = attention + 14336 + 9 * 44040192LL + 1835008LL + 256;
+    QCOMPARE(qint64(activeLayerParameterCount(a, 3)), activeMoeBlock);
+    QCOMPARE(qint64(activeParameterCount(a)),
+             3 * 583483392LL + 58 * activeMoeBlock + 2 * 129280LL * 7168 + 7168);
+    QCOMPARE(qint64(activeParameterCount(a)), 37552297472LL);
+    QCOMPARE(qRound64((activeParameterCount(a) - 129280LL * 7168) / 1e8), 366LL); // 36.6B
+}
+
+void TestMoe::deepseekV3HubTotal()
+{
+    // The Hub lists deepseek-ai/DeepSeek-V3 at 684,531,386,000 parameters ("685B"):
+    // BF16 3,918,786,560 + F8_E4M3 680,571,043,840 + F32 41,555,600. It holds the main
+    // model, the one MTP module (README_WEIGHTS.md: a full MoE block, eh_proj 2h x h,
+    // enorm, hnorm and shared_head.norm, plus its own copies of the embedding and head)
+    // and the FP8 weights' 128 x 128 block scales (weight_scale_inv, F32).
+    const Architecture a = deepseekV3();
+    const qint64 h = 7168, vocab = 129280;
+    const qint64 mtp = layerParameterCount(a, 3) + 2 * h * h + 3 * h + 2 * vocab * h;
+    QCOMPARE(mtp, 13463426304LL);
+    // Block scales: ceil(out / 128) x ceil(in / 128) per FP8 matrix. Attention: q_a
+    // 12 x 56, q_b 192 x 12, kv_a 5 x 56, kv_b 256 x 4, o 56 x 128 = 11,448; a SwiGLU
+    // MLP f wide: 2 (f / 128) 56 + 56 (f / 128).
+    auto blocks = [](qint64 n) { return (n + 127) / 128; };
+    const qint64 attentionScales = blocks(1536) * blocks(h) + blocks(24576) * blocks(1536) +
+                                   blocks(576) * blocks(h) + blocks(32768) * blocks(512) +
+                                   blocks(h) * blocks(16384);
+    QCOMPARE(attentionScales, 11448LL);
+    auto mlpScales = [&](qint64 f) { return 3 * blocks(f) * blocks(h); };
+    const qint64 scales = 3 * (attentionScales + mlpScales(18432)) +
+                          59 * (attentionScales + 257 * mlpScales(2048)); // 58 MoE + MTP
+    QCOMPARE(scales, 41555600LL - 59 * 256); // F32 minus the 59 correction biases
+    QCOMPARE(qint64(parameterCount(a)) + mtp + scales, 684531386000LL);
+}
+
+void TestMoe::denseModelsAreAllActive()
+{
+    const Architecture llama{
+        .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kvHeads = 8, .vocab = 128256};
+    QCOMPARE(qint64(activeParameterCount(llama)), 70553706496LL);
+    QCOMPARE(qint64(expertParameterCount(llama)), 0LL);
+    QCOMPARE(llama.moeLayerCount(), 0);
+}
+
+void TestMoe::expertParallelShrinksReplicatedStates()
+{
+    // Mixtral 8x7B, 64 GPUs (d = 64), ZeRO-1, model states only. Without expert
+    // parallelism every GPU holds all 46,702,792,704 weights and gradients (2 + 2 bytes)
+    // and a 1/64 shard of master weights and Adam states (12 bytes):
+    //   46,702,792,704 x 4 + 729,731,136 x 12 = 195,567,944,448.
+    Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero1, 1);
+    s.modelStatesOnly = true;
+    MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(qint64(r.groups[0].parametersPerGpu), 46702792704LL);
+    QCOMPARE(qint64(r.groups[0].totalBytes()), 46702792704LL * 4 + 729731136LL * 12);
+
+    // e = 8: each GPU holds 1 expert per block. Non-expert parameters: 32 x (attention
+    // 41,943,040 + norms 8,192 + router 32,768) + embedding, head and final norm
+    // 262,148,096 = 1,605,636,096; experts 32 x 176,160,768 = 5,637,144,576. Master and
+    // Adam shards: 1,605,636,096 / 64 + 5,637,144,576 / (64 / 8) = 25,088,064 +
+    // 704,643,072 = 729,731,136 (the same total, now over two groups).
+    s.layout.expertParallel = 8;
+    r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    const qint64 dense = 32 * (41943040LL + 8192 + 32768) + 262148096LL;
+    QCOMPARE(dense, 1605636096LL);
+    QCOMPARE(qint64(r.groups[0].parametersPerGpu), dense + 5637144576LL);
+    QCOMPARE(qint64(r.groups[0].totalBytes()), (dense + 5637144576LL) * 4 + 729731136LL * 12);
+    QCOMPARE(qint64(r.groups[0].totalBytes()), 37727896320LL);
+}
+
+void TestMoe::fullShardingIsIndependentOfExpertParallel()
+{
+    // ZeRO-3 over all 64 ranks holds 46,702,792,704 / 64 = 729,731,136 parameters per
+    // GPU whatever e is: with e = 8 the 8 expert-parallel ranks each keep 1/8 of the
+    // experts and shard them over the 8 expert data-parallel ranks.
+    for (int ep : {1, 2, 4, 8}) {
+        Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero3, ep);
+        s.modelStatesOnly = true;
+        const MemoryReport r = estimate(s);
+        QVERIFY2(r.valid(), r.error.c_str());
+        QCOMPARE(qint64(r.groups[0].totalBytes()), 729731136LL * 16);
+    }
+    // The gathered unit is one block on one GPU: with e = 8, 41,984,000 non-expert
+    // parameters and one 176,160,768-parameter expert, larger than the 131,072,000
+    // embedding: 2 prefetched units + 1 gradient, bf16.
+    Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero3, 8);
+    const MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(qint64(r.groups[0].buffers.gatheredUnits), (41984000LL + 176160768LL) * 3 * 2);
+}
+
+void TestMoe::expertParallelValidation_data()
+{
+    QTest::addColumn<bool>("moe");
+    QTest::addColumn<qint64>("gpus");
+    QTest::addColumn<int>("ep");
+    QTest::addColumn<qint64>("hsdp");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("dense model") << false << 8LL << 2 << 0LL
+                                 << "expert parallelism needs a mixture-of-experts model";
+    QTest::newRow("experts not divisible")
+        << true << 6LL << 3 << 0LL << "experts (8) are not divisible by expert parallel size (3)";
+    QTest::newRow("not inside data x context")
+        << true << 4LL << 8 << 0LL
+        << "expert parallel size (8) must divide the data x context parallel ranks (4)";
+    QTest::newRow("hsdp shard") << true << 16LL << 4 << 2LL
+                                << "expert parallel size (4) must divide the HSDP shard size (2)";
+    QTest::newRow("zero") << true << 8LL << 0 << 0LL
+                          << "expert parallel size must be between 1 and 65536 (got 0)";
+}
+
+void TestMoe::expertParallelValidation()
+{
+    QFETCH(bool, moe);
+    QFETCH(qint64, gpus);
+    QFETCH(int, ep);
+    QFETCH(qint64, hsdp);
+    QFETCH(QString, message);
+    Architecture a = mixtral();
+    if (!moe)
+        a = Architecture{
+            .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 32000};
+    Scenario s = moeScenario(a, gpus, ZeroStage::Zero3, ep);
+    s.layout.hsdpShardSize = hsdp;
+    QCOMPARE(QString::fromStdString(validate(s)), message);
+}
+
+void TestMoe::moeActivationTerms()
+{
+    // One Mixtral block, b 1, s 4096, t = c = 1, bf16, flash, no recomputation.
+    // sbh e = 4096 x 4096 x 2 = 33,554,432.
+    ActivationSettings st;
+    st.sequenceLength = 4096;
+    const Architecture a = mixtral();
+    const LayerActivationTerms t = layerActivationTerms(a, st, 0);
+    const qint64 sbhe = 4096LL * 4096 * 2;
+    QCOMPARE(qint64(t.mlpInput), sbhe);
+    QCOMPARE(qint64(t.upOutput), 0LL); // no shared experts
+    // Router scores: s b E in fp32 = 4096 x 8 x 4 = 131,072.
+    QCOMPARE(qint64(t.routerScores), 131072LL);
+    // k = 2 copies of every token at width h, in and out: 2 sbhe each.
+    QCOMPARE(qint64(t.expertInput), 2 * sbhe);
+    QCOMPARE(qint64(t.expertOutput), 2 * sbhe);
+    // Expert MLP tensors: s b k f_e e = 4096 x 2 x 14336 x 2 = 234,881,024 each.
+    QCOMPARE(qint64(t.expertUpOutput), 234881024LL);
+    QCOMPARE(qint64(t.expertGateOutput), 234881024LL);
+    QCOMPARE(qint64(t.expertDownInput), 234881024LL);
+    // Attention: 2 sbhe (norm in/out) + Q sbhe + K, V 4096 x 1024 x 2 each + fp32
+    // softmax statistics 4 x 32 x 4096 + projection input sbhe = 151,519,232; MLP:
+    // 2 sbhe + 131,072 + 2 x 2 sbhe + 3 x 234,881,024 = 906,100,736.
+    QCOMPARE(qint64(t.total()), 151519232LL + 906100736LL);
+
+    // With t = 2 and sequence parallel: norm-region tensors and router scores halve,
+    // the dispatched copies stay whole (gathered over the expert tensor ranks), the
+    // expert MLP tensors halve.
+    st.tensorParallel = 2;
+    const LayerActivationTerms t2 = layerActivationTerms(a, st, 0);
+    QCOMPARE(qint64(t2.routerScores), 131072LL / 2);
+    QCOMPARE(qint64(t2.expertInput), 2 * sbhe);
+    QCOMPARE(qint64(t2.expertUpOutput), 234881024LL / 2);
+
+    // DeepSeek-V3's first blocks are dense: no expert terms; its MoE blocks keep the
+    // shared expert (2048 wide) in the dense-MLP fields.
+    st.tensorParallel = 1;
+    const Architecture ds = deepseekV3();
+    QCOMPARE(qint64(layerActivationTerms(ds, st, 2).expertInput), 0LL);
+    QCOMPARE(qint64(layerActivationTerms(ds, st, 2).upOutput), 4096LL * 18432 * 2);
+    QCOMPARE(qint64(layerActivationTerms(ds, st, 3).upOutput), 4096LL * 2048 * 2);
+    QCOMPARE(qint64(layerActivationTerms(ds, st, 3).expertInput), 4096LL * 8 * 7168 * 2);
+    // Full recomputation keeps only the block input, MoE or not.
+    st.recompute = Recompute::Full;
+    QCOMPARE(qint64(layerActivationBytes(a, st, 0)), sbhe);
+}
+
+void TestMoe::latentAttentionActivationTerms()
+{
+    // DeepSeek-V3 MLA, b 1, s 4096, t = 1, bf16, flash: queries and keys are
+    // 128 x (128 + 64) = 24,576 wide, values and the attention output 128 x 128 = 16,384.
+    ActivationSettings st;
+    st.sequenceLength = 4096;
+    const LayerActivationTerms t = layerActivationTerms(deepseekV3(), st, 0);
+    QCOMPARE(qint64(t.query), 4096LL * 24576 * 2);
+    QCOMPARE(qint64(t.key), 4096LL * 24576 * 2);
+    QCOMPARE(qint64(t.value), 4096LL * 16384 * 2);
+    QCOMPARE(qint64(t.projectionInput), 4096LL * 16384 * 2);
+    // Latents: q before and after q_a_layernorm (2 x 1536), kv before and after
+    // kv_a_layernorm (2 x 512) and the shared rotary key (64): 4,160 wide.
+    QCOMPARE(qint64(t.attentionLatents), 4096LL * 4160 * 2);
+}
+
+void TestMoe::expertAllToAllNote()
+{
+    // Mixtral, 64 GPUs, e = 8, t = 1, b 1, s 4096, m 8, full recomputation: each MoE
+    // block sends the 2 copies of 4096 tokens at h 4096 in bf16 (67,108,864 bytes),
+    // 7/8 of it to other GPUs, 6 times (dispatch and combine in forward, recomputed
+    // forward and backward): 32 blocks x 8 micro-batches x 6 x 58,720,256 = 90.2 GB.
+    Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero3, 8);
+    const MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    QStringList notes;
+    for (const auto &n : r.notes)
+        notes << QString::fromStdString(n);
+    QVERIFY2(notes.join('\n').contains(QStringLiteral("all-to-all sends up to 90.2 GB")),
+             qPrintable(notes.join('\n')));
+    QVERIFY2(notes.join('\n').contains(QStringLiteral("1 of 8 routed experts")),
+             qPrintable(notes.join('\n')));
+}
+
+void TestMoe::architectureValidation_data()
+{
+    QTest::addColumn<int>("which");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("top-k above experts") << 0
+                                         << "active experts must be between 1 and experts "
+                                            "(8), got 9";
+    QTest::newRow("no moe layer") << 1 << "dense layers (32) leave no MoE layer of 32";
+    QTest::newRow("expert settings on a dense model")
+        << 2 << "expert settings need routed experts (experts is 0)";
+    QTest::newRow("mla sizes without a kv rank")
+        << 3 << "latent attention sizes need a kv lora rank (kv_lora_rank is 0)";
+    QTest::newRow("mla with grouped kv heads")
+        << 4 << "latent attention has one key/value head per query head (kv heads 8, heads 128)";
+    // Each field within its cap, but 100,000 layers of 100,000 experts would overflow
+    // the exact count: refused before it is computed.
+    QTest::newRow("too large to count") << 5 << "architecture is too large to be a real model";
+}
+
+void TestMoe::architectureValidation()
+{
+    QFETCH(int, which);
+    QFETCH(QString, message);
+    Architecture a = mixtral();
+    if (which == 0)
+        a.activeExperts = 9;
+    if (which == 1)
+        a.denseLayers = 32;
+    if (which == 2) {
+        a.experts = 0;
+        a.activeExperts = 0;
+    }
+    if (which == 3) {
+        a = deepseekV3();
+        a.kvLoraRank = 0;
+    }
+    if (which == 4) {
+        a = deepseekV3();
+        a.kvHeads = 8;
+    }
+    if (which == 5) {
+        a.layers = 100000;
+        a.experts = 100000;
+    }
+    QCOMPARE(QString::fromStdString(validateArchitecture(a)), message);
+}
+
+QTEST_APPLESS_MAIN(TestMoe)
+#include "test_moe.moc"

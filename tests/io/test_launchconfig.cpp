@@ -1,0 +1,384 @@
+// Launch-config export (io/launchconfig.h): every exported document is checked against
+// the spellings of the framework's own documentation, cited in docs/models.md
+// "Exporting a layout": DeepSpeed docs/_pages/config-json.md and the MiCS section of
+// its ZeRO-3 docs; Accelerate examples/config_yaml_templates/fsdp.yaml and
+// utils/constants.py (FSDP_SHARDING_STRATEGY, FSDP_BACKWARD_PREFETCH); torchtitan
+// torchtitan/config/job_config.py (Training, Parallelism, ActivationCheckpoint) and
+// torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
+// are checked line by line.
+#include "catalog.h"
+#include "launchconfig.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace shardscope;
+
+namespace {
+
+/// The issue's 70B example: Llama 3 70B, 64 x H100, ZeRO-3, micro-batch 1,
+/// gradient accumulation 8, full recomputation, mixed-precision AdamW.
+Scenario llama70bZero3()
+{
+    const Catalog &c = Catalog::builtIn();
+    Scenario s;
+    s.model = *c.model("llama3-70b");
+    s.recipe = *c.recipe("mixed-adam");
+    s.gpu = *c.gpu("h100-sxm-80gb");
+    s.layout.gpus = 64;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.training.microBatchSize = 1;
+    s.training.microBatches = 8;
+    s.training.recompute = Recompute::Full;
+    return s;
+}
+
+LaunchConfig exported(const Scenario &s, LaunchFormat f)
+{
+    QString error;
+    const auto c = exportLaunchConfig(s, f, &error);
+    // A failed export yields a document no check accepts, naming the reason.
+    return c ? *c : LaunchConfig{("export failed: " + error).toUtf8(), {}};
+}
+
+QJsonObject deepSpeedJson(const Scenario &s)
+{
+    QJsonParseError pe;
+    const QJsonDocument d = QJsonDocument::fromJson(exported(s, LaunchFormat::DeepSpeed).text, &pe);
+    return pe.error == QJsonParseError::NoError ? d.object() : QJsonObject();
+}
+
+QStringList lines(const Scenario &s, LaunchFormat f)
+{
+    return QString::fromUtf8(exported(s, f).text).split(u'\n');
+}
+
+QString exportError(const Scenario &s, LaunchFormat f)
+{
+    QString error;
+    if (exportLaunchConfig(s, f, &error))
+        return QStringLiteral("(exported)");
+    return error;
+}
+
+} // namespace
+
+class TestLaunchConfig : public QObject
+{
+    Q_OBJECT
+private slots:
+    void formatIds();
+    void deepSpeedZero3();
+    void deepSpeedStagesAndOffload();
+    void deepSpeedLeavesModelParallelToTheLauncher();
+    void accelerateFsdp();
+    void accelerateStrategies();
+    void torchtitanFsdp();
+    void torchtitanLayouts();
+    void refusals_data();
+    void refusals();
+};
+
+void TestLaunchConfig::formatIds()
+{
+    QCOMPARE(launchFormatId(LaunchFormat::DeepSpeed), QStringLiteral("deepspeed"));
+    QCOMPARE(parseLaunchFormat(QStringLiteral("Accelerate")), LaunchFormat::Accelerate);
+    QCOMPARE(parseLaunchFormat(QStringLiteral("torchtitan")), LaunchFormat::Torchtitan);
+    QVERIFY(!parseLaunchFormat(QStringLiteral("megatron")));
+}
+
+void TestLaunchConfig::deepSpeedZero3()
+{
+    const QJsonObject o = deepSpeedJson(llama70bZero3());
+    // "train_batch_size must be equal to train_micro_batch_size_per_gpu *
+    // gradient_accumulation_steps * number of GPUs" (data-parallel GPUs): 1 x 8 x 64.
+    QCOMPARE(o["train_batch_size"].toInteger(), 512LL);
+    QCOMPARE(o["train_micro_batch_size_per_gpu"].toInteger(), 1LL);
+    QCOMPARE(o["gradient_accumulation_steps"].toInteger(), 8LL);
+    QCOMPARE(o["bf16"].toObject()["enabled"].toBool(), true);
+    const QJsonObject z = o["zero_optimization"].toObject();
+    QCOMPARE(z["stage"].toInteger(), 3LL);
+    QCOMPARE(z["reduce_bucket_size"].toInteger(), 500000000LL); // Overheads default, 5e8
+    // Prefetch one gathered unit: the largest is the 128,256 x 8192 embedding.
+    QCOMPARE(z["stage3_prefetch_bucket_size"].toInteger(), 128256LL * 8192);
+    QVERIFY(!z.contains("offload_optimizer"));
+    QVERIFY(!z.contains("offload_param"));
+    QVERIFY(!z.contains("mics_shard_size"));
+    QStringList keys = o.keys();
+    keys.sort();
+    QCOMPARE(keys, QStringList({"bf16", "gradient_accumulation_steps", "train_batch_size",
+                                "train_micro_batch_size_per_gpu", "zero_optimization"}));
+    // Activation checkpointing is not a DeepSpeed JSON switch for HF models: a note.
+    const LaunchConfig c = exported(llama70bZero3(), LaunchFormat::DeepSpeed);
+    QCOMPARE(c.notes.size(), 1);
+    QVERIFY(c.notes[0].contains(QStringLiteral("gradient_checkpointing_enable()")));
+    QVERIFY(c.text.endsWith('\n'));
+}
+
+void TestLaunchConfig::deepSpeedStagesAndOffload()
+{
+    Scenario s = llama70bZero3();
+    s.layout.offload = Offload::OptimizerAndParams;
+    QJsonObject z = deepSpeedJson(s)["zero_optimization"].toObject();
+    QCOMPARE(z["offload_optimizer"].toObject()["device"].toString(), QStringLiteral("cpu"));
+    QCOMPARE(z["offload_optimizer"].toObject()["pin_memory"].toBool(), true);
+    QCOMPARE(z["offload_param"].toObject()["device"].toString(), QStringLiteral("cpu"));
+
+    s.layout.zeroStage = ZeroStage::Zero2;
+    s.layout.offload = Offload::Optimizer;
+    z = deepSpeedJson(s)["zero_optimization"].toObject();
+    QCOMPARE(z["stage"].toInteger(), 2LL);
+    QVERIFY(z.contains("offload_optimizer"));
+    QVERIFY(!z.contains("offload_param"));
+    QVERIFY(!z.contains("stage3_prefetch_bucket_size"));
+
+    // HSDP with ZeRO-3 is MiCS: "mics_shard_size".
+    s = llama70bZero3();
+    s.layout.hsdpShardSize = 8;
+    QCOMPARE(deepSpeedJson(s)["zero_optimization"].toObject()["mics_shard_size"].toInteger(), 8LL);
+    // One gathered unit: no prefetch.
+    s.overheads.gatheredUnits = 1;
+    QCOMPARE(
+        deepSpeedJson(s)["zero_optimization"].toObject()["stage3_prefetch_bucket_size"].toInteger(),
+        0LL);
+
+    // DDP is stage 0, nothing else in zero_optimization; fp32 weights: no bf16 block.
+    s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Ddp;
+    s.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    const QJsonObject o = deepSpeedJson(s);
+    QCOMPARE(o["zero_optimization"].toObject(), QJsonObject({{"stage", 0}}));
+    QVERIFY(!o.contains("bf16"));
+}
+
+void TestLaunchConfig::deepSpeedLeavesModelParallelToTheLauncher()
+{
+    // 64 GPUs with t 8 and p 2: data parallel 4, so train_batch_size = 1 x 8 x 4.
+    Scenario s = llama70bZero3();
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 2;
+    const LaunchConfig c = exported(s, LaunchFormat::DeepSpeed);
+    QCOMPARE(QJsonDocument::fromJson(c.text).object()["train_batch_size"].toInteger(), 32LL);
+    QVERIFY2(c.notes.join(' ').contains(QStringLiteral("--tensor-model-parallel-size")),
+             qPrintable(c.notes.join(' ')));
+    QVERIFY(c.notes.join(' ').contains(QStringLiteral("data parallel 4 = 64 GPUs / (t p c)")));
+}
+
+void TestLaunchConfig::accelerateFsdp()
+{
+    // Key names and values as accelerate's examples/config_yaml_templates/fsdp.yaml and
+    // multi_node.yaml write them; num_processes is the total over all machines.
+    const QStringList l = lines(llama70bZero3(), LaunchFormat::Accelerate);
+    QVERIFY(l[0].startsWith(QStringLiteral("# Exported by shardscope export-config: Llama 3 70B")));
+    for (const char *line : {"compute_environment: LOCAL_MACHINE",
+                             "distributed_type: FSDP",
+                             "fsdp_config:",
+                             "  fsdp_activation_checkpointing: true",
+                             "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP",
+                             "  fsdp_backward_prefetch: BACKWARD_PRE",
+                             "  fsdp_cpu_ram_efficient_loading: true",
+                             "  fsdp_forward_prefetch: false",
+                             "  fsdp_offload_params: false",
+                             "  fsdp_sharding_strategy: FULL_SHARD",
+                             "  fsdp_state_dict_type: SHARDED_STATE_DICT",
+                             "  fsdp_sync_module_states: true",
+                             "  fsdp_use_orig_params: true",
+                             "machine_rank: 0",
+                             "main_training_function: main",
+                             "mixed_precision: bf16",
+                             "num_machines: 8",
+                             "num_processes: 64",
+                             "rdzv_backend: static",
+                             "same_network: true",
+                             "use_cpu: false"})
+        QVERIFY2(l.contains(QLatin1String(line)), line);
+    QCOMPARE(l.size(), 23); // the header, 21 lines, and the empty string after the last newline
+    const LaunchConfig c = exported(llama70bZero3(), LaunchFormat::Accelerate);
+    QVERIFY(c.notes[0].contains(QStringLiteral("per_device_train_batch_size=1")));
+    QVERIFY(c.notes[0].contains(QStringLiteral("gradient_accumulation_steps=8")));
+}
+
+void TestLaunchConfig::accelerateStrategies()
+{
+    Scenario s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Ddp;
+    QVERIFY(lines(s, LaunchFormat::Accelerate).contains("  fsdp_sharding_strategy: NO_SHARD"));
+    s.layout.zeroStage = ZeroStage::Zero2;
+    QVERIFY(lines(s, LaunchFormat::Accelerate).contains("  fsdp_sharding_strategy: SHARD_GRAD_OP"));
+    s.layout.hsdpShardSize = 8;
+    QVERIFY(lines(s, LaunchFormat::Accelerate)
+                .contains("  fsdp_sharding_strategy: HYBRID_SHARD_ZERO2"));
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.layout.offload = Offload::OptimizerAndParams;
+    s.overheads.gatheredUnits = 1;
+    s.training.recompute = Recompute::None;
+    const QStringList l = lines(s, LaunchFormat::Accelerate);
+    QVERIFY(l.contains("  fsdp_sharding_strategy: HYBRID_SHARD"));
+    QVERIFY(l.contains("  fsdp_offload_params: true"));
+    QVERIFY(l.contains("  fsdp_backward_prefetch: NO_PREFETCH"));
+    QVERIFY(l.contains("  fsdp_activation_checkpointing: false"));
+    // fp32 weights: mixed precision 'no' (quoted: a bare no is a YAML boolean).
+    s.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    QVERIFY(lines(s, LaunchFormat::Accelerate).contains("mixed_precision: 'no'"));
+    // Four GPUs on one machine.
+    s = llama70bZero3();
+    s.layout.gpus = 4;
+    s.model = *Catalog::builtIn().model("llama3-8b");
+    QVERIFY(lines(s, LaunchFormat::Accelerate).contains("num_machines: 1"));
+}
+
+void TestLaunchConfig::torchtitanFsdp()
+{
+    // torchtitan job_config.py: [training] local_batch_size, global_batch_size, seq_len,
+    // mixed_precision_param, mixed_precision_reduce, enable_cpu_offload; [parallelism]
+    // data_parallel_replicate_degree, data_parallel_shard_degree,
+    // fsdp_reshard_after_forward, tensor/pipeline/context/expert_parallel_degree;
+    // [activation_checkpoint] mode.
+    const QString text =
+        QString::fromUtf8(exported(llama70bZero3(), LaunchFormat::Torchtitan).text);
+    const QString body = text.section(u'\n', 1); // after the header comment
+    QCOMPARE(body, QStringLiteral("[training]\n"
+                                  "local_batch_size = 1\n"
+                                  "global_batch_size = 512\n"
+                                  "seq_len = 4096\n"
+                                  "mixed_precision_param = \"bfloat16\"\n"
+                                  "mixed_precision_reduce = \"float32\"\n"
+                                  "enable_cpu_offload = false\n"
+                                  "\n"
+                                  "[parallelism]\n"
+                                  "data_parallel_replicate_degree = 1\n"
+                                  "data_parallel_shard_degree = 64\n"
+                                  "fsdp_reshard_after_forward = \"default\"\n"
+                                  "tensor_parallel_degree = 1\n"
+                                  "pipeline_parallel_degree = 1\n"
+                                  "context_parallel_degree = 1\n"
+                                  "expert_parallel_degree = 1\n"
+                                  "\n"
+                                  "[activation_checkpoint]\n"
+                                  "mode = \"full\"\n"));
+}
+
+void TestLaunchConfig::torchtitanLayouts()
+{
+    // HSDP: shard over 8, replicate over 64 / 8.
+    Scenario s = llama70bZero3();
+    s.layout.hsdpShardSize = 8;
+    QStringList l = lines(s, LaunchFormat::Torchtitan);
+    QVERIFY(l.contains("data_parallel_replicate_degree = 8"));
+    QVERIFY(l.contains("data_parallel_shard_degree = 8"));
+    // DDP replicates; ZeRO-2 keeps the gathered weights after forward ("never").
+    s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Ddp;
+    l = lines(s, LaunchFormat::Torchtitan);
+    QVERIFY(l.contains("data_parallel_replicate_degree = 64"));
+    QVERIFY(l.contains("data_parallel_shard_degree = 1"));
+    s.layout.zeroStage = ZeroStage::Zero2;
+    QVERIFY(lines(s, LaunchFormat::Torchtitan).contains("fsdp_reshard_after_forward = \"never\""));
+    // Pipelining: 8 stages x t 8 on 64 GPUs is d 1; interleaved with 2 chunks, 80
+    // layers: 5 layers per virtual stage; the m = 8 micro-batches of b = 1 are one
+    // local batch of 8.
+    s = llama70bZero3();
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 8;
+    s.training.schedule = PipelineSchedule::Interleaved1F1B;
+    s.training.chunks = 2;
+    l = lines(s, LaunchFormat::Torchtitan);
+    for (const char *line :
+         {"local_batch_size = 8", "global_batch_size = 8", "data_parallel_shard_degree = 1",
+          "tensor_parallel_degree = 8", "pipeline_parallel_degree = 8",
+          "pipeline_parallel_schedule = \"Interleaved1F1B\"",
+          "pipeline_parallel_microbatch_size = 1", "pipeline_parallel_layers_per_stage = 5"})
+        QVERIFY2(l.contains(QLatin1String(line)), line);
+    s.training.schedule = PipelineSchedule::GPipe;
+    s.training.chunks = 1;
+    QVERIFY(lines(s, LaunchFormat::Torchtitan).contains("pipeline_parallel_schedule = \"GPipe\""));
+    s.training.schedule = PipelineSchedule::OneFOneB;
+    QVERIFY(lines(s, LaunchFormat::Torchtitan).contains("pipeline_parallel_schedule = \"1F1B\""));
+    // Selective recomputation: torchtitan's per-op selective mode.
+    s = llama70bZero3();
+    s.training.recompute = Recompute::Selective;
+    l = lines(s, LaunchFormat::Torchtitan);
+    QVERIFY(l.contains("mode = \"selective\""));
+    QVERIFY(l.contains("selective_ac_option = \"op\""));
+    // Mixtral with 8-way expert parallelism inside the 64 data-parallel ranks.
+    s = llama70bZero3();
+    s.model = *Catalog::builtIn().model("mixtral-8x7b");
+    s.layout.expertParallel = 8;
+    s.layout.offload = Offload::OptimizerAndParams;
+    l = lines(s, LaunchFormat::Torchtitan);
+    QVERIFY(l.contains("expert_parallel_degree = 8"));
+    QVERIFY(l.contains("enable_cpu_offload = true"));
+}
+
+void TestLaunchConfig::refusals_data()
+{
+    QTest::addColumn<int>("format");
+    QTest::addColumn<int>("change");
+    QTest::addColumn<QString>("message");
+    const int ds = int(LaunchFormat::DeepSpeed), acc = int(LaunchFormat::Accelerate),
+              tt = int(LaunchFormat::Torchtitan);
+    QTest::newRow("invalid scenario")
+        << ds << 0 << "scenario: gpus (64) is not divisible by t x p x c (5 x 1 x 1 = 5)";
+    QTest::newRow("deepspeed hsdp zero2")
+        << ds << 1
+        << "DeepSpeed shards in groups (MiCS, mics_shard_size) only with ZeRO-3: pick zero3 or "
+           "drop --hsdp-shard";
+    QTest::newRow("fsdp zero1") << acc << 2
+                                << "FSDP has no ZeRO-1 (its SHARD_GRAD_OP is ZeRO-2): pick ddp, "
+                                   "zero2 or zero3";
+    QTest::newRow("accelerate tp") << acc << 3
+                                   << "Accelerate's FSDP config has no tensor, pipeline, context "
+                                      "or expert parallel setting: export torchtitan instead";
+    QTest::newRow("accelerate hsdp across nodes")
+        << acc << 4
+        << "FSDP's HYBRID_SHARD shards within one node: set --hsdp-shard to the GPUs "
+           "per node (8)";
+    QTest::newRow("accelerate optimizer offload")
+        << acc << 5
+        << "FSDP's CPU offload moves parameters, gradients and the optimizer step together: use "
+           "--offload optimizer+params";
+    QTest::newRow("torchtitan zero1")
+        << tt << 2 << "torchtitan has no ZeRO-1 (it shards with FSDP2): pick ddp, zero2 or zero3";
+    QTest::newRow("torchtitan zb-h1")
+        << tt << 6
+        << "torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble schedules, "
+           "InterleavedZeroBubble and ZBVZeroBubble, need 2 or more stages per rank)";
+}
+
+void TestLaunchConfig::refusals()
+{
+    QFETCH(int, format);
+    QFETCH(int, change);
+    QFETCH(QString, message);
+    Scenario s = llama70bZero3();
+    switch (change) {
+    case 0:
+        s.layout.tensorParallel = 5;
+        break;
+    case 1:
+        s.layout.zeroStage = ZeroStage::Zero2;
+        s.layout.hsdpShardSize = 8;
+        break;
+    case 2:
+        s.layout.zeroStage = ZeroStage::Zero1;
+        break;
+    case 3:
+        s.layout.tensorParallel = 8;
+        break;
+    case 4:
+        s.layout.hsdpShardSize = 16;
+        break;
+    case 5:
+        s.layout.offload = Offload::Optimizer;
+        break;
+    case 6:
+        s.layout.pipelineParallel = 4;
+        s.training.schedule = PipelineSchedule::ZeroBubbleH1;
+        break;
+    }
+    QCOMPARE(exportError(s, LaunchFormat(format)), message);
+}
+
+QTEST_GUILESS_MAIN(TestLaunchConfig)
+#include "test_launchconfig.moc"

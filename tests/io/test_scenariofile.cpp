@@ -1,0 +1,437 @@
+// Scenario files: every setting survives a round trip (identical reports), malformed
+// files are refused with one line naming the field, saves are atomic, and the
+// recent-files list keeps 8 existing files, most recent first.
+#include "catalog.h"
+#include "estimate.h"
+#include "reportjson.h"
+#include "scenariofile.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLocale>
+#include <QSaveFile>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace shardscope;
+
+Q_DECLARE_METATYPE(shardscope::Scenario)
+
+namespace {
+
+Scenario llama70bPipeline()
+{
+    // Llama 3 70B, t 8, p 4, d 2, 1F1B, selective recomputation, on 64 H100s.
+    Scenario s = defaultScenario();
+    s.layout.gpus = 64;
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 4;
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.training.recompute = Recompute::Selective;
+    s.training.schedule = PipelineSchedule::OneFOneB;
+    s.training.microBatches = 16;
+    return s;
+}
+
+Scenario plainCount()
+{
+    Scenario s = defaultScenario();
+    s.model = *Catalog::builtIn().model("plain-70b");
+    s.layout.gpus = 64;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.modelStatesOnly = true;
+    return s;
+}
+
+/// Every field set away from its default.
+Scenario everythingChanged()
+{
+    Scenario s = defaultScenario();
+    s.model = *Catalog::builtIn().model("llama3-8b");
+    s.model.architecture->tiedEmbeddings = true;
+    s.model.displayName = "Llama 3 8B, tied";
+    s.recipe = Recipe{"custom", "Custom", "test", 2, 4, 4, 2};
+    s.gpu = *Catalog::builtIn().gpu("a100-40gb");
+    s.gpu.capacityBytes = 41'000'000'000;
+    s.layout = Layout{96, 2, 4, 2, ZeroStage::Zero3, 4, Offload::OptimizerAndParams, true, 4};
+    s.training.microBatchSize = 2;
+    s.training.sequenceLength = 8192;
+    s.training.microBatches = 12;
+    s.training.recompute = Recompute::None;
+    s.training.flashAttention = false;
+    s.training.sequenceParallel = false;
+    s.training.fp32Logits = false;
+    s.training.dropout = true;
+    s.training.activationBytes = 4;
+    s.training.schedule = PipelineSchedule::Interleaved1F1B;
+    s.training.chunks = 2;
+    s.overheads = Overheads{1'000'000'000, 10'000'000, 200'000'000, 1, 7, 512'000'000'000};
+    s.modelStatesOnly = false;
+    return s;
+}
+
+QByteArray reportBytes(const Scenario &s)
+{
+    return QJsonDocument(reportToJson(s, estimate(s))).toJson(QJsonDocument::Compact);
+}
+
+QByteArray fileBytes(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeBytes(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+} // namespace
+
+class TestScenarioFile : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void roundTrip_data();
+    void roundTrip();
+    void everyFieldSurvives();
+    void writesSchemaAndVersion();
+    void handWrittenFileUsesDefaults();
+    void malformed_data();
+    void malformed();
+    void truncatedFile();
+    void missingFile();
+    void atomicSaveKeepsOldFileOnFailure();
+    void atomicSaveKeepsOldFileInReadOnlyDirectory();
+    void recentFilesOrderAndLimit();
+    void recentFilesDropsMissing();
+};
+
+void TestScenarioFile::roundTrip_data()
+{
+    QTest::addColumn<Scenario>("scenario");
+    QTest::addColumn<int>("unit");
+    QTest::newRow("llama3-70b t8 p4 d2 1F1B selective") << llama70bPipeline() << int(ByteUnit::GB);
+    QTest::newRow("plain 70B count, ZeRO-3, GiB") << plainCount() << int(ByteUnit::GiB);
+    QTest::newRow("every field changed") << everythingChanged() << int(ByteUnit::GB);
+    Scenario offload = plainCount();
+    offload.layout.gpus = 8;
+    offload.layout.offload = Offload::Optimizer;
+    QTest::newRow("plain 70B, 8 GPUs, optimizer offload") << offload << int(ByteUnit::GB);
+    if (const Model *moe = Catalog::builtIn().model("mixtral-8x7b")) {
+        Scenario s = defaultScenario();
+        s.model = *moe; // a mixture of experts, with expert parallelism
+        s.layout.gpus = 64;
+        s.layout.expertParallel = 8;
+        s.layout.zeroStage = ZeroStage::Zero1;
+        QTest::newRow("mixtral 8x7B, ep 8") << s << int(ByteUnit::GB);
+    }
+}
+
+void TestScenarioFile::roundTrip()
+{
+    QFETCH(Scenario, scenario);
+    QFETCH(int, unit);
+    QVERIFY2(validate(scenario).empty(), validate(scenario).c_str());
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("s.shardscope.json"));
+    QString error;
+    QVERIFY2(saveScenarioFile(path, scenario, ByteUnit(unit), &error), qPrintable(error));
+    const auto loaded = loadScenarioFile(path, &error);
+    QVERIFY2(loaded, qPrintable(error));
+    QCOMPARE(int(loaded->unit), unit);
+    // The engine sees the same inputs: reports identical to the byte.
+    QCOMPARE(reportBytes(loaded->scenario), reportBytes(scenario));
+    const MemoryReport a = estimate(scenario), b = estimate(loaded->scenario);
+    QCOMPARE(a.peakBytes(), b.peakBytes());
+    QCOMPARE(a.groups.size(), b.groups.size());
+    // And writing it again gives the same file.
+    QCOMPARE(QJsonDocument(scenarioToJson(loaded->scenario, loaded->unit)).toJson(),
+             fileBytes(path));
+}
+
+void TestScenarioFile::everyFieldSurvives()
+{
+    const Scenario s = everythingChanged();
+    QString error;
+    const auto d = scenarioFromJson(scenarioToJson(s, ByteUnit::GiB), QStringLiteral("x"), &error);
+    QVERIFY2(d, qPrintable(error));
+    const Scenario &t = d->scenario;
+    QCOMPARE(t.model.id, s.model.id);
+    QCOMPARE(t.model.displayName, std::string("Llama 3 8B, tied"));
+    QVERIFY(t.model.architecture->tiedEmbeddings);
+    QCOMPARE(t.model.parameters(), s.model.parameters());
+    QCOMPARE(t.recipe.gradientBytes, std::int64_t(4));
+    QCOMPARE(t.recipe.optimizerBytes, std::int64_t(2));
+    QCOMPARE(t.gpu.id, std::string("a100-40gb"));
+    QCOMPARE(t.gpu.capacityBytes, std::int64_t(41'000'000'000));
+    QCOMPARE(t.gpu.driverReportedBytes, s.gpu.driverReportedBytes);
+    QCOMPARE(t.layout.gpus, std::int64_t(96));
+    QCOMPARE(t.layout.tensorParallel, 2);
+    QCOMPARE(t.layout.pipelineParallel, 4);
+    QCOMPARE(t.layout.contextParallel, 2);
+    QCOMPARE(t.layout.zeroStage, ZeroStage::Zero3);
+    QCOMPARE(t.layout.hsdpShardSize, std::int64_t(4));
+    QCOMPARE(t.layout.offload, Offload::OptimizerAndParams);
+    QVERIFY(t.layout.allowUnevenStages);
+    QCOMPARE(t.layout.gpusPerNode, std::int64_t(4));
+    QCOMPARE(t.layout.expertParallel, s.layout.expertParallel);
+    QCOMPARE(t.training.microBatchSize, std::int64_t(2));
+    QCOMPARE(t.training.sequenceLength, std::int64_t(8192));
+    QCOMPARE(t.training.microBatches, std::int64_t(12));
+    QCOMPARE(t.training.recompute, Recompute::None);
+    QVERIFY(!t.training.flashAttention);
+    QVERIFY(!t.training.sequenceParallel);
+    QVERIFY(!t.training.fp32Logits);
+    QVERIFY(t.training.dropout);
+    QCOMPARE(t.training.activationBytes, std::int64_t(4));
+    QCOMPARE(t.training.schedule, PipelineSchedule::Interleaved1F1B);
+    QCOMPARE(t.training.chunks, 2);
+    QCOMPARE(t.overheads.cudaContextBytes, std::int64_t(1'000'000'000));
+    QCOMPARE(t.overheads.ddpBucketBytes, std::int64_t(10'000'000));
+    QCOMPARE(t.overheads.zeroBucketElements, std::int64_t(200'000'000));
+    QCOMPARE(t.overheads.gatheredUnits, 1);
+    QCOMPARE(t.overheads.fragmentationPercent, 7);
+    QCOMPARE(t.overheads.hostRamBytesPerNode, std::int64_t(512'000'000'000));
+    QVERIFY(!t.modelStatesOnly);
+    QCOMPARE(d->unit, ByteUnit::GiB);
+}
+
+void TestScenarioFile::writesSchemaAndVersion()
+{
+    const QJsonObject o = scenarioToJson(plainCount(), ByteUnit::GB);
+    QCOMPARE(o["schema"].toString(), QStringLiteral("shardscope-scenario"));
+    QCOMPARE(o["version"].toInt(), 1);
+    QCOMPARE(o["strategy"].toString(), QStringLiteral("zero3"));
+    QCOMPARE(o["gpus"].toInteger(), 64LL);
+    QCOMPARE(o["model"].toObject()["parameters"].toInteger(), 70'000'000'000LL);
+    QCOMPARE(o["recipe"].toObject()["master_weights"].toInt(), 4);
+    QCOMPARE(o["gpu"].toObject()["capacity_bytes"].toInteger(), 80'000'000'000LL);
+    QCOMPARE(o["model_states_only"].toBool(), true);
+    QCOMPARE(o["unit"].toString(), QStringLiteral("gb"));
+}
+
+void TestScenarioFile::handWrittenFileUsesDefaults()
+{
+    QString error;
+    const auto d = scenarioFromBytes(R"({"schema": "shardscope-scenario", "version": 1,
+        "model": "plain-70b", "gpus": 64, "strategy": "zero3", "model_states_only": true})",
+                                     QStringLiteral("hand.json"), &error);
+    QVERIFY2(d, qPrintable(error));
+    const MemoryReport r = estimate(d->scenario);
+    QCOMPARE(r.peakBytes(), std::int64_t(17'500'000'000)); // 70e9 x 16 / 64
+    QCOMPARE(d->scenario.gpu.id, std::string("h100-sxm-80gb"));
+    QCOMPARE(d->scenario.recipe.id, std::string("mixed-adam"));
+}
+
+void TestScenarioFile::malformed_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("message");
+    const QByteArray head =
+        R"({"schema": "shardscope-scenario", "version": 1, "model": "plain-70b", )";
+    QTest::newRow("not JSON") << QByteArray("gpus = 64\n") << "not valid JSON";
+    QTest::newRow("array") << QByteArray("[1, 2]") << "must be a JSON object";
+    QTest::newRow("other schema") << QByteArray(R"({"schema": "shardscope-lesson", "version": 1})")
+                                  << "\"schema\" must be \"shardscope-scenario\"";
+    QTest::newRow("newer version")
+        << QByteArray(R"({"schema": "shardscope-scenario", "version": 2, "model": "plain-70b"})")
+        << "\"version\" 2 is newer than this ShardScope reads (1)";
+    QTest::newRow("version as text")
+        << QByteArray(R"({"schema": "shardscope-scenario", "version": "1"})")
+        << "\"version\" must be a whole number";
+    QTest::newRow("missing model")
+        << QByteArray(R"({"schema": "shardscope-scenario", "version": 1})") << "missing \"model\"";
+    QTest::newRow("negative gpus") << head + R"("gpus": -8})"
+                                   << "\"gpus\" must be a whole number from 1 to 1048576 (got -8)";
+    QTest::newRow("huge gpus") << head + R"("gpus": 1e300})"
+                               << "\"gpus\" must be a whole number from 1 to 1048576 (got 1e+300)";
+    QTest::newRow("fractional gpus") << head + R"("gpus": 6.5})"
+                                     << "\"gpus\" must be a whole number";
+    QTest::newRow("gpus as text")
+        << head + R"("gpus": "64"})"
+        << "\"gpus\" must be a whole number from 1 to 1048576 (got \"64\")";
+    QTest::newRow("bool as number") << head + R"("model_states_only": 1})"
+                                    << "\"model_states_only\" must be true or false (got 1)";
+    QTest::newRow("unknown strategy") << head + R"("strategy": "zero4"})"
+                                      << "\"strategy\" must be one of ddp, zero1, zero2, zero3";
+    QTest::newRow("unknown key") << head + R"("gpu_count": 8})"
+                                 << "unknown key \"gpu_count\"";
+    QTest::newRow("unknown preset") << QByteArray(R"({"schema": "shardscope-scenario", "version": 1,
+        "model": "llama9"})") << "\"model\": unknown preset \"llama9\"";
+    QTest::newRow("huge parameters")
+        << QByteArray(R"({"schema": "shardscope-scenario", "version": 1,
+        "model": {"id": "x", "name": "X", "parameters": 1e300}})")
+        << "\"parameters\" must be a non-negative whole number";
+    QTest::newRow("too many parameters")
+        << QByteArray(R"({"schema": "shardscope-scenario", "version": 1,
+        "model": {"id": "x", "name": "X", "parameters": 1e15}})")
+        << "\"model.parameters\" must be a whole number from 1 to 100000000000000";
+    QTest::newRow("negative layers")
+        << QByteArray(R"({"schema": "shardscope-scenario", "version": 1,
+        "model": {"id": "x", "name": "X", "layers": -2, "hidden": 4096, "ffn": 14336,
+                  "heads": 32, "kv_heads": 8, "vocab": 32000}})")
+        << "\"layers\" must be a non-negative whole number";
+    QTest::newRow("negative recipe bytes")
+        << head +
+               R"("recipe": {"weights": 2, "gradients": -2, "master_weights": 4, "optimizer": 8}})"
+        << "\"recipe.gradients\" must be a whole number from 0 to 64 (got -2)";
+    QTest::newRow("recipe missing field")
+        << head + R"("recipe": {"weights": 2, "gradients": 2, "master_weights": 4}})"
+        << "missing \"recipe.optimizer\"";
+    QTest::newRow("zero gpu capacity") << head + R"("gpu": {"name": "G", "capacity_bytes": 0}})"
+                                       << "\"gpu.capacity_bytes\" must be a whole number from 1";
+    QTest::newRow("impossible layout") << head + R"("gpus": 64, "tp": 8})"
+                                       << "tensor and pipeline parallelism need an architecture";
+    QTest::newRow("activation bytes 3") << head + R"("activation_bytes": 3})"
+                                        << "\"activation_bytes\" must be 1, 2, 4 or 8 (got 3)";
+}
+
+void TestScenarioFile::malformed()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, message);
+    QString error;
+    const auto d = scenarioFromBytes(json, QStringLiteral("bad.json"), &error);
+    QVERIFY(!d);
+    QVERIFY2(error.startsWith(QStringLiteral("bad.json: ")), qPrintable(error));
+    QVERIFY2(error.contains(message), qPrintable(error));
+    QVERIFY2(!error.contains(u'\n'), qPrintable(error));
+}
+
+void TestScenarioFile::truncatedFile()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("t.json"));
+    const QByteArray full =
+        QJsonDocument(scenarioToJson(llama70bPipeline(), ByteUnit::GB)).toJson();
+    // Every truncation point is refused; none yields a partial scenario.
+    for (qsizetype n :
+         {qsizetype(0), qsizetype(1), full.size() / 3, full.size() / 2, full.size() - 3}) {
+        writeBytes(path, full.left(n));
+        QString error;
+        QVERIFY(!loadScenarioFile(path, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("t.json: not valid JSON")), qPrintable(error));
+    }
+}
+
+void TestScenarioFile::missingFile()
+{
+    QString error;
+    QVERIFY(!loadScenarioFile(QStringLiteral("/nonexistent/dir/nothing.json"), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("nothing.json: cannot open")), qPrintable(error));
+}
+
+void TestScenarioFile::atomicSaveKeepsOldFileOnFailure()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("keep.json"));
+    QString error;
+    QVERIFY(saveScenarioFile(path, plainCount(), ByteUnit::GB, &error));
+    const QByteArray before = fileBytes(path);
+    // A crash mid-save: half the bytes written, then the writer gives up.
+    const bool ok = writeFileAtomically(
+        path,
+        [](QSaveFile &f) {
+            f.write(QByteArray("{\"schema\": \"shardscope-scen"));
+            return false;
+        },
+        &error);
+    QVERIFY(!ok);
+    QVERIFY(error.startsWith(QStringLiteral("cannot write ")));
+    QCOMPARE(fileBytes(path), before);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
+    QVERIFY(loadScenarioFile(path, &error));
+}
+
+void TestScenarioFile::atomicSaveKeepsOldFileInReadOnlyDirectory()
+{
+    QTemporaryDir dir;
+    const QString sub = dir.filePath(QStringLiteral("ro"));
+    QVERIFY(QDir().mkpath(sub));
+    const QString path = sub + QStringLiteral("/s.json");
+    QString error;
+    QVERIFY(saveScenarioFile(path, plainCount(), ByteUnit::GB, &error));
+    const QByteArray before = fileBytes(path);
+    QFile::setPermissions(sub, QFile::ReadOwner | QFile::ExeOwner);
+    // Root ignores directory permissions: then there is nothing to test here.
+    QFile probe(sub + QStringLiteral("/probe"));
+    if (probe.open(QIODevice::WriteOnly)) {
+        probe.close();
+        probe.remove();
+        QFile::setPermissions(sub, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QSKIP("running with permission to write into read-only directories (root)");
+    }
+    QVERIFY(!saveScenarioFile(path, llama70bPipeline(), ByteUnit::GB, &error));
+    QVERIFY(error.contains(QStringLiteral("s.json")));
+    QFile::setPermissions(sub, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QCOMPARE(fileBytes(path), before);
+}
+
+void TestScenarioFile::recentFilesOrderAndLimit()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+    RecentFiles recent(settings);
+    QStringList paths;
+    for (int i = 0; i < 10; ++i) {
+        paths << dir.filePath(QStringLiteral("s%1.json").arg(i));
+        writeBytes(paths.back(), "{}");
+        recent.add(paths.back());
+    }
+    QStringList files = recent.files();
+    QCOMPARE(files.size(), RecentFiles::maxEntries);
+    QCOMPARE(files.first(), paths[9]);
+    QCOMPARE(files.last(), paths[2]);
+    // Re-opening an older file moves it to the front without duplicating it.
+    recent.add(paths[5]);
+    files = recent.files();
+    QCOMPARE(files.size(), 8);
+    QCOMPARE(files.first(), paths[5]);
+    QCOMPARE(files.count(paths[5]), 1);
+    QCOMPARE(files.at(1), paths[9]);
+    // A relative spelling of the same file is the same entry.
+    QDir::setCurrent(dir.path());
+    recent.add(QStringLiteral("s9.json"));
+    QCOMPARE(recent.files().first(), paths[9]);
+    QCOMPARE(recent.files().count(paths[9]), 1);
+    recent.remove(paths[9]);
+    QVERIFY(!recent.files().contains(paths[9]));
+    // Persisted in the settings file.
+    settings.sync();
+    QSettings again(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+    QCOMPARE(RecentFiles(again).files(), recent.files());
+    recent.clear();
+    QVERIFY(recent.files().isEmpty());
+}
+
+void TestScenarioFile::recentFilesDropsMissing()
+{
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath(QStringLiteral("settings.ini")), QSettings::IniFormat);
+    RecentFiles recent(settings);
+    const QString a = dir.filePath(QStringLiteral("a.json")),
+                  b = dir.filePath(QStringLiteral("b.json"));
+    writeBytes(a, "{}");
+    writeBytes(b, "{}");
+    recent.add(a);
+    recent.add(b);
+    QCOMPARE(recent.files(), (QStringList{b, a}));
+    QVERIFY(QFile::remove(a));
+    QCOMPARE(recent.files(), QStringList{b});
+    // The pure helper: the new path first, missing ones dropped, at most 8.
+    const QStringList list = RecentFiles::updated(
+        {QStringLiteral("/x/1"), QStringLiteral("/x/gone"), QStringLiteral("/x/2")},
+        QStringLiteral("/x/new"), [](const QString &p) { return !p.endsWith(u'e'); });
+    QCOMPARE(list, (QStringList{QStringLiteral("/x/new"), QStringLiteral("/x/1"),
+                                QStringLiteral("/x/2")}));
+}
+
+QTEST_GUILESS_MAIN(TestScenarioFile)
+#include "test_scenariofile.moc"

@@ -1,0 +1,202 @@
+// The strategy comparison: four reports from the engine, stacked in the memory
+// chart's colours, with the ZeRO paper's 70B / 64 GPU model-state numbers.
+#include "catalog.h"
+#include "comparechart.h"
+#include "estimate.h"
+#include "palette.h"
+
+#include <QLocale>
+#include <QTest>
+#include <qcustomplot.h>
+
+using namespace shardscope;
+
+namespace {
+Scenario seventyB(qint64 gpus, ZeroStage z)
+{
+    Scenario s;
+    s.model.plainParameters = 70'000'000'000;
+    s.gpu.shortName = "H100";
+    s.gpu.capacityBytes = 80'000'000'000;
+    s.layout.gpus = gpus;
+    s.layout.zeroStage = z;
+    s.modelStatesOnly = true; // the seeds' figures
+    return s;
+}
+
+Scenario llama70bPipeline()
+{
+    Scenario s;
+    s.model = *Catalog::builtIn().model("llama3-70b");
+    s.gpu.shortName = "H100";
+    s.gpu.capacityBytes = 80'000'000'000;
+    s.layout.gpus = 64;
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 4;
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.training.recompute = Recompute::Selective;
+    return s;
+}
+} // namespace
+
+class TestCompareChart : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void zeroPaperNumbers();
+    void componentsPerStrategy();
+    void coloursMatchMemoryChart();
+    void capacityAndOverflow();
+    void peakStageOfEachStrategy();
+    void impossibleSettingsDropped();
+    void gibUnit();
+};
+
+void TestCompareChart::zeroPaperNumbers()
+{
+    CompareChart chart;
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    // 70e9 x 16 = 1,120 GB; 70e9 x 4 + 70e9 x 12 / 64 = 293.125 GB;
+    // 70e9 x 2 + 70e9 x 14 / 64 = 155.3125 GB; 70e9 x 16 / 64 = 17.5 GB.
+    QCOMPARE(chart.stackTop(0), 1120.0);
+    QCOMPARE(chart.stackTop(1), 293.125);
+    QCOMPARE(chart.stackTop(2), 155.3125);
+    QCOMPARE(chart.stackTop(3), 17.5);
+    QCOMPARE(chart.totalText(0), QStringLiteral("1,120 GB"));
+    QCOMPARE(chart.totalText(1), QStringLiteral("293.1 GB"));
+    QCOMPARE(chart.totalText(2), QStringLiteral("155.3 GB"));
+    QCOMPARE(chart.totalText(3), QStringLiteral("17.5 GB"));
+    QCOMPARE(chart.strategyLabel(0), QStringLiteral("DDP"));
+    QCOMPARE(chart.strategyLabel(3), QStringLiteral("ZeRO-3 / FSDP"));
+    QCOMPARE(chart.currentIndex(), 3);
+    // The same regardless of which strategy the scenario itself uses.
+    chart.setScenario(seventyB(64, ZeroStage::Ddp), ByteUnit::GB);
+    QCOMPARE(chart.stackTop(3), 17.5);
+    QCOMPARE(chart.currentIndex(), 0);
+    // And each bar is exactly the engine's report for that strategy.
+    for (int i = 0; i < 4; ++i) {
+        const MemoryReport r = estimate(chart.scenarioOf(i));
+        QCOMPARE(chart.report(i).peakBytes(), r.peakBytes());
+        QCOMPARE(chart.scenarioOf(i).layout.zeroStage, CompareChart::strategies[std::size_t(i)]);
+    }
+}
+
+void TestCompareChart::componentsPerStrategy()
+{
+    CompareChart chart;
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    // ZeRO-1: weights and gradients replicated, master and optimizer sharded.
+    QCOMPARE(chart.componentHeight(1, Component::Weights), 140.0);
+    QCOMPARE(chart.componentHeight(1, Component::Gradients), 140.0);
+    QCOMPARE(chart.componentHeight(1, Component::MasterWeights), 4.375);
+    QCOMPARE(chart.componentHeight(1, Component::OptimizerStates), 8.75);
+    // ZeRO-2 shards gradients too; ZeRO-3 the weights.
+    QCOMPARE(chart.componentHeight(2, Component::Gradients), 2.1875);
+    QCOMPARE(chart.componentHeight(3, Component::Weights), 2.1875);
+    QCOMPARE(chart.componentHeight(3, Component::Activations), 0.0);
+    // Model states only: no activations or buffers in the legend.
+    auto *plot = chart.plot();
+    QStringList legend;
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        if (auto *item = qobject_cast<QCPPlottableLegendItem *>(plot->legend->item(i)))
+            legend << item->plottable()->name();
+    QCOMPARE(legend, (QStringList{"Weights", "Gradients", "Master weights", "Optimizer states",
+                                  "Above capacity"}));
+}
+
+void TestCompareChart::coloursMatchMemoryChart()
+{
+    CompareChart chart;
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    auto *plot = chart.plot();
+    for (int c = 0; c < componentCount; ++c) {
+        auto *bars = qobject_cast<QCPBars *>(plot->plottable(c));
+        QVERIFY(bars);
+        QCOMPARE(bars->name(), QString::fromStdString(componentName(Component(c))));
+        QCOMPARE(bars->brush().color(), componentColor(Component(c)));
+    }
+}
+
+void TestCompareChart::capacityAndOverflow()
+{
+    CompareChart chart;
+    chart.resize(1200, 800);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    QCOMPARE(chart.capacityValue(), 80.0);
+    auto *plot = chart.plot();
+    plot->replot();
+    // The overflow bars mark the three strategies above 80 GB, from 80 GB up.
+    auto *overflow = qobject_cast<QCPBars *>(plot->plottable(componentCount));
+    QVERIFY(overflow);
+    QCOMPARE(overflow->data()->size(), 3);
+    QCOMPARE(overflow->baseValue(), 80.0);
+    QCOMPARE(overflow->data()->at(0)->value, 1040.0);
+    QCOMPARE(overflow->data()->at(2)->key, 3.0);
+    // The y axis shows every bar and the capacity line.
+    QVERIFY(plot->yAxis->range().upper >= 1120.0);
+    // 8 GPUs: nothing fits; every bar is marked.
+    chart.setScenario(seventyB(8, ZeroStage::Zero3), ByteUnit::GB);
+    QCOMPARE(overflow->data()->size(), 4);
+    QCOMPARE(chart.stackTop(3), 140.0);
+}
+
+void TestCompareChart::peakStageOfEachStrategy()
+{
+    CompareChart chart;
+    const Scenario s = llama70bPipeline();
+    chart.setScenario(s, ByteUnit::GB);
+    for (int i = 0; i < 4; ++i) {
+        const MemoryReport &r = chart.report(i);
+        QVERIFY2(r.valid(), r.error.c_str());
+        QCOMPARE(r.groups.size(), std::size_t(4));
+        const GpuGroup *peak = r.peakGroup();
+        QCOMPARE(chart.stackTop(i) * 1e9, double(peak->totalBytes()));
+        QVERIFY(
+            chart.strategyLabel(i).contains(QStringLiteral("stage %1").arg(peak->pipelineStage)));
+    }
+    // Sharding only lowers the busiest GPU.
+    QVERIFY(chart.stackTop(0) > chart.stackTop(1));
+    QVERIFY(chart.stackTop(1) > chart.stackTop(2));
+    QVERIFY(chart.stackTop(2) > chart.stackTop(3));
+}
+
+void TestCompareChart::impossibleSettingsDropped()
+{
+    CompareChart chart;
+    Scenario s = seventyB(8, ZeroStage::Zero3);
+    s.layout.offload = Offload::OptimizerAndParams;
+    chart.setScenario(s, ByteUnit::GB);
+    // DDP cannot offload; ZeRO-1/2 offload the optimizer only.
+    QCOMPARE(chart.scenarioOf(0).layout.offload, Offload::None);
+    QCOMPARE(chart.strategyLabel(0), QStringLiteral("DDP\nno offload"));
+    QCOMPARE(chart.scenarioOf(1).layout.offload, Offload::Optimizer);
+    QCOMPARE(chart.strategyLabel(1), QStringLiteral("ZeRO-1\noptimizer offload"));
+    QCOMPARE(chart.scenarioOf(3).layout.offload, Offload::OptimizerAndParams);
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(chart.report(i).valid());
+    QCOMPARE(chart.stackTop(0), 1120.0);
+    QCOMPARE(chart.stackTop(3), 0.0); // everything on the host
+    // An invalid scenario: no bars, "n/a" above each.
+    s.layout.gpus = 0;
+    chart.setScenario(s, ByteUnit::GB);
+    for (int i = 0; i < 4; ++i) {
+        QCOMPARE(chart.totalText(i), QStringLiteral("n/a"));
+        QCOMPARE(chart.stackTop(i), 0.0);
+    }
+}
+
+void TestCompareChart::gibUnit()
+{
+    CompareChart chart;
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GiB);
+    QCOMPARE(chart.stackTop(3), 17.5e9 / 1073741824.0);
+    QCOMPARE(chart.totalText(3), QStringLiteral("16.3 GiB"));
+    QCOMPARE(chart.capacityValue(), 80e9 / 1073741824.0);
+    QCOMPARE(chart.plot()->yAxis->label(), QStringLiteral("Memory per GPU (GiB)"));
+}
+
+QTEST_MAIN(TestCompareChart)
+#include "test_comparechart.moc"

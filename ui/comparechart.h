@@ -1,0 +1,83 @@
+#pragma once
+
+#include "format.h"
+#include "memoryreport.h"
+#include "palette.h"
+#include "scenario.h"
+
+#include <QWidget>
+#include <array>
+
+class QCustomPlot;
+class QCPBars;
+class QCPItemStraightLine;
+class QCPItemText;
+
+namespace shardscope {
+
+/// DDP, ZeRO-1, ZeRO-2 and ZeRO-3 side by side for one model and set of GPUs
+/// (QCustomPlot): one stacked bar per strategy showing its busiest GPU (the peak
+/// pipeline stage), in MemoryChart's component colours (ui/palette.h), against the
+/// card's capacity line, with the total above each bar and a legend.
+///
+/// Unlike MemoryChart this view computes: setScenario() calls estimate() four
+/// times, once per strategy, on copies of the scenario that differ only in
+/// Layout::zeroStage. Where a setting is impossible for a strategy the copy drops
+/// it and the bar's label says so: DDP has no CPU offload and no HSDP shard group,
+/// and ZeRO-1/2 offload the optimizer only (parameter offload needs ZeRO-3).
+class CompareChart : public QWidget
+{
+    Q_OBJECT
+public:
+    /// The strategies drawn, left to right.
+    static constexpr std::array<ZeroStage, 4> strategies = {ZeroStage::Ddp, ZeroStage::Zero1,
+                                                            ZeroStage::Zero2, ZeroStage::Zero3};
+
+    explicit CompareChart(QWidget *parent = nullptr);
+
+    /// Estimates the scenario under each strategy and redraws (queued replot).
+    void setScenario(const Scenario &s, ByteUnit unit);
+    /// Changes the look (light, dark, presentation) and redraws.
+    void setStyle(const ChartStyle &style);
+    /// The current look.
+    const ChartStyle &style() const { return m_style; }
+
+    /// The underlying plot, for tests and export.
+    QCustomPlot *plot() const { return m_plot; }
+    /// The report computed for strategy i (0 = DDP .. 3 = ZeRO-3).
+    const MemoryReport &report(int i) const { return m_reports.at(std::size_t(i)); }
+    /// The scenario strategy i was estimated with (zeroStage set, impossible settings dropped).
+    const Scenario &scenarioOf(int i) const { return m_scenarios.at(std::size_t(i)); }
+    /// Axis label of strategy i, e.g. "ZeRO-1" or "DDP\nno offload" or "ZeRO-3 / FSDP\nstage 0".
+    QString strategyLabel(int i) const;
+    /// Height of strategy i's component in display units (GB or GiB); 0 when invalid.
+    double componentHeight(int i, Component c) const;
+    /// Top of strategy i's stack in display units: the sum of its components.
+    double stackTop(int i) const;
+    /// The text above strategy i's bar: its total ("293.1 GB"), or "n/a" when invalid.
+    QString totalText(int i) const;
+    /// The capacity line's value in display units.
+    double capacityValue() const { return m_capacity; }
+    /// Index of the scenario's own strategy, 0 (DDP) .. 3 (ZeRO-3).
+    int currentIndex() const { return m_current; }
+
+private:
+    void applyStyle();
+    QFont scaledFont(double points, bool bold = false) const;
+
+    QCustomPlot *m_plot = nullptr;
+    std::array<QCPBars *, componentCount> m_stack{};
+    QCPBars *m_overflow = nullptr;
+    QCPItemStraightLine *m_capacityLine = nullptr;
+    QCPItemText *m_capacityText = nullptr;
+    std::array<QCPItemText *, 4> m_totals{};
+    std::array<MemoryReport, 4> m_reports;
+    std::array<Scenario, 4> m_scenarios;
+    std::array<QString, 4> m_labels;
+    double m_capacity = 0;
+    int m_current = 0;
+    ByteUnit m_unit = ByteUnit::GB;
+    ChartStyle m_style;
+};
+
+} // namespace shardscope
