@@ -23,7 +23,8 @@ int runGui(int argc, char **argv)
     QCommandLineParser p;
     p.setApplicationDescription(
         QStringLiteral("ShardScope: where GPU memory goes when a large model is trained on "
-                       "many GPUs.\nSubcommands: report, export ('shardscope export --help')."));
+                       "many GPUs.\nSubcommands: report, export, export-config ('shardscope "
+                       "SUBCOMMAND --help')."));
     p.addHelpOption();
     p.addVersionOption();
     const shardscope::ScenarioOptions options;
@@ -37,7 +38,17 @@ int runGui(int argc, char **argv)
     const QCommandLineOption present(QStringLiteral("present"),
                                      QStringLiteral("Start in presentation mode."));
     const QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
-    p.addOptions({screenshot, size, present, dark});
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("Tab to open: memory, timeline, compare or live."),
+                                  QStringLiteral("tab"));
+    const QCommandLineOption lesson(QStringLiteral("lesson"),
+                                    QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
+                                    QStringLiteral("N[:S]"));
+    p.addOptions({screenshot, size, present, dark, view, lesson});
+    p.addPositionalArgument(
+        QStringLiteral("file"),
+        QStringLiteral("A scenario file or a Hugging Face config.json to open."),
+        QStringLiteral("[file]"));
     p.process(app);
 
     QTextStream err(stderr);
@@ -69,6 +80,30 @@ int runGui(int argc, char **argv)
             return 2;
         }
         window.resize(w, h);
+    }
+    if (!p.positionalArguments().isEmpty()) {
+        QString error;
+        if (!window.openFile(p.positionalArguments().first(), &error)) {
+            err << "shardscope: " << error << "\n";
+            return 2;
+        }
+    }
+    if (p.isSet(lesson)) {
+        const QStringList parts = p.value(lesson).split(u':');
+        window.startLesson(parts.value(0).toInt() - 1);
+        for (int i = 1; i < parts.value(1).toInt(); ++i)
+            window.stepLesson(+1);
+    }
+    if (p.isSet(view)) {
+        const QStringList names{QStringLiteral("memory"), QStringLiteral("timeline"),
+                                QStringLiteral("compare"), QStringLiteral("live")};
+        const int i = int(names.indexOf(p.value(view)));
+        if (i < 0) {
+            err << "shardscope: --view must be memory, timeline, compare or live (got '"
+                << p.value(view) << "')\n";
+            return 2;
+        }
+        window.showView(shardscope::MainWindow::View(i));
     }
     window.setDarkTheme(p.isSet(dark));
     window.setPresentationMode(p.isSet(present));

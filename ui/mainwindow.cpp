@@ -2,22 +2,35 @@
 
 #include "advancedpanel.h"
 #include "breakdownview.h"
+#include "chartexport.h"
+#include "comparechart.h"
+#include "hfconfig.h"
+#include "livepanel.h"
 #include "memorychart.h"
 #include "palette.h"
+#include "scenariofile.h"
+#include "timelinepanel.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
+#include <QMimeData>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QShortcut>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -112,9 +125,51 @@ MainWindow::MainWindow(QWidget *parent)
     m_breakdown->setMinimumWidth(360);
     m_tabs = new QTabWidget;
     m_tabs->addTab(memorySplit, QStringLiteral("Memory per GPU"));
+    m_timeline = new TimelinePanel(m_model);
+    // Its control row is wide: scroll rather than widen the window.
+    auto *timelineScroll = new QScrollArea;
+    timelineScroll->setWidget(m_timeline);
+    timelineScroll->setWidgetResizable(true);
+    timelineScroll->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(timelineScroll, QStringLiteral("Pipeline timeline"));
+    m_compare = new CompareChart;
+    m_tabs->addTab(m_compare, QStringLiteral("Compare strategies"));
+    m_live = new LivePanel(m_model);
+    m_tabs->addTab(m_live, QStringLiteral("Live GPUs"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_tabs->currentIndex() == int(View::Compare))
+            m_compare->setScenario(m_model->scenario(), m_model->unit());
+    });
     QFont tabFont = m_tabs->font();
     tabFont.setPointSizeF(13);
     m_tabs->tabBar()->setFont(tabFont);
+    // The lesson bar: title, one sentence, and the way through the steps.
+    m_lessonBar = new QWidget;
+    m_lessonBar->setObjectName(QStringLiteral("lessonBar"));
+    auto *lessonLayout = new QHBoxLayout(m_lessonBar);
+    auto *lessonPrev = new QPushButton(QStringLiteral("◀ Back"));
+    auto *lessonNext = new QPushButton(QStringLiteral("Next ▶"));
+    auto *lessonEnd = new QPushButton(QStringLiteral("End lesson"));
+    m_lessonTitle = new QLabel;
+    m_lessonLabel = new QLabel;
+    m_lessonLabel->setWordWrap(true);
+    QFont lf = m_lessonLabel->font();
+    lf.setPointSizeF(15);
+    m_lessonLabel->setFont(lf);
+    lf.setBold(true);
+    m_lessonTitle->setFont(lf);
+    auto *lessonText = new QVBoxLayout;
+    lessonText->addWidget(m_lessonTitle);
+    lessonText->addWidget(m_lessonLabel);
+    lessonLayout->addWidget(lessonPrev);
+    lessonLayout->addLayout(lessonText, 1);
+    lessonLayout->addWidget(lessonNext);
+    lessonLayout->addWidget(lessonEnd);
+    m_lessonBar->setVisible(false);
+    connect(lessonPrev, &QPushButton::clicked, this, [this] { stepLesson(-1); });
+    connect(lessonNext, &QPushButton::clicked, this, [this] { stepLesson(+1); });
+    connect(lessonEnd, &QPushButton::clicked, this, &MainWindow::endLesson);
+    rightLayout->addWidget(m_lessonBar);
     rightLayout->addWidget(m_verdict);
     rightLayout->addWidget(m_summary);
     rightLayout->addWidget(m_tabs, 1);
@@ -135,6 +190,7 @@ MainWindow::MainWindow(QWidget *parent)
     splitter->setStretchFactor(1, 1);
     setCentralWidget(splitter);
     resize(1600, 950);
+    setAcceptDrops(true);
 
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::redraw);
     buildMenus();
@@ -144,6 +200,77 @@ MainWindow::MainWindow(QWidget *parent)
 
 void MainWindow::buildMenus()
 {
+    QMenu *file = menuBar()->addMenu(QStringLiteral("&File"));
+    QAction *open = file->addAction(QStringLiteral("&Open scenario or config.json…"));
+    open->setShortcut(QKeySequence::Open);
+    connect(open, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open"), QString(),
+            QStringLiteral("Scenarios and Hugging Face configs (*.json);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !openFile(path, &error))
+            showMessage(error);
+    });
+    m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
+    rebuildRecentMenu();
+    QAction *save = file->addAction(QStringLiteral("&Save scenario…"));
+    save->setShortcut(QKeySequence::Save);
+    connect(save, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, QStringLiteral("Save scenario"), QStringLiteral("scenario.json"),
+            QStringLiteral("ShardScope scenario (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !saveScenario(path, &error))
+            showMessage(error);
+    });
+    file->addSeparator();
+    QAction *exportChart = file->addAction(QStringLiteral("&Export chart…"));
+    exportChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(exportChart, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, QStringLiteral("Export chart"), QStringLiteral("shardscope.png"),
+            QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !exportCurrentChart(path, QSize(1920, 1080), &error))
+            showMessage(error);
+    });
+    QAction *export4k = file->addAction(QStringLiteral("Export chart at 3840×2160…"));
+    connect(export4k, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export chart (4K)"),
+                                                          QStringLiteral("shardscope-4k.png"),
+                                                          QStringLiteral("PNG (*.png)"));
+        QString error;
+        if (!path.isEmpty() && !exportCurrentChart(path, QSize(3840, 2160), &error))
+            showMessage(error);
+    });
+    QAction *copy = file->addAction(QStringLiteral("&Copy chart"));
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    connect(copy, &QAction::triggered, this, [this] {
+        ExportOptions o;
+        o.title = m_tabs->tabText(m_tabs->currentIndex());
+        o.caption = scenarioCaption(m_model->scenario());
+        if (m_tabs->currentIndex() == int(View::Memory))
+            copyPlotToClipboard(m_chart->plot(), o);
+        else if (m_tabs->currentIndex() == int(View::Compare))
+            copyPlotToClipboard(m_compare->plot(), o);
+        else
+            copyWidgetToClipboard(viewWidget(View(m_tabs->currentIndex())), o);
+    });
+    file->addSeparator();
+    QAction *quit = file->addAction(QStringLiteral("&Quit"));
+    quit->setShortcut(QKeySequence::Quit);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+
+    QStringList lessonErrors;
+    m_lessons = builtInLessons(&lessonErrors);
+    QMenu *lessons = menuBar()->addMenu(QStringLiteral("&Lessons"));
+    for (int i = 0; i < int(m_lessons.size()); ++i) {
+        QAction *a = lessons->addAction(m_lessons[std::size_t(i)].title);
+        connect(a, &QAction::triggered, this, [this, i] { startLesson(i); });
+    }
+    if (!lessonErrors.isEmpty())
+        showMessage(lessonErrors.join(QStringLiteral("; ")));
+
     QMenu *view = menuBar()->addMenu(QStringLiteral("&View"));
     QAction *present = view->addAction(QStringLiteral("&Presentation mode"));
     present->setCheckable(true);
@@ -162,6 +289,198 @@ void MainWindow::buildMenus()
         if (isFullScreen())
             toggleFullScreen();
     });
+}
+
+void MainWindow::showMessage(const QString &text)
+{
+    m_message = text;
+    if (!text.isEmpty())
+        m_summary->setText(QStringLiteral("<span style='color:%1'><b>%2</b></span>")
+                               .arg(overflowsColor().name(), text.toHtmlEscaped()));
+}
+
+void MainWindow::showView(View v)
+{
+    m_tabs->setCurrentIndex(int(v));
+}
+
+QWidget *MainWindow::viewWidget(View v) const
+{
+    return v == View::Timeline ? static_cast<QWidget *>(m_timeline) : m_tabs->widget(int(v));
+}
+
+bool MainWindow::openFile(const QString &path, QString *error)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = QStringLiteral("Cannot open %1: %2").arg(path, f.errorString());
+        return false;
+    }
+    const QByteArray bytes = f.read(64 * 1024 * 1024);
+    const QString name = QFileInfo(path).fileName();
+    QString scenarioError;
+    if (auto doc = scenarioFromBytes(bytes, name, &scenarioError)) {
+        m_model->setUnit(doc->unit);
+        m_model->setScenario(doc->scenario);
+        QSettings settings;
+        RecentFiles(settings).add(QFileInfo(path).absoluteFilePath());
+        rebuildRecentMenu();
+        m_message.clear();
+        return true;
+    }
+    // Not a scenario: perhaps a Hugging Face config.json.
+    QString hfError;
+    if (auto model = modelFromHfConfig(bytes, &hfError)) {
+        if (model->displayName.empty())
+            model->displayName = QFileInfo(path).dir().dirName().toStdString();
+        m_model->edit([&model](Scenario &s) { s.model = *model; });
+        m_message.clear();
+        return true;
+    }
+    *error = QStringLiteral("%1 is neither a ShardScope scenario (%2) nor a Hugging Face "
+                            "config.json (%3)")
+                 .arg(name, scenarioError, hfError);
+    return false;
+}
+
+bool MainWindow::saveScenario(const QString &path, QString *error)
+{
+    if (!saveScenarioFile(path, m_model->scenario(), m_model->unit(), error))
+        return false;
+    QSettings settings;
+    RecentFiles(settings).add(QFileInfo(path).absoluteFilePath());
+    rebuildRecentMenu();
+    return true;
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    QSettings settings;
+    const QStringList files = RecentFiles(settings).files();
+    for (const QString &path : files) {
+        QAction *a = m_recentMenu->addAction(QFileInfo(path).fileName());
+        a->setToolTip(path);
+        connect(a, &QAction::triggered, this, [this, path] {
+            QString error;
+            if (!openFile(path, &error))
+                showMessage(error);
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
+{
+    ExportOptions o;
+    o.size = size;
+    o.title =
+        QStringLiteral("%1: %2").arg(m_tabs->tabText(m_tabs->currentIndex()), m_verdict->text());
+    o.caption = scenarioCaption(m_model->scenario());
+    switch (View(m_tabs->currentIndex())) {
+    case View::Memory:
+        return exportPlot(m_chart->plot(), path, o, error);
+    case View::Compare:
+        return exportPlot(m_compare->plot(), path, o, error);
+    case View::Timeline:
+    case View::Live:
+        break;
+    }
+    return exportWidget(viewWidget(View(m_tabs->currentIndex())), path, o, error);
+}
+
+void MainWindow::startLesson(int index)
+{
+    if (index < 0 || index >= int(m_lessons.size()))
+        return;
+    m_lesson = index;
+    m_lessonStep = 0;
+    m_lessonBar->setVisible(true);
+    applyLessonStep();
+}
+
+bool MainWindow::stepLesson(int delta)
+{
+    if (m_lesson < 0)
+        return false;
+    const int next = m_lessonStep + delta;
+    if (next < 0 || next >= int(m_lessons[std::size_t(m_lesson)].steps.size()))
+        return false;
+    m_lessonStep = next;
+    applyLessonStep();
+    return true;
+}
+
+void MainWindow::endLesson()
+{
+    m_lesson = -1;
+    m_lessonBar->setVisible(false);
+}
+
+QString MainWindow::lessonText() const
+{
+    return m_lesson < 0 ? QString() : m_lessonLabel->text();
+}
+
+void MainWindow::applyLessonStep()
+{
+    const Lesson &lesson = m_lessons[std::size_t(m_lesson)];
+    const LessonStep &step = lesson.steps[std::size_t(m_lessonStep)];
+    const ScenarioDocument doc = lessonDocument(lesson, m_lessonStep);
+    m_model->setUnit(doc.unit);
+    m_model->setScenario(doc.scenario);
+    switch (lessonViewAt(lesson, m_lessonStep)) {
+    case LessonView::Memory:
+        showView(View::Memory);
+        break;
+    case LessonView::Timeline:
+        showView(View::Timeline);
+        break;
+    case LessonView::Compare:
+        showView(View::Compare);
+        break;
+    }
+    m_lessonTitle->setText(QStringLiteral("%1 · step %2 of %3: %4")
+                               .arg(lesson.title)
+                               .arg(m_lessonStep + 1)
+                               .arg(lesson.steps.size())
+                               .arg(step.title));
+    m_lessonLabel->setText(step.text);
+}
+
+void MainWindow::keyPressEvent(QKeyEvent *event)
+{
+    // Arrow keys walk a lesson; space plays the pipeline animation.
+    if (m_lesson >= 0 && (event->key() == Qt::Key_Right || event->key() == Qt::Key_PageDown)) {
+        stepLesson(+1);
+        return;
+    }
+    if (m_lesson >= 0 && (event->key() == Qt::Key_Left || event->key() == Qt::Key_PageUp)) {
+        stepLesson(-1);
+        return;
+    }
+    if (event->key() == Qt::Key_Space && m_tabs->currentIndex() == int(View::Timeline)) {
+        m_timeline->togglePlay();
+        return;
+    }
+    QMainWindow::keyPressEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return;
+    QString error;
+    if (!openFile(urls.first().toLocalFile(), &error))
+        showMessage(error);
+    event->acceptProposedAction();
 }
 
 void MainWindow::toggleFullScreen()
@@ -212,6 +531,7 @@ void MainWindow::applyLook()
                              : m_dark       ? ChartStyle::dark()
                                             : ChartStyle::light();
     m_chart->setStyle(style);
+    m_compare->setStyle(style);
     m_breakdown->setFontScale(m_presentation ? 1.4 : 1.0);
     QFont panel = font();
     panel.setPointSizeF(m_presentation ? 17 : 12);
@@ -399,6 +719,11 @@ QWidget *MainWindow::buildControls()
     layout->addWidget(m_advanced);
     m_secondaryControls << more;
 
+    // Long preset names must not widen the panel: combos elide instead.
+    for (QComboBox *combo : panel->findChildren<QComboBox *>()) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        combo->setMinimumContentsLength(16);
+    }
     layout->addStretch();
     return panel;
 }
@@ -458,7 +783,11 @@ void MainWindow::redraw()
     const ByteUnit unit = m_model->unit();
 
     m_modelSize->setText(
-        QStringLiteral("%1 parameters").arg(qs(formatParameters(s.model.parameters()))));
+        s.model.architecture && s.model.architecture->isMoe()
+            ? QStringLiteral("%1 parameters, %2 active")
+                  .arg(qs(formatParameters(s.model.parameters())),
+                       qs(formatParameters(s.model.activeParameters())))
+            : QStringLiteral("%1 parameters").arg(qs(formatParameters(s.model.parameters()))));
     QString info;
     if (m_model->modelIsScaled()) {
         const Architecture &a = *s.model.architecture;
@@ -470,6 +799,19 @@ void MainWindow::redraw()
                    .arg(a.heads)
                    .arg(a.kvHeads)
                    .arg(count(a.vocab), count(s.model.parameters()));
+    } else if (s.model.architecture && s.model.architecture->isMoe()) {
+        const Architecture &a = *s.model.architecture;
+        info = QStringLiteral("Mixture of experts: %1 layers, hidden %2, %3 routed experts (%4 "
+                              "active per token, FFN %5) plus %6 shared: exactly %7 parameters, "
+                              "%8 active per token. Source: %9")
+                   .arg(a.layers)
+                   .arg(count(a.hidden))
+                   .arg(a.experts)
+                   .arg(a.activeExperts)
+                   .arg(count(a.effectiveExpertFfn()))
+                   .arg(a.sharedExperts)
+                   .arg(count(s.model.parameters()), count(s.model.activeParameters()),
+                        qs(s.model.source));
     } else if (s.model.architecture) {
         const Architecture &a = *s.model.architecture;
         info = QStringLiteral("%1 layers, hidden %2, FFN %3, %4 heads (%5 KV), vocabulary %6: "
@@ -503,6 +845,8 @@ void MainWindow::redraw()
         m_summary->clear();
     }
     m_chart->setReport(s, r, unit);
+    if (m_tabs->currentIndex() == int(View::Compare)) // four estimates: only when on screen
+        m_compare->setScenario(s, unit);
     if (m_selectedGroup >= int(r.groups.size()))
         m_selectedGroup = -1;
     m_breakdown->setReport(s, r, unit, m_selectedGroup);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lesson.h"
 #include "scenariomodel.h"
 
 #include <QMainWindow>
@@ -11,12 +12,16 @@ class QLabel;
 class QSlider;
 class QSpinBox;
 class QTabWidget;
+class QMenu;
 
 namespace shardscope {
 
 class AdvancedPanel;
 class BreakdownView;
+class CompareChart;
+class LivePanel;
 class MemoryChart;
+class TimelinePanel;
 
 /// The explorer window: headline controls (model size, GPU count, strategy, GPU,
 /// recipe) on the left; the verdict and the stacked memory chart on the right.
@@ -63,6 +68,48 @@ public:
     /// Toggles full screen (key F).
     void toggleFullScreen();
 
+    /// Tabs, in order.
+    enum class View
+    {
+        Memory = 0,
+        Timeline = 1,
+        Compare = 2,
+        Live = 3
+    };
+    void showView(View v);
+    /// The widget that draws view v (the panel itself, not its scroll area).
+    QWidget *viewWidget(View v) const;
+
+    /// Loads a scenario file (or, failing that, a Hugging Face config.json) into the
+    /// window; on a bad file returns false, sets `*error` and changes nothing.
+    bool openFile(const QString &path, QString *error);
+    /// Saves every setting to a versioned scenario file, atomically.
+    bool saveScenario(const QString &path, QString *error);
+    /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
+    /// with a title and the settings as caption.
+    bool exportCurrentChart(const QString &path, QSize size, QString *error);
+
+    /// Starts a lesson at its first step (index into builtInLessons()).
+    void startLesson(int index);
+    /// Steps the running lesson by +1 / -1; returns false at either end or with none.
+    bool stepLesson(int delta);
+    /// Leaves the lesson; the settings stay where the last step put them.
+    void endLesson();
+    /// The lesson bar's sentence ("" with no lesson running).
+    QString lessonText() const;
+    int lessonStep() const { return m_lessonStep; }
+
+    TimelinePanel *timelinePanel() const { return m_timeline; }
+    CompareChart *compareChart() const { return m_compare; }
+    LivePanel *livePanel() const { return m_live; }
+    /// The one-line message of the last failed open/save/export ("" when none).
+    QString lastMessage() const { return m_message; }
+
+protected:
+    void keyPressEvent(QKeyEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
 private:
     QWidget *buildControls();
     void buildMenus();
@@ -95,6 +142,20 @@ private:
     bool m_dark = false;
     QList<QWidget *> m_secondaryControls; ///< hidden in presentation mode
     QWidget *m_controlPanel = nullptr;
+    TimelinePanel *m_timeline = nullptr;
+    CompareChart *m_compare = nullptr;
+    LivePanel *m_live = nullptr;
+    QWidget *m_lessonBar = nullptr;
+    QLabel *m_lessonTitle = nullptr;
+    QLabel *m_lessonLabel = nullptr;
+    std::vector<Lesson> m_lessons;
+    int m_lesson = -1;
+    int m_lessonStep = 0;
+    QMenu *m_recentMenu = nullptr;
+    QString m_message;
+    void showMessage(const QString &text);
+    void applyLessonStep();
+    void rebuildRecentMenu();
 };
 
 } // namespace shardscope

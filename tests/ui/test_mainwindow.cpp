@@ -2,18 +2,22 @@
 // the verdict show (issue 2: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
 #include "advancedpanel.h"
 #include "breakdownview.h"
+#include "comparechart.h"
 #include "mainwindow.h"
 #include "memorychart.h"
+#include "timelinepanel.h"
 
 #include <QAbstractButton>
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QImage>
 #include <QLabel>
 #include <QLocale>
 #include <QPieSeries>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace shardscope;
@@ -37,6 +41,10 @@ private slots:
     void breakdownShowsTheSelectedStage();
     void presentationModeAndThemes();
     void customModelNamesItself();
+    void tabsShareTheScenario();
+    void lessonsStepThroughTheSeeds();
+    void scenarioSaveOpenAndBadFiles();
+    void exportsTheCurrentChart();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -264,6 +272,103 @@ void TestMainWindow::customModelNamesItself()
     w.scenarioModel()->setScenario(s);
     QCOMPARE(w.modelCombo()->currentText(), QStringLiteral("70B (plain count)"));
     QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("custom"));
+}
+
+void TestMainWindow::tabsShareTheScenario()
+{
+    MainWindow w;
+    w.modelStatesOnlyBox()->setChecked(true);
+    w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
+    emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
+    w.showView(MainWindow::View::Compare);
+    // domain.md section 9: 1,120 / 293.1 / 155.3 / 17.5 GB on 64 GPUs.
+    QCOMPARE(w.compareChart()->stackTop(0), 1120.0);
+    QCOMPARE(w.compareChart()->stackTop(3), 17.5);
+    w.gpuSpin()->setValue(8); // the visible compare chart follows
+    QCOMPARE(w.compareChart()->stackTop(3), 140.0);
+    // The timeline's p is the memory view's p.
+    w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("llama3-70b")));
+    emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
+    w.timelinePanel()->stagesSpin()->setValue(4);
+    QCOMPARE(w.scenarioModel()->scenario().layout.pipelineParallel, 4);
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 32LL); // d 8 kept
+    QCOMPARE(w.chart()->barCount(), 4);                                // 32 GPUs: one bar per stage
+}
+
+void TestMainWindow::lessonsStepThroughTheSeeds()
+{
+    MainWindow w;
+    QVERIFY(w.lessonText().isEmpty());
+    w.startLesson(0); // resources/lessons/01-ddp-never-fits.json
+    QCOMPARE(w.lessonStep(), 0);
+    QVERIFY(!w.lessonText().isEmpty());
+    QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("1,040 GB")));
+    // Steps 2-6: 64 and 1,024 GPUs under DDP, then ZeRO-1, 2, 3 on 64 GPUs.
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonStep(), 5);
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 80 GB per GPU"));
+    while (w.stepLesson(+1)) {
+    }
+    // The last step counts Llama 3 70B's activations and buffers too (the lesson's
+    // sentence states 34.9 GB; tests/io/test_lesson.cpp checks it against the engine).
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 34.9 GB of 80 GB per GPU"));
+    QVERIFY(!w.stepLesson(+1));
+    QVERIFY(w.stepLesson(-1));
+    w.endLesson();
+    QVERIFY(w.lessonText().isEmpty());
+}
+
+void TestMainWindow::scenarioSaveOpenAndBadFiles()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    w.gpuSpin()->setValue(2);
+    w.advancedPanel()->tensorParallel()->setValue(8);
+    w.advancedPanel()->pipelineParallel()->setValue(4);
+    const qint64 peak = w.scenarioModel()->report().peakBytes();
+    const QString path = dir.filePath(QStringLiteral("s.json"));
+    QString error;
+    QVERIFY2(w.saveScenario(path, &error), qPrintable(error));
+
+    MainWindow other;
+    QVERIFY2(other.openFile(path, &error), qPrintable(error));
+    QCOMPARE(qint64(other.scenarioModel()->report().peakBytes()), peak);
+    QCOMPARE(other.scenarioModel()->scenario().layout.pipelineParallel, 4);
+
+    // A truncated file is refused and nothing changes.
+    QFile bad(dir.filePath(QStringLiteral("bad.json")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("{\"schema\": \"shardscope-scenario\", \"version\": 1, \"gpus\": ");
+    bad.close();
+    QVERIFY(!other.openFile(bad.fileName(), &error));
+    QVERIFY(!error.isEmpty());
+    QCOMPARE(qint64(other.scenarioModel()->report().peakBytes()), peak);
+    QVERIFY(!other.openFile(dir.filePath(QStringLiteral("missing.json")), &error));
+    QVERIFY(error.startsWith(QStringLiteral("Cannot open")));
+}
+
+void TestMainWindow::exportsTheCurrentChart()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString error;
+    for (auto v :
+         {MainWindow::View::Memory, MainWindow::View::Timeline, MainWindow::View::Compare}) {
+        w.showView(v);
+        const QString png = dir.filePath(QStringLiteral("v%1.png").arg(int(v)));
+        QVERIFY2(w.exportCurrentChart(png, QSize(1920, 1080), &error), qPrintable(error));
+        QCOMPARE(QImage(png).size(), QSize(1920, 1080));
+    }
+    const QString pdf = dir.filePath(QStringLiteral("m.pdf"));
+    w.showView(MainWindow::View::Memory);
+    QVERIFY2(w.exportCurrentChart(pdf, QSize(1920, 1080), &error), qPrintable(error));
+    QFile f(pdf);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.read(4) == "%PDF");
 }
 
 QTEST_MAIN(TestMainWindow)
