@@ -254,8 +254,21 @@ void LivePanel::resizeEvent(QResizeEvent *event)
     updateStatusLabel();
 }
 
+void LivePanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        rebuild();
+}
+
 void LivePanel::rebuild()
 {
+    // A hidden tab of a shown window catches up when shown (showEvent).
+    if (window()->isVisible() && !isVisible()) {
+        m_stale = true;
+        return;
+    }
+    m_stale = false;
     m_unit = m_model->unit();
     const double scale = unitBytes(m_unit);
     const MemoryReport &r = m_model->report();

@@ -93,6 +93,7 @@ public slots:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     struct Pair
@@ -126,6 +127,7 @@ private:
     std::optional<ProbeSample> m_sample;
     QString m_status;
     bool m_statusIsError = false;
+    bool m_stale = false; ///< the model changed while the panel was a hidden tab
     ByteUnit m_unit = ByteUnit::GB;
 };
 

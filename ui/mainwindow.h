@@ -13,6 +13,7 @@ class QSlider;
 class QSpinBox;
 class QTabWidget;
 class QMenu;
+class QTimer;
 
 namespace shardscope {
 
@@ -152,6 +153,7 @@ private:
     int m_lesson = -1;
     int m_lessonStep = 0;
     QMenu *m_recentMenu = nullptr;
+    QTimer *m_breakdownTimer = nullptr; ///< coalesces breakdown redraws during drags
     QString m_message;
     void showMessage(const QString &text);
     void applyLessonStep();

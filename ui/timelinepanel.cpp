@@ -305,6 +305,13 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
 
 void TimelinePanel::refresh()
 {
+    // A hidden tab of a shown window waits until it is shown: a slider drag in the
+    // memory view must not pay for this view (showEvent catches up).
+    if (window()->isVisible() && !isVisible()) {
+        m_stale = true;
+        return;
+    }
+    m_stale = false;
     syncControls();
     const Scenario &s = m_model->scenario();
     const ScheduleParams params = paramsOf(s);
@@ -512,6 +519,13 @@ void TimelinePanel::keyPressEvent(QKeyEvent *event)
         return;
     }
     event->accept();
+}
+
+void TimelinePanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refresh();
 }
 
 void TimelinePanel::hideEvent(QHideEvent *event)

@@ -113,6 +113,7 @@ public slots:
 protected:
     void keyPressEvent(QKeyEvent *event) override;
     void hideEvent(QHideEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void refresh();
@@ -124,6 +125,7 @@ private:
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;
+    bool m_stale = false;             ///< the model changed while the panel was a hidden tab
     std::vector<double> m_boundaries; ///< sorted distinct op starts and ends
     int m_lastChunks = 2;
 
