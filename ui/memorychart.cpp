@@ -104,6 +104,24 @@ QFont MemoryChart::scaledFont(double points, bool bold) const
     return f;
 }
 
+QFont MemoryChart::totalsFont(int bars) const
+{
+    // Large type, but never wider than a bar's slot: "1,120 GB" is about 5.5 em.
+    // The axis rect is about 80 % of the widget (its size is known only after a replot).
+    const double slot = 0.8 * std::max(1, width()) / std::max(1, bars);
+    const double fits = slot / 5.5 * 72.0 / std::max(1.0, double(logicalDpiX()));
+    QFont f = scaledFont(bars > 10 ? 11 : 13, true);
+    f.setPointSizeF(std::max(7.0, std::min(f.pointSizeF(), fits)));
+    return f;
+}
+
+void MemoryChart::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    for (QCPItemText *t : m_totals)
+        t->setFont(totalsFont(barCount()));
+}
+
 void MemoryChart::setStyle(const ChartStyle &style)
 {
     m_style = style;
@@ -144,10 +162,12 @@ void MemoryChart::applyStyle()
     m_plot->legend->setTextColor(st.ink);
     m_plot->legend->setBrush(st.background);
     m_plot->legend->setIconSize(int(24 * st.fontScale), int(18 * st.fontScale));
+    m_plot->legend->setWrap(st.fontScale > 1.2 ? 4 : 7);               // large type: two rows
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flow the items
     m_plot->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
     for (QCPItemText *t : m_totals) {
         t->setColor(st.ink);
-        t->setFont(scaledFont(barCount() > 10 ? 11 : 13, true));
+        t->setFont(totalsFont(barCount()));
     }
 }
 
@@ -236,7 +256,7 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
         if (i < n) {
             t->position->setCoords(keys[i], stackTop(i));
             t->setText(qs(formatBytes(m_bars[i].bytes.total(), unit)));
-            t->setFont(scaledFont(n > 10 ? 11 : 13, true));
+            t->setFont(totalsFont(n));
         }
     }
 

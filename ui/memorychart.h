@@ -63,11 +63,16 @@ signals:
     /// The user clicked a bar of group `group` (an index into MemoryReport::groups).
     void groupClicked(int group);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void showTooltip(QMouseEvent *event);
     void applyStyle();
     /// The widget font at `points` x the style's font scale.
     QFont scaledFont(double points, bool bold = false) const;
+    /// The per-bar total's font for `bars` bars: the style's size, shrunk to fit a slot.
+    QFont totalsFont(int bars) const;
 
     struct Bar
     {
