@@ -63,6 +63,7 @@ private slots:
     void activationsFollowTheSchedule();
     void deepSpeedZero3Estimator();
     void deepSpeedZero2Estimator();
+    void megatronTheoreticalMemory();
     void offloadAndHostMemory();
     void buffers();
     void communicationPerStep();
@@ -191,6 +192,42 @@ void TestLayouts::deepSpeedZero2Estimator()
     const qint64 ours = estimate(s).groups[0].bytes.modelStates();
     QCOMPARE(ours, 2 * 6738415616LL + 16 * 6738415616LL / 8);
     QCOMPARE(4 * 6738415616LL + 16 * 6738415616LL / 8 - ours, 2 * 6738415616LL);
+}
+
+void TestLayouts::megatronTheoreticalMemory()
+{
+    // Megatron-LM megatron/training/theoretical_memory_usage.py (Table 2 of Korthikanti et
+    // al.), first pipeline stage, selective recomputation with sequence parallelism:
+    //   per layer  s b h (18 + 4 ffn / h) / t  bytes, for a GELU MLP, MHA and dropout;
+    //   weights and optimizer  (6 + 12 / d) bytes per parameter with the distributed
+    //   optimizer (bf16 weights, fp32 gradients) = our ZeRO-1 with the 18-byte recipe.
+    // GPT-3 175B shape (h 12288, 96 heads, ffn 4h), s 2048, b 1, t 8, p 8, d 4.
+    Architecture gpt{.layers = 96,
+                     .hidden = 12288,
+                     .ffn = 49152,
+                     .heads = 96,
+                     .kvHeads = 96,
+                     .vocab = 51200,
+                     .tiedEmbeddings = true,
+                     .gatedMlp = false};
+    Scenario s = scenario(gpt, 4 * 8 * 8, ZeroStage::Zero1, 8, 8);
+    s.recipe = recipe(2, 4, 4, 8);
+    s.overheads = none();
+    s.training.sequenceLength = 2048;
+    s.training.recompute = Recompute::Selective;
+    s.training.flashAttention = false;
+    s.training.dropout = true;
+    s.training.microBatches = 8;
+    const MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    const GpuGroup &first = r.groups[0];
+    // 12 layers per stage, 1F1B holds p = 8 micro-batches on stage 0.
+    QCOMPARE(first.peakInFlight, 8);
+    const qint64 sbh = 2048LL * 12288;
+    const qint64 megatronPerLayer = sbh * (18 + 4 * 49152 / 12288) / 8;
+    QCOMPARE(qint64(first.activations.layers), 8 * 12 * megatronPerLayer);
+    const qint64 psi = first.parametersPerGpu;
+    QCOMPARE(qint64(first.bytes.modelStates()), psi * 6 + shardElements(psi, 4) * 12);
 }
 
 void TestLayouts::offloadAndHostMemory()
