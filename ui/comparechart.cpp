@@ -81,10 +81,7 @@ CompareChart::CompareChart(QWidget *parent) : QWidget(parent), m_plot(new QCusto
 
 QFont CompareChart::scaledFont(double points, bool bold) const
 {
-    QFont f = font();
-    f.setPointSizeF(points * m_style.fontScale);
-    f.setBold(bold);
-    return f;
+    return m_style.font(font(), points, bold);
 }
 
 void CompareChart::setStyle(const ChartStyle &style)
@@ -98,18 +95,7 @@ void CompareChart::applyStyle()
 {
     const ChartStyle &st = m_style;
     const double lw = st.lineScale;
-    m_plot->setBackground(st.background);
-    m_plot->axisRect()->setBackground(st.background);
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setTickLabelFont(scaledFont(12));
-        axis->setLabelFont(scaledFont(14, true));
-        axis->setTickLabelColor(st.ink);
-        axis->setLabelColor(st.ink);
-        axis->setBasePen(QPen(st.ink, 1.5 * lw));
-        axis->setTickPen(QPen(st.ink, 1.5 * lw));
-        axis->setSubTickPen(QPen(st.ink, 1 * lw));
-        axis->grid()->setPen(QPen(st.grid, 1 * lw));
-    }
+    applyAxisStyle(m_plot, st, font());
     m_plot->xAxis->setTickLabelFont(scaledFont(13, true));
     // No outline between the parts: at the scale of a 1,120 GB DDP bar, a 17.5 GB
     // ZeRO-3 bar is a few pixels tall and separators would leave only white.

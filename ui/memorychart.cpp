@@ -98,10 +98,7 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
 
 QFont MemoryChart::scaledFont(double points, bool bold) const
 {
-    QFont f = font();
-    f.setPointSizeF(points * m_style.fontScale);
-    f.setBold(bold);
-    return f;
+    return m_style.font(font(), points, bold);
 }
 
 QFont MemoryChart::totalsFont(int bars) const
@@ -133,18 +130,7 @@ void MemoryChart::applyStyle()
 {
     const ChartStyle &st = m_style;
     const double lw = st.lineScale;
-    m_plot->setBackground(st.background);
-    m_plot->axisRect()->setBackground(st.background);
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setTickLabelFont(scaledFont(12));
-        axis->setLabelFont(scaledFont(14, true));
-        axis->setTickLabelColor(st.ink);
-        axis->setLabelColor(st.ink);
-        axis->setBasePen(QPen(st.ink, 1.5 * lw));
-        axis->setTickPen(QPen(st.ink, 1.5 * lw));
-        axis->setSubTickPen(QPen(st.ink, 1 * lw));
-        axis->grid()->setPen(QPen(st.grid, 1 * lw));
-    }
+    applyAxisStyle(m_plot, st, font());
     for (auto *bars : m_stack)
         bars->setPen(QPen(st.barOutline, 1 * lw));
     m_overflow->setPen(QPen(overflowColor(), 3 * lw));

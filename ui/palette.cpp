@@ -1,5 +1,7 @@
 #include "palette.h"
 
+#include <qcustomplot.h>
+
 namespace shardscope {
 
 QColor componentColor(Component c)
@@ -61,6 +63,31 @@ ChartStyle ChartStyle::presentation(bool darkTheme)
     s.fontScale = 1.5;
     s.lineScale = 1.6;
     return s;
+}
+
+QFont ChartStyle::font(const QFont &base, double points, bool bold) const
+{
+    QFont f = base;
+    f.setPointSizeF(points * fontScale);
+    f.setBold(bold);
+    return f;
+}
+
+void applyAxisStyle(QCustomPlot *plot, const ChartStyle &st, const QFont &base)
+{
+    const double lw = st.lineScale;
+    plot->setBackground(st.background);
+    plot->axisRect()->setBackground(st.background);
+    for (auto *axis : {plot->xAxis, plot->yAxis}) {
+        axis->setTickLabelFont(st.font(base, 12));
+        axis->setLabelFont(st.font(base, 14, true));
+        axis->setTickLabelColor(st.ink);
+        axis->setLabelColor(st.ink);
+        axis->setBasePen(QPen(st.ink, 1.5 * lw));
+        axis->setTickPen(QPen(st.ink, 1.5 * lw));
+        axis->setSubTickPen(QPen(st.ink, 1 * lw));
+        axis->grid()->setPen(QPen(st.grid, 1 * lw));
+    }
 }
 
 } // namespace shardscope

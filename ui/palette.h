@@ -3,6 +3,9 @@
 #include "memoryreport.h"
 
 #include <QColor>
+#include <QFont>
+
+class QCustomPlot;
 
 namespace shardscope {
 
@@ -32,6 +35,15 @@ struct ChartStyle
     static ChartStyle dark();
     /// Presentation mode: high contrast, type 1.5x and lines 1.6x, light or dark.
     static ChartStyle presentation(bool darkTheme);
+
+    /// `base` at `points` x fontScale, bold or not.
+    QFont font(const QFont &base, double points, bool bold = false) const;
 };
+
+/// Applies a style to a plot's canvas and both bottom/left axes: background, ink
+/// for labels, axis and tick pens scaled by lineScale, grid colour, and fonts
+/// (12 pt tick labels, 14 pt bold axis titles, scaled by fontScale). Shared by
+/// every QCustomPlot chart so they all change look together.
+void applyAxisStyle(QCustomPlot *plot, const ChartStyle &style, const QFont &base);
 
 } // namespace shardscope
