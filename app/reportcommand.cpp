@@ -326,6 +326,7 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
                             .arg(p.value(params)));
         s.model.id = "custom";
         s.model.displayName = formatParameters(*n) + " (plain count)";
+        s.model.source = "--params on the command line";
         s.model.plainParameters = *n;
     } else if (inline_) {
         Architecture a;
