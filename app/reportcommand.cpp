@@ -182,6 +182,15 @@ ScenarioOptions::ScenarioOptions()
       sequenceParallel(valueOption("sequence-parallel",
                                    QStringLiteral("on (default) or off (with --tp > 1)."), "on|off",
                                    QStringLiteral("on"))),
+      fp32Logits(valueOption("fp32-logits",
+                             QStringLiteral("on (default) or off: logits in fp32 for the loss, "
+                                            "else in the activation dtype."),
+                             "on|off", QStringLiteral("on"))),
+      loss(valueOption("loss",
+                       QStringLiteral("Cross-entropy kernel: fused (default; Megatron's "
+                                      "vocab-parallel loss, one logits buffer) or eager "
+                                      "(PyTorch F.cross_entropy, three at its backward)."),
+                       "fused|eager", QStringLiteral("fused"))),
       schedule(valueOption("schedule",
                            QStringLiteral("Pipeline schedule: gpipe, 1f1b (default), "
                                           "interleaved or zb-h1."),
@@ -244,6 +253,8 @@ ScenarioOptions::ScenarioOptions()
            recompute,
            flashAttention,
            sequenceParallel,
+           fp32Logits,
+           loss,
            schedule,
            chunks,
            cudaContextMib,
@@ -458,8 +469,14 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
                         .arg(p.value(recompute)));
     t.recompute = *rc;
     if (!onOff(flashAttention, &t.flashAttention, error) ||
-        !onOff(sequenceParallel, &t.sequenceParallel, error))
+        !onOff(sequenceParallel, &t.sequenceParallel, error) ||
+        !onOff(fp32Logits, &t.fp32Logits, error))
         return none;
+    const auto lk = parseLossKernel(p.value(loss).toLower().toStdString());
+    if (!lk)
+        return fail(
+            QStringLiteral("--loss: unknown kernel '%1' (known: fused, eager)").arg(p.value(loss)));
+    t.lossKernel = *lk;
     const auto sched = parsePipelineSchedule(p.value(schedule).toLower().toStdString());
     if (!sched)
         return fail(QStringLiteral("--schedule: unknown schedule '%1' (known: gpipe, 1f1b, "

@@ -25,8 +25,8 @@ struct ScenarioOptions
         plainMlp;
     QCommandLineOption recipe, bytesPerParam, gpus, dp, tp, pp, cp, ep, strategy, zero, hsdpShard,
         offload, unevenStages, gpusPerNode, mbs, seq, microbatches, gradAccum, recompute,
-        flashAttention, sequenceParallel, schedule, chunks, cudaContextMib, fragmentation,
-        gatheredUnits, hostRamGb, modelStatesOnly, gpu, unit;
+        flashAttention, sequenceParallel, fp32Logits, loss, schedule, chunks, cudaContextMib,
+        fragmentation, gatheredUnits, hostRamGb, modelStatesOnly, gpu, unit;
 
     /// Registers the options on a parser.
     void addTo(QCommandLineParser &p) const;

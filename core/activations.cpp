@@ -171,6 +171,13 @@ OutputActivationTerms computeOutput(const Architecture &a, const ActivationSetti
     return r;
 }
 
+std::int64_t computeLossBackward(const Architecture &a, const ActivationSettings &s, Checked &c)
+{
+    if (s.lossKernel == LossKernel::Fused)
+        return 0;
+    return c.product({computeOutput(a, s, c).logits, 2});
+}
+
 std::int64_t computeEmbedding(const Architecture &a, const ActivationSettings &s, Checked &c)
 {
     if (!s.dropout)
@@ -254,6 +261,20 @@ std::optional<Recompute> parseRecompute(std::string_view id)
     return std::nullopt;
 }
 
+std::string_view lossKernelId(LossKernel k)
+{
+    return k == LossKernel::Eager ? "eager" : "fused";
+}
+
+std::optional<LossKernel> parseLossKernel(std::string_view id)
+{
+    for (LossKernel k : {LossKernel::Fused, LossKernel::Eager}) {
+        if (lossKernelId(k) == id)
+            return k;
+    }
+    return std::nullopt;
+}
+
 std::int64_t LayerActivationTerms::total() const
 {
     Checked c;
@@ -317,7 +338,7 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
     Checked c;
     const OutputActivationTerms out = computeOutput(a, s, c);
     const std::int64_t lastStage = checkedTotal(out, c);
-    c.sum({lastStage, computeEmbedding(a, s, c)});
+    c.sum({lastStage, computeLossBackward(a, s, c), computeEmbedding(a, s, c)});
     // The layer terms under no recomputation bound every level; check them too, for a
     // dense block and (in a MoE model) a MoE block.
     ActivationSettings none = s;
@@ -365,6 +386,14 @@ OutputActivationTerms outputActivationTerms(const Architecture &a, const Activat
 std::int64_t outputActivationBytes(const Architecture &a, const ActivationSettings &s)
 {
     return outputActivationTerms(a, s).total();
+}
+
+std::int64_t lossBackwardBytes(const Architecture &a, const ActivationSettings &s)
+{
+    if (!validateActivationSettings(a, s).empty())
+        return 0;
+    Checked c;
+    return computeLossBackward(a, s, c);
 }
 
 } // namespace shardscope

@@ -37,6 +37,28 @@ std::string_view recomputeId(Recompute r);
 /// Inverse of recomputeId; std::nullopt for any other string (case-sensitive).
 std::optional<Recompute> parseRecompute(std::string_view id);
 
+/// How the loss turns the logits into a cross-entropy and its gradient.
+enum class LossKernel
+{
+    /// One logits-sized buffer: Megatron-LM's vocab-parallel cross-entropy upcasts the
+    /// logits once, keeps the softmax in place and writes its gradient over it
+    /// (megatron/core/tensor_parallel/cross_entropy.py; theoretical_memory_usage.py
+    /// counts 4 s b V / t bytes).
+    Fused,
+    /// PyTorch's eager torch.nn.functional.cross_entropy: log_softmax keeps its output
+    /// (one logits-sized tensor) and its backward holds two more at once, nll_loss's
+    /// gradient and log_softmax's input gradient, so the peak is three logits-sized
+    /// tensors (TorchTitan before its chunked loss; torchtitan docs/chunked_loss.md
+    /// measures the extra fp32 logits-shaped allocation).
+    Eager,
+};
+
+/// Machine name of a loss kernel: "fused" or "eager".
+std::string_view lossKernelId(LossKernel k);
+
+/// Inverse of lossKernelId; std::nullopt for any other string (case-sensitive).
+std::optional<LossKernel> parseLossKernel(std::string_view id);
+
 /// How one micro-batch runs on one GPU.
 struct ActivationSettings
 {
@@ -50,6 +72,7 @@ struct ActivationSettings
     bool dropout = false;       ///< dropout layers present (1-byte masks); off for Llama-style
     std::int64_t activationBytes = 2; ///< bytes per activation element: 2 (bf16), 4, 1 or 8
     bool fp32Logits = true; ///< logits kept in fp32 (4 bytes) for the loss, else activationBytes
+    LossKernel lossKernel = LossKernel::Fused; ///< cross-entropy implementation
 };
 
 /// Bytes of each tensor one transformer layer keeps for its backward pass, on one
@@ -151,5 +174,12 @@ OutputActivationTerms outputActivationTerms(const Architecture &a, const Activat
 
 /// outputActivationTerms(a, s).total(): bytes, one GPU, per micro-batch.
 std::int64_t outputActivationBytes(const Architecture &a, const ActivationSettings &s);
+
+/// Bytes the loss's backward adds for a moment on the last stage, one GPU, beyond the
+/// logits that outputActivationTerms keeps: 0 for LossKernel::Fused, two more
+/// logits-sized tensors (2 x OutputActivationTerms::logits) for LossKernel::Eager. For
+/// s 8192, b 1, V 128,256, fp32, t = c = 1, eager: 8,405,385,216 bytes. Only one
+/// micro-batch's loss runs at a time. 0 for invalid settings.
+std::int64_t lossBackwardBytes(const Architecture &a, const ActivationSettings &s);
 
 } // namespace shardscope

@@ -31,6 +31,7 @@ ActivationSettings activationSettings(const Scenario &s)
     a.dropout = s.training.dropout;
     a.activationBytes = s.training.activationBytes;
     a.fp32Logits = s.training.fp32Logits;
+    a.lossKernel = s.training.lossKernel;
     return a;
 }
 
@@ -292,7 +293,7 @@ MemoryReport estimate(const Scenario &s)
         BlockShare perRank;
         std::int64_t activation = 0, workingSet = 0;
     } kinds[2];
-    std::int64_t embeddingActivation = 0, outputActivation = 0, vocabPerRank = 0;
+    std::int64_t embeddingActivation = 0, outputActivation = 0, lossBackward = 0, vocabPerRank = 0;
     const int denseBlocks = arch ? (arch->isMoe() ? arch->denseLayers : arch->layers) : 0;
     if (arch) {
         for (int k = 0; k < 2; ++k) {
@@ -311,6 +312,7 @@ MemoryReport estimate(const Scenario &s)
         }
         embeddingActivation = embeddingActivationBytes(*arch, act);
         outputActivation = outputActivationBytes(*arch, act);
+        lossBackward = lossBackwardBytes(*arch, act);
         vocabPerRank = vocabParametersPerRank(*arch, t);
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * (tr.sequenceLength / c);
@@ -402,7 +404,8 @@ MemoryReport estimate(const Scenario &s)
             const Wide embedding =
                 g.holdsEmbedding ? Wide(outputInFlight) * embeddingActivation : 0;
             const Wide output = g.holdsOutputHead ? Wide(outputInFlight) * outputActivation : 0;
-            activationTotal = layers + embedding + output + workingSet;
+            const std::int64_t loss = g.holdsOutputHead ? lossBackward : 0;
+            activationTotal = layers + embedding + output + workingSet + loss;
             if (activationTotal > maxReportBytes) {
                 report.error = "activation memory exceeds 1 EB per GPU: lower the micro-batch "
                                "size or sequence length";
@@ -413,7 +416,7 @@ MemoryReport estimate(const Scenario &s)
                                              (g.holdsEmbedding ? embeddingActivation : 0) +
                                              (g.holdsOutputHead ? outputActivation : 0);
             g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
-                             std::int64_t(output)};
+                             std::int64_t(output), loss};
             b.activations = std::int64_t(activationTotal);
         }
 
@@ -430,8 +433,11 @@ MemoryReport estimate(const Scenario &s)
         if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly)
             // Gathered weights of each unit plus one unit's unsharded gradient, both in
             // the compute dtype before reduce-scatter (DeepSpeed's estimator: 4 x largest
-            // layer for one unit in fp16).
-            buf.gatheredUnits = unitParams * (std::int64_t(o.gatheredUnits) + 1) * r.weightBytes;
+            // layer for one unit in fp16). The compute dtype is the activation dtype when
+            // the stored weights are wider: FSDP2's MixedPrecisionPolicy gathers
+            // fp32-sharded parameters in bf16 (param_dtype).
+            buf.gatheredUnits = unitParams * (std::int64_t(o.gatheredUnits) + 1) *
+                                std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
         const Wide beforeReserve = Wide(b.modelStates()) + b.activations + buf.cudaContext +
                                    buf.communicationBuckets + buf.gatheredUnits;
         buf.fragmentation = std::int64_t(beforeReserve * o.fragmentationPercent / 100);

@@ -63,6 +63,9 @@ struct ActivationBytes
     std::int64_t workingSet = 0; ///< one layer recomputed during backward (recompute on)
     std::int64_t embedding = 0;  ///< first stage: embedding dropout mask
     std::int64_t output = 0;     ///< last stage: final norm and logits
+    /// Last stage: the eager loss backward's two extra logits-sized tensors, one
+    /// micro-batch at a time (lossBackwardBytes); 0 with a fused loss.
+    std::int64_t lossBackward = 0;
 };
 
 /// Bytes one GPU sends per training step, by collective (ring algorithms,

@@ -17,12 +17,13 @@ struct Training
     /// m, micro-batches per step per pipeline (gradient accumulation steps);
     /// global batch = m x b x d sequences.
     std::int64_t microBatches = 8;
-    Recompute recompute = Recompute::Full; ///< activation checkpointing level
-    bool flashAttention = true;            ///< fused attention: no stored s x s scores
-    bool sequenceParallel = true;          ///< Megatron sequence parallelism with t > 1
-    bool fp32Logits = true;                ///< logits kept in fp32 for the loss
-    bool dropout = false;                  ///< dropout masks stored (off for Llama-style)
-    std::int64_t activationBytes = 2;      ///< bytes per activation element (bf16)
+    Recompute recompute = Recompute::Full;     ///< activation checkpointing level
+    bool flashAttention = true;                ///< fused attention: no stored s x s scores
+    bool sequenceParallel = true;              ///< Megatron sequence parallelism with t > 1
+    bool fp32Logits = true;                    ///< logits kept in fp32 for the loss
+    LossKernel lossKernel = LossKernel::Fused; ///< cross-entropy: fused or PyTorch eager
+    bool dropout = false;                      ///< dropout masks stored (off for Llama-style)
+    std::int64_t activationBytes = 2;          ///< bytes per activation element (bf16)
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     int chunks = 1; ///< v, model chunks per stage (interleaved 1F1B only)
 

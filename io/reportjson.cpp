@@ -101,6 +101,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                                {"flash_attention", t.flashAttention},
                                {"sequence_parallel", t.sequenceParallel},
                                {"fp32_logits", t.fp32Logits},
+                               {"loss_kernel", qs(lossKernelId(t.lossKernel))},
                                {"activation_bytes", qint64(t.activationBytes)},
                                {"schedule", qs(pipelineScheduleId(t.schedule))},
                                {"chunks", t.chunks}};
@@ -134,6 +135,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
             {"activation_bytes",
              QJsonObject{{"layers", qint64(g.activations.layers)},
                          {"recompute_working_set", qint64(g.activations.workingSet)},
+                         {"loss_backward", qint64(g.activations.lossBackward)},
                          {"embedding", qint64(g.activations.embedding)},
                          {"output", qint64(g.activations.output)},
                          {"per_microbatch", qint64(g.activationBytesPerMicroBatch)}}},

@@ -166,6 +166,7 @@ const std::initializer_list<const char *> patchKeys = {
     "flash_attention",
     "sequence_parallel",
     "fp32_logits",
+    "loss_kernel",
     "dropout",
     "activation_bytes",
     "schedule",
@@ -376,6 +377,7 @@ QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
         {"flash_attention", t.flashAttention},
         {"sequence_parallel", t.sequenceParallel},
         {"fp32_logits", t.fp32Logits},
+        {"loss_kernel", qs(lossKernelId(t.lossKernel))},
         {"dropout", t.dropout},
         {"activation_bytes", qint64(t.activationBytes)},
         {"schedule", qs(pipelineScheduleId(t.schedule))},
@@ -422,7 +424,9 @@ std::optional<ScenarioDocument> applyScenarioPatch(const ScenarioDocument &doc,
         r.choice("recompute", parseRecompute, "none, selective, full", &t.recompute) &&
         r.boolean("flash_attention", &t.flashAttention) &&
         r.boolean("sequence_parallel", &t.sequenceParallel) &&
-        r.boolean("fp32_logits", &t.fp32Logits) && r.boolean("dropout", &t.dropout) &&
+        r.boolean("fp32_logits", &t.fp32Logits) &&
+        r.choice("loss_kernel", parseLossKernel, "fused, eager", &t.lossKernel) &&
+        r.boolean("dropout", &t.dropout) &&
         r.integer("activation_bytes", 1, 8, &t.activationBytes) &&
         r.choice("schedule", parsePipelineSchedule, "gpipe, 1f1b, interleaved, zb-h1",
                  &t.schedule) &&

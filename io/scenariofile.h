@@ -27,7 +27,7 @@ namespace shardscope {
 //     "gpus", "tp", "pp", "cp", "ep", "strategy", "hsdp_shard", "offload", "uneven_stages",
 //     "gpus_per_node",
 //     "mbs", "seq", "microbatches", "recompute", "flash_attention", "sequence_parallel",
-//     "fp32_logits", "dropout", "activation_bytes", "schedule", "chunks",
+//     "fp32_logits", "loss_kernel", "dropout", "activation_bytes", "schedule", "chunks",
 //     "cuda_context_bytes", "ddp_bucket_bytes", "zero_bucket_elements", "gathered_units",
 //     "fragmentation_percent", "host_ram_bytes_per_node",
 //     "model_states_only", "unit" }

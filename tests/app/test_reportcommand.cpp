@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 using namespace shardscope;
 
@@ -57,6 +58,7 @@ private slots:
     void plainParams_data();
     void plainParams();
     void textOutput();
+    void torchtitanRowFromTheCommandLine();
     void badArguments_data();
     void badArguments();
     void hfConfigAndExpertParallel();
@@ -144,6 +146,34 @@ void TestReportCommand::textOutput()
     QVERIFY2(r.out.contains(QStringLiteral("Overflows by 12 GB per GPU")), qPrintable(r.out));
 }
 
+void TestReportCommand::torchtitanRowFromTheCommandLine()
+{
+    // TorchTitan (ICLR 2025) Table 2, FSDP 8 CP 1: Llama 3.1 8B, s 32768, full
+    // checkpointing, eager loss, fp32 shards gathered in bf16; measured 83.9 GiB
+    // (tests/core/test_measured.cpp derives the 82.02 GiB term by term).
+    const Run r = run({"--model", "llama3.1-8b", "--gpus", "8", "--zero", "3", "--mbs", "1",
+                       "--microbatches", "1", "--seq", "32768", "--recompute", "full",
+                       "--bytes-per-param", "4,4,0,8", "--loss", "eager", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["training"].toObject()["loss_kernel"].toString(), QStringLiteral("eager"));
+    const QJsonObject act = o["groups"].toArray()[0].toObject()["activation_bytes"].toObject();
+    // 2 x 32768 x 128256 x 4 bytes.
+    QCOMPARE(act["loss_backward"].toInteger(), 2LL * 32768 * 128256 * 4);
+    const double gib = double(o["peak_bytes"].toInteger()) / (1024.0 * 1024 * 1024);
+    QVERIFY2(std::abs(gib - 82.02) < 0.01, qPrintable(QString::number(gib)));
+    // The default fused loss adds nothing at its backward.
+    const Run fused = run({"--model", "llama3.1-8b", "--json"});
+    const QJsonObject f = QJsonDocument::fromJson(fused.out.toUtf8()).object();
+    QCOMPARE(f["training"].toObject()["loss_kernel"].toString(), QStringLiteral("fused"));
+    QCOMPARE(f["groups"]
+                 .toArray()[0]
+                 .toObject()["activation_bytes"]
+                 .toObject()["loss_backward"]
+                 .toInteger(),
+             0LL);
+}
+
 void TestReportCommand::badArguments_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -168,6 +198,10 @@ void TestReportCommand::badArguments_data()
            "(--layers ...) are exclusive";
     QTest::newRow("unknown flag") << QStringList{"--gpuz", "8"}
                                   << "shardscope report: Unknown option 'gpuz'.";
+    QTest::newRow("unknown loss") << QStringList{"--loss", "chunked"}
+                                  << "shardscope report: --loss: unknown kernel 'chunked'";
+    QTest::newRow("bad fp32 logits")
+        << QStringList{"--fp32-logits", "maybe"} << "shardscope report: --fp32-logits";
     QTest::newRow("bad unit") << QStringList{"--unit", "tb"}
                               << "shardscope report: --unit must be gb or gib (got 'tb')";
 }

@@ -98,6 +98,7 @@ private slots:
     void flashAttentionRemovesScores();
     void contextParallelSplitsEverything();
     void logits();
+    void lossBackward();
     void embeddingDropoutMask();
     void dtypeScalesStoredTensors();
     void randomMonotonic();
@@ -329,6 +330,34 @@ void TestActivations::logits()
     o = outputActivationTerms(gpt3(), paper(8, true, Recompute::Full));
     QCOMPARE(qint64(o.logits), 2048LL * 6283 * 4);
     QCOMPARE(qint64(o.finalNormInput), 2048LL / 8 * 12288 * 2);
+}
+
+void TestActivations::lossBackward()
+{
+    QCOMPARE(parseLossKernel(lossKernelId(LossKernel::Eager)),
+             std::optional<LossKernel>(LossKernel::Eager));
+    QCOMPARE(lossKernelId(LossKernel::Fused), std::string_view("fused"));
+    QVERIFY(!parseLossKernel("Eager").has_value());
+    // Fused (Megatron's vocab-parallel cross-entropy): the gradient overwrites the
+    // kept softmax, nothing more.
+    ActivationSettings s;
+    s.sequenceLength = 8192;
+    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 0LL);
+    // Eager F.cross_entropy on fp32 logits: the incoming gradient and log_softmax's input
+    // gradient, 2 x 8192 x 128256 x 4 = 8,405,385,216 bytes beside the kept 4,202,692,608.
+    s.lossKernel = LossKernel::Eager;
+    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 8'405'385'216LL);
+    // The held terms do not change with the kernel.
+    QCOMPARE(qint64(outputActivationBytes(arch8b(), s)), 4'202'692'608LL + 2 * 67'108'864LL);
+    // bf16 logits halve it; vocab-parallel t = 8 keeps 16032 columns per rank.
+    s.fp32Logits = false;
+    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 2LL * 8192 * 128256 * 2);
+    s.fp32Logits = true;
+    s.tensorParallel = 8;
+    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 2LL * 8192 * 16032 * 4);
+    // Invalid settings give 0, as every other term does.
+    s.tensorParallel = 3;
+    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 0LL);
 }
 
 void TestActivations::embeddingDropoutMask()

@@ -135,6 +135,20 @@ void TestLayouts::activationsFollowTheSchedule()
     const MemoryReport gpipe = estimate(s);
     for (int i = 0; i < 4; ++i)
         QCOMPARE(qint64(gpipe.groups[i].activations.layers), 8 * 20 * perLayer);
+    // GPipe keeps all 8 micro-batches' logits, but an eager loss's backward runs one
+    // micro-batch at a time: 2 x 262,668,288 more on the last stage only, once.
+    QCOMPARE(qint64(gpipe.groups[3].activations.output), 8 * (262668288LL + 16777216LL));
+    QCOMPARE(qint64(gpipe.groups[3].activations.lossBackward), 0LL);
+    s.training.schedule = PipelineSchedule::GPipe;
+    s.training.lossKernel = LossKernel::Eager;
+    const MemoryReport eager = estimate(s);
+    QCOMPARE(qint64(eager.groups[3].activations.lossBackward), 2 * 262668288LL);
+    QCOMPARE(qint64(eager.groups[3].bytes.activations - gpipe.groups[3].bytes.activations),
+             2 * 262668288LL);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(qint64(eager.groups[i].bytes.activations),
+                 qint64(gpipe.groups[i].bytes.activations));
+    s.training.lossKernel = LossKernel::Fused;
     // Full recomputation keeps 2 s b h / t per layer: 4096 x 8192 x 2 / 8 = 8,388,608.
     s.training.schedule = PipelineSchedule::OneFOneB;
     s.training.recompute = Recompute::Full;
@@ -343,6 +357,7 @@ void TestLayouts::randomLayoutsProperties()
         Scenario s = scenario(a, d * t * p, ZeroStage::Ddp, t, p);
         s.training.microBatches = 1 + rng.bounded(16);
         s.training.recompute = Recompute(rng.bounded(3));
+        s.training.lossKernel = rng.bounded(2) ? LossKernel::Eager : LossKernel::Fused;
         qint64 previous = std::numeric_limits<qint64>::max();
         for (int z = 0; z <= 3; ++z) {
             s.layout.zeroStage = ZeroStage(z);

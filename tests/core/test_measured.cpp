@@ -10,7 +10,7 @@
 // The absolute figures depend on torchtitan's op-level selective checkpointing
 // and its eager cross-entropy, which ShardScope does not model op by op. What the
 // tables do isolate is how the peak moves when only the layout changes, and that is
-// what these tests reproduce:
+// what the first tests reproduce:
 //  - Tables 1 and 3 run the same per-GPU work on 8 and on 128 GPUs. Activations and
 //    gathered units are the same; only the sharded model states shrink. The measured
 //    drop (15.0 to 15.4 GiB) is the engine's ZeRO-3 sharding of 16 B/param plus its
@@ -18,6 +18,11 @@
 //  - Table 2 trades data parallel for context parallel at a fixed 8 GPUs while the
 //    sequence grows with c. The peak stays within 0.7% (83.9 to 84.5 GiB), which
 //    holds only if states shard over d x c and activations over s / c.
+// Table 2 runs full activation checkpointing and an eager cross-entropy, both of
+// which the engine models, so its absolute peaks are reproduced too (within 3%).
+// Not reproduced: Table 4 (Llama 3.1 70B, FSDP 32 x TP 8, Float8, loss parallel),
+// where the engine predicts 56.2 GiB against 71.9 GiB measured; the gap is not
+// explained yet (docs/architecture.md, "Known limits").
 #include "estimate.h"
 
 #include <QTest>
@@ -82,6 +87,8 @@ private slots:
     void shardingAcross8And128Gpus_data();
     void shardingAcross8And128Gpus();
     void contextParallelKeepsThePeakFlat();
+    void contextParallelAbsolutePeak();
+    void gatheredUnitsInTheComputeDtype();
     void measuredPeakLiesBetweenRecomputeBounds();
 };
 
@@ -178,6 +185,67 @@ void TestMeasured::contextParallelKeepsThePeakFlat()
     noCp.training.sequenceLength = 262144;
     noCp.training.recompute = Recompute::Full;
     QVERIFY(peakGiB(noCp) > 2 * hi);
+}
+
+void TestMeasured::contextParallelAbsolutePeak()
+{
+    // TorchTitan Table 2 in absolute terms. Its loss was eager PyTorch
+    // F.cross_entropy(pred.float(), labels) (train.py of December 2024: "compiling loss
+    // function causes CUDA errors, turning off for now"), so the loss backward holds
+    // three fp32 logits-sized tensors: LossKernel::Eager. Per GPU, s / c = 32768
+    // tokens, hand calculation in GiB:
+    //   model states 16 B x 8,030,261,248 / 8                 14.96
+    //   layer inputs 32 x 32768 x 4096 x 2 (full checkpoint)    8.00
+    //   logits 32768 x 128256 x 4, final norm in and out       16.16
+    //   loss backward 2 x 32768 x 128256 x 4                   31.31
+    //   one layer recomputed                                    4.25
+    //   gathered units 3 x 525,336,576 x 2 (bf16), context      3.44
+    //   fragmentation 5%                                        3.91
+    //   total                                                  82.02
+    // The measured peaks (83.9 to 84.5 GiB) are torch.cuda.max_memory_reserved: they
+    // leave out the CUDA context the engine counts and include the caching
+    // allocator's free blocks beyond 5%; both are inside the 5% tolerance.
+    struct Row
+    {
+        int c;
+        std::int64_t seq;
+        double measured;
+    };
+    const Row rows[] = {{1, 32768, 83.9}, {2, 65536, 84.2}, {4, 131072, 84.0}, {8, 262144, 84.5}};
+    for (const Row &row : rows) {
+        Scenario s = torchtitanFsdp(8);
+        s.layout.contextParallel = row.c;
+        s.training.microBatchSize = 1;
+        s.training.sequenceLength = row.seq;
+        s.training.recompute = Recompute::Full;
+        s.training.lossKernel = LossKernel::Eager;
+        const double peak = peakGiB(s);
+        QVERIFY2(std::abs(peak - 82.02) < 0.01, qPrintable(QString::number(peak)));
+        const double error = std::abs(peak - row.measured) / row.measured;
+        QVERIFY2(error < 0.05, qPrintable(QStringLiteral("c %1: predicted %2 GiB, measured %3 GiB")
+                                              .arg(row.c)
+                                              .arg(peak)
+                                              .arg(row.measured)));
+        // A fused loss (Megatron's) would predict far less than was measured: the
+        // measurement needs the eager loss's two extra logits-sized tensors.
+        s.training.lossKernel = LossKernel::Fused;
+        QVERIFY(peakGiB(s) < 0.65 * row.measured);
+    }
+}
+
+void TestMeasured::gatheredUnitsInTheComputeDtype()
+{
+    // FSDP2 keeps fp32 shards but gathers them in bf16 (MixedPrecisionPolicy
+    // param_dtype): the largest unit is the 128,256 x 4096 = 525,336,576-parameter
+    // embedding; two gathered units and one unit's gradient in bf16:
+    // 3 x 525,336,576 x 2 = 3,152,019,456 bytes, not the 6,304,038,912 of fp32.
+    const MemoryReport r = estimate(torchtitanFsdp(8));
+    QVERIFY(r.valid());
+    QCOMPARE(r.groups[0].buffers.gatheredUnits, std::int64_t(3'152'019'456));
+    // With fp32 activations the compute dtype is fp32 too.
+    Scenario fp32 = torchtitanFsdp(8);
+    fp32.training.activationBytes = 4;
+    QCOMPARE(estimate(fp32).groups[0].buffers.gatheredUnits, std::int64_t(6'304'038'912));
 }
 
 void TestMeasured::measuredPeakLiesBetweenRecomputeBounds()

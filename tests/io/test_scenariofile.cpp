@@ -63,6 +63,7 @@ Scenario everythingChanged()
     s.training.flashAttention = false;
     s.training.sequenceParallel = false;
     s.training.fp32Logits = false;
+    s.training.lossKernel = LossKernel::Eager;
     s.training.dropout = true;
     s.training.activationBytes = 4;
     s.training.schedule = PipelineSchedule::Interleaved1F1B;
@@ -189,6 +190,7 @@ void TestScenarioFile::everyFieldSurvives()
     QVERIFY(!t.training.flashAttention);
     QVERIFY(!t.training.sequenceParallel);
     QVERIFY(!t.training.fp32Logits);
+    QCOMPARE(t.training.lossKernel, LossKernel::Eager);
     QVERIFY(t.training.dropout);
     QCOMPARE(t.training.activationBytes, std::int64_t(4));
     QCOMPARE(t.training.schedule, PipelineSchedule::Interleaved1F1B);
