@@ -81,8 +81,11 @@ AdvancedPanel::AdvancedPanel(ScenarioModel *model, QWidget *parent)
                                               "global batch = m × micro-batch × d"));
     m_recompute = new QComboBox;
     m_recompute->addItem(QStringLiteral("none"), int(Recompute::None));
-    m_recompute->addItem(QStringLiteral("selective (attention core)"), int(Recompute::Selective));
-    m_recompute->addItem(QStringLiteral("full (layer inputs only)"), int(Recompute::Full));
+    m_recompute->addItem(QStringLiteral("selective"), int(Recompute::Selective));
+    m_recompute->addItem(QStringLiteral("full"), int(Recompute::Full));
+    m_recompute->setToolTip(QStringLiteral("Activation recomputation: none keeps every tensor; "
+                                           "selective recomputes the attention core; full "
+                                           "keeps only each layer's input"));
     m_schedule = new QComboBox;
     for (auto s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
                    PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1})
@@ -91,12 +94,20 @@ AdvancedPanel::AdvancedPanel(ScenarioModel *model, QWidget *parent)
     m_flash = new QCheckBox(QStringLiteral("FlashAttention (no s × s scores)"));
     m_sp = new QCheckBox(QStringLiteral("sequence parallel (with t > 1)"));
     m_fp32Logits = new QCheckBox(QStringLiteral("fp32 logits for the loss"));
+    m_loss = new QComboBox;
+    m_loss->addItem(QStringLiteral("fused (Megatron)"), int(LossKernel::Fused));
+    m_loss->addItem(QStringLiteral("eager PyTorch"), int(LossKernel::Eager));
+    m_loss->setToolTip(QStringLiteral(
+        "Cross-entropy kernel. Fused: the gradient overwrites the kept logits (Megatron's "
+        "vocab-parallel loss). Eager: F.cross_entropy holds two more logits-sized tensors "
+        "during its backward."));
     sf->addRow(QStringLiteral("Micro-batch size"), m_mbs);
     sf->addRow(QStringLiteral("Sequence length"), m_seq);
     sf->addRow(QStringLiteral("Micro-batches m"), m_microBatches);
     sf->addRow(QStringLiteral("Recomputation"), m_recompute);
     sf->addRow(QStringLiteral("Pipeline schedule"), m_schedule);
     sf->addRow(QStringLiteral("Chunks v (interleaved)"), m_chunks);
+    sf->addRow(QStringLiteral("Loss kernel"), m_loss);
     sf->addRow(m_flash);
     sf->addRow(m_sp);
     sf->addRow(m_fp32Logits);
@@ -150,6 +161,10 @@ AdvancedPanel::AdvancedPanel(ScenarioModel *model, QWidget *parent)
         const auto r = Recompute(m_recompute->itemData(i).toInt());
         m_model->edit([r](Scenario &s) { s.training.recompute = r; });
     });
+    connect(m_loss, &QComboBox::activated, this, [this](int i) {
+        const auto k = LossKernel(m_loss->itemData(i).toInt());
+        m_model->edit([k](Scenario &s) { s.training.lossKernel = k; });
+    });
     connect(m_schedule, &QComboBox::activated, this, [this](int i) {
         const auto p = PipelineSchedule(m_schedule->itemData(i).toInt());
         m_model->edit([p](Scenario &s) {
@@ -194,10 +209,27 @@ void AdvancedPanel::sync()
     const Layout &l = s.layout;
     const Training &t = s.training;
     const Overheads &o = s.overheads;
-    const QList<QObject *> widgets = {
-        m_tp,  m_pp,         m_cp,           m_hsdp,          m_gpusPerNode,   m_offload,  m_uneven,
-        m_mbs, m_seq,        m_microBatches, m_recompute,     m_schedule,      m_chunks,   m_flash,
-        m_sp,  m_fp32Logits, m_contextMib,   m_fragmentation, m_gatheredUnits, m_hostRamGb};
+    const QList<QObject *> widgets = {m_tp,
+                                      m_pp,
+                                      m_cp,
+                                      m_hsdp,
+                                      m_gpusPerNode,
+                                      m_offload,
+                                      m_uneven,
+                                      m_mbs,
+                                      m_seq,
+                                      m_microBatches,
+                                      m_recompute,
+                                      m_schedule,
+                                      m_chunks,
+                                      m_flash,
+                                      m_sp,
+                                      m_fp32Logits,
+                                      m_contextMib,
+                                      m_fragmentation,
+                                      m_gatheredUnits,
+                                      m_hostRamGb,
+                                      m_loss};
     std::list<QSignalBlocker> blockers; // node-based: blockers are not movable
     for (QObject *w : widgets)
         blockers.emplace_back(w);
@@ -224,6 +256,7 @@ void AdvancedPanel::sync()
     m_flash->setChecked(t.flashAttention);
     m_sp->setChecked(t.sequenceParallel);
     m_fp32Logits->setChecked(t.fp32Logits);
+    m_loss->setCurrentIndex(m_loss->findData(int(t.lossKernel)));
     m_contextMib->setValue(int(o.cudaContextBytes >> 20));
     m_fragmentation->setValue(o.fragmentationPercent);
     m_gatheredUnits->setValue(o.gatheredUnits);

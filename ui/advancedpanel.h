@@ -13,7 +13,8 @@ namespace shardscope {
 
 /// The settings behind the three headline controls: parallel layout (t, p, c,
 /// HSDP, offload), how a step runs (micro-batch, sequence, micro-batches,
-/// recomputation, FlashAttention, sequence parallel, logits, schedule) and the
+/// recomputation, FlashAttention, sequence parallel, logits, loss kernel, schedule)
+/// and the
 /// buffer overheads. Reads and writes only the ScenarioModel; shown collapsed
 /// under the headline controls.
 class AdvancedPanel : public QWidget
@@ -30,6 +31,8 @@ public:
     QSpinBox *microBatches() const { return m_microBatches; }
     QComboBox *recompute() const { return m_recompute; }
     QComboBox *schedule() const { return m_schedule; }
+    /// Cross-entropy kernel: fused (Megatron) or eager PyTorch (LossKernel).
+    QComboBox *lossKernel() const { return m_loss; }
     QComboBox *offload() const { return m_offload; }
     QCheckBox *flashAttention() const { return m_flash; }
     QCheckBox *sequenceParallel() const { return m_sp; }
@@ -48,7 +51,7 @@ private:
     QSpinBox *m_mbs;
     QComboBox *m_seq;
     QSpinBox *m_microBatches;
-    QComboBox *m_recompute, *m_schedule;
+    QComboBox *m_recompute, *m_schedule, *m_loss;
     QSpinBox *m_chunks;
     QCheckBox *m_flash, *m_sp, *m_fp32Logits;
     QSpinBox *m_contextMib, *m_fragmentation, *m_gatheredUnits, *m_hostRamGb;

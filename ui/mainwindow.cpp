@@ -698,7 +698,7 @@ QWidget *MainWindow::buildControls()
         m_unit->addButton(b, u);
         unitRow->addWidget(b);
     }
-    m_statesOnly = new QCheckBox(QStringLiteral("Model states only (as the ZeRO paper counts)"));
+    m_statesOnly = new QCheckBox(QStringLiteral("Model states only (ZeRO paper)"));
     m_statesOnly->setToolTip(QStringLiteral(
         "Count weights, gradients, master weights and optimizer states only, as the ZeRO "
         "paper's Figure 1 and the teaching notes do. Off: activations and buffers too."));
@@ -727,10 +727,12 @@ QWidget *MainWindow::buildControls()
     layout->addWidget(m_advanced);
     m_secondaryControls << more;
 
-    // Long preset names must not widen the panel: combos elide instead.
+    // Long preset names must not widen the panel: combos elide instead (their popups
+    // show every item whole). 10 characters keep the expanded advanced settings, label
+    // beside field, inside the column at the presentation font.
     for (QComboBox *combo : panel->findChildren<QComboBox *>()) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        combo->setMinimumContentsLength(16);
+        combo->setMinimumContentsLength(10);
     }
     layout->addStretch();
     return panel;

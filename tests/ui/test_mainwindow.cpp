@@ -37,6 +37,7 @@ private slots:
     void unitSwitchRedrawsInGib();
     void groupsWhenTooManyGpus();
     void advancedLayoutMakesStages();
+    void eagerLossRaisesTheLastStage();
     void impossibleLayoutSaysWhy();
     void breakdownShowsTheSelectedStage();
     void presentationModeAndThemes();
@@ -205,6 +206,27 @@ void TestMainWindow::advancedLayoutMakesStages()
                  double(w.scenarioModel()->report().groups[i].totalBytes()) / 1e9);
     w.gpuSlider()->setValue(w.gpuSlider()->value() + 1);
     QCOMPARE(qint64(s.layout.gpus), 96LL);
+}
+
+void TestMainWindow::eagerLossRaisesTheLastStage()
+{
+    MainWindow w;
+    w.gpuSpin()->setValue(2);
+    w.advancedPanel()->tensorParallel()->setValue(8);
+    w.advancedPanel()->pipelineParallel()->setValue(4);
+    const double before = w.chart()->stackTop(3);
+    const double firstBefore = w.chart()->stackTop(0);
+    QComboBox *loss = w.advancedPanel()->lossKernel();
+    loss->setCurrentIndex(loss->findData(int(LossKernel::Eager)));
+    emit loss->activated(loss->currentIndex());
+    const Scenario &s = w.scenarioModel()->scenario();
+    QCOMPARE(s.training.lossKernel, LossKernel::Eager);
+    // Llama 3 70B, s 4096, b 1, t 8: 2 x 4096 x 16,032 x 4 = 525,336,576 bytes more on the
+    // last stage (plus its 5% fragmentation reserve); the first stage is unchanged.
+    const GpuGroup &last = w.scenarioModel()->report().groups[3];
+    QCOMPARE(qint64(last.activations.lossBackward), 525'336'576LL);
+    QVERIFY(w.chart()->stackTop(3) - before > 0.525);
+    QCOMPARE(w.chart()->stackTop(0), firstBefore);
 }
 
 void TestMainWindow::impossibleLayoutSaysWhy()
