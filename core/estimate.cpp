@@ -392,7 +392,14 @@ MemoryReport estimate(const Scenario &s)
         if (arch)
             g.peakInFlight = p > 1 ? peakInFlightBound(tr.schedule, p, int(m), tr.chunks, i) : 1;
         if (report.activationsModelled) {
-            const std::int64_t outputInFlight = (g.peakInFlight + v - 1) / v;
+            // The embedding lives in chunk 0 of the first stage and the head in chunk
+            // v - 1 of the last; their tensors are held for the micro-batches in flight
+            // in those chunks only (schedule.h bounds, checked against the simulation).
+            g.embeddingInFlight =
+                g.holdsEmbedding ? (p > 1 ? embeddingInFlightBound(tr.schedule, p, int(m), v) : 1)
+                                 : 0;
+            g.outputInFlight =
+                g.holdsOutputHead ? (p > 1 ? headInFlightBound(tr.schedule, p, int(m), v) : 1) : 0;
             // One chunk's blocks: (L_i / v) identical blocks for a dense model (exact,
             // since v divides L_i); for a MoE model the stage's blocks averaged over v.
             const Wide stageBlocks = Wide(blocksOfKind[0]) * kinds[0].activation +
@@ -401,9 +408,8 @@ MemoryReport estimate(const Scenario &s)
             const std::int64_t workingSet = std::max(blocksOfKind[0] > 0 ? kinds[0].workingSet : 0,
                                                      blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
             const Wide layers = Wide(g.peakInFlight) * chunk;
-            const Wide embedding =
-                g.holdsEmbedding ? Wide(outputInFlight) * embeddingActivation : 0;
-            const Wide output = g.holdsOutputHead ? Wide(outputInFlight) * outputActivation : 0;
+            const Wide embedding = Wide(g.embeddingInFlight) * embeddingActivation;
+            const Wide output = Wide(g.outputInFlight) * outputActivation;
             const std::int64_t loss = g.holdsOutputHead ? lossBackward : 0;
             activationTotal = layers + embedding + output + workingSet + loss;
             if (activationTotal > maxReportBytes) {
@@ -412,9 +418,11 @@ MemoryReport estimate(const Scenario &s)
                 report.groups.clear();
                 return report;
             }
-            g.activationBytesPerMicroBatch = std::int64_t(chunk) +
-                                             (g.holdsEmbedding ? embeddingActivation : 0) +
-                                             (g.holdsOutputHead ? outputActivation : 0);
+            g.chunkActivationBytes = std::int64_t(chunk);
+            g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? embeddingActivation : 0;
+            g.outputBytesPerMicroBatch = g.holdsOutputHead ? outputActivation : 0;
+            g.activationBytesPerMicroBatch =
+                g.chunkActivationBytes + g.embeddingBytesPerMicroBatch + g.outputBytesPerMicroBatch;
             g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
                              std::int64_t(output), loss};
             b.activations = std::int64_t(activationTotal);

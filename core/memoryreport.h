@@ -97,10 +97,24 @@ struct GpuGroup
     bool holdsOutputHead = false;      ///< final norm and output head live here (last stage)
     std::int64_t parametersPerGpu = 0; ///< parameters one GPU owns before ZeRO sharding
     int peakInFlight = 1; ///< micro-batch chunks whose activations are held at the peak
-    /// Activation bytes one micro-batch chunk adds while in flight on this stage
-    /// (its layers, plus embedding / output on the first / last stage). Memory at a
-    /// moment with k chunks in flight = total - activations.layers - embedding -
-    /// output + k x this (the timeline view draws it).
+    /// Micro-batches whose embedding-side tensors the first stage holds at its peak
+    /// (embeddingInFlightBound; 0 on other stages).
+    int embeddingInFlight = 0;
+    /// Micro-batches whose logits the last stage holds at its peak (headInFlightBound;
+    /// 0 on other stages).
+    int outputInFlight = 0;
+    /// Layer activation bytes one (micro-batch, chunk) set holds on this stage.
+    std::int64_t chunkActivationBytes = 0;
+    /// Bytes one micro-batch's embedding-side tensors hold (first stage; else 0).
+    std::int64_t embeddingBytesPerMicroBatch = 0;
+    /// Bytes one micro-batch's final norm and logits hold (last stage; else 0).
+    std::int64_t outputBytesPerMicroBatch = 0;
+    /// chunkActivationBytes + embeddingBytesPerMicroBatch + outputBytesPerMicroBatch: one
+    /// micro-batch's activations on this stage without interleaving. Memory at a moment
+    /// with k sets, k_e embedding sets and k_o logits sets in flight = total -
+    /// activations.layers - embedding - output + k x chunkActivationBytes + k_e x
+    /// embeddingBytesPerMicroBatch + k_o x outputBytesPerMicroBatch (the timeline view
+    /// draws it).
     std::int64_t activationBytesPerMicroBatch = 0;
     ComponentBytes bytes;             ///< per GPU
     BufferBytes buffers;              ///< breakdown of bytes.buffers

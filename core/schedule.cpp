@@ -199,6 +199,27 @@ void countActivations(StageTimeline &st, bool splitBackward)
     }
 }
 
+/// Step function and peak of the sets of one chunk held on a stage (F start to B end,
+/// input-gradient B for split backwards).
+void countChunk(const StageTimeline &st, int chunk, std::vector<std::pair<double, int>> &steps,
+                int &peak)
+{
+    steps.emplace_back(0.0, 0);
+    int held = 0;
+    for (const PipelineOp &op : st.ops) {
+        if (op.chunk != chunk)
+            continue;
+        if (op.kind == OpKind::Forward) {
+            ++held;
+            peak = std::max(peak, held);
+            stepTo(steps, op.start, held);
+        } else if (op.kind == OpKind::Backward || op.kind == OpKind::BackwardInput) {
+            --held;
+            stepTo(steps, op.end, held);
+        }
+    }
+}
+
 } // namespace
 
 std::string_view pipelineScheduleId(PipelineSchedule s)
@@ -409,13 +430,18 @@ Timeline schedule(const ScheduleParams &params)
         timeline.makespan = std::max(timeline.makespan, st.ops.back().end);
     double idle = 0;
     double busy = 0;
-    for (StageTimeline &st : timeline.stages) {
+    for (int stage = 0; stage < int(timeline.stages.size()); ++stage) {
+        StageTimeline &st = timeline.stages[std::size_t(stage)];
         for (const PipelineOp &op : st.ops)
             st.busy += op.end - op.start;
         st.bubbleFraction = (timeline.makespan - st.busy) / timeline.makespan;
         idle += timeline.makespan - st.busy;
         busy += st.busy;
         countActivations(st, split);
+        if (stage == 0)
+            countChunk(st, 0, st.embeddingInFlight, st.peakEmbeddingInFlight);
+        if (stage == p - 1)
+            countChunk(st, v - 1, st.headInFlight, st.peakHeadInFlight);
     }
     timeline.bubbleFraction = idle / (double(p) * timeline.makespan);
     timeline.bubbleOverIdeal = idle / busy;
@@ -439,6 +465,26 @@ int peakInFlightBound(PipelineSchedule s, int stages, int microBatches, int chun
         return std::min(2 * (p - i - 1) + (v - 1) * p + 1, m * v);
     }
     return m;
+}
+
+int embeddingInFlightBound(PipelineSchedule s, int stages, int microBatches, int /*chunks*/)
+{
+    const int p = stages, m = microBatches;
+    switch (s) {
+    case PipelineSchedule::GPipe:
+        return m;
+    case PipelineSchedule::OneFOneB:
+    case PipelineSchedule::ZeroBubbleH1:
+        return std::min(p, m);
+    case PipelineSchedule::Interleaved1F1B:
+        return std::min(2 * p, m);
+    }
+    return m;
+}
+
+int headInFlightBound(PipelineSchedule s, int /*stages*/, int microBatches, int /*chunks*/)
+{
+    return s == PipelineSchedule::GPipe ? microBatches : std::min(1, microBatches);
 }
 
 } // namespace shardscope

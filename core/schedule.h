@@ -120,6 +120,15 @@ struct StageTimeline
     int peakPendingWeightGrads = 0;
     /// ZB-H1 only (empty otherwise): step function of those, as inFlight.
     std::vector<std::pair<double, int>> pendingWeightGrads;
+    /// First stage only (0 / empty elsewhere): most sets of chunk 0, which holds the
+    /// token embedding, held at once, and their step function as inFlight. Each set keeps
+    /// one micro-batch's embedding-side tensors.
+    int peakEmbeddingInFlight = 0;
+    std::vector<std::pair<double, int>> embeddingInFlight;
+    /// Last stage only (0 / empty elsewhere): the same for chunk v - 1, which holds the
+    /// output head, so each set keeps one micro-batch's logits.
+    int peakHeadInFlight = 0;
+    std::vector<std::pair<double, int>> headInFlight;
 };
 
 /// A whole training step's pipeline timeline (output of schedule()).
@@ -169,5 +178,19 @@ namespace shardscope {
 /// Equals schedule(params).stages[stage].peakInFlight for valid params
 /// (tests/core/test_schedule.cpp); the memory engine uses it to avoid simulating.
 int peakInFlightBound(PipelineSchedule s, int stages, int microBatches, int chunks, int stage);
+
+/// Peak number of micro-batches whose embedding output the first stage holds at once
+/// (the sets of its chunk 0), in closed form: GPipe m; 1F1B and ZB-H1 min(p, m);
+/// interleaved 1F1B min(2 p, m) (chunk 0 takes one group of p micro-batches in the
+/// warm-up and most of the next before its first backward). Equals
+/// schedule(params).stages[0].peakEmbeddingInFlight for valid params.
+int embeddingInFlightBound(PipelineSchedule s, int stages, int microBatches, int chunks);
+
+/// Peak number of micro-batches whose logits the last stage holds at once (the sets of
+/// its chunk v - 1, which holds the output head): GPipe m (every forward runs before
+/// any backward); 1F1B, ZB-H1 and interleaved 1F1B 1 (the last virtual stage runs each
+/// micro-batch's backward right after its forward). Equals
+/// schedule(params).stages[p - 1].peakHeadInFlight for valid params.
+int headInFlightBound(PipelineSchedule s, int stages, int microBatches, int chunks);
 
 } // namespace shardscope

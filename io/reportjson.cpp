@@ -130,6 +130,8 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
             {"holds_output_head", g.holdsOutputHead},
             {"parameters_per_gpu", qint64(g.parametersPerGpu)},
             {"peak_in_flight_microbatches", g.peakInFlight},
+            {"embedding_in_flight_microbatches", g.embeddingInFlight},
+            {"output_in_flight_microbatches", g.outputInFlight},
             {"bytes", bytes},
             {"total_bytes", qint64(g.totalBytes())},
             {"activation_bytes",

@@ -94,10 +94,19 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(ne
         QMargins(TimelineView::leftMargin, 0, TimelineView::rightMargin, 0));
 }
 
-std::int64_t StageMemoryChart::stageBytes(const GpuGroup &g, int inFlight)
+std::int64_t StageMemoryChart::stageBytes(const GpuGroup &g, int inFlight, int embeddingInFlight,
+                                          int headInFlight)
 {
     return g.totalBytes() - g.activations.layers - g.activations.embedding - g.activations.output +
-           std::int64_t(inFlight) * g.activationBytesPerMicroBatch;
+           std::int64_t(inFlight) * g.chunkActivationBytes +
+           std::int64_t(embeddingInFlight) * g.embeddingBytesPerMicroBatch +
+           std::int64_t(headInFlight) * g.outputBytesPerMicroBatch;
+}
+
+std::int64_t StageMemoryChart::Stage::bytesAt(double time) const
+{
+    return stageBytes(group, countAt(inFlight, time), countAt(embeddingInFlight, time),
+                      countAt(headInFlight, time));
 }
 
 int StageMemoryChart::inFlightAt(const StageTimeline &stage, double time)
@@ -141,7 +150,8 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
         message = QStringLiteral("%1 stages: too many lines to draw").arg(t.stages.size());
     if (message.isEmpty()) {
         for (std::size_t i = 0; i < t.stages.size(); ++i)
-            m_stages.push_back({r.groups[i], t.stages[i].inFlight});
+            m_stages.push_back({r.groups[i], t.stages[i].inFlight, t.stages[i].embeddingInFlight,
+                                t.stages[i].headInFlight});
     }
     m_makespan = message.isEmpty() ? t.makespan : 0;
     m_message->setText(message);
@@ -186,16 +196,23 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 
         QVector<double> keys, values;
         const Stage &st = m_stages[i];
-        keys.reserve(int(st.inFlight.size()) + 2);
-        values.reserve(int(st.inFlight.size()) + 2);
-        for (const auto &[time, count] : st.inFlight) {
+        // Every time any of the three counts changes; the embedding and logits sets are
+        // subsets of the stage's sets, so this is rarely more than inFlight's steps.
+        std::vector<double> times;
+        times.reserve(st.inFlight.size() + st.embeddingInFlight.size() + st.headInFlight.size() +
+                      1);
+        for (const auto *steps : {&st.inFlight, &st.embeddingInFlight, &st.headInFlight})
+            for (const auto &step : *steps)
+                times.push_back(step.first);
+        std::sort(times.begin(), times.end());
+        times.erase(std::unique(times.begin(), times.end()), times.end());
+        if (times.empty() || times.back() < m_makespan)
+            times.push_back(m_makespan);
+        keys.reserve(int(times.size()));
+        values.reserve(int(times.size()));
+        for (const double time : times) {
             keys << time;
-            values << double(stageBytes(st.group, count)) / m_scale;
-            top = std::max(top, values.back());
-        }
-        if (keys.isEmpty() || keys.back() < m_makespan) {
-            keys << m_makespan;
-            values << double(stageBytes(st.group, countAt(st.inFlight, m_makespan))) / m_scale;
+            values << double(st.bytesAt(time)) / m_scale;
             top = std::max(top, values.back());
         }
         line->setData(keys, values, true);
@@ -242,8 +259,7 @@ std::int64_t StageMemoryChart::bytesAt(int stage, double time) const
 {
     if (stage < 0 || stage >= stageCount())
         return 0;
-    const Stage &st = m_stages[stage];
-    return stageBytes(st.group, countAt(st.inFlight, time));
+    return m_stages[stage].bytesAt(time);
 }
 
 double StageMemoryChart::valueAt(int stage, double time) const

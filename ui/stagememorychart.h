@@ -23,19 +23,21 @@ namespace shardscope {
 /// Memory of stage i at time t, bytes (stageBytes()):
 ///
 ///     group.totalBytes() - activations.layers - activations.embedding - activations.output
-///         + inFlight_i(t) x group.activationBytesPerMicroBatch
+///         + inFlight_i(t) x group.chunkActivationBytes
+///         + embeddingInFlight_i(t) x group.embeddingBytesPerMicroBatch
+///         + headInFlight_i(t) x group.outputBytesPerMicroBatch
 ///
-/// that is, model states + buffers (+ the recompute working set, which the report counts
-/// once per stage) + the activations of the micro-batch chunks in flight at t, where
-/// inFlight_i is the schedule's step function StageTimeline::inFlight (a set is held from
-/// the start of its F to the end of its B). At the moment stage i reaches its peak in flight
-/// the line equals the report's stage total exactly for v = 1 (the engine counts the same
-/// peak, peakInFlightBound, and also counts the working set and the fragmentation reserve
-/// at that peak). With interleaving (v > 1) the first and last stage differ: the report
-/// counts the embedding / output activations for ceil(peak / v) micro-batches, the formula
-/// for every chunk set in flight. ZB-H1's pending weight gradients (M_W, Qi et al. 2023
-/// Table 1) are not in the report and not drawn. The fragmentation reserve stays at its peak
-/// value over the whole step.
+/// that is, model states + buffers (+ the recompute working set and the loss backward,
+/// which the report counts once per stage) + the activations of the micro-batch chunks in
+/// flight at t, where inFlight_i is the schedule's step function StageTimeline::inFlight (a
+/// set is held from the start of its F to the end of its B), and the embedding and logits
+/// of the micro-batches in flight in the chunk holding them (StageTimeline::
+/// embeddingInFlight on the first stage, headInFlight on the last). At the moment a stage
+/// reaches its peak the line equals the report's stage total exactly: the engine counts
+/// the same peaks in closed form (peakInFlightBound, embeddingInFlightBound,
+/// headInFlightBound), and the working set and fragmentation reserve at that peak.
+/// ZB-H1's pending weight gradients (M_W, Qi et al. 2023 Table 1) are not in the report
+/// and not drawn. The fragmentation reserve stays at its peak value over the whole step.
 class StageMemoryChart : public QWidget
 {
     Q_OBJECT
@@ -72,8 +74,10 @@ public:
     /// Text shown instead of lines (empty when the lines are drawn).
     QString message() const;
 
-    /// The formula above for one stage with `inFlight` chunk sets in flight, bytes.
-    static std::int64_t stageBytes(const GpuGroup &group, int inFlight);
+    /// The formula above for one stage with `inFlight` chunk sets, `embeddingInFlight`
+    /// embedding sets and `headInFlight` logits sets in flight, bytes.
+    static std::int64_t stageBytes(const GpuGroup &group, int inFlight, int embeddingInFlight,
+                                   int headInFlight);
     /// The step function's count at `time`: the last entry at or before `time`; 0 before
     /// the first and for an empty function.
     static int inFlightAt(const StageTimeline &stage, double time);
@@ -87,7 +91,9 @@ private:
     struct Stage
     {
         GpuGroup group;
-        std::vector<std::pair<double, int>> inFlight;
+        std::vector<std::pair<double, int>> inFlight, embeddingInFlight, headInFlight;
+        /// stageBytes() at `time`.
+        std::int64_t bytesAt(double time) const;
     };
 
     QCustomPlot *m_plot = nullptr;

@@ -149,6 +149,22 @@ void TestLayouts::activationsFollowTheSchedule()
         QCOMPARE(qint64(eager.groups[i].bytes.activations),
                  qint64(gpipe.groups[i].bytes.activations));
     s.training.lossKernel = LossKernel::Fused;
+    // Interleaved 1F1B, v 2, m 8: the head is in chunk 1 of the last stage, whose
+    // micro-batches run backward right after forward: logits for one micro-batch only.
+    // The embedding is in chunk 0 of stage 0, which holds min(2 p, m) = 8 micro-batches
+    // (with dropout, its mask: s b h / t x 1 byte = 4096 x 8192 / 8 = 4,194,304 bytes).
+    s.training.schedule = PipelineSchedule::Interleaved1F1B;
+    s.training.chunks = 2;
+    s.training.dropout = true;
+    const MemoryReport inter = estimate(s);
+    QVERIFY2(inter.valid(), inter.error.c_str());
+    QCOMPARE(inter.groups[3].outputInFlight, 1);
+    QCOMPARE(qint64(inter.groups[3].activations.output), 262668288LL + 16777216LL);
+    QCOMPARE(inter.groups[0].embeddingInFlight, 8);
+    QCOMPARE(qint64(inter.groups[0].activations.embedding), 8 * 4194304LL);
+    QCOMPARE(inter.groups[1].embeddingInFlight + inter.groups[1].outputInFlight, 0);
+    s.training.dropout = false;
+    s.training.chunks = 1;
     // Full recomputation keeps 2 s b h / t per layer: 4096 x 8192 x 2 / 8 = 8,388,608.
     s.training.schedule = PipelineSchedule::OneFOneB;
     s.training.recompute = Recompute::Full;

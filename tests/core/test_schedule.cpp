@@ -215,6 +215,37 @@ QString checkInvariants(const ScheduleParams &sp, const Timeline &t)
         } else if (st.peakPendingWeightGrads != 0 || !st.pendingWeightGrads.empty()) {
             return QStringLiteral("pending W without a split backward");
         }
+        // The chunks holding the embedding (stage 0, chunk 0) and the head (stage p - 1,
+        // chunk v - 1): the closed forms the engine uses must match the simulation.
+        const auto edgeCheck = [&](const std::vector<std::pair<double, int>> &steps, int peak,
+                                   bool holds, int bound, const char *what) -> QString {
+            if (!holds)
+                return steps.empty() && peak == 0
+                           ? QString()
+                           : QStringLiteral("%1 sets on stage %2").arg(what).arg(i);
+            if (peak != bound)
+                return QStringLiteral("%1 in flight on stage %2: %3, closed form %4")
+                    .arg(what)
+                    .arg(i)
+                    .arg(peak)
+                    .arg(bound);
+            int most = 0;
+            for (const auto &step : steps)
+                most = std::max(most, step.second);
+            if (steps.empty() || steps.back().second != 0 || most != peak || peak > st.peakInFlight)
+                return QStringLiteral("%1 step function on stage %2").arg(what).arg(i);
+            return {};
+        };
+        QString edge =
+            edgeCheck(st.embeddingInFlight, st.peakEmbeddingInFlight, i == 0,
+                      embeddingInFlightBound(sp.schedule, sp.stages, sp.microBatches, sp.chunks),
+                      "embedding");
+        if (edge.isEmpty())
+            edge = edgeCheck(st.headInFlight, st.peakHeadInFlight, i == p - 1,
+                             headInFlightBound(sp.schedule, sp.stages, sp.microBatches, sp.chunks),
+                             "head");
+        if (!edge.isEmpty())
+            return edge;
     }
     return {};
 }
