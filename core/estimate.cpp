@@ -319,7 +319,6 @@ MemoryReport estimate(const Scenario &s)
 
     int firstLayer = 0;
     std::int64_t maxHostPerGpu = 0;
-    std::int64_t expertAllToAll = 0; // most bytes one GPU sends in expert all-to-alls per step
     for (int i = 0; i < p; ++i) {
         GpuGroup g;
         g.pipelineStage = i;
@@ -492,16 +491,15 @@ MemoryReport estimate(const Scenario &s)
             // Expert-parallel all-to-all: each MoE block dispatches the k copies of the
             // rank's tokens (its sequence-parallel share) and combines them back, in the
             // forward and the backward pass (again in the recomputed forward under full
-            // recomputation); (e - 1) / e of it leaves the GPU. Not a CommunicationBytes
-            // field: reported in a note.
+            // recomputation); (e - 1) / e of it leaves the GPU (Megatron-Core's
+            // MoEAlltoAllTokenDispatcher; uniform routing assumed).
             if (e > 1 && blocksOfKind[1] > 0) {
                 const Wide copies = Wide(tokensPerRank) / (tr.sequenceParallel && t > 1 ? t : 1) *
                                     arch->activeExperts;
                 const int passes = tr.recompute == Recompute::Full ? 6 : 4;
-                expertAllToAll = std::max(
-                    expertAllToAll,
+                cm.expertParallel =
                     std::int64_t(Wide(m) * blocksOfKind[1] * passes *
-                                 ringShare(copies * arch->hidden * tr.activationBytes, e)));
+                                 ringShare(copies * arch->hidden * tr.activationBytes, e));
             }
         }
 
@@ -517,10 +515,6 @@ MemoryReport estimate(const Scenario &s)
             str(arch->experts / e) + " of " + str(arch->experts) +
             " routed experts per MoE layer, their states sharded over " + str(expertShardGroup) +
             " ranks.");
-        if (expertAllToAll > 0)
-            report.notes.push_back("Expert-parallel all-to-all sends up to " +
-                                   formatBytes(expertAllToAll, ByteUnit::GB) +
-                                   " per GPU per step (not in the communication totals).");
     }
     return report;
 }

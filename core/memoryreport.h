@@ -76,10 +76,12 @@ struct CommunicationBytes
     std::int64_t tensorParallel = 0;   ///< all-reduces (or all-gather + reduce-scatter) per layer
     std::int64_t pipelineParallel = 0; ///< activations and their gradients to neighbour stages
     std::int64_t contextParallel = 0;  ///< ring-attention key/value exchange
+    /// Mixture of experts with e > 1: token dispatch and combine all-to-alls.
+    std::int64_t expertParallel = 0;
     /// Sum over collectives, bytes.
     std::int64_t total() const
     {
-        return dataParallel + tensorParallel + pipelineParallel + contextParallel;
+        return dataParallel + tensorParallel + pipelineParallel + contextParallel + expertParallel;
     }
 };
 

@@ -19,6 +19,7 @@ QJsonObject communicationJson(const CommunicationBytes &c)
             {"tensor_parallel", qint64(c.tensorParallel)},
             {"pipeline_parallel", qint64(c.pipelineParallel)},
             {"context_parallel", qint64(c.contextParallel)},
+            {"expert_parallel", qint64(c.expertParallel)},
             {"total", qint64(c.total())}};
 }
 
@@ -60,14 +61,19 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                       {"parameters", qint64(r.parameters)},
                       {"source", QString::fromStdString(s.model.source)}};
     if (const auto &a = s.model.architecture) {
-        model.insert("architecture", QJsonObject{{"layers", a->layers},
-                                                 {"hidden", qint64(a->hidden)},
-                                                 {"ffn", qint64(a->ffn)},
-                                                 {"heads", a->heads},
-                                                 {"kv_heads", a->kvHeads},
-                                                 {"vocab", qint64(a->vocab)},
-                                                 {"tied", a->tiedEmbeddings},
-                                                 {"gated_mlp", a->gatedMlp}});
+        QJsonObject arch{{"layers", a->layers},       {"hidden", qint64(a->hidden)},
+                         {"ffn", qint64(a->ffn)},     {"heads", a->heads},
+                         {"kv_heads", a->kvHeads},    {"vocab", qint64(a->vocab)},
+                         {"tied", a->tiedEmbeddings}, {"gated_mlp", a->gatedMlp}};
+        if (a->isMoe()) {
+            arch.insert("experts", a->experts);
+            arch.insert("active_experts", a->activeExperts);
+            arch.insert("expert_ffn", qint64(a->effectiveExpertFfn()));
+            arch.insert("shared_experts", a->sharedExperts);
+            arch.insert("dense_layers", a->denseLayers);
+            model.insert("active_parameters", qint64(s.model.activeParameters()));
+        }
+        model.insert("architecture", arch);
     }
     const QJsonObject recipe{{"id", QString::fromStdString(s.recipe.id)},
                              {"weights", qint64(s.recipe.weightBytes)},
@@ -86,6 +92,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                              {"tensor_parallel", l.tensorParallel},
                              {"pipeline_parallel", l.pipelineParallel},
                              {"context_parallel", l.contextParallel},
+                             {"expert_parallel", l.expertParallel},
                              {"strategy", qs(zeroStageId(l.zeroStage))},
                              {"zero_stage", int(l.zeroStage)},
                              {"shard_group", qint64(l.shardGroup())},

@@ -107,6 +107,8 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
         html += row(QStringLiteral("Pipeline (activations to neighbours)"), cm.pipelineParallel);
     if (s.layout.contextParallel > 1)
         html += row(QStringLiteral("Context parallel (keys/values)"), cm.contextParallel);
+    if (cm.expertParallel > 0)
+        html += row(QStringLiteral("Expert parallel (all-to-all)"), cm.expertParallel);
     html += row(QStringLiteral("<b>Total</b>"), cm.total()) + QStringLiteral("</table>");
     if (g.hostBytes > 0)
         html +=

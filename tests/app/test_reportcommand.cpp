@@ -229,6 +229,13 @@ void TestReportCommand::hfConfigAndExpertParallel()
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
     QCOMPARE(o["parameters"].toInteger(), 46702792704LL);
     QCOMPARE(o["groups"].toArray()[0].toObject()["total_bytes"].toInteger(), 37727896320LL);
+    // The MoE shape and layout travel with the numbers: Mixtral's 12.88B active
+    // parameters (2 of 8 experts, published 12.9B) and e = 8.
+    QCOMPARE(o["layout"].toObject()["expert_parallel"].toInt(), 8);
+    const QJsonObject model = o["model"].toObject();
+    QCOMPARE(model["architecture"].toObject()["experts"].toInt(), 8);
+    QCOMPARE(model["architecture"].toObject()["active_experts"].toInt(), 2);
+    QVERIFY(std::abs(model["active_parameters"].toDouble() - 12.88e9) < 0.01e9);
     // The same through the catalog preset, and --ep 1 holds every expert.
     const Run one = run({"--model", "mixtral-8x7b", "--gpus", "64", "--strategy", "zero1",
                          "--model-states-only", "--json"});
