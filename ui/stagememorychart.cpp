@@ -229,7 +229,8 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 
     // The same time axis as TimelineView: 1 % to spare on the right.
     m_plot->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
-    m_plot->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.15);
+    // 25 % headroom: room for the capacity label above its line even in a short chart.
+    m_plot->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.25);
     m_plot->yAxis->setLabel(QStringLiteral("%1 per GPU").arg(qs(unitName(unit))));
     m_playheadLine->setVisible(p > 0);
     movePlayhead(m_playhead);

@@ -178,30 +178,43 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
                        static_cast<QWidget *>(m_stepForward)})
         w->setFocusPolicy(Qt::NoFocus);
 
-    auto *controls = new QHBoxLayout;
-    controls->setSpacing(8);
-    const auto addLabelled = [&](const QString &text, QWidget *w) {
+    // Two groups, side by side when the panel is wide enough and stacked when it is not
+    // (resizeEvent), so a 1600-pixel window shows the whole row without scrolling.
+    m_settingsRow = new QWidget(this);
+    m_playbackRow = new QWidget(this);
+    auto *settings = new QHBoxLayout(m_settingsRow);
+    auto *playback = new QHBoxLayout(m_playbackRow);
+    for (QHBoxLayout *row : {settings, playback}) {
+        row->setContentsMargins(0, 0, 0, 0);
+        row->setSpacing(8);
+    }
+    const auto addLabelled = [&](QHBoxLayout *row, const QString &text, QWidget *w) {
         auto *label = new QLabel(text, this);
         label->setFont(controlFont);
         label->setBuddy(w);
-        controls->addWidget(label);
-        controls->addWidget(w);
+        row->addWidget(label);
+        row->addWidget(w);
         return label;
     };
-    addLabelled(QStringLiteral("&Schedule"), m_schedule);
-    controls->addSpacing(12);
-    addLabelled(QStringLiteral("Stages &p"), m_stages);
-    controls->addSpacing(12);
-    addLabelled(QStringLiteral("Micro-batches &m"), m_microBatches);
-    controls->addSpacing(12);
-    m_chunksLabel = addLabelled(QStringLiteral("Chunks &v"), m_chunks);
-    controls->addStretch(1);
-    controls->addWidget(m_stepBack);
-    controls->addWidget(m_play);
-    controls->addWidget(m_stepForward);
-    addLabelled(QStringLiteral("Spee&d"), m_speed);
-    controls->addSpacing(8);
-    controls->addWidget(m_time);
+    addLabelled(settings, QStringLiteral("&Schedule"), m_schedule);
+    settings->addSpacing(12);
+    addLabelled(settings, QStringLiteral("Stages &p"), m_stages);
+    settings->addSpacing(12);
+    addLabelled(settings, QStringLiteral("Micro-batches &m"), m_microBatches);
+    settings->addSpacing(12);
+    m_chunksLabel = addLabelled(settings, QStringLiteral("Chunks &v"), m_chunks);
+    settings->addStretch(1);
+    playback->addWidget(m_stepBack);
+    playback->addWidget(m_play);
+    playback->addWidget(m_stepForward);
+    addLabelled(playback, QStringLiteral("Spee&d"), m_speed);
+    playback->addSpacing(8);
+    playback->addWidget(m_time);
+    playback->addStretch(1);
+    m_controls = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_controls->setSpacing(4);
+    m_controls->addWidget(m_settingsRow, 1);
+    m_controls->addWidget(m_playbackRow);
     for (QWidget *w : {static_cast<QWidget *>(m_schedule), static_cast<QWidget *>(m_stages),
                        static_cast<QWidget *>(m_microBatches), static_cast<QWidget *>(m_chunks),
                        static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
@@ -229,6 +242,7 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
 
     m_view = new TimelineView(this);
     m_memory = new StageMemoryChart(this);
+    m_memory->setMinimumHeight(240); // capacity label, legend and axis stay legible
 
     // The scrub slider spans the plots' time axis.
     m_scrub = new QSlider(Qt::Horizontal, this);
@@ -243,12 +257,19 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 8, 10, 6);
     layout->setSpacing(4);
-    layout->addLayout(controls);
+    layout->addLayout(m_controls);
     layout->addLayout(bubbleRow);
     layout->addWidget(m_error);
     layout->addWidget(m_view, 5);
     layout->addLayout(scrubRow);
     layout->addWidget(m_memory, 3);
+    // Only the wider group bounds the panel's width (arrangeControls() stacks them);
+    // explicit minimums stop the side-by-side layout from adding the two together.
+    const int widest = std::max(m_settingsRow->minimumSizeHint().width(),
+                                m_playbackRow->minimumSizeHint().width());
+    m_settingsRow->setMinimumWidth(1);
+    m_playbackRow->setMinimumWidth(1);
+    setMinimumWidth(widest + layout->contentsMargins().left() + layout->contentsMargins().right());
 
     m_timer = new QTimer(this);
     m_timer->setTimerType(Qt::PreciseTimer);
@@ -519,6 +540,23 @@ void TimelinePanel::keyPressEvent(QKeyEvent *event)
         return;
     }
     event->accept();
+}
+
+void TimelinePanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    arrangeControls();
+}
+
+void TimelinePanel::arrangeControls()
+{
+    // The panel may be narrower than both groups side by side: stack them then.
+    const int settings = m_settingsRow->minimumSizeHint().width();
+    const int playback = m_playbackRow->minimumSizeHint().width();
+    const QMargins margins = layout()->contentsMargins();
+    const int room = width() - margins.left() - margins.right();
+    const bool sideBySide = room >= settings + playback + m_controls->spacing() + 24;
+    m_controls->setDirection(sideBySide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 void TimelinePanel::showEvent(QShowEvent *event)

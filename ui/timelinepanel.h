@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <vector>
 
+class QBoxLayout;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -114,8 +115,12 @@ protected:
     void keyPressEvent(QKeyEvent *event) override;
     void hideEvent(QHideEvent *event) override;
     void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
+    /// Puts the schedule settings and the playback controls side by side when both fit,
+    /// else one above the other.
+    void arrangeControls();
     void refresh();
     void syncControls();
     void updateBubbleText();
@@ -136,6 +141,9 @@ private:
     QSpinBox *m_microBatches = nullptr;
     QSpinBox *m_chunks = nullptr;
     QLabel *m_chunksLabel = nullptr;
+    QWidget *m_settingsRow = nullptr; ///< schedule, p, m, v
+    QWidget *m_playbackRow = nullptr; ///< step, play, step, speed, time
+    QBoxLayout *m_controls = nullptr; ///< holds the two rows; direction set by arrangeControls()
     QPushButton *m_play = nullptr;
     QPushButton *m_stepBack = nullptr;
     QPushButton *m_stepForward = nullptr;
