@@ -311,8 +311,11 @@ MemoryReport estimate(const Scenario &s)
             }
         }
         embeddingActivation = embeddingActivationBytes(*arch, act);
-        outputActivation = outputActivationBytes(*arch, act);
-        lossBackward = lossBackwardBytes(*arch, act);
+        // One validation for the output terms and the loss (lossBackwardBytes without
+        // validating again: validateActivationSettings bounds 2 x logits too).
+        const OutputActivationTerms out = outputActivationTerms(*arch, act);
+        outputActivation = out.total();
+        lossBackward = act.lossKernel == LossKernel::Eager ? 2 * out.logits : 0;
         vocabPerRank = vocabParametersPerRank(*arch, t);
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * (tr.sequenceLength / c);
