@@ -82,6 +82,17 @@ std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u)
     if (r.fits())
         return "Fits: " + formatBytes(r.peakBytes(), u) + " of " + formatBytes(r.capacityBytes, u) +
                perGpu;
+    // When the busiest GPU's activations outweigh its model states, no ZeRO stage or
+    // GPU count helps: data parallelism does not split activations.
+    const GpuGroup *busiest = nullptr;
+    for (const GpuGroup &g : r.groups)
+        if (!busiest || g.totalBytes() > busiest->totalBytes())
+            busiest = &g;
+    if (busiest && busiest->bytes.activations > busiest->bytes.modelStates())
+        return "Overflows by " + formatBytes(-r.headroomBytes(), u) + perGpu + ": activations (" +
+               formatBytes(busiest->bytes.activations, u) +
+               ") dominate and sharding does not split them: recompute, or split the sequence "
+               "(context or tensor parallel)";
     std::string reason;
     switch (s.layout.zeroStage) {
     case ZeroStage::Ddp:

@@ -31,7 +31,8 @@ std::string formatParameters(std::int64_t parameters);
 /// One plain-language sentence on whether the scenario fits, for example
 /// "Fits: 17.5 GB of 80 GB per GPU" or
 /// "Overflows by 1,040 GB per GPU: DDP keeps a full copy on every GPU".
-/// The overflow reason names what the strategy leaves replicated.
+/// The overflow reason names what the strategy leaves replicated or, when the busiest
+/// GPU's activations outweigh its model states, that data parallelism cannot split them.
 std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u);
 
 } // namespace shardscope

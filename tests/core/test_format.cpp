@@ -29,6 +29,7 @@ private slots:
     void parameters();
     void verdicts_data();
     void verdicts();
+    void activationsDominateTheVerdict();
 };
 
 void TestFormat::bytes_data()
@@ -91,6 +92,36 @@ void TestFormat::verdicts()
     QFETCH(QString, text);
     const Scenario s = seventyB(gpus, ZeroStage(stage));
     QCOMPARE(QString::fromStdString(verdictText(s, estimate(s), ByteUnit::GB)), text);
+}
+
+void TestFormat::activationsDominateTheVerdict()
+{
+    // Llama 3.1 8B on 8 H100s, ZeRO-3, s 32768, full recomputation, eager loss: 16.1 GB
+    // of model states but 64.1 GB of activations (lesson 6). More GPUs would not help.
+    Scenario s;
+    s.model.architecture = Architecture{
+        .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 128256};
+    s.recipe.weightBytes = 4;
+    s.recipe.gradientBytes = 4;
+    s.recipe.masterWeightBytes = 0;
+    s.recipe.optimizerBytes = 8;
+    s.gpu.capacityBytes = 80'000'000'000;
+    s.layout.gpus = 8;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.training.sequenceLength = 32768;
+    s.training.microBatches = 1;
+    s.training.recompute = Recompute::Full;
+    s.training.lossKernel = LossKernel::Eager;
+    QCOMPARE(QString::fromStdString(verdictText(s, estimate(s), ByteUnit::GB)),
+             QStringLiteral("Overflows by 8.07 GB per GPU: activations (64.1 GB) dominate and "
+                            "sharding does not split them: recompute, or split the sequence "
+                            "(context or tensor parallel)"));
+    // With model states the larger part the reason stays the strategy's.
+    s.training.sequenceLength = 4096;
+    s.layout.gpus = 1;
+    s.layout.zeroStage = ZeroStage::Ddp;
+    QVERIFY(QString::fromStdString(verdictText(s, estimate(s), ByteUnit::GB))
+                .endsWith(QStringLiteral("one GPU must hold every model state")));
 }
 
 QTEST_APPLESS_MAIN(TestFormat)
