@@ -124,12 +124,13 @@ void TestLesson::builtInLessonsLoad()
     QStringList errors;
     const std::vector<Lesson> lessons = builtInLessons(&errors);
     QVERIFY2(errors.isEmpty(), qPrintable(errors.join(u'\n')));
-    QCOMPARE(int(lessons.size()), 5);
+    QCOMPARE(int(lessons.size()), 6);
     QCOMPARE(lessons[0].id, QStringLiteral("ddp-never-fits"));
     QCOMPARE(lessons[1].id, QStringLiteral("zero3-on-8-h100s"));
     QCOMPARE(lessons[2].id, QStringLiteral("13b-on-4-a100-40gb"));
     QCOMPARE(lessons[3].id, QStringLiteral("pipeline-bubble"));
     QCOMPARE(lessons[4].id, QStringLiteral("activation-memory"));
+    QCOMPARE(lessons[5].id, QStringLiteral("logits-and-the-loss"));
     for (const Lesson &l : lessons) {
         QVERIFY(!l.sources.isEmpty());
         QVERIFY(l.steps.size() >= 4);
