@@ -516,8 +516,9 @@ MemoryReport estimate(const Scenario &s)
             "Mixture of experts: " + formatParameters(activeParameterCount(*arch)) + " of " +
             formatParameters(report.parameters) + " parameters active per token; each GPU holds " +
             str(arch->experts / e) + " of " + str(arch->experts) +
-            " routed experts per MoE layer, their states sharded over " + str(expertShardGroup) +
-            " ranks.");
+            " routed experts per MoE layer, " +
+            (expertShardGroup > 1 ? "their states sharded over " + str(expertShardGroup) + " ranks."
+                                  : std::string("their states not sharded.")));
     }
     return report;
 }

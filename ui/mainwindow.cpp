@@ -23,6 +23,8 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLocale>
@@ -46,6 +48,25 @@
 namespace shardscope {
 
 namespace {
+
+/// Selects the item whose data is `id`. An id not in the list (a custom recipe or GPU
+/// from a file or a lesson) selects a trailing item with data `customId`, added once and
+/// showing `name` (or `customText` when the name is empty), so the box never names a
+/// preset the scenario does not use.
+void selectOrShowCustom(QComboBox *combo, const QString &id, const QString &name,
+                        const QString &customId, const QString &customText)
+{
+    int index = id == customId ? -1 : combo->findData(id);
+    if (index < 0) {
+        index = combo->findData(customId);
+        if (index < 0) {
+            combo->addItem(QString(), customId);
+            index = combo->count() - 1;
+        }
+        combo->setItemText(index, name.isEmpty() ? customText : name);
+    }
+    combo->setCurrentIndex(index);
+}
 
 constexpr double logMinParams = 8.0;          // 1e8 = 0.1B
 const double logMaxParams = std::log10(2e12); // 2T
@@ -154,6 +175,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_lessonTitle = new QLabel;
     m_lessonLabel = new QLabel;
     m_lessonLabel->setWordWrap(true);
+    m_lessonTitle->setWordWrap(true); // a long title must not widen the window
     QFont lf = m_lessonLabel->font();
     lf.setPointSizeF(15);
     m_lessonLabel->setFont(lf);
@@ -344,6 +366,12 @@ bool MainWindow::openFile(const QString &path, QString *error)
         m_model->edit([&model](Scenario &s) { s.model = *model; });
         m_message.clear();
         return true;
+    }
+    // A file that says it is a scenario gets the scenario's error alone.
+    if (QJsonDocument::fromJson(bytes).object().value(QStringLiteral("schema")).toString() ==
+        QLatin1String(scenarioFileSchema)) {
+        *error = scenarioError;
+        return false;
     }
     *error = QStringLiteral("%1 is neither a ShardScope scenario (%2) nor a Hugging Face "
                             "config.json (%3)")
@@ -767,8 +795,10 @@ void MainWindow::syncControls()
                 best = i;
         m_gpuSlider->setValue(best);
     }
-    m_gpuCombo->setCurrentIndex(std::max(0, m_gpuCombo->findData(qs(s.gpu.id))));
-    m_recipeCombo->setCurrentIndex(std::max(0, m_recipeCombo->findData(qs(s.recipe.id))));
+    selectOrShowCustom(m_gpuCombo, qs(s.gpu.id), qs(s.gpu.name), QStringLiteral("custom-gpu"),
+                       QStringLiteral("Custom GPU"));
+    selectOrShowCustom(m_recipeCombo, qs(s.recipe.id), qs(s.recipe.displayName),
+                       QStringLiteral("custom"), QStringLiteral("Custom"));
     const std::int64_t bytes[] = {s.recipe.weightBytes, s.recipe.gradientBytes,
                                   s.recipe.masterWeightBytes, s.recipe.optimizerBytes};
     for (int i = 0; i < 4; ++i) {

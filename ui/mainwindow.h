@@ -92,6 +92,14 @@ public:
 
     /// Starts a lesson at its first step (index into builtInLessons()).
     void startLesson(int index);
+    /// Number of built-in lessons.
+    int lessonCount() const { return int(m_lessons.size()); }
+    /// Steps of lesson `index` (0 for an index out of range).
+    int lessonStepCount(int index) const
+    {
+        return index >= 0 && index < lessonCount() ? int(m_lessons[std::size_t(index)].steps.size())
+                                                   : 0;
+    }
     /// Steps the running lesson by +1 / -1; returns false at either end or with none.
     bool stepLesson(int delta);
     /// Leaves the lesson; the settings stay where the last step put them.

@@ -38,6 +38,8 @@ private slots:
     void groupsWhenTooManyGpus();
     void advancedLayoutMakesStages();
     void eagerLossRaisesTheLastStage();
+    void customRecipeAndGpuAreNamed();
+    void longLessonTitlesWrap();
     void impossibleLayoutSaysWhy();
     void breakdownShowsTheSelectedStage();
     void presentationModeAndThemes();
@@ -227,6 +229,51 @@ void TestMainWindow::eagerLossRaisesTheLastStage()
     QCOMPARE(qint64(last.activations.lossBackward), 525'336'576LL);
     QVERIFY(w.chart()->stackTop(3) - before > 0.525);
     QCOMPARE(w.chart()->stackTop(0), firstBefore);
+}
+
+void TestMainWindow::customRecipeAndGpuAreNamed()
+{
+    MainWindow w;
+    Scenario s = w.scenarioModel()->scenario();
+    s.recipe.id = "claim-12b";
+    s.recipe.displayName = "12 B/param (the claim's own figure)";
+    s.recipe.masterWeightBytes = 0;
+    s.gpu.id = "h100-96gb";
+    s.gpu.name = "H100 96 GB (Grand Teton)";
+    s.gpu.capacityBytes = 96'000'000'000;
+    w.scenarioModel()->setScenario(s);
+    // Neither box may name a preset the scenario does not use.
+    QCOMPARE(w.recipeCombo()->currentText(), QStringLiteral("12 B/param (the claim's own figure)"));
+    QCOMPARE(w.gpuCombo()->currentText(), QStringLiteral("H100 96 GB (Grand Teton)"));
+    // Back to presets: the boxes follow, and the custom entries stay available once.
+    w.scenarioModel()->setRecipe("mixed-adam");
+    w.scenarioModel()->setGpu("h100-sxm-80gb");
+    QCOMPARE(w.recipeCombo()->currentData().toString(), QStringLiteral("mixed-adam"));
+    QCOMPARE(w.gpuCombo()->currentData().toString(), QStringLiteral("h100-sxm-80gb"));
+    QCOMPARE(w.gpuCombo()->findData(QStringLiteral("custom-gpu")), w.gpuCombo()->count() - 1);
+}
+
+void TestMainWindow::longLessonTitlesWrap()
+{
+    // Lesson 6 has the longest title; at the default 1600 pixels it must wrap, not widen
+    // the window past the screen.
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    for (int i = 0; i < w.lessonCount(); ++i) {
+        w.startLesson(i);
+        for (int step = 0; step < w.lessonStepCount(i); ++step) {
+            QCoreApplication::processEvents();
+            QVERIFY2(w.width() == 1600 && w.minimumSize().width() <= 1600,
+                     qPrintable(QStringLiteral("lesson %1 step %2: %3 px wide, at least %4")
+                                    .arg(i + 1)
+                                    .arg(step + 1)
+                                    .arg(w.width())
+                                    .arg(w.minimumSize().width())));
+            w.stepLesson(+1);
+        }
+    }
 }
 
 void TestMainWindow::impossibleLayoutSaysWhy()
