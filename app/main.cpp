@@ -53,6 +53,10 @@ int runGui(int argc, char **argv)
 
     QTextStream err(stderr);
     shardscope::MainWindow window;
+    if (options.anySet(p) && !p.positionalArguments().isEmpty()) {
+        err << "shardscope: give a file or scenario flags (--model, --gpus, ...), not both\n";
+        return 2;
+    }
     if (options.anySet(p)) {
         QString error;
         const auto s = options.scenario(p, &error);
@@ -71,6 +75,7 @@ int runGui(int argc, char **argv)
         }
         window.scenarioModel()->setUnit(*unit);
     }
+    QSize requested; // --size, to report when the window cannot be that small
     if (p.isSet(size)) {
         const QStringList wh = p.value(size).split(u'x');
         const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
@@ -79,7 +84,8 @@ int runGui(int argc, char **argv)
                 << p.value(size) << "')\n";
             return 2;
         }
-        window.resize(w, h);
+        requested = QSize(w, h);
+        window.resize(requested);
     }
     if (!p.positionalArguments().isEmpty()) {
         QString error;
@@ -90,8 +96,22 @@ int runGui(int argc, char **argv)
     }
     if (p.isSet(lesson)) {
         const QStringList parts = p.value(lesson).split(u':');
-        window.startLesson(parts.value(0).toInt() - 1);
-        for (int i = 1; i < parts.value(1).toInt(); ++i)
+        bool lessonOk = false, stepOk = parts.size() == 1;
+        const int n = parts.value(0).toInt(&lessonOk);
+        const int step = parts.size() == 2 ? parts[1].toInt(&stepOk) : 1;
+        const int steps = window.lessonStepCount(n - 1);
+        if (parts.size() > 2 || !lessonOk || steps == 0) {
+            err << "shardscope: --lesson must be N or N:STEP with N from 1 to "
+                << window.lessonCount() << " (got '" << p.value(lesson) << "')\n";
+            return 2;
+        }
+        if (!stepOk || step < 1 || step > steps) {
+            err << "shardscope: --lesson: lesson " << n << " has steps 1 to " << steps << " (got '"
+                << p.value(lesson) << "')\n";
+            return 2;
+        }
+        window.startLesson(n - 1);
+        for (int i = 1; i < step; ++i)
             window.stepLesson(+1);
     }
     if (p.isSet(view)) {
@@ -110,7 +130,14 @@ int runGui(int argc, char **argv)
     window.show();
     if (p.isSet(screenshot)) {
         const QString file = p.value(screenshot);
-        QTimer::singleShot(300, &window, [&window, file, &err] {
+        const QSize asked = requested;
+        QTimer::singleShot(300, &window, [&window, file, &err, asked] {
+            // The window cannot be smaller than its controls need; say so rather than
+            // save a different size silently.
+            if (asked.isValid() && window.size() != asked)
+                err << "shardscope: the window needs at least " << window.width() << "x"
+                    << window.height() << "; saved at that size, not " << asked.width() << "x"
+                    << asked.height() << "\n";
             if (!window.grab().save(file)) {
                 err << "shardscope: cannot write " << file << "\n";
                 QCoreApplication::exit(1);
