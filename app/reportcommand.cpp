@@ -559,6 +559,8 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (!unit)
         return fail(error);
     const MemoryReport report = estimate(*s);
+    if (!report.valid())
+        return fail(QStringLiteral("cannot estimate: ") + QString::fromStdString(report.error));
     if (p.isSet(json))
         out << QJsonDocument(reportToJson(*s, report)).toJson(QJsonDocument::Indented);
     else

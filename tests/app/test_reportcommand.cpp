@@ -198,6 +198,9 @@ void TestReportCommand::badArguments_data()
            "(--layers ...) are exclusive";
     QTest::newRow("unknown flag") << QStringList{"--gpuz", "8"}
                                   << "shardscope report: Unknown option 'gpuz'.";
+    QTest::newRow("cannot estimate")
+        << QStringList{"--seq", "16777216", "--mbs", "64", "--flash-attention", "off"}
+        << "shardscope report: cannot estimate: activation memory exceeds 1 EB per GPU";
     QTest::newRow("unknown loss") << QStringList{"--loss", "chunked"}
                                   << "shardscope report: --loss: unknown kernel 'chunked'";
     QTest::newRow("bad fp32 logits")
