@@ -168,14 +168,8 @@ OutputActivationTerms computeOutput(const Architecture &a, const ActivationSetti
     r.finalNormInput = c.product({l.normTokens, l.b, l.h, l.e});
     r.outputInput = r.finalNormInput;
     r.logits = c.product({l.tokens, l.b, vocabPerRank, logitBytes});
+    r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product({r.logits, 2}) : 0;
     return r;
-}
-
-std::int64_t computeLossBackward(const Architecture &a, const ActivationSettings &s, Checked &c)
-{
-    if (s.lossKernel == LossKernel::Fused)
-        return 0;
-    return c.product({computeOutput(a, s, c).logits, 2});
 }
 
 std::int64_t computeEmbedding(const Architecture &a, const ActivationSettings &s, Checked &c)
@@ -338,7 +332,7 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
     Checked c;
     const OutputActivationTerms out = computeOutput(a, s, c);
     const std::int64_t lastStage = checkedTotal(out, c);
-    c.sum({lastStage, computeLossBackward(a, s, c), computeEmbedding(a, s, c)});
+    c.sum({lastStage, out.lossBackward, computeEmbedding(a, s, c)});
     // The layer terms under no recomputation bound every level; check them too, for a
     // dense block and (in a MoE model) a MoE block.
     ActivationSettings none = s;
@@ -390,10 +384,7 @@ std::int64_t outputActivationBytes(const Architecture &a, const ActivationSettin
 
 std::int64_t lossBackwardBytes(const Architecture &a, const ActivationSettings &s)
 {
-    if (!validateActivationSettings(a, s).empty())
-        return 0;
-    Checked c;
-    return computeLossBackward(a, s, c);
+    return outputActivationTerms(a, s).lossBackward;
 }
 
 } // namespace shardscope

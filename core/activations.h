@@ -128,8 +128,11 @@ struct OutputActivationTerms
     std::int64_t finalNormInput = 0; ///< s b h e, norm region
     std::int64_t outputInput = 0;    ///< s b h e, norm region (input of the output projection)
     std::int64_t logits = 0;         ///< s b ceil(V / t) x (4 if fp32Logits else e) / c
+    /// Not kept: what the loss's backward adds for a moment beside the logits, 2 x logits
+    /// for LossKernel::Eager, 0 for Fused (lossBackwardBytes).
+    std::int64_t lossBackward = 0;
 
-    /// Sum of the fields, bytes.
+    /// Sum of the kept fields (finalNormInput, outputInput, logits), bytes.
     std::int64_t total() const;
 };
 

@@ -311,11 +311,9 @@ MemoryReport estimate(const Scenario &s)
             }
         }
         embeddingActivation = embeddingActivationBytes(*arch, act);
-        // One validation for the output terms and the loss (lossBackwardBytes without
-        // validating again: validateActivationSettings bounds 2 x logits too).
         const OutputActivationTerms out = outputActivationTerms(*arch, act);
         outputActivation = out.total();
-        lossBackward = act.lossKernel == LossKernel::Eager ? 2 * out.logits : 0;
+        lossBackward = out.lossBackward;
         vocabPerRank = vocabParametersPerRank(*arch, t);
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * (tr.sequenceLength / c);
@@ -423,8 +421,6 @@ MemoryReport estimate(const Scenario &s)
             g.chunkActivationBytes = std::int64_t(chunk);
             g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? embeddingActivation : 0;
             g.outputBytesPerMicroBatch = g.holdsOutputHead ? outputActivation : 0;
-            g.activationBytesPerMicroBatch =
-                g.chunkActivationBytes + g.embeddingBytesPerMicroBatch + g.outputBytesPerMicroBatch;
             g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
                              std::int64_t(output), loss};
             b.activations = std::int64_t(activationTotal);

@@ -111,13 +111,15 @@ struct GpuGroup
     std::int64_t embeddingBytesPerMicroBatch = 0;
     /// Bytes one micro-batch's final norm and logits hold (last stage; else 0).
     std::int64_t outputBytesPerMicroBatch = 0;
-    /// chunkActivationBytes + embeddingBytesPerMicroBatch + outputBytesPerMicroBatch: one
-    /// micro-batch's activations on this stage without interleaving. Memory at a moment
-    /// with k sets, k_e embedding sets and k_o logits sets in flight = total -
+    /// One micro-batch's activations on this stage without interleaving, bytes. Memory at
+    /// a moment with k sets, k_e embedding sets and k_o logits sets in flight = total -
     /// activations.layers - embedding - output + k x chunkActivationBytes + k_e x
     /// embeddingBytesPerMicroBatch + k_o x outputBytesPerMicroBatch (the timeline view
     /// draws it).
-    std::int64_t activationBytesPerMicroBatch = 0;
+    std::int64_t activationBytesPerMicroBatch() const
+    {
+        return chunkActivationBytes + embeddingBytesPerMicroBatch + outputBytesPerMicroBatch;
+    }
     ComponentBytes bytes;             ///< per GPU
     BufferBytes buffers;              ///< breakdown of bytes.buffers
     ActivationBytes activations;      ///< breakdown of bytes.activations

@@ -164,24 +164,35 @@ void stepTo(std::vector<std::pair<double, int>> &steps, double time, int value)
         steps.pop_back();
 }
 
-/// Fills inFlight / peakInFlight (F start to B end) and, for split backwards,
+/// Step function and peak of the (micro-batch, chunk) sets a stage holds, each from the
+/// start of its F to the end of its B (input-gradient B for split backwards); only the
+/// sets of `chunk`, or of every chunk when `chunk` is negative.
+void countSets(const StageTimeline &st, int chunk, std::vector<std::pair<double, int>> &steps,
+               int &peak)
+{
+    // Each F and each B changes the count at most once: at most ops + 1 entries.
+    steps.reserve(st.ops.size() + 1);
+    steps.emplace_back(0.0, 0);
+    int held = 0;
+    for (const PipelineOp &op : st.ops) {
+        if (chunk >= 0 && op.chunk != chunk)
+            continue;
+        if (op.kind == OpKind::Forward) {
+            ++held;
+            peak = std::max(peak, held);
+            stepTo(steps, op.start, held);
+        } else if (op.kind == OpKind::Backward || op.kind == OpKind::BackwardInput) {
+            --held;
+            stepTo(steps, op.end, held);
+        }
+    }
+}
+
+/// Fills inFlight / peakInFlight (every chunk) and, for split backwards,
 /// pendingWeightGrads / peakPendingWeightGrads (B end to W end).
 void countActivations(StageTimeline &st, bool splitBackward)
 {
-    // Each F and each B changes the count at most once: at most ops + 1 entries.
-    st.inFlight.reserve(st.ops.size() + 1);
-    st.inFlight.emplace_back(0.0, 0);
-    int held = 0;
-    for (const PipelineOp &op : st.ops) {
-        if (op.kind == OpKind::Forward) {
-            ++held;
-            st.peakInFlight = std::max(st.peakInFlight, held);
-            stepTo(st.inFlight, op.start, held);
-        } else if (op.kind == OpKind::Backward || op.kind == OpKind::BackwardInput) {
-            --held;
-            stepTo(st.inFlight, op.end, held);
-        }
-    }
+    countSets(st, -1, st.inFlight, st.peakInFlight);
     if (!splitBackward)
         return;
     st.pendingWeightGrads.reserve(st.ops.size() + 1);
@@ -195,27 +206,6 @@ void countActivations(StageTimeline &st, bool splitBackward)
         } else if (op.kind == OpKind::BackwardWeight) {
             --pending;
             stepTo(st.pendingWeightGrads, op.end, pending);
-        }
-    }
-}
-
-/// Step function and peak of the sets of one chunk held on a stage (F start to B end,
-/// input-gradient B for split backwards).
-void countChunk(const StageTimeline &st, int chunk, std::vector<std::pair<double, int>> &steps,
-                int &peak)
-{
-    steps.emplace_back(0.0, 0);
-    int held = 0;
-    for (const PipelineOp &op : st.ops) {
-        if (op.chunk != chunk)
-            continue;
-        if (op.kind == OpKind::Forward) {
-            ++held;
-            peak = std::max(peak, held);
-            stepTo(steps, op.start, held);
-        } else if (op.kind == OpKind::Backward || op.kind == OpKind::BackwardInput) {
-            --held;
-            stepTo(steps, op.end, held);
         }
     }
 }
@@ -439,9 +429,9 @@ Timeline schedule(const ScheduleParams &params)
         busy += st.busy;
         countActivations(st, split);
         if (stage == 0)
-            countChunk(st, 0, st.embeddingInFlight, st.peakEmbeddingInFlight);
+            countSets(st, 0, st.embeddingInFlight, st.peakEmbeddingInFlight);
         if (stage == p - 1)
-            countChunk(st, v - 1, st.headInFlight, st.peakHeadInFlight);
+            countSets(st, v - 1, st.headInFlight, st.peakHeadInFlight);
     }
     timeline.bubbleFraction = idle / (double(p) * timeline.makespan);
     timeline.bubbleOverIdeal = idle / busy;

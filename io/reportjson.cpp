@@ -147,7 +147,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                          {"loss_backward", qint64(g.activations.lossBackward)},
                          {"embedding", qint64(g.activations.embedding)},
                          {"output", qint64(g.activations.output)},
-                         {"per_microbatch", qint64(g.activationBytesPerMicroBatch)}}},
+                         {"per_microbatch", qint64(g.activationBytesPerMicroBatch())}}},
             {"buffer_bytes",
              QJsonObject{{"cuda_context", qint64(g.buffers.cudaContext)},
                          {"communication_buckets", qint64(g.buffers.communicationBuckets)},

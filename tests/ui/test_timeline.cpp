@@ -276,13 +276,13 @@ void TestTimeline::stageMemoryAtPeakInFlight()
         const StageTimeline &st = panel.timeline().stages[i];
         QCOMPARE(st.peakInFlight, p - i); // 1F1B: stage i holds p - i micro-batches
         QCOMPARE(g.peakInFlight, p - i);
-        QVERIFY(g.activationBytesPerMicroBatch > 0);
+        QVERIFY(g.activationBytesPerMicroBatch() > 0);
         const double when = peakMoment(st);
         QVERIFY(when >= 0);
         // Model states + buffers (+ working set) + the p - i micro-batches in flight.
         const std::int64_t expected = g.totalBytes() - g.activations.layers -
                                       g.activations.embedding - g.activations.output +
-                                      std::int64_t(p - i) * g.activationBytesPerMicroBatch;
+                                      std::int64_t(p - i) * g.activationBytesPerMicroBatch();
         QCOMPARE(chart->bytesAt(i, when), expected);
         // The relation: with v = 1 the peak is the report's stage total, working set and
         // fragmentation reserve included (both are counted at that peak).
@@ -290,7 +290,7 @@ void TestTimeline::stageMemoryAtPeakInFlight()
         QVERIFY(g.activations.workingSet > 0);
         // After the last B nothing is in flight: p - i micro-batches less.
         const double end = panel.timeline().makespan;
-        QCOMPARE(chart->bytesAt(i, end) + std::int64_t(p - i) * g.activationBytesPerMicroBatch,
+        QCOMPARE(chart->bytesAt(i, end) + std::int64_t(p - i) * g.activationBytesPerMicroBatch(),
                  g.totalBytes());
         QCOMPARE(chart->valueAt(i, when), double(g.totalBytes()) / 1e9);
         // The line as drawn has that value at that key, and the dot follows the playhead.
