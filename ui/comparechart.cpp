@@ -66,15 +66,7 @@ CompareChart::CompareChart(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     }
 
     // Legend in a row above the axis rect, as in MemoryChart.
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setBorderPen(Qt::NoPen);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(7);
-    m_plot->legend->setColumnSpacing(18);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->legend->setMargins(QMargins(8, 4, 8, 4));
+    placeLegendAbove(m_plot, 7, 18);
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
     applyStyle();
 }

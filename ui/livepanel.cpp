@@ -97,13 +97,7 @@ LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
     QFont labelFont = tickFont;
     labelFont.setPointSizeF(14);
     labelFont.setBold(true);
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setTickLabelFont(tickFont);
-        axis->setLabelFont(labelFont);
-        axis->setBasePen(QPen(QColor(60, 60, 60), 1.5));
-        axis->setTickPen(QPen(QColor(60, 60, 60), 1.5));
-        axis->grid()->setPen(QPen(QColor(225, 225, 225), 1));
-    }
+    applyAxisStyle(m_plot, ChartStyle::light(), font(), 13);
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     m_plot->xAxis->setSubTicks(false);
@@ -158,16 +152,8 @@ LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
 
     QFont legendFont = tickFont;
     m_plot->legend->setFont(legendFont);
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setIconSize(24, 18);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(4);
-    m_plot->legend->setColumnSpacing(18);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->legend->setMargins(QMargins(8, 4, 8, 4));
+    placeLegendAbove(m_plot, 4, 18);
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
 
     m_plot->setMouseTracking(true);

@@ -72,16 +72,7 @@ MemoryChart::MemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
     m_message->setVisible(false);
 
     // Legend in a row above the axis rect, so it can never cover a bar.
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setBorderPen(Qt::NoPen);
-
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(7);
-    m_plot->legend->setColumnSpacing(18);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->legend->setMargins(QMargins(8, 4, 8, 4));
+    placeLegendAbove(m_plot, 7, 18);
 
     // Room right of the axis rect for the capacity label.
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);

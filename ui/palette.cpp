@@ -73,13 +73,13 @@ QFont ChartStyle::font(const QFont &base, double points, bool bold) const
     return f;
 }
 
-void applyAxisStyle(QCustomPlot *plot, const ChartStyle &st, const QFont &base)
+void applyAxisStyle(QCustomPlot *plot, const ChartStyle &st, const QFont &base, double tickPoints)
 {
     const double lw = st.lineScale;
     plot->setBackground(st.background);
     plot->axisRect()->setBackground(st.background);
     for (auto *axis : {plot->xAxis, plot->yAxis}) {
-        axis->setTickLabelFont(st.font(base, 12));
+        axis->setTickLabelFont(st.font(base, tickPoints));
         axis->setLabelFont(st.font(base, 14, true));
         axis->setTickLabelColor(st.ink);
         axis->setLabelColor(st.ink);
@@ -88,6 +88,20 @@ void applyAxisStyle(QCustomPlot *plot, const ChartStyle &st, const QFont &base)
         axis->setSubTickPen(QPen(st.ink, 1 * lw));
         axis->grid()->setPen(QPen(st.grid, 1 * lw));
     }
+}
+
+void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int verticalMargin)
+{
+    QCPLegend *legend = plot->legend;
+    legend->setVisible(true);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(wrap);
+    legend->setColumnSpacing(columnSpacing);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setMargins(QMargins(8, verticalMargin, 8, verticalMargin));
 }
 
 } // namespace shardscope

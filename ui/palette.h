@@ -42,8 +42,15 @@ struct ChartStyle
 
 /// Applies a style to a plot's canvas and both bottom/left axes: background, ink
 /// for labels, axis and tick pens scaled by lineScale, grid colour, and fonts
-/// (12 pt tick labels, 14 pt bold axis titles, scaled by fontScale). Shared by
-/// every QCustomPlot chart so they all change look together.
-void applyAxisStyle(QCustomPlot *plot, const ChartStyle &style, const QFont &base);
+/// (`tickPoints` pt tick labels, 14 pt bold axis titles, scaled by fontScale). Shared
+/// by every QCustomPlot chart so they all change look together.
+void applyAxisStyle(QCustomPlot *plot, const ChartStyle &style, const QFont &base,
+                    double tickPoints = 12);
+
+/// Moves the plot's legend into a row of its own above the axis rect, so it never
+/// covers the data: borderless, filled column by column, `wrap` entries per row,
+/// `columnSpacing` pixels apart, `verticalMargin` pixels above and below. Font and
+/// icon size stay the caller's.
+void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int verticalMargin = 4);
 
 } // namespace shardscope

@@ -1,5 +1,6 @@
 #include "stagememorychart.h"
 
+#include "palette.h"
 #include "timelineview.h"
 
 #include <QVBoxLayout>
@@ -39,14 +40,7 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(ne
     QFont labelFont = tickFont;
     labelFont.setPointSizeF(14);
     labelFont.setBold(true);
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setTickLabelFont(tickFont);
-        axis->setLabelFont(labelFont);
-        axis->setBasePen(QPen(QColor(60, 60, 60), 1.5));
-        axis->setTickPen(QPen(QColor(60, 60, 60), 1.5));
-        axis->setSubTickPen(QPen(QColor(60, 60, 60), 1));
-        axis->grid()->setPen(QPen(QColor(225, 225, 225), 1));
-    }
+    applyAxisStyle(m_plot, ChartStyle::light(), font(), 13);
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->xAxis->setLabel(QStringLiteral("Time (forward passes)"));
 
@@ -78,16 +72,8 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(ne
     m_message->setVisible(false);
 
     m_plot->legend->setFont(tickFont);
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setIconSize(36, 16);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(8);
-    m_plot->legend->setColumnSpacing(20);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->legend->setMargins(QMargins(8, 2, 8, 2));
+    placeLegendAbove(m_plot, 8, 20, 2);
 
     m_plot->axisRect()->setAutoMargins(QCP::msTop | QCP::msBottom);
     m_plot->axisRect()->setMargins(

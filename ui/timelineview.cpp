@@ -1,5 +1,7 @@
 #include "timelineview.h"
 
+#include "palette.h"
+
 #include <QPainter>
 #include <QPixmap>
 #include <QToolTip>
@@ -371,14 +373,9 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     QFont labelFont = tickFont;
     labelFont.setPointSizeF(14);
     labelFont.setBold(true);
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis}) {
-        axis->setTickLabelFont(tickFont);
-        axis->setLabelFont(labelFont);
-        axis->setBasePen(QPen(QColor(60, 60, 60), 1.5));
-        axis->setTickPen(QPen(QColor(60, 60, 60), 1.5));
-        axis->setSubTickPen(QPen(QColor(60, 60, 60), 1));
+    applyAxisStyle(m_plot, ChartStyle::light(), font(), 13);
+    for (auto *axis : {m_plot->xAxis, m_plot->yAxis})
         axis->grid()->setVisible(false);
-    }
     m_plot->xAxis->setLabel(
         QStringLiteral("Time (1 = one forward pass of one micro-batch through one stage)"));
     m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
@@ -431,16 +428,8 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     // Legend in a row above the axis rect, so it never covers a block.
     QFont legendFont = tickFont;
     m_plot->legend->setFont(legendFont);
-    m_plot->legend->setVisible(true);
-    m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setIconSize(40, 20);
-    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    m_plot->legend->setWrap(8);
-    m_plot->legend->setColumnSpacing(24);
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_plot->legend);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->legend->setMargins(QMargins(8, 2, 8, 2));
+    placeLegendAbove(m_plot, 8, 24, 2);
 
     // Fixed left and right margins, shared with StageMemoryChart.
     m_plot->axisRect()->setAutoMargins(QCP::msTop | QCP::msBottom);
