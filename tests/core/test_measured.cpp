@@ -44,12 +44,13 @@ Architecture llama31_8b()
 /// fp32 gradients (reduce_dtype fp32), AdamW exp_avg and exp_avg_sq in fp32.
 Recipe fsdp2Fp32Adam()
 {
-    Recipe r;
-    r.weightBytes = 4;
-    r.gradientBytes = 4;
-    r.masterWeightBytes = 0;
-    r.optimizerBytes = 8;
-    return r;
+    return {.id = "fsdp2-fp32-shards",
+            .displayName = "FSDP2 fp32 shards, 16 B/param",
+            .source = "torchtitan FSDP2 MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32)",
+            .weightBytes = 4,
+            .gradientBytes = 4,
+            .masterWeightBytes = 0,
+            .optimizerBytes = 8};
 }
 
 /// Table 1 / Table 3 layout: FSDP over `gpus` ranks, local batch 2, sequence 8192
@@ -66,6 +67,29 @@ Scenario torchtitanFsdp(std::int64_t gpus)
     s.training.sequenceLength = 8192;
     s.training.microBatches = 1;
     s.training.recompute = Recompute::Selective;
+    return s;
+}
+
+/// One row of TorchTitan Table 2: FSDP d x CP c = 8 GPUs, the sequence 32768 c, and
+/// the measured peak in GiB.
+struct Table2Row
+{
+    int d, c;
+    std::int64_t seq;
+    double measured;
+};
+constexpr Table2Row table2[] = {
+    {8, 1, 32768, 83.9}, {4, 2, 65536, 84.2}, {2, 4, 131072, 84.0}, {1, 8, 262144, 84.5}};
+
+/// Table 2's layout on 8 GPUs: context parallel `c`, local batch 1, sequence `seq`,
+/// full activation checkpointing.
+Scenario torchtitanTable2(int c, std::int64_t seq)
+{
+    Scenario s = torchtitanFsdp(8);
+    s.layout.contextParallel = c;
+    s.training.microBatchSize = 1;
+    s.training.sequenceLength = seq;
+    s.training.recompute = Recompute::Full;
     return s;
 }
 
@@ -149,23 +173,10 @@ void TestMeasured::shardingAcross8And128Gpus()
 
 void TestMeasured::contextParallelKeepsThePeakFlat()
 {
-    // TorchTitan Table 2: 8 GPUs, local batch 1, full activation checkpointing,
-    // FSDP d x CP c = 8 with the sequence 32768 c. Measured peaks, GiB.
-    struct Row
-    {
-        int d, c;
-        std::int64_t seq;
-        double measured;
-    };
-    const Row rows[] = {
-        {8, 1, 32768, 83.9}, {4, 2, 65536, 84.2}, {2, 4, 131072, 84.0}, {1, 8, 262144, 84.5}};
+    // TorchTitan Table 2 (table2 above): the measured peaks stay flat as c grows.
     double lo = 1e300, hi = 0, measuredLo = 1e300, measuredHi = 0;
-    for (const Row &row : rows) {
-        Scenario s = torchtitanFsdp(8);
-        s.layout.contextParallel = row.c;
-        s.training.microBatchSize = 1;
-        s.training.sequenceLength = row.seq;
-        s.training.recompute = Recompute::Full;
+    for (const Table2Row &row : table2) {
+        const Scenario s = torchtitanTable2(row.c, row.seq);
         QCOMPARE(s.layout.dataParallel(), std::int64_t(row.d));
         QCOMPARE(s.layout.shardGroup(), std::int64_t(8));
         const double peak = peakGiB(s);
@@ -180,11 +191,7 @@ void TestMeasured::contextParallelKeepsThePeakFlat()
 
     // Without context parallelism the longest row's activations are 8x larger: the
     // flat measurement is the engine's s / c split, not an insensitive model.
-    Scenario noCp = torchtitanFsdp(8);
-    noCp.training.microBatchSize = 1;
-    noCp.training.sequenceLength = 262144;
-    noCp.training.recompute = Recompute::Full;
-    QVERIFY(peakGiB(noCp) > 2 * hi);
+    QVERIFY(peakGiB(torchtitanTable2(1, 262144)) > 2 * hi);
 }
 
 void TestMeasured::contextParallelAbsolutePeak()
@@ -205,19 +212,8 @@ void TestMeasured::contextParallelAbsolutePeak()
     // The measured peaks (83.9 to 84.5 GiB) are torch.cuda.max_memory_reserved: they
     // leave out the CUDA context the engine counts and include the caching
     // allocator's free blocks beyond 5%; both are inside the 5% tolerance.
-    struct Row
-    {
-        int c;
-        std::int64_t seq;
-        double measured;
-    };
-    const Row rows[] = {{1, 32768, 83.9}, {2, 65536, 84.2}, {4, 131072, 84.0}, {8, 262144, 84.5}};
-    for (const Row &row : rows) {
-        Scenario s = torchtitanFsdp(8);
-        s.layout.contextParallel = row.c;
-        s.training.microBatchSize = 1;
-        s.training.sequenceLength = row.seq;
-        s.training.recompute = Recompute::Full;
+    for (const Table2Row &row : table2) {
+        Scenario s = torchtitanTable2(row.c, row.seq);
         s.training.lossKernel = LossKernel::Eager;
         const double peak = peakGiB(s);
         QVERIFY2(std::abs(peak - 82.02) < 0.01, qPrintable(QString::number(peak)));
