@@ -25,6 +25,7 @@ sources() {
 case "$action" in
 create)
     if ! command -v mmdebstrap >/dev/null; then
+        apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
     fi
     rm -rf "$root"

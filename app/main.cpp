@@ -12,43 +12,108 @@
 
 namespace {
 
-/// The GUI's own flags: the scenario to open on, and --screenshot for docs and CI.
+/// Names every QSettings file and the Wayland app id use: settings live in
+/// ~/.config/ShardScope/ShardScope.conf, and the desktop file is
+/// io.shardscope.ShardScope.desktop (packaging/).
+void setApplicationIdentity()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("ShardScope"));
+    QCoreApplication::setOrganizationDomain(QStringLiteral("shardscope.io"));
+    QCoreApplication::setApplicationName(QStringLiteral("ShardScope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
+}
+
+/// The window's command line: the scenario flags, the file to open, and the
+/// window's own flags (--screenshot for docs and CI, --size, --present, ...).
+struct GuiFlags
+{
+    QCommandLineParser parser;
+    const shardscope::ScenarioOptions options;
+    const QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                        QStringLiteral("Save the window to a PNG file and exit "
+                                                       "(needs no display)."),
+                                        QStringLiteral("file")};
+    const QCommandLineOption size{QStringLiteral("size"),
+                                  QStringLiteral("Window size WIDTHxHEIGHT (default 1600x950)."),
+                                  QStringLiteral("size")};
+    const QCommandLineOption present{QStringLiteral("present"),
+                                     QStringLiteral("Start in presentation mode.")};
+    const QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use the dark theme.")};
+    const QCommandLineOption view{QStringLiteral("view"),
+                                  QStringLiteral("Tab to open: memory, timeline, compare or live."),
+                                  QStringLiteral("tab")};
+    const QCommandLineOption lesson{QStringLiteral("lesson"),
+                                    QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
+                                    QStringLiteral("N[:S]")};
+
+    GuiFlags()
+    {
+        parser.setApplicationDescription(QStringLiteral(
+            "ShardScope: where GPU memory goes when a large model is trained on many GPUs.\n"
+            "Subcommands: report, export, export-config ('shardscope SUBCOMMAND --help')."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        options.addTo(parser);
+        parser.addOptions({screenshot, size, present, dark, view, lesson});
+        parser.addPositionalArgument(
+            QStringLiteral("file"),
+            QStringLiteral("A scenario file or a Hugging Face config.json to open."),
+            QStringLiteral("[file]"));
+    }
+};
+
+/// True when one of the arguments asks for FLAG, as --flag or --flag=value.
+bool hasArgument(int argc, char **argv, QByteArrayView flag)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArrayView a(argv[i]);
+        if (a == flag || (a.startsWith(flag) && a.size() > flag.size() && a[flag.size()] == '='))
+            return true;
+    }
+    return false;
+}
+
+/// True when Qt has somewhere to draw: an X or Wayland display, or a platform
+/// chosen by QT_QPA_PLATFORM (offscreen, minimal, ...).
+bool haveDisplay()
+{
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
+/// Starts the explorer window, or handles --help, --version and bad flags
+/// without one. Exits 2 with one line when there is no display to open on;
+/// --screenshot needs none (it draws offscreen).
 int runGui(int argc, char **argv)
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("ShardScope"));
-    QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/shardscope/icons/shardscope.svg")));
+    const bool helpOrVersion =
+        hasArgument(argc, argv, "--help") || hasArgument(argc, argv, "-h") ||
+        hasArgument(argc, argv, "--help-all") || hasArgument(argc, argv, "-?") ||
+        hasArgument(argc, argv, "--version") || hasArgument(argc, argv, "-v");
+    if (!haveDisplay() && hasArgument(argc, argv, "--screenshot"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (helpOrVersion || !haveDisplay()) {
+        // Parsing needs no GUI: help, version and flag errors print and exit here.
+        QCoreApplication app(argc, argv);
+        GuiFlags flags;
+        flags.parser.process(app);
+        QTextStream(stderr) << "shardscope: no display to open the window on; run it on a "
+                               "desktop, under xvfb-run (xvfb-run shardscope), or save a "
+                               "picture with QT_QPA_PLATFORM=offscreen shardscope --screenshot "
+                               "FILE\n";
+        return 2;
+    }
 
-    QCommandLineParser p;
-    p.setApplicationDescription(
-        QStringLiteral("ShardScope: where GPU memory goes when a large model is trained on "
-                       "many GPUs.\nSubcommands: report, export, export-config ('shardscope "
-                       "SUBCOMMAND --help')."));
-    p.addHelpOption();
-    p.addVersionOption();
-    const shardscope::ScenarioOptions options;
-    options.addTo(p);
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Save the window to a PNG file and exit."),
-                                        QStringLiteral("file"));
-    const QCommandLineOption size(QStringLiteral("size"),
-                                  QStringLiteral("Window size WIDTHxHEIGHT (default 1600x950)."),
-                                  QStringLiteral("size"));
-    const QCommandLineOption present(QStringLiteral("present"),
-                                     QStringLiteral("Start in presentation mode."));
-    const QCommandLineOption dark(QStringLiteral("dark"), QStringLiteral("Use the dark theme."));
-    const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("Tab to open: memory, timeline, compare or live."),
-                                  QStringLiteral("tab"));
-    const QCommandLineOption lesson(QStringLiteral("lesson"),
-                                    QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
-                                    QStringLiteral("N[:S]"));
-    p.addOptions({screenshot, size, present, dark, view, lesson});
-    p.addPositionalArgument(
-        QStringLiteral("file"),
-        QStringLiteral("A scenario file or a Hugging Face config.json to open."),
-        QStringLiteral("[file]"));
+    QApplication app(argc, argv);
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.shardscope.ShardScope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/shardscope/icons/shardscope.svg")));
+    GuiFlags flags;
+    QCommandLineParser &p = flags.parser;
+    const shardscope::ScenarioOptions &options = flags.options;
+    const QCommandLineOption &screenshot = flags.screenshot, &size = flags.size,
+                             &present = flags.present, &dark = flags.dark, &view = flags.view,
+                             &lesson = flags.lesson;
     p.process(app);
 
     QTextStream err(stderr);
@@ -153,16 +218,15 @@ int runGui(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    setApplicationIdentity();
     if (argc > 1 && QByteArray(argv[1]) == "report") {
         QCoreApplication app(argc, argv);
-        QCoreApplication::setApplicationName(QStringLiteral("shardscope"));
         QTextStream out(stdout);
         QTextStream err(stderr);
         return shardscope::runReportCommand(QCoreApplication::arguments(), out, err);
     }
     if (argc > 1 && QByteArray(argv[1]) == "export-config") {
         QCoreApplication app(argc, argv);
-        QCoreApplication::setApplicationName(QStringLiteral("shardscope"));
         QTextStream out(stdout);
         QTextStream err(stderr);
         return shardscope::runExportConfigCommand(QCoreApplication::arguments(), out, err);
@@ -174,7 +238,6 @@ int main(int argc, char **argv)
             qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
         QApplication app(argc, argv);
-        QApplication::setApplicationName(QStringLiteral("shardscope"));
         QTextStream out(stdout);
         QTextStream err(stderr);
         return shardscope::runExportCommand(QApplication::arguments(), out, err);

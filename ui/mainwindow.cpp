@@ -247,8 +247,9 @@ void MainWindow::buildMenus()
     save->setShortcut(QKeySequence::Save);
     connect(save, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Save scenario"), QStringLiteral("scenario.json"),
-            QStringLiteral("ShardScope scenario (*.json)"));
+            this, QStringLiteral("Save scenario"), QStringLiteral("scenario.shardscope.json"),
+            // *.shardscope.json is the MIME glob the desktop entry opens (packaging/).
+            QStringLiteral("ShardScope scenario (*.shardscope.json);;JSON (*.json)"));
         QString error;
         if (!path.isEmpty() && !saveScenario(path, &error))
             showMessage(error);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The command line with no display at all (no DISPLAY, WAYLAND_DISPLAY or
+# QT_QPA_PLATFORM): --help, --version and every subcommand work; the window
+# says in one line how to run it and exits 2; --screenshot draws offscreen.
+#   headless.sh PATH/TO/shardscope WORKDIR
+set -uo pipefail
+bin=$1
+work=$2
+mkdir -p "$work"
+unset DISPLAY WAYLAND_DISPLAY QT_QPA_PLATFORM
+failures=0
+passes=0
+check() { # check NAME CONDITION...
+    local name=$1
+    shift
+    if "$@"; then echo "PASS $name"; passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+expect_status() { # expect_status WANT COMMAND...
+    local want=$1 got=0
+    shift
+    "$@" >"$work/out" 2>"$work/err" || got=$?
+    [ "$got" = "$want" ] || { echo "  $* exited $got, want $want"; cat "$work/err"; return 1; }
+}
+
+check "--help" expect_status 0 "$bin" --help
+check "--help lists subcommands" grep -q "export-config" "$work/out"
+check "--version" expect_status 0 "$bin" --version
+check "--version names the program" grep -qx "ShardScope [0-9.]*" "$work/out"
+for sub in report export export-config; do
+    check "$sub --help" expect_status 0 "$bin" "$sub" --help
+done
+check "report" expect_status 0 "$bin" report --model llama3-8b --gpus 8 --strategy zero3 --json
+check "the window: exit 2" expect_status 2 "$bin" --model llama3-8b
+check "the window: one line" test "$(wc -l <"$work/err")" = 1
+check "the window: names xvfb-run" grep -q "xvfb-run" "$work/err"
+check "the window: names offscreen" grep -q "QT_QPA_PLATFORM=offscreen" "$work/err"
+rm -f "$work/shot.png"
+check "--screenshot without a display" expect_status 0 "$bin" --screenshot "$work/shot.png" --size 1280x720
+check "--screenshot wrote a PNG" test -s "$work/shot.png"
+echo "$passes passed, $failures failed"
+[ "$failures" = 0 ]
