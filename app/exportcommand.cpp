@@ -60,10 +60,6 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     p.addPositionalArgument(QStringLiteral("export"), QStringLiteral("the subcommand"));
     const ScenarioOptions options;
     options.addTo(p);
-    const QCommandLineOption scenarioFile(
-        QStringLiteral("scenario"),
-        QStringLiteral("Scenario file to draw (instead of the scenario flags)."),
-        QStringLiteral("file"));
     const QCommandLineOption chart(QStringLiteral("chart"),
                                    QStringLiteral("memory (default), compare or timeline."),
                                    QStringLiteral("name"), QStringLiteral("memory"));
@@ -80,7 +76,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
         QStringLiteral("caption"),
         QStringLiteral("Caption line (default: the settings; empty for none)."),
         QStringLiteral("text"));
-    p.addOptions({scenarioFile, chart, outFile, size, title, caption});
+    p.addOptions({chart, outFile, size, title, caption});
 
     auto fail = [&err](const QString &message, int code = 2) {
         err << "shardscope export: " << message << "\n";
@@ -101,27 +97,11 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
 
     // What to draw.
     QString error;
-    ScenarioDocument doc;
-    if (p.isSet(scenarioFile)) {
-        if (options.anySet(p))
-            return fail(QStringLiteral("give --scenario FILE or scenario flags (--model, --gpus, "
-                                       "...), not both"));
-        const auto loaded = loadScenarioFile(p.value(scenarioFile), &error);
-        if (!loaded)
-            return fail(QStringLiteral("--scenario: ") + error);
-        doc = *loaded;
-    } else {
-        const auto s = options.scenario(p, &error);
-        if (!s)
-            return fail(error);
-        doc.scenario = *s;
-    }
-    if (p.isSet(options.unit) || !p.isSet(scenarioFile)) {
-        const auto unit = options.byteUnit(p, &error);
-        if (!unit)
-            return fail(error);
-        doc.unit = *unit;
-    }
+    // --scenario FILE, with any scenario flags given beside it applied over it.
+    const auto loaded = options.document(p, &error);
+    if (!loaded)
+        return fail(error);
+    const ScenarioDocument doc = *loaded;
     const QString chartName = p.value(chart).toLower();
     if (chartName != QLatin1String("memory") && chartName != QLatin1String("compare") &&
         chartName != QLatin1String("timeline"))

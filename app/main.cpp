@@ -118,27 +118,22 @@ int runGui(int argc, char **argv)
 
     QTextStream err(stderr);
     shardscope::MainWindow window;
-    if (options.anySet(p) && !p.positionalArguments().isEmpty()) {
+    if ((options.anySet(p) || p.isSet(options.scenarioFile)) &&
+        !p.positionalArguments().isEmpty()) {
         err << "shardscope: give a file or scenario flags (--model, --gpus, ...), not both\n";
         return 2;
     }
-    if (options.anySet(p)) {
+    const bool fileGiven = !p.positionalArguments().isEmpty();
+    if (options.anySet(p) || p.isSet(options.scenarioFile) ||
+        (p.isSet(options.unit) && !fileGiven)) {
         QString error;
-        const auto s = options.scenario(p, &error);
-        if (!s) {
+        const auto doc = options.document(p, &error);
+        if (!doc) {
             err << "shardscope: " << error << "\n";
             return 2;
         }
-        window.scenarioModel()->setScenario(*s);
-    }
-    if (p.isSet(options.unit)) {
-        QString error;
-        const auto unit = options.byteUnit(p, &error);
-        if (!unit) {
-            err << "shardscope: " << error << "\n";
-            return 2;
-        }
-        window.scenarioModel()->setUnit(*unit);
+        window.scenarioModel()->setScenario(doc->scenario);
+        window.scenarioModel()->setUnit(doc->unit);
     }
     QSize requested; // --size, to report when the window cannot be that small
     if (p.isSet(size)) {
@@ -152,11 +147,20 @@ int runGui(int argc, char **argv)
         requested = QSize(w, h);
         window.resize(requested);
     }
-    if (!p.positionalArguments().isEmpty()) {
+    if (fileGiven) {
         QString error;
         if (!window.openFile(p.positionalArguments().first(), &error)) {
             err << "shardscope: " << error << "\n";
             return 2;
+        }
+        // --unit beside a file overrides the unit the file was saved with.
+        if (p.isSet(options.unit)) {
+            const auto unit = options.byteUnit(p, &error);
+            if (!unit) {
+                err << "shardscope: " << error << "\n";
+                return 2;
+            }
+            window.scenarioModel()->setUnit(*unit);
         }
     }
     if (p.isSet(lesson)) {

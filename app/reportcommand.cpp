@@ -5,6 +5,7 @@
 #include "format.h"
 #include "hfconfig.h"
 #include "reportjson.h"
+#include "settings.h"
 
 #include <QCommandLineParser>
 #include <QFile>
@@ -93,16 +94,54 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
 
 namespace {
 
-QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName,
-                               const QString &def = {})
+QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName)
 {
-    return QCommandLineOption(QString::fromLatin1(name), help, QString::fromLatin1(valueName), def);
+    return QCommandLineOption(QString::fromLatin1(name), help, QString::fromLatin1(valueName));
+}
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+/// The value name shown in --help for a table setting: "on|off", "ddp|zero1|...",
+/// the display unit ("MiB", "tokens"), or "n".
+QString valueNameFor(const Setting &s)
+{
+    if (s.kind == SettingKind::Boolean)
+        return QStringLiteral("on|off");
+    if (s.kind == SettingKind::Choice) {
+        QStringList ids;
+        for (std::string_view c : s.choices)
+            ids << qs(c);
+        return ids.join(u'|');
+    }
+    if (!s.displayUnit.empty() && s.displayUnit != "%")
+        return qs(s.displayUnit);
+    return QStringLiteral("n");
+}
+
+/// The help line of a table setting: its help, its range and its default.
+QString helpFor(const Setting &s, const Scenario &defaults)
+{
+    QString text = qs(s.help);
+    if (s.isSwitch)
+        return text;
+    if (s.kind == SettingKind::Integer)
+        text += QStringLiteral(" %1%2.").arg(
+            qs(settingRangeText(s)),
+            s.displayUnit.empty() ? QString() : QStringLiteral(" ") + qs(s.displayUnit));
+    return text + QStringLiteral(" Default %1.").arg(qs(settingText(s, s.get(defaults))));
 }
 
 } // namespace
 
 ScenarioOptions::ScenarioOptions()
-    : model(valueOption("model",
+    : scenarioFile(valueOption("scenario",
+                               QStringLiteral("Scenario file to start from; flags given with it "
+                                              "override its settings."),
+                               "file")),
+      model(valueOption("model",
                         QStringLiteral("Model preset id (%1; default llama3-70b).")
                             .arg(ids(Catalog::builtIn().models())),
                         "id")),
@@ -130,140 +169,33 @@ ScenarioOptions::ScenarioOptions()
       recipe(valueOption("recipe",
                          QStringLiteral("Recipe id (%1; default mixed-adam).")
                              .arg(ids(Catalog::builtIn().recipes())),
-                         "id", QStringLiteral("mixed-adam"))),
+                         "id")),
       bytesPerParam(valueOption("bytes-per-param",
                                 QStringLiteral("Bytes per parameter W,G,M,O (weights, gradients, "
                                                "master weights, optimizer states), e.g. 2,2,4,8."),
                                 "W,G,M,O")),
-      gpus(valueOption("gpus", QStringLiteral("World size (default 8, or dp x tp x pp x cp)."),
-                       "n")),
-      dp(valueOption("dp", QStringLiteral("Data-parallel degree (default gpus / (tp pp cp))."),
-                     "d")),
-      tp(valueOption("tp", QStringLiteral("Tensor-parallel degree (default 1)."), "t",
-                     QStringLiteral("1"))),
-      pp(valueOption("pp", QStringLiteral("Pipeline-parallel stages (default 1)."), "p",
-                     QStringLiteral("1"))),
-      cp(valueOption("cp", QStringLiteral("Context-parallel degree (default 1)."), "c",
-                     QStringLiteral("1"))),
-      ep(valueOption("ep",
-                     QStringLiteral("Expert-parallel degree for a mixture-of-experts model, "
-                                    "inside the data x context ranks (default 1)."),
-                     "e", QStringLiteral("1"))),
-      strategy(valueOption("strategy", QStringLiteral("ddp, zero1, zero2 or zero3 (default ddp)."),
-                           "name")),
-      zero(valueOption("zero", QStringLiteral("ZeRO stage 0..3 (alias of --strategy)."), "stage")),
-      hsdpShard(valueOption("hsdp-shard",
-                            QStringLiteral("HSDP shard-group size (default: shard over all "
-                                           "data x context ranks)."),
-                            "s", QStringLiteral("0"))),
-      offload(valueOption("offload",
-                          QStringLiteral("CPU offload: none, optimizer or optimizer+params."),
-                          "what", QStringLiteral("none"))),
-      unevenStages(QStringLiteral("uneven-stages"),
-                   QStringLiteral("Allow layers not divisible by pipeline stages.")),
-      gpusPerNode(valueOption("gpus-per-node", QStringLiteral("GPUs per node (default 8)."), "n",
-                              QStringLiteral("8"))),
-      mbs(valueOption("mbs", QStringLiteral("Micro-batch size in sequences (default 1)."), "b",
-                      QStringLiteral("1"))),
-      seq(valueOption("seq", QStringLiteral("Sequence length in tokens (default 4096)."), "s",
-                      QStringLiteral("4096"))),
-      microbatches(valueOption("microbatches",
-                               QStringLiteral("Micro-batches per step, m (default 8); global batch "
-                                              "= m x mbs x dp."),
-                               "m")),
-      gradAccum(valueOption("grad-accum", QStringLiteral("Alias of --microbatches."), "m")),
-      recompute(valueOption("recompute",
-                            QStringLiteral("Activation recomputation: none, selective or full "
-                                           "(default full)."),
-                            "level", QStringLiteral("full"))),
-      flashAttention(valueOption("flash-attention",
-                                 QStringLiteral("on (default) or off: store the s x s scores."),
-                                 "on|off", QStringLiteral("on"))),
-      sequenceParallel(valueOption("sequence-parallel",
-                                   QStringLiteral("on (default) or off (with --tp > 1)."), "on|off",
-                                   QStringLiteral("on"))),
-      fp32Logits(valueOption("fp32-logits",
-                             QStringLiteral("on (default) or off: logits in fp32 for the loss, "
-                                            "else in the activation dtype."),
-                             "on|off", QStringLiteral("on"))),
-      loss(valueOption("loss",
-                       QStringLiteral("Cross-entropy kernel: fused (default; Megatron's "
-                                      "vocab-parallel loss, one logits buffer) or eager "
-                                      "(PyTorch F.cross_entropy, three at its backward)."),
-                       "fused|eager", QStringLiteral("fused"))),
-      schedule(valueOption("schedule",
-                           QStringLiteral("Pipeline schedule: gpipe, 1f1b (default), "
-                                          "interleaved or zb-h1."),
-                           "name", QStringLiteral("1f1b"))),
-      chunks(valueOption("chunks",
-                         QStringLiteral("Model chunks per stage for interleaved 1F1B (default 2)."),
-                         "v")),
-      cudaContextMib(valueOption("cuda-context-mib",
-                                 QStringLiteral("CUDA context per GPU in MiB (default 512)."),
-                                 "MiB", QStringLiteral("512"))),
-      fragmentation(valueOption("fragmentation-percent",
-                                QStringLiteral("Allocator fragmentation reserve (default 5)."), "%",
-                                QStringLiteral("5"))),
-      gatheredUnits(valueOption("gathered-units",
-                                QStringLiteral("ZeRO-3 layers gathered at once, 1 or 2 (default 2: "
-                                               "prefetch)."),
-                                "n", QStringLiteral("2"))),
-      hostRamGb(valueOption("host-ram-gb",
-                            QStringLiteral("Host RAM per node in GB (default 2000)."), "GB",
-                            QStringLiteral("2000"))),
-      modelStatesOnly(QStringLiteral("model-states-only"),
-                      QStringLiteral("Count weights, gradients, master weights and optimizer "
-                                     "states only (as the ZeRO paper and the seeds do).")),
       gpu(valueOption(
           "gpu",
           QStringLiteral("GPU id (%1; default h100-sxm-80gb).").arg(ids(Catalog::builtIn().gpus())),
-          "id", QStringLiteral("h100-sxm-80gb"))),
-      unit(valueOption("unit", QStringLiteral("gb (1e9 bytes, default) or gib (2^30)."), "unit",
-                       QStringLiteral("gb")))
+          "id")),
+      dp(valueOption("dp",
+                     QStringLiteral("Data-parallel degree: sets --gpus to dp x tp x pp x cp "
+                                    "(default gpus / (tp pp cp))."),
+                     "d")),
+      zero(valueOption("zero", QStringLiteral("ZeRO stage 0..3 (alias of --strategy)."), "stage")),
+      gradAccum(valueOption("grad-accum", QStringLiteral("Alias of --microbatches."), "m")),
+      unit(valueOption("unit", QStringLiteral("gb (1e9 bytes, default) or gib (2^30)."), "unit"))
 {
-    all = {model,
-           params,
-           hfConfig,
-           layers,
-           hidden,
-           ffn,
-           heads,
-           kvHeads,
-           vocab,
-           tied,
-           plainMlp,
-           recipe,
-           bytesPerParam,
-           gpus,
-           dp,
-           tp,
-           pp,
-           cp,
-           ep,
-           strategy,
-           zero,
-           hsdpShard,
-           offload,
-           unevenStages,
-           gpusPerNode,
-           mbs,
-           seq,
-           microbatches,
-           gradAccum,
-           recompute,
-           flashAttention,
-           sequenceParallel,
-           fp32Logits,
-           loss,
-           schedule,
-           chunks,
-           cudaContextMib,
-           fragmentation,
-           gatheredUnits,
-           hostRamGb,
-           modelStatesOnly,
-           gpu,
-           unit};
+    const Scenario defaults = defaultScenario();
+    for (const Setting &s : settings()) {
+        const QString name = qs(s.flag);
+        table << (s.isSwitch ? QCommandLineOption(name, helpFor(s, defaults))
+                             : QCommandLineOption(name, helpFor(s, defaults), valueNameFor(s)));
+    }
+    all = {scenarioFile, model, params,   hfConfig, layers,        hidden, ffn, heads, kvHeads,
+           vocab,        tied,  plainMlp, recipe,   bytesPerParam, gpu,    dp,  zero,  gradAccum};
+    all << table;
+    all << unit;
 }
 
 void ScenarioOptions::addTo(QCommandLineParser &p) const
@@ -274,15 +206,38 @@ void ScenarioOptions::addTo(QCommandLineParser &p) const
 bool ScenarioOptions::anySet(const QCommandLineParser &p) const
 {
     for (const auto &o : all)
-        if (o.names() != unit.names() && p.isSet(o))
+        if (o.names() != unit.names() && o.names() != scenarioFile.names() && p.isSet(o))
             return true;
     return false;
 }
 
-std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, QString *error) const
+QString settingsMarkdownRows()
+{
+    const Scenario defaults = defaultScenario();
+    QString rows;
+    for (const Setting &s : settings()) {
+        QString flag = QStringLiteral("--") + qs(s.flag);
+        if (!s.isSwitch)
+            flag += QStringLiteral(" ") + valueNameFor(s);
+        QString help = qs(s.help);
+        if (s.kind == SettingKind::Integer)
+            help += QStringLiteral(" %1%2.").arg(
+                qs(settingRangeText(s)),
+                s.displayUnit.empty() ? QString() : QStringLiteral(" ") + qs(s.displayUnit));
+        const QString def =
+            s.isSwitch ? QStringLiteral("off") : qs(settingText(s, s.get(defaults)));
+        rows += QStringLiteral("| `%1` | %2 | `%3` |\n")
+                    .arg(flag, help.replace(u'|', QStringLiteral("\\|")), def);
+    }
+    return rows;
+}
+
+std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLineParser &p,
+                                                          QString *error,
+                                                          bool validateResult) const
 {
     const Catalog &catalog = Catalog::builtIn();
-    std::optional<Scenario> none;
+    std::optional<ScenarioDocument> none;
     auto fail = [error, &none](const QString &message) {
         *error = message;
         return none;
@@ -303,18 +258,19 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
         *out = v;
         return true;
     };
-    auto onOff = [&p](const QCommandLineOption &o, bool *out, QString *err) {
-        const QString v = p.value(o).toLower();
-        if (v != QStringLiteral("on") && v != QStringLiteral("off")) {
-            *err = QStringLiteral("--%1 must be on or off (got '%2')")
-                       .arg(o.names().first(), p.value(o));
-            return false;
-        }
-        *out = v == QStringLiteral("on");
-        return true;
-    };
 
-    Scenario s;
+    ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
+    if (p.isSet(scenarioFile)) {
+        const auto loaded = loadScenarioFile(p.value(scenarioFile), error);
+        if (!loaded) {
+            *error = QStringLiteral("--scenario: ") + *error;
+            return none;
+        }
+        doc = *loaded;
+    }
+    Scenario &s = doc.scenario;
+
+    // The model: a flag replaces the file's (or the default) model.
     const bool inline_ =
         p.isSet(layers) || p.isSet(hidden) || p.isSet(ffn) || p.isSet(heads) || p.isSet(vocab);
     if (int(p.isSet(model)) + int(p.isSet(params)) + int(inline_) + int(p.isSet(hfConfig)) > 1)
@@ -335,6 +291,7 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
             return fail(QStringLiteral("--params must be a positive parameter count below 1e14, "
                                        "like 70e9 or 70B (got '%1')")
                             .arg(p.value(params)));
+        s.model = Model{};
         s.model.id = "custom";
         s.model.displayName = formatParameters(*n) + " (plain count)";
         s.model.source = "--params on the command line";
@@ -366,24 +323,26 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
         a.gatedMlp = !p.isSet(plainMlp);
         if (const std::string e = validateArchitecture(a); !e.empty())
             return fail(QStringLiteral("inline architecture: ") + QString::fromStdString(e));
+        s.model = Model{};
         s.model.id = "inline";
         s.model.architecture = a;
         s.model.displayName = "Inline " + formatParameters(parameterCount(a)) + " architecture";
         s.model.source = "given on the command line";
-    } else {
-        const QString id = p.isSet(model) ? p.value(model) : QStringLiteral("llama3-70b");
-        const Model *m = catalog.model(id.toStdString());
+    } else if (p.isSet(model)) {
+        const Model *m = catalog.model(p.value(model).toStdString());
         if (!m)
             return fail(QStringLiteral("--model: unknown model '%1' (known: %2)")
-                            .arg(id, ids(catalog.models())));
+                            .arg(p.value(model), ids(catalog.models())));
         s.model = *m;
     }
 
-    const Recipe *r = catalog.recipe(p.value(recipe).toStdString());
-    if (!r)
-        return fail(QStringLiteral("--recipe: unknown recipe '%1' (known: %2)")
-                        .arg(p.value(recipe), ids(catalog.recipes())));
-    s.recipe = *r;
+    if (p.isSet(recipe)) {
+        const Recipe *r = catalog.recipe(p.value(recipe).toStdString());
+        if (!r)
+            return fail(QStringLiteral("--recipe: unknown recipe '%1' (known: %2)")
+                            .arg(p.value(recipe), ids(catalog.recipes())));
+        s.recipe = *r;
+    }
     if (p.isSet(bytesPerParam)) {
         const QStringList parts = p.value(bytesPerParam).split(u',');
         std::int64_t b[4] = {};
@@ -398,125 +357,102 @@ std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, Q
                             .arg(p.value(bytesPerParam)));
         s.recipe = Recipe{"custom", "Custom", "--bytes-per-param", b[0], b[1], b[2], b[3]};
     }
+    if (p.isSet(gpu)) {
+        const Gpu *g = catalog.gpu(p.value(gpu).toStdString());
+        if (!g)
+            return fail(QStringLiteral("--gpu: unknown GPU '%1' (known: %2)")
+                            .arg(p.value(gpu), ids(catalog.gpus())));
+        s.gpu = *g;
+    }
 
+    // Every table setting that was given, parsed and checked by the table.
+    std::vector<SettingValue> values;
+    auto parseFlag = [&p](const Setting &setting, const QCommandLineOption &o, std::int64_t *out,
+                          QString *err) {
+        if (setting.isSwitch) {
+            *out = 1;
+            return true;
+        }
+        std::string why;
+        const auto v = parseSettingText(setting, p.value(o).toStdString(), &why);
+        if (!v) {
+            // "--strategy: unknown strategy 'x'", "--tp must be a whole number ...".
+            *err = QStringLiteral("--%1%2%3")
+                       .arg(o.names().first(),
+                            setting.kind == SettingKind::Choice ? QStringLiteral(": ")
+                                                                : QStringLiteral(" "),
+                            qs(why));
+            return false;
+        }
+        *out = *v;
+        return true;
+    };
+    bool gpusGiven = false;
+    for (qsizetype i = 0; i < table.size(); ++i) {
+        const Setting &setting = settings()[std::size_t(i)];
+        const QCommandLineOption &o = table[i];
+        const QCommandLineOption *alias = setting.key == "strategy"       ? &zero
+                                          : setting.key == "microbatches" ? &gradAccum
+                                                                          : nullptr;
+        std::int64_t v = 0, w = 0;
+        const bool given = p.isSet(o), aliasGiven = alias && p.isSet(*alias);
+        if (given && !parseFlag(setting, o, &v, error))
+            return none;
+        if (aliasGiven && !parseFlag(setting, *alias, &w, error))
+            return none;
+        if (given && aliasGiven && v != w)
+            return fail(QStringLiteral("--%1 and --%2 disagree; give one")
+                            .arg(o.names().first(), alias->names().first()));
+        if (given || aliasGiven)
+            values.push_back({&setting, given ? v : w});
+        gpusGiven = gpusGiven || (given && setting.key == "gpus");
+    }
+    applySettings(s, values);
+
+    // --dp sets the world size; with --gpus too, the two must agree.
     Layout &l = s.layout;
-    std::int64_t v = 0;
-    if (!integer(tp, 1, 65536, &v, error))
-        return none;
-    l.tensorParallel = int(v);
-    if (!integer(pp, 1, 65536, &v, error))
-        return none;
-    l.pipelineParallel = int(v);
-    if (!integer(cp, 1, 65536, &v, error))
-        return none;
-    l.contextParallel = int(v);
-    if (!integer(ep, 1, 65536, &v, error))
-        return none;
-    l.expertParallel = int(v);
     if (p.isSet(dp)) {
         std::int64_t d = 0;
         if (!integer(dp, 1, maxGpus, &d, error))
             return none;
-        const std::int64_t world = d * l.modelParallel();
-        if (p.isSet(gpus) && p.value(gpus).toLongLong() != world)
+        // t, p, c are each at most 65,536, so d x t x p x c < 2^63 only when checked.
+        const std::int64_t mp = l.modelParallel();
+        if (mp > maxGpus || d > maxGpus / mp)
+            return fail(QStringLiteral("--dp x --tp x --pp x --cp (%1 x %2 x %3 x %4) exceeds %5 "
+                                       "GPUs")
+                            .arg(d)
+                            .arg(l.tensorParallel)
+                            .arg(l.pipelineParallel)
+                            .arg(l.contextParallel)
+                            .arg(maxGpus));
+        const std::int64_t world = d * mp;
+        if (gpusGiven && l.gpus != world)
             return fail(QStringLiteral("--gpus (%1) disagrees with --dp x --tp x --pp x --cp (%2)")
-                            .arg(p.value(gpus))
+                            .arg(l.gpus)
                             .arg(world));
         l.gpus = world;
-    } else {
-        l.gpus = 8;
-        if (p.isSet(gpus) && !integer(gpus, 1, maxGpus, &l.gpus, error))
-            return none;
     }
-    if (l.gpus > maxGpus)
-        return fail(QStringLiteral("world size %1 exceeds %2 GPUs").arg(l.gpus).arg(maxGpus));
-    if (p.isSet(strategy) && p.isSet(zero) && p.value(strategy) != p.value(zero))
-        return fail(QStringLiteral("--strategy and --zero disagree; give one"));
-    const QString stageText = p.isSet(zero)       ? p.value(zero)
-                              : p.isSet(strategy) ? p.value(strategy)
-                                                  : QStringLiteral("ddp");
-    const auto z = parseZeroStage(stageText.toStdString());
-    if (!z)
-        return fail(QStringLiteral("--%1: unknown strategy '%2' (known: ddp, zero1, zero2, zero3, "
-                                   "or 0..3)")
-                        .arg(p.isSet(zero) ? QStringLiteral("zero") : QStringLiteral("strategy"),
-                             stageText));
-    l.zeroStage = *z;
-    if (!integer(hsdpShard, 0, maxGpus, &l.hsdpShardSize, error) ||
-        !integer(gpusPerNode, 1, 1024, &l.gpusPerNode, error))
-        return none;
-    const auto off = parseOffload(p.value(offload).toStdString());
-    if (!off)
-        return fail(QStringLiteral("--offload: unknown value '%1' (known: none, optimizer, "
-                                   "optimizer+params)")
-                        .arg(p.value(offload)));
-    l.offload = *off;
-    l.allowUnevenStages = p.isSet(unevenStages);
-
-    Training &t = s.training;
-    if (!integer(mbs, 1, 65536, &t.microBatchSize, error) ||
-        !integer(seq, 1, 16777216, &t.sequenceLength, error))
-        return none;
-    if (p.isSet(microbatches) && p.isSet(gradAccum) && p.value(microbatches) != p.value(gradAccum))
-        return fail(QStringLiteral("--microbatches and --grad-accum disagree; give one"));
-    if (p.isSet(microbatches) && !integer(microbatches, 1, 65536, &t.microBatches, error))
-        return none;
-    if (p.isSet(gradAccum) && !integer(gradAccum, 1, 65536, &t.microBatches, error))
-        return none;
-    const auto rc = parseRecompute(p.value(recompute).toLower().toStdString());
-    if (!rc)
-        return fail(QStringLiteral("--recompute: unknown level '%1' (known: none, selective, full)")
-                        .arg(p.value(recompute)));
-    t.recompute = *rc;
-    if (!onOff(flashAttention, &t.flashAttention, error) ||
-        !onOff(sequenceParallel, &t.sequenceParallel, error) ||
-        !onOff(fp32Logits, &t.fp32Logits, error))
-        return none;
-    const auto lk = parseLossKernel(p.value(loss).toLower().toStdString());
-    if (!lk)
-        return fail(
-            QStringLiteral("--loss: unknown kernel '%1' (known: fused, eager)").arg(p.value(loss)));
-    t.lossKernel = *lk;
-    const auto sched = parsePipelineSchedule(p.value(schedule).toLower().toStdString());
-    if (!sched)
-        return fail(QStringLiteral("--schedule: unknown schedule '%1' (known: gpipe, 1f1b, "
-                                   "interleaved, zb-h1)")
-                        .arg(p.value(schedule)));
-    t.schedule = *sched;
-    t.chunks = t.schedule == PipelineSchedule::Interleaved1F1B ? 2 : 1;
-    if (p.isSet(chunks)) {
-        if (!integer(chunks, 1, 64, &v, error))
+    if (p.isSet(unit)) {
+        const auto u = byteUnit(p, error);
+        if (!u)
             return none;
-        t.chunks = int(v);
+        doc.unit = *u;
     }
-
-    Overheads &o = s.overheads;
-    if (!integer(cudaContextMib, 0, 1000000, &v, error))
-        return none;
-    o.cudaContextBytes = v * 1024 * 1024;
-    if (!integer(fragmentation, 0, 100, &v, error))
-        return none;
-    o.fragmentationPercent = int(v);
-    if (!integer(gatheredUnits, 1, 2, &v, error))
-        return none;
-    o.gatheredUnits = int(v);
-    if (!integer(hostRamGb, 0, 1000000000, &v, error))
-        return none;
-    o.hostRamBytesPerNode = v * 1'000'000'000;
-    s.modelStatesOnly = p.isSet(modelStatesOnly);
-
-    const Gpu *g = catalog.gpu(p.value(gpu).toStdString());
-    if (!g)
-        return fail(QStringLiteral("--gpu: unknown GPU '%1' (known: %2)")
-                        .arg(p.value(gpu), ids(catalog.gpus())));
-    s.gpu = *g;
-    if (const std::string e = validate(s); !e.empty())
+    if (const std::string e = validateResult ? validate(s) : std::string(); !e.empty())
         return fail(QString::fromStdString(e));
-    return s;
+    return doc;
+}
+
+std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, QString *error) const
+{
+    const auto doc = document(p, error);
+    return doc ? std::optional<Scenario>(doc->scenario) : std::nullopt;
 }
 
 std::optional<ByteUnit> ScenarioOptions::byteUnit(const QCommandLineParser &p, QString *error) const
 {
+    if (!p.isSet(unit))
+        return ByteUnit::GB;
     const QString u = p.value(unit).toLower();
     if (u == QStringLiteral("gb"))
         return ByteUnit::GB;
@@ -552,12 +488,11 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (p.positionalArguments().size() > 1)
         return fail(QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
     QString error;
-    const auto s = options.scenario(p, &error);
-    if (!s)
+    const auto doc = options.document(p, &error);
+    if (!doc)
         return fail(error);
-    const auto unit = options.byteUnit(p, &error);
-    if (!unit)
-        return fail(error);
+    const Scenario *s = &doc->scenario;
+    const ByteUnit *unit = &doc->unit;
     const MemoryReport report = estimate(*s);
     if (!report.valid())
         return fail(QStringLiteral("cannot estimate: ") + QString::fromStdString(report.error));

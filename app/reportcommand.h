@@ -2,6 +2,7 @@
 
 #include "format.h"
 #include "scenario.h"
+#include "scenariofile.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -11,35 +12,47 @@
 
 namespace shardscope {
 
-/// The scenario flags shared by every subcommand and the GUI's command line
-/// (README.md lists each): model (--model, --params, --hf-config FILE, or inline
-/// --layers ...), recipe (--recipe, --bytes-per-param), layout (--gpus, --dp, --tp,
-/// --pp, --cp, --ep, --strategy / --zero, --hsdp-shard, --offload), training (--mbs, --seq,
-/// --microbatches / --grad-accum, --recompute, --flash-attention,
-/// --sequence-parallel, --schedule, --chunks), overheads and --unit.
+/// The scenario flags shared by every subcommand and the GUI's command line.
+/// Every scalar setting's flag comes from the settings table (core/settings.h):
+/// its name, range, unit and help line are the table's, so the command line,
+/// scenario files and the window cannot disagree. Beside the table: --scenario
+/// FILE (the starting point; flags given with it override it), the model
+/// (--model, --params, --hf-config FILE, or inline --layers ...), the recipe
+/// (--recipe, --bytes-per-param), --gpu, --dp (sets the world size from d x t x p
+/// x c), the aliases --zero and --grad-accum, and --unit.
 struct ScenarioOptions
 {
     ScenarioOptions();
     QList<QCommandLineOption> all; ///< every option, for addTo()
-    QCommandLineOption model, params, hfConfig, layers, hidden, ffn, heads, kvHeads, vocab, tied,
-        plainMlp;
-    QCommandLineOption recipe, bytesPerParam, gpus, dp, tp, pp, cp, ep, strategy, zero, hsdpShard,
-        offload, unevenStages, gpusPerNode, mbs, seq, microbatches, gradAccum, recompute,
-        flashAttention, sequenceParallel, fp32Logits, loss, schedule, chunks, cudaContextMib,
-        fragmentation, gatheredUnits, hostRamGb, modelStatesOnly, gpu, unit;
+    QCommandLineOption scenarioFile, model, params, hfConfig, layers, hidden, ffn, heads, kvHeads,
+        vocab, tied, plainMlp;
+    QCommandLineOption recipe, bytesPerParam, gpu, dp, zero, gradAccum, unit;
+    /// One option per settings-table entry, in settings() order.
+    QList<QCommandLineOption> table;
 
     /// Registers the options on a parser.
     void addTo(QCommandLineParser &p) const;
-    /// True when any scenario flag (not --unit) was given.
+    /// True when any scenario flag (not --unit, not --scenario) was given.
     bool anySet(const QCommandLineParser &p) const;
-    /// The scenario the parsed flags describe, starting from `base` (the report's
-    /// defaults: Llama 3 70B, 8 GPUs, DDP, H100, mixed-adam). --hf-config reads the
-    /// model from a Hugging Face config.json (modelFromHfConfig). nullopt plus a
-    /// one-line `*error` naming the bad flag.
+    /// The scenario and unit the parsed flags describe: the --scenario file if
+    /// given, else the report's defaults (defaultScenario(): Llama 3 70B, 8 GPUs,
+    /// DDP, H100, mixed-adam), with every given flag applied over it. --hf-config
+    /// reads the model from a Hugging Face config.json (modelFromHfConfig). The
+    /// result passes validate() (with `validateResult` false that check is left to
+    /// estimate(), as for a scenario file's patch). nullopt plus a one-line `*error`
+    /// naming the bad flag or file.
+    std::optional<ScenarioDocument> document(const QCommandLineParser &p, QString *error,
+                                             bool validateResult = true) const;
+    /// document()'s scenario alone.
     std::optional<Scenario> scenario(const QCommandLineParser &p, QString *error) const;
     /// The display unit from --unit; nullopt plus `*error` when it is not gb or gib.
     std::optional<ByteUnit> byteUnit(const QCommandLineParser &p, QString *error) const;
 };
+
+/// The README's flag rows for the settings table, as Markdown: "| `--tp t` | help
+/// ... | default |", one per setting in settings() order. The README holds this
+/// text; a test checks it is current.
+QString settingsMarkdownRows();
 
 /// Parses a parameter count: "70e9", "7.5e9", "70B", "1.5T", "300M", "70000000000".
 /// Returns nullopt for anything not a positive finite count below 1e14.

@@ -159,8 +159,9 @@ std::string validate(const Scenario &s)
                                                     {"context parallel", l.contextParallel},
                                                     {"expert parallel", l.expertParallel}};
     for (const auto &[name, v] : degrees)
-        if (v < 1 || v > 65536)
-            return std::string(name) + " size must be between 1 and 65536 (got " + str(v) + ")";
+        if (v < 1 || v > maxParallelDegree)
+            return std::string(name) + " size must be between 1 and " + str(maxParallelDegree) +
+                   " (got " + str(v) + ")";
     if (l.gpus % l.modelParallel() != 0)
         return "gpus (" + str(l.gpus) + ") is not divisible by t x p x c (" +
                str(l.tensorParallel) + " x " + str(l.pipelineParallel) + " x " +
@@ -202,16 +203,22 @@ std::string validate(const Scenario &s)
     if (l.offload == Offload::OptimizerAndParams && l.zeroStage != ZeroStage::Zero3)
         return "offloading parameters needs ZeRO-3 / FSDP (only sharded weights can live on the "
                "host)";
-    if (l.gpusPerNode < 1 || l.gpusPerNode > 1024)
-        return "GPUs per node must be between 1 and 1024 (got " + str(l.gpusPerNode) + ")";
+    if (l.gpusPerNode < 1 || l.gpusPerNode > maxGpusPerNode)
+        return "GPUs per node must be between 1 and " + str(maxGpusPerNode) + " (got " +
+               str(l.gpusPerNode) + ")";
 
     const Training &t = s.training;
-    if (t.microBatchSize < 1 || t.microBatchSize > 65536)
-        return "micro-batch size must be between 1 and 65536 (got " + str(t.microBatchSize) + ")";
-    if (t.sequenceLength < 1 || t.sequenceLength > 16'777'216)
-        return "sequence length must be between 1 and 16777216 (got " + str(t.sequenceLength) + ")";
-    if (t.microBatches < 1 || t.microBatches > 65536)
-        return "micro-batches per step must be between 1 and 65536 (got " + str(t.microBatches) +
+    if (t.microBatchSize < 1 || t.microBatchSize > maxMicroBatchSize)
+        return "micro-batch size must be between 1 and " + str(maxMicroBatchSize) + " (got " +
+               str(t.microBatchSize) + ")";
+    if (t.sequenceLength < 1 || t.sequenceLength > maxSequenceLength)
+        return "sequence length must be between 1 and " + str(maxSequenceLength) + " (got " +
+               str(t.sequenceLength) + ")";
+    if (t.microBatches < 1 || t.microBatches > maxMicroBatches)
+        return "micro-batches per step must be between 1 and " + str(maxMicroBatches) + " (got " +
+               str(t.microBatches) + ")";
+    if (t.chunks < 1 || t.chunks > maxModelChunks)
+        return "chunks must be between 1 and " + str(maxModelChunks) + " (got " + str(t.chunks) +
                ")";
     if (usesSchedule(s)) {
         ScheduleParams sp;
@@ -234,19 +241,19 @@ std::string validate(const Scenario &s)
             return "activations: " + e;
     }
     const Overheads &o = s.overheads;
-    if (o.cudaContextBytes < 0 || o.cudaContextBytes > 1'000'000'000'000)
+    if (o.cudaContextBytes < 0 || o.cudaContextBytes > maxBufferSize)
         return "CUDA context bytes must be between 0 and 1e12";
-    if (o.ddpBucketBytes < 0 || o.ddpBucketBytes > 1'000'000'000'000)
+    if (o.ddpBucketBytes < 0 || o.ddpBucketBytes > maxBufferSize)
         return "DDP bucket bytes must be between 0 and 1e12";
-    if (o.zeroBucketElements < 0 || o.zeroBucketElements > 1'000'000'000'000)
+    if (o.zeroBucketElements < 0 || o.zeroBucketElements > maxBufferSize)
         return "ZeRO bucket elements must be between 0 and 1e12";
     if (o.gatheredUnits < 1 || o.gatheredUnits > 2)
         return "gathered FSDP units must be 1 or 2 (got " + str(o.gatheredUnits) + ")";
     if (o.fragmentationPercent < 0 || o.fragmentationPercent > 100)
         return "fragmentation reserve must be between 0 and 100 percent (got " +
                str(o.fragmentationPercent) + ")";
-    if (o.hostRamBytesPerNode < 0)
-        return "host RAM per node must not be negative";
+    if (o.hostRamBytesPerNode < 0 || o.hostRamBytesPerNode > maxHostRamBytes)
+        return "host RAM per node must be between 0 and " + str(maxHostRamBytes) + " bytes";
     if (s.gpu.capacityBytes <= 0)
         return "gpu capacity must be positive";
     return {};
@@ -436,14 +443,16 @@ MemoryReport estimate(const Scenario &s)
             else if (z != ZeroStage::Zero3)
                 buf.communicationBuckets = std::min(o.zeroBucketElements, psi) * r.gradientBytes;
         }
-        if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly)
+        if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly) {
             // Gathered weights of each unit plus one unit's unsharded gradient, both in
             // the compute dtype before reduce-scatter (DeepSpeed's estimator: 4 x largest
             // layer for one unit in fp16). The compute dtype is the activation dtype when
             // the stored weights are wider: FSDP2's MixedPrecisionPolicy gathers
             // fp32-sharded parameters in bf16 (param_dtype).
+            g.gatheredUnitParameters = unitParams;
             buf.gatheredUnits = unitParams * (std::int64_t(o.gatheredUnits) + 1) *
                                 std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
+        }
         const Wide beforeReserve = Wide(b.modelStates()) + b.activations + buf.cudaContext +
                                    buf.communicationBuckets + buf.gatheredUnits;
         buf.fragmentation = std::int64_t(beforeReserve * o.fragmentationPercent / 100);

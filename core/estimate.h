@@ -1,5 +1,6 @@
 #pragma once
 
+#include "inputlimits.h"
 #include "memoryreport.h"
 #include "scenario.h"
 
@@ -7,10 +8,7 @@
 
 namespace shardscope {
 
-/// Largest world size the engine accepts (the GPU-count slider's upper end is 16,384).
-inline constexpr std::int64_t maxGpus = 1'048'576;
-/// Largest parameter count the engine accepts (100 trillion).
-inline constexpr std::int64_t maxParameters = 100'000'000'000'000;
+// The engine's input bounds (maxGpus, maxParameters, ...) are in inputlimits.h.
 
 /// Checks a scenario; empty when it can be estimated, else a one-line reason
 /// naming the bad input, for example "gpus must be at least 1 (got 0)" or

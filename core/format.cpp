@@ -1,5 +1,7 @@
 #include "format.h"
 
+#include "verdict.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -76,41 +78,70 @@ std::string formatParameters(std::int64_t parameters)
 
 std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u)
 {
-    if (!r.valid())
+    const Verdict v = verdict(s, r);
+    if (v.kind == Verdict::Kind::Invalid)
         return "Cannot estimate: " + r.error;
     const std::string perGpu = r.gpuCount() == 1 ? "" : " per GPU";
-    if (r.fits())
+    if (v.kind == Verdict::Kind::Fits)
         return "Fits: " + formatBytes(r.peakBytes(), u) + " of " + formatBytes(r.capacityBytes, u) +
                perGpu;
-    // When the busiest GPU's activations outweigh its model states, no ZeRO stage or
-    // GPU count helps: data parallelism does not split activations.
-    const GpuGroup *busiest = nullptr;
-    for (const GpuGroup &g : r.groups)
-        if (!busiest || g.totalBytes() > busiest->totalBytes())
-            busiest = &g;
-    if (busiest && busiest->bytes.activations > busiest->bytes.modelStates())
-        return "Overflows by " + formatBytes(-r.headroomBytes(), u) + perGpu + ": activations (" +
-               formatBytes(busiest->bytes.activations, u) +
-               ") dominate and sharding does not split them: recompute, or split the sequence "
-               "(context or tensor parallel)";
+
+    // Host RAM per node = offloaded bytes per GPU x GPUs per node: smaller shards (more
+    // ranks to shard over) or more RAM help; so does offloading less, if the GPUs can
+    // hold what comes back. Every amount is a positive overflow or a held byte count.
+    const std::string ranks = std::to_string(v.shardRanks) + " of " +
+                              std::to_string(v.dataContextRanks) + " data x context ranks";
+    const std::string shardOver = v.hsdpPartial() ? "a larger HSDP shard group (now " + ranks + ")"
+                                                  : std::string("more GPUs to shard over");
+    const std::string hostOver =
+        "host RAM by " + formatBytes(v.hostOverflowBytesPerNode, u) + " per node";
+    if (v.kind == Verdict::Kind::Host)
+        return "Overflows " + hostOver + " (" + formatBytes(r.hostBytesPerNode, u) +
+               " offloaded per node, " + formatBytes(r.hostCapacityBytesPerNode, u) +
+               " available); GPU memory fits (" + formatBytes(r.peakBytes(), u) + " of " +
+               formatBytes(r.capacityBytes, u) + perGpu + "): offload less, add host RAM, or use " +
+               shardOver;
+
+    // GPU memory overflows. When the busiest GPU's activations outweigh its model
+    // states, no ZeRO stage or GPU count helps: data parallelism does not split them.
     std::string reason;
-    switch (s.layout.zeroStage) {
-    case ZeroStage::Ddp:
-        reason = r.gpuCount() == 1 ? "one GPU must hold every model state"
-                                   : "DDP keeps a full copy on every GPU";
-        break;
-    case ZeroStage::Zero1:
-        reason = "ZeRO-1 shards only optimizer states; weights and gradients stay replicated";
-        break;
-    case ZeroStage::Zero2:
-        reason = "ZeRO-2 shards gradients and optimizer states; weights stay replicated";
-        break;
-    case ZeroStage::Zero3:
-        reason = "even fully sharded, each GPU's share is too large: add GPUs or use a leaner "
-                 "recipe";
-        break;
+    if (v.dominant == Verdict::Dominant::Activations) {
+        reason = "activations (" + formatBytes(v.busiestActivationBytes, u) +
+                 ") dominate and sharding does not split them: recompute, or split the sequence "
+                 "(context or tensor parallel)";
+    } else {
+        const std::string hsdp = v.hsdpPartial() ? " over " + ranks + " (HSDP)" : "";
+        switch (s.layout.zeroStage) {
+        case ZeroStage::Ddp:
+            reason = r.gpuCount() == 1 ? "one GPU must hold every model state"
+                                       : "DDP keeps a full copy on every GPU";
+            break;
+        case ZeroStage::Zero1:
+            reason = "ZeRO-1 shards only optimizer states" + hsdp +
+                     "; weights and gradients stay replicated";
+            break;
+        case ZeroStage::Zero2:
+            reason =
+                "ZeRO-2 shards gradients and optimizer states" + hsdp + "; weights stay replicated";
+            break;
+        case ZeroStage::Zero3:
+            reason = v.hsdpPartial()
+                         ? "ZeRO-3 shards cover only " + ranks +
+                               " (HSDP), so each GPU's share is too large: use a larger shard "
+                               "group (up to " +
+                               std::to_string(v.dataContextRanks) + ")"
+                         : "even fully sharded, each GPU's share is too large: add GPUs or use a "
+                           "leaner recipe";
+            break;
+        }
     }
-    return "Overflows by " + formatBytes(-r.headroomBytes(), u) + perGpu + ": " + reason;
+    const std::string gpuOver = formatBytes(v.gpuOverflowBytes, u) + perGpu;
+    if (v.kind == Verdict::Kind::Gpu)
+        return "Overflows by " + gpuOver + ": " + reason;
+    return "Overflows by " + gpuOver + " and " + hostOver + ": " + reason + "; host RAM holds " +
+           formatBytes(r.hostCapacityBytesPerNode, u) + " of the " +
+           formatBytes(r.hostBytesPerNode, u) + " offloaded per node: add host RAM or use " +
+           shardOver;
 }
 
 } // namespace shardscope

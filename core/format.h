@@ -28,11 +28,16 @@ std::string formatBytes(std::int64_t bytes, ByteUnit u);
 /// Formats a parameter count: 70553706496 -> "70.55B", 1.2e12 -> "1.2T", 3e8 -> "300M".
 std::string formatParameters(std::int64_t parameters);
 
-/// One plain-language sentence on whether the scenario fits, for example
-/// "Fits: 17.5 GB of 80 GB per GPU" or
-/// "Overflows by 1,040 GB per GPU: DDP keeps a full copy on every GPU".
-/// The overflow reason names what the strategy leaves replicated or, when the busiest
-/// GPU's activations outweigh its model states, that data parallelism cannot split them.
+/// One plain-language sentence on whether the scenario fits, written from
+/// verdict(s, r) (verdict.h), amounts in unit `u`, always positive. For example
+/// "Fits: 17.5 GB of 80 GB per GPU",
+/// "Overflows by 1,040 GB per GPU: DDP keeps a full copy on every GPU",
+/// "Overflows host RAM by 140.1 GB per node (...); GPU memory fits (...): offload less, ..."
+/// or, when both overflow, "Overflows by X per GPU and host RAM by Y per node: ...".
+/// The GPU reason names what the strategy leaves replicated, that HSDP shards cover only
+/// S of the N data x context ranks, or, when the busiest GPU's activations outweigh its
+/// model states, that data parallelism cannot split them. Invalid reports give
+/// "Cannot estimate: " and the error.
 std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u);
 
 } // namespace shardscope

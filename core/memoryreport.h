@@ -98,6 +98,12 @@ struct GpuGroup
     bool holdsEmbedding = false;       ///< token embedding lives here (first stage)
     bool holdsOutputHead = false;      ///< final norm and output head live here (last stage)
     std::int64_t parametersPerGpu = 0; ///< parameters one GPU owns before ZeRO sharding
+    /// Parameters (elements) of the largest ZeRO-3 / FSDP unit this stage gathers at
+    /// once, per GPU (the largest layer or the vocabulary matrix); 0 when nothing is
+    /// gathered (not ZeRO-3, one rank per shard group, no architecture, model states
+    /// only). buffers.gatheredUnits = (gathered units + 1) x this x the compute dtype.
+    /// Launch-config exporters read it (DeepSpeed stage3_prefetch_bucket_size).
+    std::int64_t gatheredUnitParameters = 0;
     int peakInFlight = 1; ///< micro-batch chunks whose activations are held at the peak
     /// Micro-batches whose embedding-side tensors the first stage holds at its peak
     /// (embeddingInFlightBound; 0 on other stages).

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "inputlimits.h"
+
 // Pipeline-parallel schedules: which operation each stage runs, in which order, and when.
 // Rules and sources: docs/pipeline.md.
 
@@ -69,15 +71,8 @@ struct OpCosts
     double backwardWeight = 1; ///< weight-gradient W (ZB-H1)
 };
 
-/// Largest pipeline-parallel degree (stages) the generator accepts.
-inline constexpr int maxPipelineStages = 1024;
-/// Largest number of micro-batches per step the generator accepts.
-inline constexpr int maxMicroBatches = 65536;
-/// Largest number of model chunks per stage (interleaved) the generator accepts.
-inline constexpr int maxModelChunks = 64;
-/// Largest stages x micro-batches x chunks: bounds the operations generated (at most three
-/// per product unit) and so the time and memory one call can take.
-inline constexpr std::int64_t maxScheduleCells = 1'048'576;
+// The generator's bounds (maxPipelineStages, maxMicroBatches, maxModelChunks,
+// maxScheduleCells) are in inputlimits.h.
 
 /// What to schedule: p stages, m micro-batches per training step, v model chunks per
 /// stage (interleaved only; 1 otherwise), and the operation costs.

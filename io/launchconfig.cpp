@@ -31,18 +31,27 @@ QString headerComment(const Scenario &s)
         .arg(l.expertParallel);
 }
 
-/// Elements of one gathered ZeRO-3 unit on one GPU (the largest block or vocabulary
-/// matrix), as estimate() sizes the gathered-units buffer; 0 when none is modelled.
+/// Parameters (elements) of the largest gathered ZeRO-3 unit on one GPU, as the
+/// engine reports it (GpuGroup::gatheredUnitParameters, the largest over stages) for
+/// the scenario with everything counted (a model-states-only report gathers nothing):
+/// the same count for bf16 and fp32 weights. 0 when the report gathers none.
 std::int64_t gatheredUnitElements(const Scenario &s)
 {
     Scenario full = s;
     full.modelStatesOnly = false;
     const MemoryReport r = estimate(full);
     std::int64_t unit = 0;
-    const std::int64_t per = std::int64_t(s.overheads.gatheredUnits + 1) * s.recipe.weightBytes;
     for (const GpuGroup &g : r.groups)
-        unit = std::max(unit, per > 0 ? g.buffers.gatheredUnits / per : 0);
+        unit = std::max(unit, g.gatheredUnitParameters);
     return unit;
+}
+
+/// The catalog's 8-bit Adam recipe (resources/data/recipes.json "adam-8bit":
+/// bitsandbytes, Dettmers et al. 2022). DeepSpeed's config has no 8-bit Adam type
+/// (config-json.md "optimizer": Adam, AdamW, OneBitAdam, Lamb, OneBitLamb and torch's).
+bool isBitsandbytesAdam8bit(const Recipe &r)
+{
+    return r.id == "adam-8bit";
 }
 
 /// Notes shared by the formats that leave model parallelism to the launcher.
@@ -84,7 +93,13 @@ std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
         zero.insert("reduce_bucket_size", qint64(s.overheads.zeroBucketElements));
     }
     if (l.zeroStage == ZeroStage::Zero3) {
-        // One gathered block ahead with prefetch (gathered units 2), none without.
+        // stage3_prefetch_bucket_size counts ELEMENTS (parameters): DeepSpeed's ZeRO
+        // config model, deepspeed/runtime/zero/config.py, documents prefetch_bucket_size
+        // (alias "stage3_prefetch_bucket_size") as the "Maximum number of parameter
+        // elements to fetch ahead of use"; docs/_pages/config-json.md calls it "The size
+        // of the fixed buffer for prefetching parameters". With prefetch (gathered
+        // units 2) one unit is fetched ahead: the report's unit in elements, not its
+        // bytes; without prefetch 0.
         const std::int64_t unit = gatheredUnitElements(s);
         if (unit > 0)
             zero.insert("stage3_prefetch_bucket_size",
@@ -102,6 +117,16 @@ std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
                   {"train_micro_batch_size_per_gpu", qint64(t.microBatchSize)},
                   {"gradient_accumulation_steps", qint64(t.microBatches)},
                   {"zero_optimization", zero}};
+    // 8-bit Adam is a client optimizer passed to deepspeed.initialize. ZeRO refuses an
+    // optimizer it has not tested unless zero_allow_untested_optimizer is set
+    // (engine.py _do_optimizer_sanity_check), and ZeRO-Offload one that is not
+    // DeepSpeedCPUAdam unless zero_force_ds_cpu_optimizer is false (engine.py
+    // _configure_optimizer; both keys in Hugging Face's DeepSpeed guide).
+    const bool adam8bit = isBitsandbytesAdam8bit(s.recipe);
+    if (adam8bit && l.zeroStage != ZeroStage::Ddp)
+        o.insert("zero_allow_untested_optimizer", true);
+    if (adam8bit && l.offload != Offload::None)
+        o.insert("zero_force_ds_cpu_optimizer", false);
     if (s.recipe.weightBytes == 2)
         o.insert("bf16", QJsonObject{{"enabled", true}});
     else if (s.recipe.weightBytes != 4) {
@@ -111,6 +136,17 @@ std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
         return std::nullopt;
     }
     out.text = QJsonDocument(o).toJson(QJsonDocument::Indented);
+    if (adam8bit) {
+        out.notes << QStringLiteral("8-bit Adam has no DeepSpeed optimizer block: create "
+                                    "bitsandbytes.optim.Adam8bit(model.parameters(), ...) in "
+                                    "the training script and pass it as "
+                                    "deepspeed.initialize(model=..., optimizer=...).");
+        if (l.offload != Offload::None)
+            out.notes << QStringLiteral("With offload_optimizer the optimizer step runs on the "
+                                        "host, not in DeepSpeedCPUAdam: check that the installed "
+                                        "bitsandbytes steps 8-bit Adam on CPU tensors, or drop "
+                                        "the offload.");
+    }
     modelParallelNotes(s,
                        QStringLiteral("launcher arguments (Megatron-DeepSpeed "
                                       "--tensor-model-parallel-size, "

@@ -37,11 +37,16 @@ struct LaunchConfig
 ///
 /// - DeepSpeed: train_batch_size = micro-batch x gradient accumulation x data-parallel
 ///   size, train_micro_batch_size_per_gpu, gradient_accumulation_steps, bf16.enabled,
-///   zero_optimization.stage, reduce_bucket_size, stage3_prefetch_bucket_size (one
-///   gathered block with prefetch, else 0), offload_optimizer / offload_param
-///   {device: cpu}, mics_shard_size for HSDP. Tensor, pipeline, context and expert
-///   parallel sizes and activation checkpointing are launcher or script settings:
-///   reported in `notes`.
+///   zero_optimization.stage, reduce_bucket_size, stage3_prefetch_bucket_size (with
+///   prefetch, the elements, i.e. parameters, of the largest gathered unit in the
+///   engine's report: BufferBytes::gatheredUnits converted from bytes with the
+///   gathered dtype; else 0), offload_optimizer / offload_param {device: cpu},
+///   mics_shard_size for HSDP. The catalog's 8-bit Adam recipe ("adam-8bit") is a
+///   client optimizer (bitsandbytes.optim.Adam8bit, passed to deepspeed.initialize):
+///   no optimizer block, zero_allow_untested_optimizer true under ZeRO,
+///   zero_force_ds_cpu_optimizer false with offload, and a note. Tensor, pipeline,
+///   context and expert parallel sizes and activation checkpointing are launcher or
+///   script settings: reported in `notes`.
 /// - Accelerate: distributed_type FSDP, mixed_precision, num_machines, num_processes,
 ///   fsdp_config with fsdp_sharding_strategy (NO_SHARD, SHARD_GRAD_OP, FULL_SHARD,
 ///   HYBRID_SHARD, HYBRID_SHARD_ZERO2), fsdp_offload_params,

@@ -109,6 +109,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                                {"sequence_parallel", t.sequenceParallel},
                                {"fp32_logits", t.fp32Logits},
                                {"loss_kernel", qs(lossKernelId(t.lossKernel))},
+                               {"dropout", t.dropout},
                                {"activation_bytes", qint64(t.activationBytes)},
                                {"schedule", qs(pipelineScheduleId(t.schedule))},
                                {"chunks", t.chunks}};

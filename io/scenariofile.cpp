@@ -3,6 +3,7 @@
 #include "catalog.h"
 #include "estimate.h"
 #include "modeljson.h"
+#include "settings.h"
 
 #include <QDir>
 #include <QFile>
@@ -14,6 +15,7 @@
 #include <QSettings>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 namespace shardscope {
 
@@ -112,6 +114,51 @@ public:
         return true;
     }
 
+    /// A settings-table value (core/settings.h), if the key is present: a whole
+    /// number in storage units, true/false, or one of the choice ids exactly (files
+    /// take only the ids the writer uses, no command-line aliases).
+    bool setting(const Setting &s, std::vector<SettingValue> *out)
+    {
+        const std::string keyText(s.key);
+        const char *key = keyText.c_str();
+        if (!has(key))
+            return true;
+        std::int64_t v = 0;
+        switch (s.kind) {
+        case SettingKind::Integer:
+            if (!integer(key, s.min, s.max, &v))
+                return false;
+            if (const std::string e = checkSettingValue(s, v); !e.empty())
+                return fail(QStringLiteral("\"%1\" %2").arg(QLatin1String(key), qs(e)));
+            break;
+        case SettingKind::Boolean: {
+            bool b = false;
+            if (!boolean(key, &b))
+                return false;
+            v = b;
+            break;
+        }
+        case SettingKind::Choice: {
+            const QJsonValue j = value(key);
+            v = -1;
+            for (std::size_t i = 0; j.isString() && i < s.choices.size(); ++i)
+                if (j.toString() == qs(s.choices[i]))
+                    v = std::int64_t(i);
+            if (v < 0) {
+                QStringList known;
+                for (std::string_view c : s.choices)
+                    known << qs(c);
+                return fail(
+                    QStringLiteral("\"%1\" must be one of %2 (got %3)")
+                        .arg(QLatin1String(key), known.join(QStringLiteral(", ")), describe(j)));
+            }
+            break;
+        }
+        }
+        out->push_back({&s, v});
+        return true;
+    }
+
     /// A string field of a nested object (optional; must be a string when present).
     bool text(const QJsonObject &o, const char *key, const QString &prefix, std::string *out)
     {
@@ -145,50 +192,8 @@ private:
     QString m_error;
 };
 
-const std::initializer_list<const char *> patchKeys = {
-    "model",
-    "recipe",
-    "gpu",
-    "gpus",
-    "tp",
-    "pp",
-    "cp",
-    "ep",
-    "strategy",
-    "hsdp_shard",
-    "offload",
-    "uneven_stages",
-    "gpus_per_node",
-    "mbs",
-    "seq",
-    "microbatches",
-    "recompute",
-    "flash_attention",
-    "sequence_parallel",
-    "fp32_logits",
-    "loss_kernel",
-    "dropout",
-    "activation_bytes",
-    "schedule",
-    "chunks",
-    "cuda_context_bytes",
-    "ddp_bucket_bytes",
-    "zero_bucket_elements",
-    "gathered_units",
-    "fragmentation_percent",
-    "host_ram_bytes_per_node",
-    "model_states_only",
-    "unit",
-};
-
-std::optional<ZeroStage> parseStrategy(std::string_view s)
-{
-    // Only the ids the writer uses: files are not the command line.
-    for (ZeroStage z : {ZeroStage::Ddp, ZeroStage::Zero1, ZeroStage::Zero2, ZeroStage::Zero3})
-        if (zeroStageId(z) == s)
-            return z;
-    return std::nullopt;
-}
+/// Scenario keys outside the settings table: structured values and the display unit.
+const std::initializer_list<const char *> structuredKeys = {"model", "recipe", "gpu", "unit"};
 
 std::optional<ByteUnit> parseUnit(std::string_view s)
 {
@@ -351,46 +356,31 @@ Scenario defaultScenario()
 
 QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
 {
-    const Layout &l = s.layout;
-    const Training &t = s.training;
-    const Overheads &o = s.overheads;
-    return {
+    QJsonObject o{
         {"schema", QLatin1String(scenarioFileSchema)},
         {"version", scenarioFileVersion},
         {"model", modelToJson(s.model)},
         {"recipe", recipeToJson(s.recipe)},
         {"gpu", gpuToJson(s.gpu)},
-        {"gpus", qint64(l.gpus)},
-        {"tp", l.tensorParallel},
-        {"pp", l.pipelineParallel},
-        {"cp", l.contextParallel},
-        {"ep", l.expertParallel},
-        {"strategy", qs(zeroStageId(l.zeroStage))},
-        {"hsdp_shard", qint64(l.hsdpShardSize)},
-        {"offload", qs(offloadId(l.offload))},
-        {"uneven_stages", l.allowUnevenStages},
-        {"gpus_per_node", qint64(l.gpusPerNode)},
-        {"mbs", qint64(t.microBatchSize)},
-        {"seq", qint64(t.sequenceLength)},
-        {"microbatches", qint64(t.microBatches)},
-        {"recompute", qs(recomputeId(t.recompute))},
-        {"flash_attention", t.flashAttention},
-        {"sequence_parallel", t.sequenceParallel},
-        {"fp32_logits", t.fp32Logits},
-        {"loss_kernel", qs(lossKernelId(t.lossKernel))},
-        {"dropout", t.dropout},
-        {"activation_bytes", qint64(t.activationBytes)},
-        {"schedule", qs(pipelineScheduleId(t.schedule))},
-        {"chunks", t.chunks},
-        {"cuda_context_bytes", qint64(o.cudaContextBytes)},
-        {"ddp_bucket_bytes", qint64(o.ddpBucketBytes)},
-        {"zero_bucket_elements", qint64(o.zeroBucketElements)},
-        {"gathered_units", o.gatheredUnits},
-        {"fragmentation_percent", o.fragmentationPercent},
-        {"host_ram_bytes_per_node", qint64(o.hostRamBytesPerNode)},
-        {"model_states_only", s.modelStatesOnly},
         {"unit", unit == ByteUnit::GiB ? QStringLiteral("gib") : QStringLiteral("gb")},
     };
+    // Every table setting, in storage units (bytes, elements), booleans and choice ids.
+    for (const Setting &setting : settings()) {
+        const std::int64_t v = setting.get(s);
+        const QString key = qs(setting.key);
+        switch (setting.kind) {
+        case SettingKind::Integer:
+            o.insert(key, qint64(v));
+            break;
+        case SettingKind::Boolean:
+            o.insert(key, v != 0);
+            break;
+        case SettingKind::Choice:
+            o.insert(key, qs(settingText(setting, v)));
+            break;
+        }
+    }
+    return o;
 }
 
 std::optional<ScenarioDocument> applyScenarioPatch(const ScenarioDocument &doc,
@@ -400,58 +390,28 @@ std::optional<ScenarioDocument> applyScenarioPatch(const ScenarioDocument &doc,
 {
     ScenarioDocument out = doc;
     Scenario &s = out.scenario;
-    Layout &l = s.layout;
-    Training &t = s.training;
-    Overheads &o = s.overheads;
     Reader r(patch, where);
-    constexpr std::int64_t big = 1'000'000'000'000; // the engine's 1e12 cap on buffer sizes
-    const bool chunksGiven = r.has("chunks");
-    const bool ok =
-        r.onlyKeys(patch, patchKeys, QString(), ignoredKeys) && readModel(r, &s.model) &&
-        readRecipe(r, &s.recipe) && readGpu(r, &s.gpu) && r.integer("gpus", 1, maxGpus, &l.gpus) &&
-        r.integer("tp", 1, 65536, &l.tensorParallel) &&
-        r.integer("pp", 1, 65536, &l.pipelineParallel) &&
-        r.integer("cp", 1, 65536, &l.contextParallel) &&
-        r.integer("ep", 1, 65536, &l.expertParallel) &&
-        r.choice("strategy", parseStrategy, "ddp, zero1, zero2, zero3", &l.zeroStage) &&
-        r.integer("hsdp_shard", 0, maxGpus, &l.hsdpShardSize) &&
-        r.choice("offload", parseOffload, "none, optimizer, optimizer+params", &l.offload) &&
-        r.boolean("uneven_stages", &l.allowUnevenStages) &&
-        r.integer("gpus_per_node", 1, 1024, &l.gpusPerNode) &&
-        r.integer("mbs", 1, 65536, &t.microBatchSize) &&
-        r.integer("seq", 1, 16'777'216, &t.sequenceLength) &&
-        r.integer("microbatches", 1, 65536, &t.microBatches) &&
-        r.choice("recompute", parseRecompute, "none, selective, full", &t.recompute) &&
-        r.boolean("flash_attention", &t.flashAttention) &&
-        r.boolean("sequence_parallel", &t.sequenceParallel) &&
-        r.boolean("fp32_logits", &t.fp32Logits) &&
-        r.choice("loss_kernel", parseLossKernel, "fused, eager", &t.lossKernel) &&
-        r.boolean("dropout", &t.dropout) &&
-        r.integer("activation_bytes", 1, 8, &t.activationBytes) &&
-        r.choice("schedule", parsePipelineSchedule, "gpipe, 1f1b, interleaved, zb-h1",
-                 &t.schedule) &&
-        r.integer("chunks", 1, 64, &t.chunks) &&
-        r.integer("cuda_context_bytes", 0, big, &o.cudaContextBytes) &&
-        r.integer("ddp_bucket_bytes", 0, big, &o.ddpBucketBytes) &&
-        r.integer("zero_bucket_elements", 0, big, &o.zeroBucketElements) &&
-        r.integer("gathered_units", 1, 2, &o.gatheredUnits) &&
-        r.integer("fragmentation_percent", 0, 100, &o.fragmentationPercent) &&
-        r.integer("host_ram_bytes_per_node", 0, std::int64_t(maxExactJson),
-                  &o.hostRamBytesPerNode) &&
-        r.boolean("model_states_only", &s.modelStatesOnly) &&
-        r.choice("unit", parseUnit, "gb, gib", &out.unit);
+    // Unknown keys first, naming the first one.
+    for (auto it = patch.begin(); it != patch.end(); ++it) {
+        bool known =
+            ignoredKeys.contains(it.key()) || settingByKey(it.key().toStdString()) != nullptr;
+        for (const char *k : structuredKeys)
+            known = known || it.key() == QLatin1String(k);
+        if (!known) {
+            *error = where + QStringLiteral(": unknown key \"%1\"").arg(it.key());
+            return std::nullopt;
+        }
+    }
+    std::vector<SettingValue> values;
+    bool ok = readModel(r, &s.model) && readRecipe(r, &s.recipe) && readGpu(r, &s.gpu) &&
+              r.choice("unit", parseUnit, "gb, gib", &out.unit);
+    for (const Setting &setting : settings())
+        ok = ok && r.setting(setting, &values);
     if (!ok) {
         *error = r.error();
         return std::nullopt;
     }
-    if (t.activationBytes != 1 && t.activationBytes != 2 && t.activationBytes != 4 &&
-        t.activationBytes != 8) {
-        *error = where + QStringLiteral(": \"activation_bytes\" must be 1, 2, 4 or 8 (got %1)")
-                             .arg(t.activationBytes);
-        return std::nullopt;
-    }
-    if (r.has("schedule") && !chunksGiven)
-        t.chunks = t.schedule == PipelineSchedule::Interleaved1F1B ? 2 : 1;
+    applySettings(s, values);
     if (const std::string e = validateResult ? validate(s) : std::string(); !e.empty()) {
         *error = where + QStringLiteral(": ") + QString::fromStdString(e);
         return std::nullopt;

@@ -24,13 +24,9 @@ namespace shardscope {
 //     "recipe": { "id", "name", "source", "weights", "gradients", "master_weights",
 //                 "optimizer" } | "preset-id",
 //     "gpu": { "id", "name", "short", "capacity_bytes", "driver_bytes", "source" } | "preset-id",
-//     "gpus", "tp", "pp", "cp", "ep", "strategy", "hsdp_shard", "offload", "uneven_stages",
-//     "gpus_per_node",
-//     "mbs", "seq", "microbatches", "recompute", "flash_attention", "sequence_parallel",
-//     "fp32_logits", "loss_kernel", "dropout", "activation_bytes", "schedule", "chunks",
-//     "cuda_context_bytes", "ddp_bucket_bytes", "zero_bucket_elements", "gathered_units",
-//     "fragmentation_percent", "host_ram_bytes_per_node",
-//     "model_states_only", "unit" }
+//     "unit": "gb" | "gib",
+//     and one key per settings-table entry (core/settings.h: "gpus", "tp", ..., in
+//     storage units: bytes, elements; booleans; choice ids) }
 
 /// The "schema" value of a scenario file.
 inline constexpr const char *scenarioFileSchema = "shardscope-scenario";

@@ -9,6 +9,7 @@
 #include "memorychart.h"
 #include "palette.h"
 #include "scenariofile.h"
+#include "settings.h"
 #include "timelinepanel.h"
 
 #include <QAction>
@@ -101,17 +102,17 @@ QList<int> MainWindow::gpuSliderCounts(int multiple)
 {
     static const QList<int> nice = [] {
         QList<int> c{1};
-        for (int p = 2; p <= 16384; p *= 2) {
+        for (int p = 2; p <= maxGpuSliderCount; p *= 2) {
             if (p >= 4)
                 c << p * 3 / 4;
             c << p;
         }
         return c;
     }();
-    multiple = std::clamp(multiple, 1, 16384);
+    multiple = std::clamp(multiple, 1, maxGpuSliderCount);
     QList<int> counts;
     for (int c : nice)
-        if (std::int64_t(c) * multiple <= 16384)
+        if (std::int64_t(c) * multiple <= maxGpuSliderCount)
             counts << c * multiple;
     return counts;
 }
@@ -642,9 +643,15 @@ QWidget *MainWindow::buildControls()
     m_gpuCounts = gpuSliderCounts();
     m_gpuSlider->setRange(0, int(m_gpuCounts.size()) - 1);
     m_gpuSlider->setPageStep(2);
-    m_gpuSlider->setToolTip(QStringLiteral("GPU count (data-parallel degree), 1 to 16,384"));
+    m_gpuSlider->setToolTip(QStringLiteral("GPU count, 1 to %1 (the box takes up to %2)")
+                                .arg(QLocale(QLocale::English).toString(maxGpuSliderCount))
+                                .arg(QLocale(QLocale::English).toString(qlonglong(maxGpus))));
     m_gpuSpin = new QSpinBox;
-    m_gpuSpin->setRange(1, 16384);
+    const Setting &gpusSetting = *settingByKey("gpus");
+    m_gpuSpin->setRange(int(gpusSetting.displayMin()), int(gpusSetting.displayMax()));
+    m_gpuSpin->setObjectName(QStringLiteral("setting:gpus"));
+    m_gpuSpin->setToolTip(
+        QString::fromUtf8(gpusSetting.help.data(), qsizetype(gpusSetting.help.size())));
     m_gpuSpin->setGroupSeparatorShown(true);
     m_gpuSpin->setSuffix(QStringLiteral(" GPUs"));
     m_gpuSpin->setMinimumWidth(140);
@@ -667,6 +674,7 @@ QWidget *MainWindow::buildControls()
 
     // Strategy: segmented buttons, big enough for a projector.
     auto *strategyBox = new QGroupBox(QStringLiteral("Strategy (data parallel)"));
+    strategyBox->setObjectName(QStringLiteral("setting:strategy"));
     auto *strategyRow = new QHBoxLayout(strategyBox);
     m_strategy = new QButtonGroup(this);
     for (int z = 0; z <= 3; ++z) {
@@ -728,6 +736,7 @@ QWidget *MainWindow::buildControls()
         unitRow->addWidget(b);
     }
     m_statesOnly = new QCheckBox(QStringLiteral("Model states only (ZeRO paper)"));
+    m_statesOnly->setObjectName(QStringLiteral("setting:model_states_only"));
     m_statesOnly->setToolTip(QStringLiteral(
         "Count weights, gradients, master weights and optimizer states only, as the ZeRO "
         "paper's Figure 1 and the teaching notes do. Off: activations and buffers too."));
@@ -782,8 +791,8 @@ void MainWindow::syncControls()
     m_modelCombo->setCurrentIndex(modelIndex);
     if (!m_modelSlider->isSliderDown() && !m_model->modelIsScaled())
         m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
-    m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, 16384)));
-    const int multiple = int(std::min<std::int64_t>(s.layout.modelParallel(), 16384));
+    m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, m_gpuSpin->maximum())));
+    const int multiple = int(std::min<std::int64_t>(s.layout.modelParallel(), maxGpuSliderCount));
     if (m_gpuCounts.value(0) != multiple) {
         m_gpuCounts = gpuSliderCounts(multiple);
         m_gpuSlider->setRange(0, int(m_gpuCounts.size()) - 1);

@@ -1,6 +1,7 @@
 // `shardscope report`: the JSON numbers of issue 2 and one-line errors naming the bad argument.
 #include "exportconfigcommand.h"
 #include "reportcommand.h"
+#include "scenariofile.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -58,6 +59,9 @@ private slots:
     void plainParams_data();
     void plainParams();
     void textOutput();
+    void hostRamVerdict();
+    void scenarioFileWithFlagsOverriding();
+    void dropoutGivesKorthikantiTable2();
     void torchtitanRowFromTheCommandLine();
     void badArguments_data();
     void badArguments();
@@ -65,6 +69,7 @@ private slots:
     void hfConfigErrors_data();
     void hfConfigErrors();
     void exportConfigToStdout();
+    void exportConfigAdam8bitNote();
     void exportConfigExamplesAreCurrent_data();
     void exportConfigExamplesAreCurrent();
     void exportConfigErrors_data();
@@ -146,6 +151,84 @@ void TestReportCommand::textOutput()
     QVERIFY2(r.out.contains(QStringLiteral("Overflows by 12 GB per GPU")), qPrintable(r.out));
 }
 
+void TestReportCommand::hostRamVerdict()
+{
+    // Only host RAM overflows: all 16 bytes of each of the 1,102,401,664 parameters per
+    // GPU are offloaded, x 8 GPUs per node = 141,107,412,992 bytes against 1 GB, while
+    // the GPUs hold 16.3 GB (tests/core/test_verdict.cpp counts both).
+    const Run r = run({"--model", "llama3-70b", "--gpus", "64", "--strategy", "zero3", "--offload",
+                       "optimizer+params", "--host-ram-gb", "1"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QStringLiteral("Overflows host RAM by 140.1 GB per node (141.1 GB "
+                                           "offloaded per node, 1 GB available); GPU memory "
+                                           "fits (16.3 GB of 80 GB per GPU)")),
+             qPrintable(r.out));
+    QVERIFY2(!r.out.contains(QStringLiteral("by -")), qPrintable(r.out));
+}
+
+void TestReportCommand::scenarioFileWithFlagsOverriding()
+{
+    // A file saved with 64 GPUs, ZeRO-3 and GiB; --gpus 128 on top keeps the rest.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("run.shardscope.json"));
+    Scenario s = defaultScenario();
+    s.layout.gpus = 64;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.training.sequenceLength = 8192;
+    QString error;
+    QVERIFY2(saveScenarioFile(file, s, ByteUnit::GiB, &error), qPrintable(error));
+
+    const Run r = run({"--scenario", file, "--gpus", "128", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["layout"].toObject()["gpus"].toInteger(), 128LL);
+    QCOMPARE(o["layout"].toObject()["strategy"].toString(), QStringLiteral("zero3"));
+    QCOMPARE(o["training"].toObject()["sequence_length"].toInteger(), 8192LL);
+    // ZeRO-3 over 128 ranks: ceil(70,553,706,496 / 128) = 551,200,832 parameters, 2 B each.
+    QCOMPARE(o["groups"].toArray()[0].toObject()["bytes"].toObject()["weights"].toInteger(),
+             1'102'401'664LL);
+    // The file's unit is kept for the text output.
+    QVERIFY(run({"--scenario", file}).out.contains(QStringLiteral(" GiB")));
+
+    // export-config takes it too: 64 GPUs x mbs 1 x 8 micro-batches = 512 sequences.
+    const Run c = exportConfig({"--format", "deepspeed", "--scenario", file});
+    QCOMPARE(c.code, 0);
+    const QJsonObject ds = QJsonDocument::fromJson(c.out.toUtf8()).object();
+    QCOMPARE(ds["train_batch_size"].toInteger(), 512LL);
+    QCOMPARE(ds["zero_optimization"].toObject()["stage"].toInteger(), 3LL);
+    const Run missing = run({"--scenario", dir.filePath(QStringLiteral("none.json"))});
+    QCOMPARE(missing.code, 2);
+    QVERIFY2(missing.err.startsWith(QStringLiteral("shardscope report: --scenario: none.json: "
+                                                   "cannot open")),
+             qPrintable(missing.err));
+}
+
+void TestReportCommand::dropoutGivesKorthikantiTable2()
+{
+    // Korthikanti et al. 2022, Table 2, tensor + sequence parallel, no recomputation:
+    // per layer s b h (34 / t + 5 a s / (h t)) = 2048 x 12288 x (34/8 + 5 x 96 x 2048 /
+    // (12288 x 8)) = 25,165,824 x 14.25 = 358,612,992 bytes. Stage 0 of 8 holds 96 / 8 =
+    // 12 layers for p = 8 micro-batches in flight (1F1B): 12 x 8 x 358,612,992 =
+    // 34,426,847,232 bytes. The formula counts dropout masks (GPT-3 trained with dropout).
+    const QStringList gpt3{"--model", "gpt3-175b", "--tp",        "8",     "--pp",
+                           "8",       "--gpus",    "64",          "--seq", "2048",
+                           "--mbs",   "1",         "--recompute", "none",  "--flash-attention",
+                           "off",     "--json"};
+    const Run with = run(gpt3 + QStringList{"--dropout", "on"});
+    QCOMPARE(with.code, 0);
+    const QJsonObject g =
+        QJsonDocument::fromJson(with.out.toUtf8()).object()["groups"].toArray()[0].toObject();
+    QCOMPARE(g["activation_bytes"].toObject()["layers"].toInteger(), 34'426'847'232LL);
+    // Without dropout (docs/activations.md rows 7, 8, 11, 17 gone): norm region 8, tensor
+    // parallel 24, attention core 2 a s / h, so per layer s b h ((8 + 24) / 8 + 2 x 96 x
+    // 2048 / (12288 x 8)) = 8 s b h = 201,326,592 bytes; x 12 x 8 = 19,327,352,832.
+    const Run without = run(gpt3);
+    const QJsonObject g0 =
+        QJsonDocument::fromJson(without.out.toUtf8()).object()["groups"].toArray()[0].toObject();
+    QCOMPARE(g0["activation_bytes"].toObject()["layers"].toInteger(), 19'327'352'832LL);
+}
+
 void TestReportCommand::torchtitanRowFromTheCommandLine()
 {
     // TorchTitan (ICLR 2025) Table 2, FSDP 8 CP 1: Llama 3.1 8B, s 32768, full
@@ -202,7 +285,7 @@ void TestReportCommand::badArguments_data()
         << QStringList{"--seq", "16777216", "--mbs", "64", "--flash-attention", "off"}
         << "shardscope report: cannot estimate: activation memory exceeds 1 EB per GPU";
     QTest::newRow("unknown loss") << QStringList{"--loss", "chunked"}
-                                  << "shardscope report: --loss: unknown kernel 'chunked'";
+                                  << "shardscope report: --loss: unknown loss kernel 'chunked'";
     QTest::newRow("bad fp32 logits")
         << QStringList{"--fp32-logits", "maybe"} << "shardscope report: --fp32-logits";
     QTest::newRow("bad unit") << QStringList{"--unit", "tb"}
@@ -301,6 +384,22 @@ void TestReportCommand::exportConfigToStdout()
     QCOMPARE(w.code, 0);
     QVERIFY(w.out.isEmpty());
     QCOMPARE(QString::fromUtf8(readFile(file)), r.out);
+}
+
+void TestReportCommand::exportConfigAdam8bitNote()
+{
+    // DeepSpeed has no 8-bit Adam in its config: the script passes bitsandbytes'
+    // optimizer to deepspeed.initialize, said on stderr; the JSON lets ZeRO take it.
+    const Run r = exportConfig({"--format", "deepspeed", "--model", "llama3-70b", "--gpus", "64",
+                                "--strategy", "zero3", "--recipe", "adam-8bit"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QVERIFY(!o.contains(QStringLiteral("optimizer")));
+    QCOMPARE(o["zero_allow_untested_optimizer"].toBool(false), true);
+    QVERIFY2(r.err.startsWith(QStringLiteral("note: 8-bit Adam has no DeepSpeed optimizer block: "
+                                             "create bitsandbytes.optim.Adam8bit(")),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains(QStringLiteral("deepspeed.initialize(model=..., optimizer=...)")));
 }
 
 void TestReportCommand::exportConfigExamplesAreCurrent_data()

@@ -7,6 +7,7 @@
 // torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
 // are checked line by line.
 #include "catalog.h"
+#include "estimate.h"
 #include "launchconfig.h"
 
 #include <QJsonDocument>
@@ -71,6 +72,8 @@ private slots:
     void formatIds();
     void deepSpeedZero3();
     void deepSpeedStagesAndOffload();
+    void deepSpeedPrefetchBucketCountsElements();
+    void deepSpeedAdam8bitIsAClientOptimizer();
     void deepSpeedLeavesModelParallelToTheLauncher();
     void accelerateFsdp();
     void accelerateStrategies();
@@ -150,6 +153,91 @@ void TestLaunchConfig::deepSpeedStagesAndOffload()
     const QJsonObject o = deepSpeedJson(s);
     QCOMPARE(o["zero_optimization"].toObject(), QJsonObject({{"stage", 0}}));
     QVERIFY(!o.contains("bf16"));
+}
+
+void TestLaunchConfig::deepSpeedPrefetchBucketCountsElements()
+{
+    // DeepSpeed's stage3_prefetch_bucket_size is a number of parameter elements
+    // (deepspeed/runtime/zero/config.py: "Maximum number of parameter elements to fetch
+    // ahead of use"), so bf16 and fp32 weights prefetch the same unit.
+    //
+    // Llama 3 70B on 64 GPUs, ZeRO-3, t 1. Largest unit on the one stage: one layer is
+    // 8192 x 8192 (Q) + 2 x 8192 x 1024 (K, V) + 8192 x 8192 (O) + 3 x 8192 x 28,672
+    // (SwiGLU) + 2 x 8192 (norms) = 855,654,400 parameters; the embedding (and head) is
+    // 128,256 x 8192 = 1,050,673,152: the unit. The report's gathered buffer is
+    // (2 gathered + 1 gradient) x unit x element bytes, element bytes = min(weight
+    // bytes, activation bytes 2):
+    //   mixed-adam (2-byte weights): 3 x 1,050,673,152 x 2 = 6,304,038,912 bytes
+    //   fp32-adam  (4-byte weights): 3 x 1,050,673,152 x 2 = 6,304,038,912 bytes
+    //     (fp32 shards are gathered in the bf16 compute dtype)
+    // and both buckets are 6,304,038,912 / (3 x 2) = 1,050,673,152 elements. Dividing
+    // fp32's bytes by 3 x 4 instead would give half, 525,336,576.
+    Scenario mixed = llama70bZero3();
+    Scenario fp32 = llama70bZero3();
+    fp32.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    for (const Scenario &s : {mixed, fp32}) {
+        const MemoryReport r = estimate(s);
+        QCOMPARE(r.groups.size(), std::size_t(1));
+        QCOMPARE(qint64(r.groups[0].buffers.gatheredUnits), 6304038912LL);
+        const qint64 bucket = deepSpeedJson(s)["zero_optimization"]
+                                  .toObject()["stage3_prefetch_bucket_size"]
+                                  .toInteger();
+        QCOMPARE(bucket, 1050673152LL);
+        // What the report says: its gathered bytes over (units + 1) x element bytes.
+        QCOMPARE(bucket, qint64(r.groups[0].buffers.gatheredUnits / (3 * 2)));
+    }
+    // A model-states-only scenario exports the same bucket (its report holds no buffers).
+    mixed.modelStatesOnly = true;
+    QCOMPARE(deepSpeedJson(mixed)["zero_optimization"]
+                 .toObject()["stage3_prefetch_bucket_size"]
+                 .toInteger(),
+             1050673152LL);
+}
+
+void TestLaunchConfig::deepSpeedAdam8bitIsAClientOptimizer()
+{
+    // shardscope export-config --format deepspeed --model llama3-70b --gpus 64
+    //   --strategy zero3 --recipe adam-8bit
+    // DeepSpeed has no 8-bit Adam optimizer type (config-json.md "optimizer"): the
+    // script builds bitsandbytes.optim.Adam8bit and hands it to deepspeed.initialize.
+    // ZeRO asserts on such an optimizer unless zero_allow_untested_optimizer is true
+    // (deepspeed/runtime/engine.py _do_optimizer_sanity_check).
+    Scenario s = llama70bZero3();
+    s.recipe = *Catalog::builtIn().recipe("adam-8bit");
+    const LaunchConfig c = exported(s, LaunchFormat::DeepSpeed);
+    const QJsonObject o = QJsonDocument::fromJson(c.text).object();
+    QVERIFY(!o.contains("optimizer"));
+    QCOMPARE(o["zero_allow_untested_optimizer"].toBool(false), true);
+    QVERIFY(!o.contains("zero_force_ds_cpu_optimizer"));
+    QCOMPARE(o["bf16"].toObject()["enabled"].toBool(), true); // 2-byte weights
+    // Two notes: the optimizer first, then recomputation.
+    QCOMPARE(c.notes.size(), 2);
+    QCOMPARE(c.notes[0], QStringLiteral("8-bit Adam has no DeepSpeed optimizer block: create "
+                                        "bitsandbytes.optim.Adam8bit(model.parameters(), ...) "
+                                        "in the training script and pass it as "
+                                        "deepspeed.initialize(model=..., optimizer=...)."));
+
+    // With ZeRO-Offload DeepSpeed insists on DeepSpeedCPUAdam unless
+    // zero_force_ds_cpu_optimizer is false (engine.py _configure_optimizer).
+    s.layout.offload = Offload::Optimizer;
+    const LaunchConfig off = exported(s, LaunchFormat::DeepSpeed);
+    const QJsonObject oo = QJsonDocument::fromJson(off.text).object();
+    QCOMPARE(oo["zero_force_ds_cpu_optimizer"].toBool(true), false);
+    QVERIFY(off.notes.join(' ').contains(QStringLiteral("step runs on the host")));
+
+    // DDP does not wrap the optimizer in ZeRO: only the note.
+    s = llama70bZero3();
+    s.recipe = *Catalog::builtIn().recipe("adam-8bit");
+    s.layout.zeroStage = ZeroStage::Ddp;
+    const LaunchConfig ddp = exported(s, LaunchFormat::DeepSpeed);
+    QVERIFY(!QJsonDocument::fromJson(ddp.text).object().contains("zero_allow_untested_optimizer"));
+    QVERIFY(ddp.notes[0].contains(QStringLiteral("bitsandbytes.optim.Adam8bit")));
+
+    // Every other recipe's document is unchanged: no such keys, no such note.
+    const LaunchConfig mixed = exported(llama70bZero3(), LaunchFormat::DeepSpeed);
+    QVERIFY(
+        !QJsonDocument::fromJson(mixed.text).object().contains("zero_allow_untested_optimizer"));
+    QVERIFY(!mixed.notes.join(' ').contains(QStringLiteral("Adam8bit")));
 }
 
 void TestLaunchConfig::deepSpeedLeavesModelParallelToTheLauncher()

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+
+namespace shardscope {
+
+// Every bound on an input, in one place. The settings table (settings.h), the
+// command line, scenario files, the window's controls and validate() all read
+// these; nothing else writes a limit out.
+
+/// Largest world size, GPUs (2^20: beyond every cluster built so far, small enough
+/// that products of counts stay far from 64-bit overflow).
+inline constexpr std::int64_t maxGpus = 1'048'576;
+/// The GPU-count slider's top, GPUs: the largest run published so far (Llama 3 405B
+/// on 16,384 H100s, Dubey et al. 2024). The box beside it takes up to maxGpus.
+inline constexpr int maxGpuSliderCount = 16384;
+/// Largest tensor, context or expert parallel degree.
+inline constexpr int maxParallelDegree = 65536;
+/// Largest pipeline-parallel degree, stages (the schedule simulator's bound).
+inline constexpr int maxPipelineStages = 1024;
+/// Largest number of micro-batches per step (gradient accumulation steps).
+inline constexpr int maxMicroBatches = 65536;
+/// Largest number of model chunks per stage (interleaved 1F1B).
+inline constexpr int maxModelChunks = 64;
+/// Largest stages x micro-batches x chunks one simulated schedule may have: bounds
+/// the operations generated (at most three per cell) and so one call's time and memory.
+inline constexpr std::int64_t maxScheduleCells = 1'048'576;
+/// Largest micro-batch size, sequences.
+inline constexpr std::int64_t maxMicroBatchSize = 65536;
+/// Longest sequence, tokens (2^24).
+inline constexpr std::int64_t maxSequenceLength = 16'777'216;
+/// Most GPUs in one node.
+inline constexpr std::int64_t maxGpusPerNode = 1024;
+/// Largest buffer or context setting, bytes or elements (1e12).
+inline constexpr std::int64_t maxBufferSize = 1'000'000'000'000;
+/// Largest host RAM per node, bytes: 2^53, the largest integer a JSON number
+/// (an IEEE double) holds exactly.
+inline constexpr std::int64_t maxHostRamBytes = 9'007'199'254'740'992;
+/// Largest parameter count (1e14).
+inline constexpr std::int64_t maxParameters = 100'000'000'000'000;
+
+} // namespace shardscope

@@ -1,0 +1,404 @@
+#include "settings.h"
+
+#include "inputlimits.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+namespace shardscope {
+
+namespace {
+
+constexpr std::int64_t mib = 1024 * 1024;
+constexpr std::int64_t gb = 1'000'000'000;
+
+template <typename Enum, std::optional<Enum> (*Parse)(std::string_view)>
+std::optional<std::int64_t> parseEnum(std::string_view text)
+{
+    if (const auto e = Parse(text))
+        return std::int64_t(*e);
+    return std::nullopt;
+}
+
+// Choice ids come from each enum's own id function, so they cannot drift.
+const std::array<std::string_view, 4> strategyIds = {
+    zeroStageId(ZeroStage::Ddp), zeroStageId(ZeroStage::Zero1), zeroStageId(ZeroStage::Zero2),
+    zeroStageId(ZeroStage::Zero3)};
+const std::array<std::string_view, 3> offloadIds = {offloadId(Offload::None),
+                                                    offloadId(Offload::Optimizer),
+                                                    offloadId(Offload::OptimizerAndParams)};
+const std::array<std::string_view, 3> recomputeIds = {
+    recomputeId(Recompute::None), recomputeId(Recompute::Selective), recomputeId(Recompute::Full)};
+const std::array<std::string_view, 2> lossIds = {lossKernelId(LossKernel::Fused),
+                                                 lossKernelId(LossKernel::Eager)};
+const std::array<std::string_view, 4> scheduleIds = {
+    pipelineScheduleId(PipelineSchedule::GPipe), pipelineScheduleId(PipelineSchedule::OneFOneB),
+    pipelineScheduleId(PipelineSchedule::Interleaved1F1B),
+    pipelineScheduleId(PipelineSchedule::ZeroBubbleH1)};
+constexpr std::array<std::string_view, 4> activationByteValues = {"1", "2", "4", "8"};
+
+std::optional<std::int64_t> parseStrategy(std::string_view t)
+{
+    std::string lower(t);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+    if (const auto z = parseZeroStage(lower))
+        return std::int64_t(*z);
+    return std::nullopt;
+}
+
+Setting integer(std::string_view key, std::string_view flag, std::string_view label,
+                std::string_view help, std::int64_t min, std::int64_t max,
+                std::int64_t (*get)(const Scenario &), void (*set)(Scenario &, std::int64_t),
+                std::string_view displayUnit = {}, std::int64_t scale = 1)
+{
+    Setting s;
+    s.key = key;
+    s.flag = flag;
+    s.label = label;
+    s.help = help;
+    s.kind = SettingKind::Integer;
+    s.min = min;
+    s.max = max;
+    s.displayUnit = displayUnit;
+    s.scale = scale;
+    s.get = get;
+    s.set = set;
+    return s;
+}
+
+Setting boolean(std::string_view key, std::string_view flag, std::string_view label,
+                std::string_view help, bool isSwitch, std::int64_t (*get)(const Scenario &),
+                void (*set)(Scenario &, std::int64_t))
+{
+    Setting s = integer(key, flag, label, help, 0, 1, get, set);
+    s.kind = SettingKind::Boolean;
+    s.isSwitch = isSwitch;
+    return s;
+}
+
+Setting choice(std::string_view key, std::string_view flag, std::string_view label,
+               std::string_view help, std::span<const std::string_view> ids,
+               std::optional<std::int64_t> (*parse)(std::string_view),
+               std::int64_t (*get)(const Scenario &), void (*set)(Scenario &, std::int64_t))
+{
+    Setting s = integer(key, flag, label, help, 0, std::int64_t(ids.size()) - 1, get, set);
+    s.kind = SettingKind::Choice;
+    s.choices = ids;
+    s.parseChoice = parse;
+    return s;
+}
+
+// Field accessors: captureless lambdas, so the table is plain data.
+#define SHARDSCOPE_FIELD(expr, type)                                                               \
+    [](const Scenario &sc) { return std::int64_t(sc.expr); },                                      \
+        [](Scenario &sc, std::int64_t v) { sc.expr = type(v); }
+
+const std::vector<Setting> &table()
+{
+    static const std::vector<Setting> t = [] {
+        std::vector<Setting> v;
+        // Layout.
+        v.push_back(integer("gpus", "gpus", "GPUs",
+                            "World size: GPUs in all, d x t x p x c (or give --dp).", 1, maxGpus,
+                            SHARDSCOPE_FIELD(layout.gpus, std::int64_t)));
+        v.push_back(integer("tp", "tp", "Tensor parallel t",
+                            "Tensor-parallel degree: each layer's matrices split t ways "
+                            "(Shoeybi et al. 2019); keep it inside one NVLink node.",
+                            1, maxParallelDegree, SHARDSCOPE_FIELD(layout.tensorParallel, int)));
+        v.push_back(integer("pp", "pp", "Pipeline stages p",
+                            "Pipeline-parallel stages: the layers split into p stages.", 1,
+                            maxPipelineStages, SHARDSCOPE_FIELD(layout.pipelineParallel, int)));
+        v.push_back(integer("cp", "cp", "Context parallel c",
+                            "Context-parallel degree: the sequence split c ways (ring "
+                            "attention).",
+                            1, maxParallelDegree, SHARDSCOPE_FIELD(layout.contextParallel, int)));
+        v.push_back(integer("ep", "ep", "Expert parallel e",
+                            "Expert-parallel degree for a mixture-of-experts model, inside the "
+                            "data x context ranks.",
+                            1, maxParallelDegree, SHARDSCOPE_FIELD(layout.expertParallel, int)));
+        v.push_back(choice("strategy", "strategy", "Strategy",
+                           "How model states are sharded over data-parallel ranks: DDP, ZeRO-1, "
+                           "ZeRO-2, ZeRO-3 / FSDP (also 0..3, fsdp; alias --zero).",
+                           strategyIds, parseStrategy,
+                           SHARDSCOPE_FIELD(layout.zeroStage, ZeroStage)));
+        v.push_back(integer("hsdp_shard", "hsdp-shard", "HSDP shard group",
+                            "HSDP shard-group size: shard within groups of this many ranks, "
+                            "replicate across them; 0 shards over all data x context ranks.",
+                            0, maxGpus, SHARDSCOPE_FIELD(layout.hsdpShardSize, std::int64_t)));
+        v.push_back(choice("offload", "offload", "CPU offload",
+                           "What moves to host RAM: none, the optimizer (ZeRO-Offload), or the "
+                           "optimizer and ZeRO-3 parameters (ZeRO-Infinity).",
+                           offloadIds, parseEnum<Offload, parseOffload>,
+                           SHARDSCOPE_FIELD(layout.offload, Offload)));
+        v.push_back(boolean("uneven_stages", "uneven-stages", "Allow uneven pipeline stages",
+                            "Allow layers not divisible by pipeline stages (the first L mod p "
+                            "stages take one more).",
+                            true, SHARDSCOPE_FIELD(layout.allowUnevenStages, bool)));
+        v.push_back(integer("gpus_per_node", "gpus-per-node", "GPUs per node",
+                            "GPUs per node, for host RAM per node (a DGX H100 has 8).", 1,
+                            maxGpusPerNode, SHARDSCOPE_FIELD(layout.gpusPerNode, std::int64_t)));
+        // Training step.
+        v.push_back(integer("mbs", "mbs", "Micro-batch size",
+                            "Micro-batch size b, sequences per micro-batch.", 1, maxMicroBatchSize,
+                            SHARDSCOPE_FIELD(training.microBatchSize, std::int64_t), "sequences"));
+        v.push_back(integer("seq", "seq", "Sequence length", "Sequence length s, tokens.", 1,
+                            maxSequenceLength,
+                            SHARDSCOPE_FIELD(training.sequenceLength, std::int64_t), "tokens"));
+        v.push_back(integer("microbatches", "microbatches", "Micro-batches m",
+                            "Micro-batches per step m (gradient accumulation; alias "
+                            "--grad-accum); global batch = m x b x d.",
+                            1, maxMicroBatches,
+                            SHARDSCOPE_FIELD(training.microBatches, std::int64_t)));
+        v.push_back(choice("recompute", "recompute", "Recomputation",
+                           "Activation recomputation: none keeps every tensor; selective "
+                           "recomputes the attention core (Korthikanti et al. 2022); full keeps "
+                           "only each layer's input.",
+                           recomputeIds, parseEnum<Recompute, parseRecompute>,
+                           SHARDSCOPE_FIELD(training.recompute, Recompute)));
+        v.push_back(boolean("flash_attention", "flash-attention", "FlashAttention",
+                            "Fused attention: no stored s x s scores (Dao et al. 2022).", false,
+                            SHARDSCOPE_FIELD(training.flashAttention, bool)));
+        v.push_back(boolean("sequence_parallel", "sequence-parallel", "Sequence parallel",
+                            "Megatron sequence parallelism with t > 1: norms and dropout split "
+                            "t ways (Korthikanti et al. 2022).",
+                            false, SHARDSCOPE_FIELD(training.sequenceParallel, bool)));
+        v.push_back(boolean("fp32_logits", "fp32-logits", "fp32 logits",
+                            "Logits kept in fp32 for the loss, else in the activation dtype.",
+                            false, SHARDSCOPE_FIELD(training.fp32Logits, bool)));
+        v.push_back(choice("loss_kernel", "loss", "Loss kernel",
+                           "Cross-entropy kernel: fused (Megatron's vocab-parallel loss, one "
+                           "logits buffer) or eager (PyTorch F.cross_entropy, two more "
+                           "logits-sized tensors in its backward).",
+                           lossIds, parseEnum<LossKernel, parseLossKernel>,
+                           SHARDSCOPE_FIELD(training.lossKernel, LossKernel)));
+        v.push_back(boolean("dropout", "dropout", "Dropout masks",
+                            "Dropout on: its masks are stored for the backward (GPT-3 trained "
+                            "with dropout; Llama-style models use none).",
+                            false, SHARDSCOPE_FIELD(training.dropout, bool)));
+        Setting act =
+            integer("activation_bytes", "activation-bytes", "Activation bytes",
+                    "Bytes per activation element: 2 for bf16/fp16, 4 for fp32, 1 "
+                    "for fp8.",
+                    1, 8, SHARDSCOPE_FIELD(training.activationBytes, std::int64_t), "bytes");
+        act.choices = activationByteValues;
+        v.push_back(act);
+        v.push_back(choice("schedule", "schedule", "Pipeline schedule",
+                           "Pipeline schedule: gpipe, 1f1b, interleaved (1F1B with v chunks) or "
+                           "zb-h1 (zero bubble; docs/pipeline.md).",
+                           scheduleIds, parseEnum<PipelineSchedule, parsePipelineSchedule>,
+                           SHARDSCOPE_FIELD(training.schedule, PipelineSchedule)));
+        v.push_back(integer("chunks", "chunks", "Chunks v (interleaved)",
+                            "Model chunks per stage v for interleaved 1F1B (2 when the schedule "
+                            "is set without it).",
+                            1, maxModelChunks, SHARDSCOPE_FIELD(training.chunks, int)));
+        // Buffers and host.
+        v.push_back(
+            integer("cuda_context_bytes", "cuda-context-mib", "CUDA context",
+                    "CUDA context, cuBLAS/NCCL workspaces and kernels per GPU.", 0, maxBufferSize,
+                    SHARDSCOPE_FIELD(overheads.cudaContextBytes, std::int64_t), "MiB", mib));
+        v.push_back(integer("ddp_bucket_bytes", "ddp-bucket-mib", "DDP bucket",
+                            "DDP gradient bucket (PyTorch DistributedDataParallel "
+                            "bucket_cap_mb, 25 MiB).",
+                            0, maxBufferSize,
+                            SHARDSCOPE_FIELD(overheads.ddpBucketBytes, std::int64_t), "MiB", mib));
+        v.push_back(integer("zero_bucket_elements", "zero-bucket-elements", "ZeRO reduce bucket",
+                            "ZeRO-1/2 gradient reduce bucket in elements (DeepSpeed "
+                            "reduce_bucket_size, 5e8).",
+                            0, maxBufferSize,
+                            SHARDSCOPE_FIELD(overheads.zeroBucketElements, std::int64_t),
+                            "elements"));
+        v.push_back(integer("gathered_units", "gathered-units", "FSDP gathered units",
+                            "ZeRO-3 / FSDP layers gathered at once: 1, or 2 with prefetch.", 1, 2,
+                            SHARDSCOPE_FIELD(overheads.gatheredUnits, int)));
+        v.push_back(integer("fragmentation_percent", "fragmentation-percent", "Fragmentation",
+                            "Allocator fragmentation reserve, percent of everything else.", 0, 100,
+                            SHARDSCOPE_FIELD(overheads.fragmentationPercent, int), "%"));
+        v.push_back(
+            integer("host_ram_bytes_per_node", "host-ram-gb", "Host RAM per node",
+                    "Host RAM per node, for CPU offload (a DGX H100 has 2 TB).", 0, maxHostRamBytes,
+                    SHARDSCOPE_FIELD(overheads.hostRamBytesPerNode, std::int64_t), "GB", gb));
+        v.push_back(boolean("model_states_only", "model-states-only", "Model states only",
+                            "Count weights, gradients, master weights and optimizer states only, "
+                            "as the ZeRO paper's Figure 1 does.",
+                            true, SHARDSCOPE_FIELD(modelStatesOnly, bool)));
+        return v;
+    }();
+    return t;
+}
+
+#undef SHARDSCOPE_FIELD
+
+std::string withSeparators(std::int64_t v)
+{
+    std::string digits = std::to_string(v < 0 ? -v : v);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return v < 0 ? "-" + out : out;
+}
+
+std::string joinOr(std::span<const std::string_view> items)
+{
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0)
+            out += i + 1 == items.size() ? " or " : ", ";
+        out += items[i];
+    }
+    return out;
+}
+
+} // namespace
+
+std::span<const Setting> settings()
+{
+    return table();
+}
+
+const Setting *settingByKey(std::string_view key)
+{
+    for (const Setting &s : table())
+        if (s.key == key)
+            return &s;
+    return nullptr;
+}
+
+const Setting *settingByFlag(std::string_view flag)
+{
+    for (const Setting &s : table())
+        if (s.flag == flag)
+            return &s;
+    return nullptr;
+}
+
+std::string settingRangeText(const Setting &s)
+{
+    switch (s.kind) {
+    case SettingKind::Boolean:
+        return "on or off";
+    case SettingKind::Choice:
+        return "one of: " + joinOr(s.choices);
+    case SettingKind::Integer:
+        break;
+    }
+    if (!s.choices.empty())
+        return joinOr(s.choices);
+    return withSeparators(s.displayMin()) + " to " + withSeparators(s.displayMax());
+}
+
+std::string checkSettingValue(const Setting &s, std::int64_t value)
+{
+    bool ok = value >= s.min && value <= s.max;
+    if (ok && s.kind == SettingKind::Integer && !s.choices.empty())
+        ok =
+            std::find(s.choices.begin(), s.choices.end(), std::to_string(value)) != s.choices.end();
+    if (ok)
+        return {};
+    switch (s.kind) {
+    case SettingKind::Boolean:
+        return "must be on or off (got " + std::to_string(value) + ")";
+    case SettingKind::Choice:
+        return "must be " + settingRangeText(s) + " (got " + std::to_string(value) + ")";
+    case SettingKind::Integer:
+        break;
+    }
+    if (!s.choices.empty())
+        return "must be " + settingRangeText(s) + " (got " + std::to_string(value) + ")";
+    // In storage units (bytes, elements), as a scenario file writes them.
+    return "must be a whole number from " + std::to_string(s.min) + " to " + std::to_string(s.max) +
+           " (got " + std::to_string(value) + ")";
+}
+
+std::optional<std::int64_t> parseSettingText(const Setting &s, std::string_view text,
+                                             std::string *error)
+{
+    std::string quoted; // built by append: GCC 12's -O3 -Wrestrict misfires on "'" + text
+    quoted.append("'").append(text).append("'");
+    switch (s.kind) {
+    case SettingKind::Boolean: {
+        std::string lower(text);
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        if (lower == "on")
+            return 1;
+        if (lower == "off")
+            return 0;
+        *error = "must be on or off (got " + quoted + ")";
+        return std::nullopt;
+    }
+    case SettingKind::Choice: {
+        std::string lower(text);
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        if (const auto v = s.parseChoice(lower))
+            return *v;
+        std::string noun(s.label);
+        std::transform(noun.begin(), noun.end(), noun.begin(),
+                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        std::string known;
+        for (std::string_view c : s.choices)
+            known += (known.empty() ? "" : ", ") + std::string(c);
+        *error = "unknown " + noun + " " + quoted + " (known: " + known + ")";
+        return std::nullopt;
+    }
+    case SettingKind::Integer:
+        break;
+    }
+    std::int64_t v = 0;
+    const char *first = text.data(), *last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, v);
+    const bool whole = ec == std::errc() && end == last && !text.empty();
+    const std::int64_t lo = s.displayMin(), hi = s.displayMax();
+    if (!whole || v < lo || v > hi ||
+        (!s.choices.empty() && checkSettingValue(s, v * s.scale) != "")) {
+        if (!s.choices.empty())
+            *error = "must be " + settingRangeText(s) + " (got " + quoted + ")";
+        else
+            *error = "must be a whole number from " + std::to_string(lo) + " to " +
+                     std::to_string(hi) + (s.displayUnit.empty() ? "" : " ") +
+                     std::string(s.displayUnit) + " (got " + quoted + ")";
+        return std::nullopt;
+    }
+    return v * s.scale; // |v| <= max / scale, so no overflow
+}
+
+std::string settingText(const Setting &s, std::int64_t value)
+{
+    switch (s.kind) {
+    case SettingKind::Boolean:
+        return value ? "on" : "off";
+    case SettingKind::Choice:
+        return value >= 0 && value < std::int64_t(s.choices.size())
+                   ? std::string(s.choices[std::size_t(value)])
+                   : std::to_string(value);
+    case SettingKind::Integer:
+        break;
+    }
+    if (s.scale != 1 && value % s.scale == 0)
+        return std::to_string(value / s.scale);
+    return std::to_string(value);
+}
+
+int defaultChunks(PipelineSchedule s)
+{
+    return s == PipelineSchedule::Interleaved1F1B ? 2 : 1;
+}
+
+void applySettings(Scenario &s, std::span<const SettingValue> values)
+{
+    bool schedule = false, chunks = false;
+    for (const SettingValue &v : values) {
+        v.setting->set(s, v.value);
+        schedule = schedule || v.setting->key == "schedule";
+        chunks = chunks || v.setting->key == "chunks";
+    }
+    if (schedule && !chunks)
+        s.training.chunks = defaultChunks(s.training.schedule);
+}
+
+} // namespace shardscope

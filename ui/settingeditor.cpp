@@ -1,0 +1,109 @@
+#include "settingeditor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <climits>
+
+namespace shardscope {
+
+namespace {
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+/// " MiB", " GB", " %"; counts (GPUs, sequences) show no suffix.
+QString suffixFor(const Setting &s)
+{
+    if (s.displayUnit.empty() || s.displayUnit == "sequences")
+        return {};
+    return QStringLiteral(" ") + qs(s.displayUnit);
+}
+
+} // namespace
+
+SettingEditor::SettingEditor(const Setting &setting, ScenarioModel *model, QObject *parent,
+                             Apply apply, ChoiceName choiceName)
+    : QObject(parent), m_setting(setting), m_model(model), m_apply(std::move(apply))
+{
+    const QString tip = qs(setting.help);
+    if (setting.kind == SettingKind::Boolean) {
+        auto *box = new QCheckBox(qs(setting.label));
+        connect(box, &QCheckBox::toggled, this, [this](bool on) { edited(on ? 1 : 0); });
+        m_widget = box;
+    } else if (setting.kind == SettingKind::Choice || !setting.choices.empty()) {
+        auto *box = new QComboBox;
+        for (std::size_t i = 0; i < setting.choices.size(); ++i) {
+            // A Choice's value is its index; an allowed-values Integer's is the number.
+            const std::int64_t v = setting.kind == SettingKind::Choice
+                                       ? std::int64_t(i)
+                                       : std::stoll(std::string(setting.choices[i]));
+            const QString text = choiceName ? choiceName(v)
+                                 : setting.displayUnit.empty()
+                                     ? qs(setting.choices[i])
+                                     : qs(setting.choices[i]) + suffixFor(setting);
+            box->addItem(text, int(v)); // small: indices and 1..8
+        }
+        connect(box, &QComboBox::activated, this,
+                [this, box](int i) { edited(box->itemData(i).toLongLong()); });
+        m_widget = box;
+    } else if (setting.displayMax() <= INT_MAX) {
+        auto *box = new QSpinBox;
+        box->setRange(int(setting.displayMin()), int(setting.displayMax()));
+        box->setSuffix(suffixFor(setting));
+        box->setGroupSeparatorShown(true);
+        box->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+        connect(box, &QSpinBox::valueChanged, this,
+                [this](int v) { edited(std::int64_t(v) * m_setting.scale); });
+        m_widget = box;
+    } else {
+        // Past 2^31 (1e12 elements): a double holds every whole number up to 2^53 exactly.
+        auto *box = new QDoubleSpinBox;
+        box->setDecimals(0);
+        box->setRange(double(setting.displayMin()), double(setting.displayMax()));
+        box->setSuffix(suffixFor(setting));
+        box->setGroupSeparatorShown(true);
+        box->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+        connect(box, &QDoubleSpinBox::valueChanged, this,
+                [this](double v) { edited(std::int64_t(v) * m_setting.scale); });
+        m_widget = box;
+    }
+    m_widget->setObjectName(QStringLiteral("setting:") + qs(setting.key));
+    m_widget->setToolTip(tip);
+    m_widget->setAccessibleName(qs(setting.label));
+    m_widget->setAccessibleDescription(tip);
+}
+
+void SettingEditor::edited(std::int64_t storageValue)
+{
+    if (!checkSettingValue(m_setting, storageValue).empty())
+        return; // the control's range is the table's, so only a bug gets here
+    m_model->edit([this, storageValue](Scenario &s) {
+        if (m_apply) {
+            m_apply(s, storageValue);
+            return;
+        }
+        const SettingValue v{&m_setting, storageValue};
+        applySettings(s, {&v, 1});
+    });
+}
+
+void SettingEditor::sync(const Scenario &s)
+{
+    const QSignalBlocker blocker(m_widget);
+    const std::int64_t v = m_setting.get(s);
+    if (auto *box = qobject_cast<QCheckBox *>(m_widget))
+        box->setChecked(v != 0);
+    else if (auto *box = qobject_cast<QComboBox *>(m_widget))
+        box->setCurrentIndex(box->findData(int(v)));
+    else if (auto *box = qobject_cast<QSpinBox *>(m_widget))
+        box->setValue(int(v / m_setting.scale));
+    else if (auto *box = qobject_cast<QDoubleSpinBox *>(m_widget))
+        box->setValue(double(v / m_setting.scale));
+}
+
+} // namespace shardscope
