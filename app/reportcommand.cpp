@@ -233,8 +233,7 @@ QString settingsMarkdownRows()
 }
 
 std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLineParser &p,
-                                                          QString *error,
-                                                          bool validateResult) const
+                                                          QString *error, bool validateResult) const
 {
     const Catalog &catalog = Catalog::builtIn();
     std::optional<ScenarioDocument> none;
@@ -471,7 +470,11 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     const ScenarioOptions options;
     options.addTo(p);
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
-    p.addOption(json);
+    const QCommandLineOption timeline(
+        QStringLiteral("timeline"),
+        QStringLiteral("With --json and --pp > 1, add the simulated pipeline schedule (per-stage "
+                       "busy time, bubble): p x m x v operations, so off by default."));
+    p.addOptions({json, timeline});
 
     auto fail = [&err](const QString &message) {
         err << "shardscope report: " << message << "\n";
@@ -497,7 +500,8 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (!report.valid())
         return fail(QStringLiteral("cannot estimate: ") + QString::fromStdString(report.error));
     if (p.isSet(json))
-        out << QJsonDocument(reportToJson(*s, report)).toJson(QJsonDocument::Indented);
+        out << QJsonDocument(reportToJson(*s, report, p.isSet(timeline)))
+                   .toJson(QJsonDocument::Indented);
     else
         printText(*s, report, *unit, out);
     out.flush();

@@ -51,7 +51,7 @@ QJsonObject timelineToJson(const Scenario &s)
             {"per_stage", stages}};
 }
 
-QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
+QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTimeline)
 {
     if (!r.valid())
         return {{"error", QString::fromStdString(r.error)}};
@@ -185,7 +185,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r)
                      busiest ? communicationJson(busiest->communication) : QJsonObject{}},
                     {"notes", notes},
                     {"groups", groups}};
-    if (l.pipelineParallel > 1)
+    if (withTimeline && l.pipelineParallel > 1)
         out.insert("timeline", timelineToJson(s));
     return out;
 }

@@ -12,13 +12,14 @@ namespace shardscope {
 /// Keys: "parameters", "capacity_bytes", "fits", "headroom_bytes", "peak_bytes",
 /// "model", "recipe", "gpu", "layout", "training", "overheads", "modelled",
 /// "host_bytes_per_node", "communication_bytes_per_step" (by collective, for the
-/// busiest stage), "notes", "timeline" (when p > 1), and "groups": one per
+/// busiest stage), "notes", "timeline" (only with `withTimeline` and p > 1: it
+/// simulates the schedule, O(p x m x v) time and memory), and "groups": one per
 /// pipeline stage, { "label", "pipeline_stage", "first_rank", "gpus", "bytes": {
 /// "weights", "gradients", "master_weights", "optimizer_states", "activations",
 /// "buffers" }, "total_bytes", breakdowns, "host_bytes",
 /// "communication_bytes_per_step" }. Every size is an integer count of bytes.
 /// An invalid report has only "error". README.md documents the schema.
-QJsonObject reportToJson(const Scenario &s, const MemoryReport &r);
+QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTimeline = false);
 
 /// The pipeline timeline of the scenario's schedule (core::schedule): "schedule",
 /// "stages", "microbatches", "chunks", "makespan" (time units of one forward),

@@ -62,6 +62,8 @@ private slots:
     void hostRamVerdict();
     void scenarioFileWithFlagsOverriding();
     void dropoutGivesKorthikantiTable2();
+    void timelineOnlyWhenAsked();
+    void readmeDocumentsEveryJsonKey();
     void torchtitanRowFromTheCommandLine();
     void badArguments_data();
     void badArguments();
@@ -227,6 +229,51 @@ void TestReportCommand::dropoutGivesKorthikantiTable2()
     const QJsonObject g0 =
         QJsonDocument::fromJson(without.out.toUtf8()).object()["groups"].toArray()[0].toObject();
     QCOMPARE(g0["activation_bytes"].toObject()["layers"].toInteger(), 19'327'352'832LL);
+}
+
+void TestReportCommand::timelineOnlyWhenAsked()
+{
+    const QStringList args{"--model", "llama3-70b", "--pp", "4", "--gpus", "32", "--json"};
+    const QJsonObject plain = QJsonDocument::fromJson(run(args).out.toUtf8()).object();
+    QVERIFY(plain.contains(QStringLiteral("groups")));
+    QVERIFY(!plain.contains(QStringLiteral("timeline")));
+    const QJsonObject t =
+        QJsonDocument::fromJson(run(args + QStringList{"--timeline"}).out.toUtf8())
+            .object()["timeline"]
+            .toObject();
+    // 1F1B, p 4, m 8, uniform stages: bubble (p - 1) / (m + p - 1) = 3 / 11 of the makespan
+    // (Narayanan et al. 2021), makespan (m + p - 1) x (F + B) = 11 x 3 forward units.
+    QCOMPARE(t["schedule"].toString(), QStringLiteral("1f1b"));
+    QVERIFY(std::abs(t["bubble_fraction"].toDouble() - 3.0 / 11.0) < 1e-12);
+    QCOMPARE(t["makespan"].toDouble(), 33.0);
+}
+
+void TestReportCommand::readmeDocumentsEveryJsonKey()
+{
+    QFile readme(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/README.md"));
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(readme.readAll());
+    // A report with every optional part: pipeline stages, the timeline, offload.
+    const QJsonObject o =
+        QJsonDocument::fromJson(run({"--model", "llama3-70b", "--pp", "4", "--gpus", "32",
+                                     "--strategy", "zero3", "--json", "--timeline"})
+                                    .out.toUtf8())
+            .object();
+    auto documented = [&text](const QJsonObject &obj, const QString &where) {
+        for (auto it = obj.begin(); it != obj.end(); ++it)
+            QVERIFY2(text.contains(QLatin1Char('`') + it.key() + QLatin1Char('`')),
+                     qPrintable(where + QStringLiteral(".") + it.key()));
+    };
+    documented(o, QStringLiteral("report"));
+    for (const char *k : {"layout", "training", "overheads", "modelled",
+                          "communication_bytes_per_step", "timeline"})
+        documented(o[QLatin1String(k)].toObject(), QLatin1String(k));
+    const QJsonObject g = o["groups"].toArray()[0].toObject();
+    documented(g, QStringLiteral("groups[0]"));
+    documented(g["bytes"].toObject(), QStringLiteral("groups[0].bytes"));
+    documented(g["activation_bytes"].toObject(), QStringLiteral("groups[0].activation_bytes"));
+    documented(o["timeline"].toObject()["per_stage"].toArray()[0].toObject(),
+               QStringLiteral("timeline.per_stage[0]"));
 }
 
 void TestReportCommand::torchtitanRowFromTheCommandLine()
