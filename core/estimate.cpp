@@ -371,7 +371,7 @@ MemoryReport estimate(const Scenario &s)
         const std::int64_t psi = psiDense + psiExperts;
         g.parametersPerGpu = psi;
 
-        // Model states (domain.md section 2).
+        // Model states (docs/architecture.md "Model states").
         const std::int64_t shard =
             shardElements(psiDense, shardGroup) +
             (psiExperts > 0 ? shardElements(psiExperts, expertShardGroup) : 0);
@@ -459,7 +459,7 @@ MemoryReport estimate(const Scenario &s)
         b.buffers =
             buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
 
-        // Communication per GPU per step (domain.md section 6).
+        // Communication per GPU per step (docs/architecture.md, ring collectives).
         CommunicationBytes &cm = g.communication;
         const Wide w = r.weightBytes, gr = r.gradientBytes;
         // Data-parallel traffic of `n` parameters sharded over `shards` of `ranks` ranks

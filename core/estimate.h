@@ -27,9 +27,9 @@ int stageLayerCount(int layers, int stages, int stage);
 
 /// Per-GPU memory for the scenario, one group per pipeline stage.
 ///
-/// Model states (domain.md section 2): the stage's parameters per tensor-parallel
-/// rank, Psi, are sharded over the ZeRO group D (Layout::shardGroup) with
-/// shard(Psi) = ceil(Psi / D):
+/// Model states (docs/architecture.md "Model states"; Rajbhandari et al. 2020, section 5): the
+/// stage's parameters per tensor-parallel rank, Psi, are sharded over the ZeRO group D
+/// (Layout::shardGroup) with shard(Psi) = ceil(Psi / D):
 ///   DDP     Psi (w + g + m + o)
 ///   ZeRO-1  Psi (w + g) + shard(Psi) (m + o)
 ///   ZeRO-2  Psi w + shard(Psi) (g + m + o)
@@ -39,7 +39,8 @@ int stageLayerCount(int layers, int stages, int stage);
 /// (and, with params, ZeRO-3 weight shards). Activations follow activations.h
 /// times the schedule's peak in-flight micro-batches per stage
 /// (peakInFlightBound). Buffers are the Overheads settings. Communication per
-/// step follows domain.md section 6; docs/architecture.md writes every term out.
+/// step: ring collectives, every term written out in docs/architecture.md
+/// "Communication per GPU per step".
 /// An invalid scenario yields a report whose `error` says why, and no groups.
 MemoryReport estimate(const Scenario &s);
 

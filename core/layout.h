@@ -6,7 +6,7 @@
 
 namespace shardscope {
 
-/// How model states are placed over the data-parallel group (domain.md section 2).
+/// How model states are placed over the data-parallel group (docs/architecture.md "Model states").
 ///
 /// Ddp = ZeRO stage 0 (FSDP NO_SHARD); Zero1 shards optimizer states and master
 /// weights; Zero2 also gradients (FSDP SHARD_GRAD_OP); Zero3 also the weights

@@ -69,7 +69,8 @@ struct ActivationBytes
 };
 
 /// Bytes one GPU sends per training step, by collective (ring algorithms,
-/// domain.md section 6). Each is the per-GPU traffic of the collective.
+/// docs/architecture.md "Communication per GPU per step"). Each is the per-GPU traffic of the
+/// collective.
 struct CommunicationBytes
 {
     std::int64_t dataParallel = 0;     ///< gradient all-reduce, or ZeRO-3 gathers + reduce-scatter

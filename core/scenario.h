@@ -59,7 +59,7 @@ struct Scenario
     Training training;
     Overheads overheads;
     /// Count weights, gradients, master weights and optimizer states only, as the
-    /// ZeRO paper's Figure 1 and the seeds do; activations and buffers become 0.
+    /// ZeRO paper's Figure 1 does; activations and buffers become 0.
     bool modelStatesOnly = false;
 };
 

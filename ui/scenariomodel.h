@@ -40,7 +40,7 @@ public:
     void setRecipeBytes(std::int64_t weights, std::int64_t gradients, std::int64_t master,
                         std::int64_t optimizer);
     void setUnit(ByteUnit unit);
-    /// Counts model states only (the ZeRO paper's and the seeds' accounting) or everything.
+    /// Counts model states only (the ZeRO paper's Figure 1 accounting) or everything.
     void setModelStatesOnly(bool on);
     /// Applies `change(Scenario &)` and recomputes once: the one way to edit any
     /// other setting (layout degrees, training, overheads) without a setter each.

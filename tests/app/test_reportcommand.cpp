@@ -149,7 +149,7 @@ void TestReportCommand::textOutput()
     const Run r = run({"--params", "13e9", "--gpus", "4", "--strategy", "fsdp", "--gpu",
                        "a100-40gb", "--model-states-only"});
     QCOMPARE(r.code, 0);
-    // domain.md section 10: 13B on 4 x A100-40GB needs 52 GB per card.
+    // 13B on 4 x A100-40GB under ZeRO-3: 16 B x 13e9 / 4 = 52 GB per card.
     QVERIFY2(r.out.contains(QStringLiteral("Overflows by 12 GB per GPU")), qPrintable(r.out));
 }
 

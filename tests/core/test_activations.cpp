@@ -1,4 +1,4 @@
-// Activation bytes per GPU (domain.md section 4; docs/activations.md).
+// Activation bytes per GPU (Korthikanti et al. 2022; docs/activations.md).
 // Source: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
 // Transformer Models", arXiv:2205.05198, section 4.1 (per-tensor breakdown) and
 // Table 2 (closed formulas). Each test names its source; hand calculations are
@@ -311,7 +311,7 @@ void TestActivations::contextParallelSplitsEverything()
 
 void TestActivations::logits()
 {
-    // domain.md section 4: s 8192, b 1, V 128,256 in fp32 = 8192 x 128256 x 4 = 4,202,692,608.
+    // The logits in fp32: s 8192, b 1, V 128,256 in fp32 = 8192 x 128256 x 4 = 4,202,692,608.
     ActivationSettings s;
     s.sequenceLength = 8192;
     OutputActivationTerms o = outputActivationTerms(arch8b(), s);

@@ -1,5 +1,6 @@
-// Per-GPU model-state bytes (domain.md sections 2, 9, 10).
-// Reference rows: ../shared/cases/model-states.csv, copied here with their sources.
+// Per-GPU model-state bytes (Rajbhandari et al. 2020, ZeRO, section 5 and Figure 1;
+// docs/architecture.md "Model states"). Each reference row names its source or hand
+// calculation.
 #include "estimate.h"
 
 #include <QTest>
@@ -77,10 +78,11 @@ void TestEstimate::referenceCases_data()
         << 7'500'000'000LL << 64LL << 2 << 16'640'625'000LL;
     QTest::newRow("7.5B zero3 (ZeRO paper Fig. 1, 1.9 GB)")
         << 7'500'000'000LL << 64LL << 3 << 1'875'000'000LL;
-    // domain.md section 10: the seeds' "about 12 GB" for 70B ZeRO-3 on 8 GPUs is wrong.
-    QTest::newRow("70B zero3 8 (correction of seeds 000/001)")
+    // 70B ZeRO-3 on 8 GPUs is 16 B x 70e9 / 8 = 140 GB, not the "about 12 GB" some
+    // teaching notes give.
+    QTest::newRow("70B zero3 8 (16 B x 70e9 / 8 = 140 GB)")
         << 70'000'000'000LL << 8LL << 3 << 140'000'000'000LL;
-    QTest::newRow("70B zero3 16 (domain.md section 10: 70 GB)")
+    QTest::newRow("70B zero3 16 (16 B x 70e9 / 16 = 70 GB)")
         << 70'000'000'000LL << 16LL << 3 << 70'000'000'000LL;
     // Seed 003's "13B fits comfortably on 4 x A100-40GB" is wrong: 52 GB per card.
     QTest::newRow("13B zero3 4 (correction of seed 003)")

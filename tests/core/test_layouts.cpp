@@ -304,7 +304,8 @@ void TestLayouts::buffers()
 
 void TestLayouts::communicationPerStep()
 {
-    // domain.md section 6 with one micro-batch: DDP 2 (d-1)/d Psi bytes, ZeRO-3 about 1.5x.
+    // Ring collectives (docs/architecture.md) with one micro-batch: DDP 2 (d-1)/d Psi bytes, ZeRO-3
+    // about 1.5x.
     Scenario s = scenario(llama2_7b(), 8, ZeroStage::Ddp);
     s.training.microBatches = 1;
     const qint64 psi = 6738415616LL;

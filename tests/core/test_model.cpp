@@ -1,6 +1,5 @@
 // Parameter counts of dense decoder models, to the parameter.
-// Reference values: ../shared/cases/parameter-counts.csv (copied below), which
-// cites each model card / config.json; domain.md section 9.
+// Reference values (below), each citing its model card or config.json.
 #include "model.h"
 
 #include <QTest>

@@ -1,5 +1,6 @@
 // Pipeline schedules: op order, timing, bubbles, in-flight activations (docs/pipeline.md).
-// Reference rows: ../shared/cases/pipeline.csv, copied here with their sources.
+// Reference rows, each with its source (GPipe, Huang et al. 2019; 1F1B and
+// interleaved, Narayanan et al. 2021; ZB-H1, Qi et al. 2023).
 #include "schedule.h"
 
 #include <QTest>

@@ -20,7 +20,7 @@ Scenario seventyB(qint64 gpus, ZeroStage z)
     s.gpu.capacityBytes = 80'000'000'000;
     s.layout.gpus = gpus;
     s.layout.zeroStage = z;
-    s.modelStatesOnly = true; // the seeds' figures
+    s.modelStatesOnly = true; // the ZeRO paper's Figure 1 accounting
     return s;
 }
 

@@ -279,7 +279,7 @@ void TestLivePanel::panelMeasuresFakeLibraryToTheByte()
     };
     QCOMPARE(panel.differenceText(0),
              QStringLiteral("measured − predicted: %1 GB").arg(oneDecimal(used0 - predicted)));
-    // Model states only (the seeds' accounting) pins the prediction: Llama 3 8B has
+    // Model states only (the ZeRO paper's Figure 1 accounting) pins the prediction: Llama 3 8B has
     // 8,030,261,248 parameters x 16 B / 2 GPUs = 64,242,089,984 B per GPU under ZeRO-3.
     model.setModelStatesOnly(true);
     QCOMPARE(panel.predictedTop(0), 64.242089984);

@@ -67,7 +67,7 @@ void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
     QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 70553706496.0 * 2 / 1e9);
     QCOMPARE(w.chart()->componentHeight(0, Component::Activations), 8729395200.0 / 1e9);
     QCOMPARE(w.chart()->capacityValue(), 80.0);
-    // The model-states-only view is the seeds' 16 bytes per parameter exactly.
+    // The model-states-only view is 16 bytes per parameter exactly (ZeRO paper, Figure 1).
     w.modelStatesOnlyBox()->setChecked(true);
     QCOMPARE(w.chart()->stackTop(0), 70553706496.0 * 16 / 1e9);
 }
@@ -78,7 +78,8 @@ void TestMainWindow::strategyButtonsReachZero3Fit()
     w.modelStatesOnlyBox()->setChecked(true);
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
-    const double expected[] = {1120, 293.125, 155.3125, 17.5}; // domain.md section 9
+    const double expected[] = {1120, 293.125, 155.3125,
+                               17.5}; // 16 B x 70e9 / 1, / 64 with ZeRO-1, -2, -3 shards
     for (int z = 0; z <= 3; ++z) {
         w.strategyButtons()->button(z)->click();
         QCOMPARE(int(w.scenarioModel()->scenario().layout.zeroStage), z);
@@ -102,7 +103,7 @@ void TestMainWindow::gpuSliderUpdatesWhileDragging()
     QVERIFY(at8 >= 0 && at16 > at8);
     w.gpuSlider()->setSliderDown(true); // a drag in progress: no release yet
     w.gpuSlider()->setValue(at8);
-    QCOMPARE(w.chart()->stackTop(0), 140.0); // seeds' "12 GB" corrected: 140 GB
+    QCOMPARE(w.chart()->stackTop(0), 140.0); // 16 B x 70e9 / 8 = 140 GB
     QVERIFY(w.verdictLabel()->text().startsWith(QStringLiteral("Overflows by 60 GB per GPU")));
     w.gpuSlider()->setValue(at16);
     QCOMPARE(w.chart()->stackTop(0), 70.0);
@@ -162,7 +163,7 @@ void TestMainWindow::recipeBytesAreEditable()
     emit w.recipeCombo()->activated(bf16);
     w.strategyButtons()->button(3)->click();
     w.gpuSpin()->setValue(8);
-    // domain.md section 10: pure bf16 AdamW gives 70 GB per card for 70B on 8 GPUs.
+    // Pure bf16 AdamW, 8 B x 70e9 / 8 = 70 GB per card for 70B on 8 GPUs under ZeRO-3.
     QCOMPARE(w.chart()->stackTop(0), 70.0);
     QVERIFY(w.verdictLabel()->text().startsWith(QStringLiteral("Fits: 70 GB")));
 }
@@ -351,7 +352,8 @@ void TestMainWindow::tabsShareTheScenario()
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     w.showView(MainWindow::View::Compare);
-    // domain.md section 9: 1,120 / 293.1 / 155.3 / 17.5 GB on 64 GPUs.
+    // 16 B x 70e9 = 1,120 GB; ZeRO-1 4 + 12/64; ZeRO-2 2 + 14/64; ZeRO-3 16/64 B per parameter:
+    // 1,120 / 293.1 / 155.3 / 17.5 GB on 64 GPUs.
     QCOMPARE(w.compareChart()->stackTop(0), 1120.0);
     QCOMPARE(w.compareChart()->stackTop(3), 17.5);
     w.gpuSpin()->setValue(8); // the visible compare chart follows

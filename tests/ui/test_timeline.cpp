@@ -161,7 +161,7 @@ void TestTimeline::bubbleFiguresAndFormulas()
     TimelinePanel panel(&model);
 
     // GPipe p 4, m 4: (p - 1)/(m + p - 1) = 3/7 = 42.86% of the step; (p - 1)/m = 75% over
-    // ideal (docs/pipeline.md's table; the seeds' 42.9%).
+    // ideal (docs/pipeline.md's table: (p - 1) / (m + p - 1) = 3 / 7 = 42.9% at p = m = 4).
     setControls(panel, PipelineSchedule::GPipe, 4, 4);
     QCOMPARE(panel.bubbleText(), QStringLiteral("Bubble 42.9% of the step"));
     QVERIFY(panel.formulaText().contains(QStringLiteral("(p − 1)/(m + p − 1) = 3/7")));
