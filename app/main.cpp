@@ -12,6 +12,19 @@
 
 namespace {
 
+/// Passes Qt's messages on, except the notice that XDG_RUNTIME_DIR is unset (usual
+/// for root, containers and CI): Qt then uses /tmp/runtime-$USER, which is harmless,
+/// and the notice would make every headless error two lines instead of one.
+QtMessageHandler qtHandler = nullptr; // Qt's own, as qInstallMessageHandler returned it
+
+void filterQtNotices(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
+        return;
+    if (qtHandler)
+        qtHandler(type, context, message);
+}
+
 /// Names every QSettings file and the Wayland app id use: settings live in
 /// ~/.config/ShardScope/ShardScope.conf, and the desktop file is
 /// io.shardscope.ShardScope.desktop (packaging/).
@@ -223,6 +236,7 @@ int runGui(int argc, char **argv)
 int main(int argc, char **argv)
 {
     setApplicationIdentity();
+    qtHandler = qInstallMessageHandler(filterQtNotices);
     if (argc > 1 && QByteArray(argv[1]) == "report") {
         QCoreApplication app(argc, argv);
         QTextStream out(stdout);

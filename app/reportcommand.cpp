@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "format.h"
 #include "hfconfig.h"
+#include "inputfile.h"
 #include "reportjson.h"
 #include "settings.h"
 
@@ -276,11 +277,11 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
         return fail(QStringLiteral("--model, --params, --hf-config and an inline architecture "
                                    "(--layers ...) are exclusive; give one"));
     if (p.isSet(hfConfig)) {
-        QFile file(p.value(hfConfig));
-        if (!file.open(QIODevice::ReadOnly))
-            return fail(QStringLiteral("--hf-config: cannot read '%1'").arg(p.value(hfConfig)));
+        const auto bytes = readInputFile(p.value(hfConfig), error);
+        if (!bytes)
+            return fail(QStringLiteral("--hf-config: ") + *error);
         QString why;
-        auto m = modelFromHfConfig(file.readAll(), &why);
+        auto m = modelFromHfConfig(*bytes, &why);
         if (!m)
             return fail(QStringLiteral("--hf-config: ") + why);
         s.model = std::move(*m);

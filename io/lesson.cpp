@@ -1,5 +1,7 @@
 #include "lesson.h"
 
+#include "inputfile.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -210,17 +212,10 @@ std::optional<Lesson> lessonFromJson(const QByteArray &json, const QString &file
 
 std::optional<Lesson> loadLessonFile(const QString &path, QString *error)
 {
-    QFile f(path);
-    const QString name = QFileInfo(path).fileName();
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = name + QStringLiteral(": cannot open (%1)").arg(f.errorString());
+    const auto bytes = readInputFile(path, error);
+    if (!bytes)
         return std::nullopt;
-    }
-    if (f.size() > 4 * 1024 * 1024) {
-        *error = name + QStringLiteral(": too large for a lesson (%1 bytes)").arg(f.size());
-        return std::nullopt;
-    }
-    return lessonFromJson(f.readAll(), name, error);
+    return lessonFromJson(*bytes, QFileInfo(path).fileName(), error);
 }
 
 std::vector<Lesson> builtInLessons(QStringList *errors)

@@ -2,6 +2,7 @@
 
 #include "catalog.h"
 #include "estimate.h"
+#include "inputfile.h"
 #include "modeljson.h"
 #include "settings.h"
 
@@ -471,19 +472,10 @@ std::optional<ScenarioDocument> scenarioFromBytes(const QByteArray &bytes, const
 
 std::optional<ScenarioDocument> loadScenarioFile(const QString &path, QString *error)
 {
-    QFile f(path);
-    const QString where = QFileInfo(path).fileName();
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = where + QStringLiteral(": cannot open (%1)").arg(f.errorString());
+    const auto bytes = readInputFile(path, error);
+    if (!bytes)
         return std::nullopt;
-    }
-    // A scenario is a few kilobytes; refuse anything absurd before parsing it.
-    constexpr qint64 maxBytes = 16 * 1024 * 1024;
-    if (f.size() > maxBytes) {
-        *error = where + QStringLiteral(": too large for a scenario file (%1 bytes)").arg(f.size());
-        return std::nullopt;
-    }
-    return scenarioFromBytes(f.readAll(), where, error);
+    return scenarioFromBytes(*bytes, QFileInfo(path).fileName(), error);
 }
 
 bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile &)> &write,

@@ -5,6 +5,7 @@
 #include "chartexport.h"
 #include "comparechart.h"
 #include "hfconfig.h"
+#include "inputfile.h"
 #include "livepanel.h"
 #include "memorychart.h"
 #include "palette.h"
@@ -343,12 +344,11 @@ QWidget *MainWindow::viewWidget(View v) const
 
 bool MainWindow::openFile(const QString &path, QString *error)
 {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("Cannot open %1: %2").arg(path, f.errorString());
+    // The same reader, limit and messages as --scenario and --hf-config (io/inputfile.h).
+    const auto read = readInputFile(path, error);
+    if (!read)
         return false;
-    }
-    const QByteArray bytes = f.read(64 * 1024 * 1024);
+    const QByteArray &bytes = *read;
     const QString name = QFileInfo(path).fileName();
     QString scenarioError;
     if (auto doc = scenarioFromBytes(bytes, name, &scenarioError)) {

@@ -37,5 +37,22 @@ check "the window: names offscreen" grep -q "QT_QPA_PLATFORM=offscreen" "$work/e
 rm -f "$work/shot.png"
 check "--screenshot without a display" expect_status 0 "$bin" --screenshot "$work/shot.png" --size 1280x720
 check "--screenshot wrote a PNG" test -s "$work/shot.png"
+# Endless and non-regular inputs: every entry point refuses them at once, in one line.
+rm -f "$work/fifo"
+mkfifo "$work/fifo"
+refuses() { # refuses COMMAND...: exit 2 within 5 s, one line saying why
+    local got=0
+    timeout 5 "$@" >"$work/out" 2>"$work/err" || got=$?
+    [ "$got" = 2 ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q "not a regular file" "$work/err" ||
+        { echo "  exited $got"; cat "$work/err"; return 1; }
+}
+for input in /dev/zero "$work/fifo"; do
+    check "report --hf-config $input" refuses "$bin" report --hf-config "$input"
+    check "report --scenario $input" refuses "$bin" report --scenario "$input"
+    check "export-config --scenario $input" refuses "$bin" export-config --format deepspeed \
+        --scenario "$input"
+    check "export --scenario $input" refuses "$bin" export --scenario "$input" --out "$work/x.png"
+    check "the window opening $input" refuses "$bin" "$input" --screenshot "$work/x.png"
+done
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]

@@ -385,8 +385,8 @@ void TestReportCommand::hfConfigErrors_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     QTest::newRow("no such file") << QStringList{"--hf-config", "/nonexistent/config.json"}
-                                  << "shardscope report: --hf-config: cannot read "
-                                     "'/nonexistent/config.json'";
+                                  << "shardscope report: --hf-config: config.json: cannot open "
+                                     "(No such file or directory)";
     QTest::newRow("not a config") << QStringList{"--hf-config",
                                                  QFINDTESTDATA("test_reportcommand.cpp")}
                                   << "shardscope report: --hf-config: config.json: ";

@@ -417,7 +417,7 @@ void TestMainWindow::scenarioSaveOpenAndBadFiles()
     QVERIFY(!error.isEmpty());
     QCOMPARE(qint64(other.scenarioModel()->report().peakBytes()), peak);
     QVERIFY(!other.openFile(dir.filePath(QStringLiteral("missing.json")), &error));
-    QVERIFY(error.startsWith(QStringLiteral("Cannot open")));
+    QVERIFY2(error.startsWith(QStringLiteral("missing.json: cannot open")), qPrintable(error));
 }
 
 void TestMainWindow::exportsTheCurrentChart()

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <optional>
+
+namespace shardscope {
+
+/// The most bytes any ShardScope input file may hold: 16 MiB. Scenario files and
+/// lessons are a few kilobytes and a Hugging Face config.json a few more, so this
+/// only stops what is not an input at all (a disk image, /dev/zero).
+inline constexpr qint64 maxInputFileBytes = 16 * 1024 * 1024;
+
+/// Reads a whole input file: the one reader behind every entry point (the window's
+/// File > Open and drop, `--scenario`, `--hf-config`, lesson files), so each takes
+/// the same files and refuses the same way, in one line "<file name>: <why>":
+/// - "cannot open (<reason>)" for a missing or unreadable path;
+/// - "not a regular file (a directory, pipe or device cannot be read as an input)"
+///   for anything but a regular file: its type is checked before it is opened, so a
+///   FIFO never blocks and a device such as /dev/zero is never read;
+/// - "larger than 16 MiB (<n> bytes)" for a regular file over `maxBytes`, also when it
+///   grows while read (at most maxBytes + 1 bytes are ever read).
+std::optional<QByteArray> readInputFile(const QString &path, QString *error,
+                                        qint64 maxBytes = maxInputFileBytes);
+
+} // namespace shardscope
