@@ -9,8 +9,13 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <array>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <limits>
 #include <optional>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifdef SHARDSCOPE_PROBE_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -26,6 +31,8 @@ ProbeError invalid(const QString &why)
                             QStringLiteral("Invalid calibration scenario: %1").arg(why), ExitUsage);
 }
 
+// Parses a "bytes" object; the sizes must add up to at most 2^63 - 1 bytes
+// (the document prints them as qint64), checked as each one is added.
 ProbeError parseBytes(const QJsonObject &bytes, std::vector<CalibrationComponent> *out)
 {
     out->clear();
@@ -36,6 +43,7 @@ ProbeError parseBytes(const QJsonObject &bytes, std::vector<CalibrationComponent
         if (!known)
             return invalid(QStringLiteral("unknown component \"%1\" in \"bytes\"").arg(it.key()));
     }
+    qint64 total = 0;
     for (const char *key : calibrationComponentKeys) {
         const QJsonValue v = bytes.value(QLatin1String(key));
         CalibrationComponent c{QString::fromLatin1(key), 0};
@@ -46,6 +54,12 @@ ProbeError parseBytes(const QJsonObject &bytes, std::vector<CalibrationComponent
                     QStringLiteral("\"%1\" must be a non-negative integer count of bytes")
                         .arg(c.name));
             }
+            if (__builtin_add_overflow(total, n, &total)) {
+                return invalid(QStringLiteral("the sizes in \"bytes\" add up to more than %1 "
+                                              "bytes at \"%2\"")
+                                   .arg(std::numeric_limits<qint64>::max())
+                                   .arg(c.name));
+            }
             c.bytes = quint64(n);
         }
         out->push_back(c);
@@ -53,14 +67,93 @@ ProbeError parseBytes(const QJsonObject &bytes, std::vector<CalibrationComponent
     return {};
 }
 
+QString fileTypeName(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return QStringLiteral("a FIFO");
+    if (S_ISCHR(mode))
+        return QStringLiteral("a character device");
+    if (S_ISBLK(mode))
+        return QStringLiteral("a block device");
+    if (S_ISDIR(mode))
+        return QStringLiteral("a directory");
+    if (S_ISSOCK(mode))
+        return QStringLiteral("a socket");
+    return QStringLiteral("not a plain file");
+}
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
 } // namespace
 
 quint64 CalibrationPlan::totalBytes() const
 {
     quint64 total = 0;
-    for (const CalibrationComponent &c : components)
-        total += c.bytes;
+    for (const CalibrationComponent &c : components) {
+        if (__builtin_add_overflow(total, c.bytes, &total))
+            return std::numeric_limits<quint64>::max();
+    }
     return total;
+}
+
+ProbeError readCalibrationScenario(const QString &path, QByteArray *out)
+{
+    out->clear();
+    // O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever.
+    const int fd =
+        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return invalid(QStringLiteral("cannot read %1: %2").arg(path, errnoText(errno)));
+    struct FdCloser
+    {
+        int fd;
+        ~FdCloser() { ::close(fd); }
+    } closer{fd};
+
+    struct stat info = {};
+    if (::fstat(fd, &info) != 0)
+        return invalid(QStringLiteral("cannot read %1: %2").arg(path, errnoText(errno)));
+    if (!S_ISREG(info.st_mode)) {
+        return invalid(
+            QStringLiteral("%1 is %2, not a regular file").arg(path, fileTypeName(info.st_mode)));
+    }
+    const QString limit = QStringLiteral("the %1-byte (%2 MiB) limit")
+                              .arg(maxScenarioBytes)
+                              .arg(maxScenarioBytes >> 20);
+    auto grewPastLimit = [&] {
+        return invalid(QStringLiteral("%1 grew past %2 while being read").arg(path, limit));
+    };
+    if (qint64(info.st_size) > maxScenarioBytes) {
+        return invalid(QStringLiteral("%1 is %2 bytes, more than %3")
+                           .arg(path, QString::number(qint64(info.st_size)), limit));
+    }
+
+    // Read at most one byte past the limit, whatever st_size said.
+    QByteArray data(qsizetype(info.st_size) + 1, Qt::Uninitialized);
+    qint64 size = 0;
+    for (;;) {
+        if (size == data.size()) {
+            if (size > maxScenarioBytes)
+                return grewPastLimit();
+            data.resize(qsizetype(std::min<qint64>(maxScenarioBytes + 1, 2 * size + 4096)));
+        }
+        const ssize_t n = ::read(fd, data.data() + size, std::size_t(data.size() - size));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return invalid(QStringLiteral("cannot read %1: %2").arg(path, errnoText(errno)));
+        if (n == 0)
+            break;
+        size += n;
+    }
+    if (size > maxScenarioBytes)
+        return grewPastLimit();
+    data.truncate(qsizetype(size));
+    *out = std::move(data);
+    return {};
 }
 
 ProbeError parseCalibrationScenario(const QByteArray &json, int rank, CalibrationPlan *out)
@@ -79,15 +172,29 @@ ProbeError parseCalibrationScenario(const QByteArray &json, int rank, Calibratio
             return invalid(QStringLiteral("the report is an error: %1")
                                .arg(root.value(QStringLiteral("error")).toString()));
         const int wanted = rank < 0 ? 0 : rank;
+        const QJsonArray groups = root.value(QStringLiteral("groups")).toArray();
+        if (groups.isEmpty())
+            return invalid(QStringLiteral("the report has no groups"));
+        // One past the last rank of any group; ranks are ints, so at most 2^31.
+        constexpr qint64 rankEnd = qint64(std::numeric_limits<int>::max()) + 1;
         qint64 ranks = 0;
-        for (const QJsonValue &g : root.value(QStringLiteral("groups")).toArray()) {
-            const QJsonObject group = g.toObject();
+        for (qsizetype i = 0; i < groups.size(); ++i) {
+            const QJsonObject group = groups.at(i).toObject();
             const qint64 first = group.value(QStringLiteral("first_rank")).toInteger(-1);
             const qint64 gpus = group.value(QStringLiteral("gpus")).toInteger(-1);
             if (first < 0 || gpus < 1)
                 return invalid(QStringLiteral("a group lacks first_rank or gpus"));
-            ranks = std::max(ranks, first + gpus);
-            if (wanted < first || wanted >= first + gpus)
+            qint64 end = 0;
+            if (__builtin_add_overflow(first, gpus, &end) || end > rankEnd) {
+                return invalid(QStringLiteral("group %1: \"first_rank\" %2 + \"gpus\" %3 is "
+                                              "beyond the largest rank %4")
+                                   .arg(i)
+                                   .arg(first)
+                                   .arg(gpus)
+                                   .arg(std::numeric_limits<int>::max()));
+            }
+            ranks = std::max(ranks, end);
+            if (wanted < first || wanted >= end)
                 continue;
             out->rank = wanted;
             out->groupLabel = group.value(QStringLiteral("label")).toString();
@@ -132,11 +239,11 @@ ProbeError parseCalibrationScenario(const QByteArray &json, int rank, Calibratio
 QString calibrationRefusal(quint64 neededBytes, quint64 freeBytes, quint64 marginBytes,
                            const QString &where)
 {
-    const bool overflow = neededBytes > ~quint64(0) - marginBytes;
-    if (!overflow && neededBytes + marginBytes <= freeBytes)
+    quint64 sum = 0;
+    const bool overflow = __builtin_add_overflow(neededBytes, marginBytes, &sum);
+    if (!overflow && sum <= freeBytes)
         return {};
-    const QString total =
-        overflow ? QStringLiteral("more than 2^64") : QString::number(neededBytes + marginBytes);
+    const QString total = overflow ? QStringLiteral("more than 2^64") : QString::number(sum);
     return QStringLiteral("needs %1 bytes (%2 for the scenario + %3 margin), %4 has %5 bytes free")
         .arg(total)
         .arg(neededBytes)
@@ -206,6 +313,23 @@ ProbeError cudaFailure(const char *call, cudaError_t rc)
                             ExitFailure);
 }
 
+// A device reading whose difference or sum does not fit in a qint64 (only
+// nonsense readings get there): refused, naming the output field.
+enum class Reader
+{
+    Nvml,
+    Cuda
+};
+
+ProbeError readingOverflow(Reader reader, const QString &field)
+{
+    const bool cuda = reader == Reader::Cuda;
+    return ProbeError::make(cuda ? QStringLiteral("cuda_error") : QStringLiteral("nvml_error"),
+                            QStringLiteral("%1 readings overflow \"%2\" (beyond 2^63 - 1 bytes)")
+                                .arg(cuda ? QStringLiteral("CUDA") : QStringLiteral("NVML"), field),
+                            ExitFailure);
+}
+
 // Frees every allocation on scope exit, whatever path leaves the run.
 struct Allocations
 {
@@ -228,13 +352,11 @@ QJsonObject runCalibration(const CalibrationOptions &options, int *exitCode)
     QElapsedTimer clock;
     clock.start();
 
-    QFile file(options.scenarioPath);
-    if (!file.open(QIODevice::ReadOnly)) {
-        return fail(invalid(
-            QStringLiteral("cannot read %1: %2").arg(options.scenarioPath, file.errorString())));
-    }
+    QByteArray scenario;
+    if (ProbeError e = readCalibrationScenario(options.scenarioPath, &scenario); e.isError())
+        return fail(e);
     CalibrationPlan plan;
-    if (ProbeError e = parseCalibrationScenario(file.readAll(), options.rank, &plan); e.isError())
+    if (ProbeError e = parseCalibrationScenario(scenario, options.rank, &plan); e.isError())
         return fail(e);
     const quint64 needed = plan.totalBytes();
 
@@ -324,19 +446,35 @@ QJsonObject runCalibration(const CalibrationOptions &options, int *exitCode)
             size_t freeAfter = 0;
             if (cudaError_t rc = cudaMemGetInfo(&freeAfter, &cudaTotal); rc != cudaSuccess)
                 return fail(cudaFailure("cudaMemGetInfo", rc));
-            measured = qint64(after.usedBytes) - qint64(usedBefore);
-            cudaDelta = qint64(freeBefore) - qint64(freeAfter);
+            // The builtins compute in infinite precision and check the qint64 result.
+            if (__builtin_sub_overflow(after.usedBytes, usedBefore, &measured))
+                return fail(
+                    readingOverflow(Reader::Nvml, c.name + QStringLiteral(".measured_bytes")));
+            if (__builtin_sub_overflow(freeBefore, freeAfter, &cudaDelta)) {
+                return fail(readingOverflow(Reader::Cuda,
+                                            c.name + QStringLiteral(".cuda_free_delta_bytes")));
+            }
             usedBefore = after.usedBytes;
             freeBefore = freeAfter;
         }
-        measuredTotal += measured;
-        components.append(
-            QJsonObject{{QStringLiteral("name"), c.name},
-                        {QStringLiteral("predicted_bytes"), qint64(c.bytes)},
-                        {QStringLiteral("measured_bytes"), measured},
-                        {QStringLiteral("cuda_free_delta_bytes"), cudaDelta},
-                        {QStringLiteral("difference_bytes"), measured - qint64(c.bytes)}});
+        qint64 difference = 0;
+        if (__builtin_add_overflow(measuredTotal, measured, &measuredTotal))
+            return fail(readingOverflow(Reader::Nvml, QStringLiteral("measured_total_bytes")));
+        if (__builtin_sub_overflow(measured, c.bytes, &difference))
+            return fail(
+                readingOverflow(Reader::Nvml, c.name + QStringLiteral(".difference_bytes")));
+        components.append(QJsonObject{{QStringLiteral("name"), c.name},
+                                      {QStringLiteral("predicted_bytes"), qint64(c.bytes)},
+                                      {QStringLiteral("measured_bytes"), measured},
+                                      {QStringLiteral("cuda_free_delta_bytes"), cudaDelta},
+                                      {QStringLiteral("difference_bytes"), difference}});
     }
+    qint64 baseline = 0;
+    qint64 totalDifference = 0;
+    if (__builtin_sub_overflow(context.usedBytes, before.usedBytes, &baseline))
+        return fail(readingOverflow(Reader::Nvml, QStringLiteral("context.baseline_bytes")));
+    if (__builtin_sub_overflow(measuredTotal, needed, &totalDifference))
+        return fail(readingOverflow(Reader::Nvml, QStringLiteral("difference_bytes")));
 
     // 5. This process as NVML lists it (absent inside a PID namespace).
     GpuReading last;
@@ -369,14 +507,13 @@ QJsonObject runCalibration(const CalibrationOptions &options, int *exitCode)
                        {QStringLiteral("context"),
                         QJsonObject{{QStringLiteral("used_before_bytes"), qint64(before.usedBytes)},
                                     {QStringLiteral("used_after_bytes"), qint64(context.usedBytes)},
-                                    {QStringLiteral("baseline_bytes"),
-                                     qint64(context.usedBytes) - qint64(before.usedBytes)},
+                                    {QStringLiteral("baseline_bytes"), baseline},
                                     {QStringLiteral("cuda_free_bytes"), qint64(cudaFree0)},
                                     {QStringLiteral("cuda_total_bytes"), qint64(cudaTotal)}}},
                        {QStringLiteral("components"), components},
                        {QStringLiteral("predicted_total_bytes"), qint64(needed)},
                        {QStringLiteral("measured_total_bytes"), measuredTotal},
-                       {QStringLiteral("difference_bytes"), measuredTotal - qint64(needed)},
+                       {QStringLiteral("difference_bytes"), totalDifference},
                        {QStringLiteral("process_used_bytes"), processUsed},
                        {QStringLiteral("elapsed_ms"), clock.elapsed()}};
 }

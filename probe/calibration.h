@@ -17,6 +17,10 @@ inline constexpr char16_t calibrationSchema[] = u"shardscope-probe-calibration/1
 inline constexpr const char *calibrationComponentKeys[] = {
     "weights", "gradients", "master_weights", "optimizer_states", "activations", "buffers"};
 
+/// The most bytes --calibrate reads from SCENARIO.json: 16 MiB (16777216 bytes),
+/// far above any `shardscope report --json` document.
+inline constexpr qint64 maxScenarioBytes = 16LL << 20;
+
 /// One allocation the calibration makes: a component name and its size in bytes.
 struct CalibrationComponent
 {
@@ -31,7 +35,9 @@ struct CalibrationPlan
     QString groupLabel; ///< the report group's "label" when read from a report
     std::vector<CalibrationComponent> components; ///< all six keys, in allocation order
 
-    /// Sum of the component sizes, bytes.
+    /// Sum of the component sizes, bytes; saturates at 2^64 - 1 instead of
+    /// wrapping (parseCalibrationScenario() only makes plans whose sum fits in
+    /// a qint64).
     quint64 totalBytes() const;
 };
 
@@ -40,9 +46,22 @@ struct CalibrationPlan
 /// {"groups": [{"first_rank", "gpus", "bytes", ...}]}, picking the group with
 /// first_rank <= rank < first_rank + gpus. Missing components count 0 bytes.
 /// Errors: scenario_invalid (exit 2) for malformed JSON, unknown component
-/// keys, sizes that are not non-negative integers, a rank no group holds, a
-/// --rank that contradicts the file's, or a plan of 0 bytes.
+/// keys, sizes that are not non-negative integers, sizes whose sum exceeds
+/// 2^63 - 1 bytes (the message names the component where it does), a group
+/// whose first_rank + gpus goes past rank 2^31 - 1 (message names the group),
+/// a report without groups, a rank no group holds, a --rank that contradicts
+/// the file's, or a plan of 0 bytes.
 ProbeError parseCalibrationScenario(const QByteArray &json, int rank, CalibrationPlan *out);
+
+/// Reads SCENARIO.json at `path` into *out, taking at most maxScenarioBytes
+/// (16 MiB). The file is opened with O_NONBLOCK and checked with fstat() before
+/// anything is read, so a FIFO never blocks and a FIFO, a device (/dev/zero), a
+/// socket or a directory is refused without reading. Errors: scenario_invalid
+/// (exit 2), the message naming the file: it cannot be opened, it is not a
+/// regular file ("X is a FIFO, not a regular file"), it is larger than the
+/// limit ("X is N bytes, more than the 16777216-byte (16 MiB) limit"; also
+/// when it grows past the limit while being read), or a read fails.
+ProbeError readCalibrationScenario(const QString &path, QByteArray *out);
 
 /// Empty when `neededBytes + marginBytes` fit in `freeBytes`; else the refusal
 /// "needs N bytes (S for the scenario + M margin), <where> has F bytes free".

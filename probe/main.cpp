@@ -44,29 +44,32 @@ QString gib(const QJsonValue &bytes)
     return QStringLiteral("%1 GiB").arg(double(bytes.toInteger()) / double(1ULL << 30), 0, 'f', 2);
 }
 
+// One line of the human-readable form: redacted, control characters escaped.
+void writeTextLine(const QString &line)
+{
+    writeLine(printableText(line).toLocal8Bit());
+}
+
 // The human-readable form printed without --json.
 void writeText(const QJsonObject &doc)
 {
     if (doc.contains(QStringLiteral("error"))) {
-        writeLine(QStringLiteral("%1 (%2)")
-                      .arg(doc.value(QStringLiteral("error")).toString(),
-                           doc.value(QStringLiteral("error_code")).toString())
-                      .toLocal8Bit());
+        writeTextLine(
+            QStringLiteral("%1 (%2)").arg(doc.value(QStringLiteral("error")).toString(),
+                                          doc.value(QStringLiteral("error_code")).toString()));
         return;
     }
     if (doc.value(QStringLiteral("source")).toString() == QLatin1String("nvml")) {
-        writeLine(QStringLiteral("NVIDIA driver %1, NVML memory API %2")
-                      .arg(doc.value(QStringLiteral("driver_version")).toString(),
-                           doc.value(QStringLiteral("nvml_memory_api")).toString())
-                      .toLocal8Bit());
+        writeTextLine(QStringLiteral("NVIDIA driver %1, NVML memory API %2")
+                          .arg(doc.value(QStringLiteral("driver_version")).toString(),
+                               doc.value(QStringLiteral("nvml_memory_api")).toString()));
     } else {
-        writeLine(QStringLiteral("Prometheus %1")
-                      .arg(doc.value(QStringLiteral("prometheus_url")).toString())
-                      .toLocal8Bit());
+        writeTextLine(QStringLiteral("Prometheus %1")
+                          .arg(doc.value(QStringLiteral("prometheus_url")).toString()));
     }
     for (const QJsonValue &v : doc.value(QStringLiteral("gpus")).toArray()) {
         const QJsonObject g = v.toObject();
-        QString line =
+        writeTextLine(
             QStringLiteral("%1GPU %2  %3  %4  used %5, reserved %6, free %7, total %8")
                 .arg(g.contains(QStringLiteral("hostname"))
                          ? g.value(QStringLiteral("hostname")).toString() + QStringLiteral(" ")
@@ -77,23 +80,23 @@ void writeText(const QJsonObject &doc)
                      gib(g.value(QStringLiteral("used_bytes"))),
                      gib(g.value(QStringLiteral("reserved_bytes"))),
                      gib(g.value(QStringLiteral("free_bytes"))),
-                     gib(g.value(QStringLiteral("total_bytes"))));
-        writeLine(line.toLocal8Bit());
+                     gib(g.value(QStringLiteral("total_bytes")))));
         for (const QJsonValue &p : g.value(QStringLiteral("processes")).toArray()) {
-            writeLine(QStringLiteral("    pid %1  %2")
-                          .arg(p.toObject().value(QStringLiteral("pid")).toInteger())
-                          .arg(gib(p.toObject().value(QStringLiteral("used_bytes"))))
-                          .toLocal8Bit());
+            writeTextLine(QStringLiteral("    pid %1  %2")
+                              .arg(p.toObject().value(QStringLiteral("pid")).toInteger())
+                              .arg(gib(p.toObject().value(QStringLiteral("used_bytes")))));
         }
     }
 }
 
+// Prints a usage error: two lines on stderr (the message redacted and escaped,
+// so it is one line) and the JSON error document on stdout. Returns ExitUsage.
 int usageError(const QString &message)
 {
-    writeLine((QStringLiteral("shardscope-probe: ") + message +
-               QStringLiteral("\nTry 'shardscope-probe --help'."))
-                  .toLocal8Bit(),
+    writeLine(QStringLiteral("shardscope-probe: ").toLocal8Bit() +
+                  printableText(message).toLocal8Bit(),
               stderr);
+    writeLine("Try 'shardscope-probe --help'.", stderr);
     writeJson(errorDocument(QStringLiteral("usage"),
                             ProbeError::make(QStringLiteral("usage"), message, ExitUsage)));
     return ExitUsage;
@@ -228,7 +231,7 @@ int main(int argc, char *argv[])
         if (!url.isValid() || url.host().isEmpty() ||
             (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
             return usageError(QStringLiteral("--prometheus needs an http(s) URL, not '%1'")
-                                  .arg(parser.value(prometheus)));
+                                  .arg(redactCredentials(parser.value(prometheus))));
         client = std::make_unique<PrometheusClient>(url, int(timeoutMs));
         sampleOnce = [&client, &print] {
             const PrometheusSnapshot s = client->fetch();

@@ -2,6 +2,7 @@
 
 #include <QJsonObject>
 #include <QString>
+#include <QUrl>
 
 namespace shardscope::probe {
 
@@ -43,7 +44,33 @@ qint64 nowMs();
 /// `source` is "nvml", "prometheus" or "calibration".
 QJsonObject errorDocument(const QString &source, const ProbeError &error);
 
-/// Adds "error", "error_code" and (when non-zero) "nvml_return" to `doc`.
+/// Adds "error", "error_code" and (when non-zero) "nvml_return" to `doc`. The
+/// message is printed as printableText() gives it: credentials redacted,
+/// control characters escaped, so it stays one line.
 void addError(QJsonObject &doc, const ProbeError &error);
+
+/// `text` with every control character written as a visible escape, so echoed
+/// text (file names, arguments, a server's error message) stays on one line and
+/// cannot drive a terminal: LF, CR and TAB become "\n", "\r", "\t"; other C0
+/// controls and DEL become "\xNN" (ESC is "\x1b"); C1 controls (U+0080..U+009F)
+/// and the Unicode line and paragraph separators become "\uNNNN". Everything else,
+/// backslashes included, is kept as it is. Never fails.
+QString escapeControlCharacters(const QString &text);
+
+/// `text` with the password of every "scheme://user:password@host" in it
+/// replaced by "***" (the user name is kept), e.g. "http://user:***@host:9400/".
+/// Also redacts a bare "user:password@host" at the start of `text` or after a
+/// space, quote or bracket. The password is everything between the first ':'
+/// and the last '@' before the next '/', '?', '#' or space. Text without such a
+/// URL is returned unchanged. Never fails.
+QString redactCredentials(const QString &text);
+
+/// `url` as the probe prints it: QUrl::toString() with the password, if any,
+/// replaced by "***" (the user name is kept). Never fails.
+QString redactedUrl(const QUrl &url);
+
+/// What the probe prints for a message: redactCredentials(), then
+/// escapeControlCharacters(). Never fails.
+QString printableText(const QString &text);
 
 } // namespace shardscope::probe

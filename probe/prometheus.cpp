@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <utility>
 
 namespace shardscope::probe {
 
@@ -24,6 +25,13 @@ ProbeError badResponse(const QString &why)
 {
     return ProbeError::make(QStringLiteral("prometheus_bad_response"),
                             QStringLiteral("Unexpected Prometheus answer: %1").arg(why),
+                            ExitFailure);
+}
+
+ProbeError parseTimeout()
+{
+    return ProbeError::make(QStringLiteral("prometheus_timeout"),
+                            QStringLiteral("The Prometheus answer was not parsed in time"),
                             ExitFailure);
 }
 
@@ -46,11 +54,22 @@ std::optional<quint64> mibToBytes(double mib)
     return quint64(std::llround(mib * 1048576.0));
 }
 
-ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out)
+ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out,
+                                 QDeadlineTimer deadline)
 {
     out->clear();
+    auto expired = [&] {
+        if (!deadline.hasExpired())
+            return false;
+        out->clear();
+        return true;
+    };
+    if (expired())
+        return parseTimeout();
     QJsonParseError parseError{};
     const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
+    if (expired())
+        return parseTimeout();
     if (parseError.error != QJsonParseError::NoError || !doc.isObject())
         return badResponse(QStringLiteral("not a JSON object (%1)").arg(parseError.errorString()));
     const QJsonObject root = doc.object();
@@ -71,7 +90,10 @@ ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusS
     if (!result.isArray())
         return badResponse(QStringLiteral("data.result is not a list"));
 
+    qsizetype seen = 0;
     for (const QJsonValue &entry : result.toArray()) {
+        if ((++seen & 1023) == 0 && expired())
+            return parseTimeout();
         const QJsonObject series = entry.toObject();
         const QJsonArray value = series.value(QStringLiteral("value")).toArray();
         if (value.size() != 2)
@@ -135,8 +157,8 @@ std::vector<PrometheusGpu> mergeDcgmSeries(const std::vector<PrometheusSeries> &
     return gpus;
 }
 
-PrometheusClient::PrometheusClient(const QUrl &server, int timeoutMs)
-    : m_server(server), m_timeoutMs(timeoutMs)
+PrometheusClient::PrometheusClient(const QUrl &server, int timeoutMs, qint64 maxResponseBytes)
+    : m_server(server), m_timeoutMs(timeoutMs), m_maxResponseBytes(maxResponseBytes)
 {
     // A loopback server is never reached through an http_proxy.
     const QHostAddress host(server.host());
@@ -167,21 +189,52 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
         PrometheusSnapshot snapshot;
         std::function<void(PrometheusSnapshot)> done;
         std::vector<QPointer<QNetworkReply>> replies;
+        std::vector<QByteArray> bodies; ///< what each reply sent so far
+        std::vector<qint64> announced;  ///< each reply's Content-Length, 0 if none
         std::vector<std::vector<PrometheusSeries>> series;
         QPointer<QTimer> timer;
+        QDeadlineTimer deadline;  ///< connect, download and parse end here
+        qint64 receivedBytes = 0; ///< all replies together
         int pending = 0;
         bool finished = false;
     };
     auto state = std::make_shared<State>();
+    state->deadline = QDeadlineTimer(m_timeoutMs, Qt::PreciseTimer);
     state->snapshot.timestampMs = nowMs();
-    state->snapshot.serverUrl = m_server.toString();
+    const QString server = redactedUrl(m_server);
+    state->snapshot.serverUrl = server;
     state->done = std::move(done);
 
     const char *gauges[] = {dcgmFbUsed, dcgmFbFree, dcgmFbReserved};
+    state->bodies.resize(std::size(gauges));
+    state->announced.resize(std::size(gauges));
     state->series.resize(std::size(gauges));
     state->pending = int(std::size(gauges));
 
-    auto finish = [state](const ProbeError &error) {
+    const int timeoutMs = m_timeoutMs;
+    const qint64 maxBytes = m_maxResponseBytes;
+    const QString limit = QStringLiteral("%1 MiB").arg(double(maxBytes) / 1048576.0, 0, 'g', 6);
+    auto timeoutError = [server, timeoutMs] {
+        return ProbeError::make(QStringLiteral("prometheus_timeout"),
+                                QStringLiteral("Prometheus at %1 did not answer within %2 ms")
+                                    .arg(server, QString::number(timeoutMs)),
+                                ExitFailure);
+    };
+    auto tooLargeError = [server, maxBytes, limit] {
+        return ProbeError::make(QStringLiteral("prometheus_too_large"),
+                                QStringLiteral("Prometheus at %1 sent more than %2 bytes (the %3 "
+                                               "limit of one reading)")
+                                    .arg(server, QString::number(maxBytes), limit),
+                                ExitFailure);
+    };
+
+    // Ends the fetch once. `current` is the reply whose signal handler calls it
+    // (nullptr from the timer): deleted later, the others at once. Deleting a
+    // reply stops its transfer like abort() does, without abort()'s
+    // OperationCanceledError: with Qt 6.4, that second error on a reply whose
+    // own error is already queued prints "QNetworkReplyImplPrivate::error:
+    // Internal problem, this method must only be called once."
+    auto finish = [state, timeoutError](ProbeError error, QNetworkReply *current) {
         if (state->finished)
             return;
         state->finished = true;
@@ -192,15 +245,22 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
         for (const QPointer<QNetworkReply> &r : state->replies) {
             if (!r)
                 continue;
-            if (r->isRunning())
-                r->abort();
-            r->deleteLater();
+            if (r == current)
+                r->deleteLater();
+            else
+                delete r.data();
         }
+        state->bodies.clear();
+        if (!error.isError() && state->deadline.hasExpired())
+            error = timeoutError();
         state->snapshot.error = error;
         if (!error.isError()) {
             state->snapshot.gpus =
                 mergeDcgmSeries(state->series[0], state->series[1], state->series[2]);
-            if (state->snapshot.gpus.empty()) {
+            if (state->deadline.hasExpired()) {
+                state->snapshot.gpus.clear();
+                state->snapshot.error = timeoutError();
+            } else if (state->snapshot.gpus.empty()) {
                 state->snapshot.error = ProbeError::make(
                     QStringLiteral("no_gpus"),
                     QStringLiteral("Prometheus has no %1 or %2 series (is dcgm-exporter scraped?)")
@@ -208,58 +268,118 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
                     ExitOk);
             }
         }
+        state->series.clear();
         auto callback = std::move(state->done);
         if (callback)
             callback(state->snapshot);
     };
 
-    const QString server = m_server.toString();
-    const int timeoutMs = m_timeoutMs;
     state->timer = new QTimer;
     state->timer->setSingleShot(true);
-    QObject::connect(state->timer, &QTimer::timeout, state->timer, [finish, server, timeoutMs] {
-        finish(ProbeError::make(QStringLiteral("prometheus_timeout"),
-                                QStringLiteral("Prometheus at %1 did not answer within %2 ms")
-                                    .arg(server)
-                                    .arg(timeoutMs),
-                                ExitFailure));
-    });
+    state->timer->setTimerType(Qt::PreciseTimer); // a coarse timer may fire 5% early
+    QObject::connect(state->timer, &QTimer::timeout, state->timer,
+                     [finish, timeoutError] { finish(timeoutError(), nullptr); });
 
     for (std::size_t i = 0; i < std::size(gauges); ++i) {
         QNetworkRequest request(queryUrl(QString::fromLatin1(gauges[i])));
         request.setRawHeader("Accept", "application/json");
         QNetworkReply *reply = m_network.get(request);
+        // Flow control: Qt buffers at most 1 MiB that has not been read yet.
+        reply->setReadBufferSize(1 << 20);
         state->replies.emplace_back(reply);
-        QObject::connect(reply, &QNetworkReply::finished, reply, [state, finish, reply, i, server] {
+
+        // Moves what has arrived into the body; false once the reading is over
+        // (this call may end it: past the deadline or past the size cap).
+        auto absorb = [state, reply, i, maxBytes, finish, timeoutError, tooLargeError] {
             if (state->finished)
-                return;
-            const QByteArray body = reply->readAll();
-            const int http = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-            ProbeError error;
-            if (http != 0 && !body.isEmpty()) {
-                // Prometheus answers errors with 4xx/5xx and a JSON body: prefer the body.
-                error = parsePrometheusVector(body, &state->series[i]);
-                if (error.code == QLatin1String("prometheus_bad_response") && http >= 400) {
-                    error = ProbeError::make(QStringLiteral("prometheus_error"),
-                                             QStringLiteral("Prometheus answered HTTP %1 to %2")
-                                                 .arg(http)
-                                                 .arg(reply->url().toString()),
-                                             ExitFailure);
-                }
-            } else if (reply->error() != QNetworkReply::NoError) {
-                error = ProbeError::make(QStringLiteral("prometheus_unreachable"),
-                                         QStringLiteral("Cannot reach Prometheus at %1: %2")
-                                             .arg(server, reply->errorString()),
-                                         ExitFailure);
-            } else {
-                error =
-                    badResponse(QStringLiteral("empty body from %1").arg(reply->url().toString()));
+                return false;
+            if (state->deadline.hasExpired()) {
+                finish(timeoutError(), reply); // even when a flood of data delays the timer
+                return false;
             }
-            if (error.isError())
-                finish(error);
-            else if (--state->pending == 0)
-                finish({});
-        });
+            const QByteArray chunk = reply->readAll();
+            state->receivedBytes += chunk.size();
+            if (state->receivedBytes > maxBytes) {
+                finish(tooLargeError(), reply);
+                return false;
+            }
+            state->bodies[i] += chunk;
+            return true;
+        };
+        QObject::connect(
+            reply, &QNetworkReply::metaDataChanged, reply,
+            [state, reply, i, maxBytes, limit, server, finish] {
+                if (state->finished)
+                    return;
+                bool ok = false;
+                const qint64 length =
+                    reply->header(QNetworkRequest::ContentLengthHeader).toLongLong(&ok);
+                state->announced[i] = ok && length > 0 ? length : 0;
+                qint64 total = 0;
+                bool overflow = false;
+                for (const qint64 n : state->announced)
+                    overflow = overflow || __builtin_add_overflow(total, n, &total);
+                if (!overflow && total <= maxBytes)
+                    return;
+                const QString what =
+                    length > maxBytes
+                        ? QStringLiteral("a %1-byte answer").arg(length)
+                        : QStringLiteral("answers of more than %1 bytes together").arg(maxBytes);
+                finish(
+                    ProbeError::make(QStringLiteral("prometheus_too_large"),
+                                     QStringLiteral("Prometheus at %1 announced %2, more than the "
+                                                    "%3-byte (%4) limit of one reading")
+                                         .arg(server, what, QString::number(maxBytes), limit),
+                                     ExitFailure),
+                    reply);
+            });
+        QObject::connect(reply, &QNetworkReply::readyRead, reply, [absorb] { absorb(); });
+        QObject::connect(
+            reply, &QNetworkReply::finished, reply,
+            [state, finish, absorb, reply, i, server, timeoutError] {
+                if (!absorb())
+                    return;
+                const QByteArray body = std::exchange(state->bodies[i], QByteArray());
+                const int http = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+                const QString url = redactedUrl(reply->url());
+                ProbeError error;
+                if (http >= 400) {
+                    // Prometheus answers errors with 4xx/5xx and a JSON body: prefer the
+                    // body; any other answer with an error status is still the server's.
+                    if (!body.isEmpty())
+                        error = parsePrometheusVector(body, &state->series[i], state->deadline);
+                    if (error.code != QLatin1String("prometheus_error") &&
+                        error.code != QLatin1String("prometheus_timeout")) {
+                        const QString reason =
+                            reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
+                        error = ProbeError::make(
+                            QStringLiteral("prometheus_error"),
+                            reason.isEmpty()
+                                ? QStringLiteral("Prometheus answered HTTP %1 to %2")
+                                      .arg(QString::number(http), url)
+                                : QStringLiteral("Prometheus answered HTTP %1 (%2) to %3")
+                                      .arg(QString::number(http), reason, url),
+                            ExitFailure);
+                    }
+                } else if (http != 0 && !body.isEmpty()) {
+                    error = parsePrometheusVector(body, &state->series[i], state->deadline);
+                } else if (reply->error() != QNetworkReply::NoError) {
+                    // No HTTP answer at all: refused, unknown host, TLS, reset.
+                    error =
+                        ProbeError::make(QStringLiteral("prometheus_unreachable"),
+                                         QStringLiteral("Cannot reach Prometheus at %1: %2")
+                                             .arg(server, redactCredentials(reply->errorString())),
+                                         ExitFailure);
+                } else {
+                    error = badResponse(QStringLiteral("empty body from %1").arg(url));
+                }
+                if (error.code == QLatin1String("prometheus_timeout"))
+                    error = timeoutError();
+                if (error.isError())
+                    finish(error, reply);
+                else if (--state->pending == 0)
+                    finish({}, reply);
+            });
     }
     state->timer->start(timeoutMs);
 }

@@ -3,6 +3,7 @@
 #include "probeerror.h"
 
 #include <QByteArray>
+#include <QDeadlineTimer>
 #include <QJsonObject>
 #include <QMap>
 #include <QNetworkAccessManager>
@@ -18,6 +19,12 @@ namespace shardscope::probe {
 inline constexpr char dcgmFbUsed[] = "DCGM_FI_DEV_FB_USED";
 inline constexpr char dcgmFbFree[] = "DCGM_FI_DEV_FB_FREE";
 inline constexpr char dcgmFbReserved[] = "DCGM_FI_DEV_FB_RESERVED";
+
+/// The most bytes the three answers of one reading may hold together: 64 MiB
+/// (67108864 bytes), about 150,000 dcgm-exporter series. A larger answer is
+/// refused (prometheus_too_large) as soon as its Content-Length announces it or
+/// the bytes received cross it.
+inline constexpr qint64 prometheusMaxResponseBytes = 64LL << 20;
 
 /// One series of an instant-vector answer: its labels and its value.
 struct PrometheusSeries
@@ -46,7 +53,7 @@ struct PrometheusGpu
 struct PrometheusSnapshot
 {
     qint64 timestampMs = 0; ///< ms since the Unix epoch when the queries were sent
-    QString serverUrl;      ///< the server as given
+    QString serverUrl;      ///< the server as given, its password replaced by "***"
     std::vector<PrometheusGpu> gpus;
     ProbeError error;
 };
@@ -56,8 +63,11 @@ struct PrometheusSnapshot
 /// "value":[<unix time>,"<value>"]}]}}) into *out. Series whose value is not a
 /// finite number are skipped. Errors (exit 1): prometheus_error for
 /// {"status":"error","errorType":..,"error":..}, prometheus_bad_response for
-/// anything that is not such a document or not a vector.
-ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out);
+/// anything that is not such a document or not a vector, prometheus_timeout
+/// when `deadline` has expired (checked before and after the JSON parse and
+/// every 1024 series; *out is then empty).
+ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out,
+                                 QDeadlineTimer deadline = QDeadlineTimer(QDeadlineTimer::Forever));
 
 /// MiB (DCGM's unit) to bytes, rounded to the nearest byte; nullopt for
 /// negative or non-finite values.
@@ -76,17 +86,24 @@ std::vector<PrometheusGpu> mergeDcgmSeries(const std::vector<PrometheusSeries> &
 class PrometheusClient
 {
 public:
-    /// `server` is the base URL (http://host:9090, a path prefix is kept);
-    /// `timeoutMs` bounds the whole fetch.
-    explicit PrometheusClient(const QUrl &server, int timeoutMs = 5000);
+    /// `server` is the base URL (http://host:9090, a path prefix is kept; a
+    /// user:password in it is used to log in and printed as user:***);
+    /// `timeoutMs` bounds the whole fetch: connecting, downloading, parsing
+    /// and merging; `maxResponseBytes` caps the three answers together.
+    explicit PrometheusClient(const QUrl &server, int timeoutMs = 5000,
+                              qint64 maxResponseBytes = prometheusMaxResponseBytes);
 
     /// The query URL for `query` on this server.
     QUrl queryUrl(const QString &query) const;
 
     /// Sends the queries and calls `done` once with the snapshot. Errors (exit
-    /// 1): prometheus_unreachable (connection refused, unknown host, ...),
-    /// prometheus_timeout, prometheus_error, prometheus_bad_response; no_gpus
-    /// (exit 0) when neither FB_USED nor FB_FREE has a series.
+    /// 1): prometheus_unreachable (no HTTP answer: connection refused, unknown
+    /// host, TLS failure, ...), prometheus_timeout (not done within the
+    /// timeout, parsing included), prometheus_error (an error document or any
+    /// HTTP status >= 400, empty body included), prometheus_too_large (more than
+    /// maxResponseBytes announced or received), prometheus_bad_response; no_gpus
+    /// (exit 0) when neither FB_USED nor FB_FREE has a series. Messages carry
+    /// the URL with its password redacted.
     void fetchAsync(std::function<void(PrometheusSnapshot)> done);
 
     /// fetchAsync() waited on in a local event loop.
@@ -95,6 +112,7 @@ public:
 private:
     QUrl m_server;
     int m_timeoutMs;
+    qint64 m_maxResponseBytes;
     QNetworkAccessManager m_network;
 };
 

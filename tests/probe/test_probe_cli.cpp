@@ -3,12 +3,14 @@
 
 #include "calibration.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sys/stat.h>
 
 namespace {
 
@@ -23,8 +25,10 @@ struct Run
     }
 };
 
+// Runs the probe; a run still going after `limitMs` is killed and reported
+// with exitCode -1.
 Run runProbe(const QStringList &args, const QString &library,
-             const QList<QPair<QString, QString>> &env = {})
+             const QList<QPair<QString, QString>> &env = {}, int limitMs = 60000)
 {
     QProcess p;
     QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
@@ -37,7 +41,7 @@ Run runProbe(const QStringList &args, const QString &library,
     p.setProcessEnvironment(e);
     p.start(QStringLiteral(PROBE_EXE), args);
     Run r;
-    if (!p.waitForFinished(60000)) {
+    if (!p.waitForFinished(limitMs)) {
         p.kill();
         p.waitForFinished();
         return r;
@@ -59,6 +63,18 @@ bool isJsonObject(const QByteArray &line)
 }
 
 const QString kFake = QStringLiteral(FAKE_NVML_PATH);
+
+// What Qt prints when a QNetworkReply is given a second error (finding 7).
+constexpr char kQtDoubleError[] = "must only be called once";
+
+// stderr split into lines, without the empty piece after the final newline.
+QList<QByteArray> stderrLines(const Run &r)
+{
+    QList<QByteArray> lines = r.errors.split('\n');
+    while (!lines.isEmpty() && lines.last().isEmpty())
+        lines.removeLast();
+    return lines;
+}
 
 } // namespace
 
@@ -241,6 +257,190 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
                  QStringLiteral("scenario_invalid"));
+    }
+
+    // Finding 1: the scenario reader takes at most 16 MiB from a regular file;
+    // /dev/zero, a FIFO (which would block in open) and an oversized file are
+    // refused at once with one JSON error line.
+    void calibrateRefusesUnboundedFiles_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("dev zero") << QStringLiteral("zero")
+                                  << QStringLiteral("/dev/zero is a character device, not a "
+                                                    "regular file");
+        QTest::newRow("fifo") << QStringLiteral("fifo")
+                              << QStringLiteral("scenario.fifo is a FIFO, not a regular file");
+        // 16 MiB + 1 byte: 16777217 bytes.
+        QTest::newRow("oversized sparse file")
+            << QStringLiteral("huge")
+            << QStringLiteral("huge.json is 16777217 bytes, more than the 16777216-byte (16 MiB) "
+                              "limit");
+        QTest::newRow("directory")
+            << QStringLiteral("dir") << QStringLiteral(" is a directory, not a regular file");
+    }
+
+    void calibrateRefusesUnboundedFiles()
+    {
+        if (!shardscope::probe::calibrationAvailable())
+            QSKIP("calibration not built (the file is not read)");
+        QFETCH(QString, kind);
+        QFETCH(QString, mentions);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString path;
+        if (kind == QLatin1String("zero")) {
+            path = QStringLiteral("/dev/zero");
+        } else if (kind == QLatin1String("fifo")) {
+            path = dir.filePath(QStringLiteral("scenario.fifo"));
+            QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+        } else if (kind == QLatin1String("huge")) {
+            path = dir.filePath(QStringLiteral("huge.json"));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QVERIFY(f.resize((16LL << 20) + 1)); // sparse: no blocks written
+        } else {
+            path = dir.path();
+        }
+        QElapsedTimer clock;
+        clock.start();
+        const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake, {}, 10000);
+        QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.lines.size(), 1);
+        QVERIFY(isJsonObject(r.lines.first()));
+        const QJsonObject doc = r.first();
+        QCOMPARE(doc.value(QStringLiteral("schema")).toString(),
+                 QStringLiteral("shardscope-probe-calibration/1"));
+        QCOMPARE(doc.value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("scenario_invalid"));
+        const QString message = doc.value(QStringLiteral("error")).toString();
+        QVERIFY2(message.startsWith(QStringLiteral("Invalid calibration scenario: ")),
+                 qPrintable(message));
+        QVERIFY2(message.contains(mentions), qPrintable(message));
+        QVERIFY(!r.errors.contains(kQtDoubleError));
+    }
+
+    // Finding 3: 4 x 2^62 + 1 MiB wraps a 64-bit sum to 1 MiB, which passed the
+    // free-memory refusal; the parser now refuses the plan, naming the field.
+    void calibrateOverflowingPlanIsInvalid()
+    {
+        if (!shardscope::probe::calibrationAvailable())
+            QSKIP("calibration not built (the file is not read)");
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("wrap.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"bytes": {"weights": 4611686018427387904, "gradients": 4611686018427387904,
+                    "master_weights": 4611686018427387904,
+                    "optimizer_states": 4611686018427387904, "activations": 1048576}})");
+        f.close();
+        const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake);
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.lines.size(), 1);
+        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("scenario_invalid"));
+        // 2^62 + 2^62 = 2^63 > 2^63 - 1 already at the second component.
+        QCOMPARE(r.first().value(QStringLiteral("error")).toString(),
+                 QStringLiteral("Invalid calibration scenario: the sizes in \"bytes\" add up to "
+                                "more than 9223372036854775807 bytes at \"gradients\""));
+    }
+
+    // Finding 5: a newline or an escape sequence in an argument must not span
+    // lines or reach the terminal: stderr keeps its two lines, stdout its one.
+    void controlCharactersAreEscaped_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("option value")
+            << QStringList{QStringLiteral("--watch"), QStringLiteral("1\n\x1b[2J")}
+            << QStringLiteral("--watch needs an integer >= 1, not '1\\n\\x1b[2J'");
+        QTest::newRow("positional") << QStringList{QStringLiteral("a\nb\x1b[2J")}
+                                    << QStringLiteral("unexpected argument 'a\\nb\\x1b[2J'");
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("--x\r\n\x1b[2J")}
+                                        << QStringLiteral("Unknown option 'x\\r\\n\\x1b[2J'.");
+    }
+
+    void controlCharactersAreEscaped()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run r = runProbe(args, kFake);
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.lines.size(), 1);
+        QVERIFY(!r.lines.first().contains('\x1b'));
+        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(), QStringLiteral("usage"));
+        QCOMPARE(r.first().value(QStringLiteral("error")).toString(), message);
+        const QList<QByteArray> lines = stderrLines(r);
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines.at(0), QByteArray("shardscope-probe: ") + message.toUtf8());
+        QCOMPARE(lines.at(1), QByteArray("Try 'shardscope-probe --help'."));
+        QVERIFY(!r.errors.contains('\x1b'));
+        QVERIFY(!r.errors.contains('\r'));
+        QVERIFY(!r.errors.contains(kQtDoubleError));
+    }
+
+    void controlCharactersInAFileNameAreEscaped()
+    {
+        if (!shardscope::probe::calibrationAvailable())
+            QSKIP("calibration not built (the file is not read)");
+        const Run r = runProbe(
+            {QStringLiteral("--calibrate"), QStringLiteral("/nonexistent/a\nb\x1b[2J.json")},
+            kFake);
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.lines.size(), 1);
+        QVERIFY(!r.lines.first().contains('\x1b'));
+        const QString error = r.first().value(QStringLiteral("error")).toString();
+        QVERIFY2(
+            error.startsWith(QStringLiteral(
+                "Invalid calibration scenario: cannot read /nonexistent/a\\nb\\x1b[2J.json: ")),
+            qPrintable(error));
+        for (const QChar c : error)
+            QVERIFY2(c.unicode() >= 0x20, qPrintable(error));
+    }
+
+    // The helpers behind findings 4 and 5 (probe/probeerror.h).
+    void escapesControlCharacters()
+    {
+        using shardscope::probe::escapeControlCharacters;
+        QCOMPARE(escapeControlCharacters(QStringLiteral("plain text, 100% (ok) \\ /")),
+                 QStringLiteral("plain text, 100% (ok) \\ /"));
+        QCOMPARE(escapeControlCharacters(QStringLiteral("a\nb\r\tc")),
+                 QStringLiteral("a\\nb\\r\\tc"));
+        QCOMPARE(escapeControlCharacters(QStringLiteral("\x1b[2J\x07\x7f")),
+                 QStringLiteral("\\x1b[2J\\x07\\x7f"));
+        QCOMPARE(escapeControlCharacters(QString(QChar(0))), QStringLiteral("\\x00"));
+        // C1 CSI (U+009B) and the Unicode line separator; other non-ASCII text stays.
+        QCOMPARE(escapeControlCharacters(QStringLiteral(u"\u009b2J \u2028 H100 \u00e9")),
+                 QStringLiteral(u"\\u009b2J \\u2028 H100 \u00e9"));
+    }
+
+    void redactsCredentials()
+    {
+        using namespace shardscope::probe;
+        QCOMPARE(redactCredentials(QStringLiteral("http://user:secret@host:9400/api?q=1")),
+                 QStringLiteral("http://user:***@host:9400/api?q=1"));
+        QCOMPARE(redactCredentials(
+                     QStringLiteral("Error transferring https://u:p%40ss@h/x - server replied: "
+                                    "Bad Gateway; see http://a:b@c")),
+                 QStringLiteral("Error transferring https://u:***@h/x - server replied: "
+                                "Bad Gateway; see http://a:***@c"));
+        // The password runs to the last '@' of the authority.
+        QCOMPARE(redactCredentials(QStringLiteral("not 'http://user:p@ss@host/'")),
+                 QStringLiteral("not 'http://user:***@host/'"));
+        QCOMPARE(redactCredentials(QStringLiteral("not 'user:secret@host'")),
+                 QStringLiteral("not 'user:***@host'"));
+        // Nothing to hide: unchanged.
+        for (const char *kept : {"http://host:9400/path", "http://user@host/", "mail a@b.c",
+                                 "Error: x@y", "nvml error: Unknown Error (NVML error 999)"}) {
+            QCOMPARE(redactCredentials(QString::fromLatin1(kept)), QString::fromLatin1(kept));
+        }
+        QCOMPARE(redactedUrl(QUrl(QStringLiteral("http://user:secret@127.0.0.1:9090/p"))),
+                 QStringLiteral("http://user:***@127.0.0.1:9090/p"));
+        QCOMPARE(redactedUrl(QUrl(QStringLiteral("http://127.0.0.1:9090"))),
+                 QStringLiteral("http://127.0.0.1:9090"));
+        QCOMPARE(printableText(QStringLiteral("http://u:s@h/\n")),
+                 QStringLiteral("http://u:***@h/\\n"));
     }
 
     void calibrateWithoutAUsableCudaDevice()

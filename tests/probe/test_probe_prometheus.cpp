@@ -4,12 +4,14 @@
 #include "prometheus.h"
 
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTimer>
 #include <QUrlQuery>
 #include <QtTest>
 
@@ -59,15 +61,27 @@ const QByteArray kBadData =
     R"({"status":"error","errorType":"bad_data","error":"invalid parameter \"query\": 1:20: parse error: unexpected end of input"})";
 
 // Serves canned answers keyed by the "query" parameter; unknown queries get an
-// empty vector. In hang mode it accepts connections and never answers.
+// empty vector. In hang mode it accepts connections and never answers. A
+// streaming answer sends its headers, the start of a vector and then JSON
+// whitespace forever: as fast as the client reads (Flood) or 64 KiB every 20 ms
+// (Trickle), chunked or under an announced Content-Length.
 class FakePrometheus
 {
 public:
+    enum class Stream
+    {
+        None,
+        Flood,
+        Trickle
+    };
+
     struct Answer
     {
         int status = 200;
         QByteArray body;
         QByteArray contentType = "application/json";
+        Stream stream = Stream::None;
+        qint64 announcedLength = -1; ///< with a stream: Content-Length to send; -1: chunked
     };
 
     FakePrometheus()
@@ -80,12 +94,65 @@ public:
 
     bool listen() { return m_server.listen(QHostAddress::LocalHost, 0); }
     QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort()); }
+    /// url() with user "user" and password "secret".
+    QString urlWithCredentials() const
+    {
+        return QStringLiteral("http://user:secret@127.0.0.1:%1").arg(m_server.serverPort());
+    }
+    /// Bytes handed to the sockets so far (headers and bodies).
+    qint64 bytesSent() const { return m_bytesSent; }
 
     QHash<QString, Answer> answers;
     bool hang = false;
     QStringList paths; ///< request targets seen
 
+    /// Every gauge gets `answer`.
+    void answerAll(const Answer &answer)
+    {
+        for (const char *q :
+             {"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_FREE", "DCGM_FI_DEV_FB_RESERVED"})
+            answers.insert(QString::fromLatin1(q), answer);
+    }
+
 private:
+    void send(QTcpSocket *s, const QByteArray &data)
+    {
+        if (s->state() != QAbstractSocket::ConnectedState)
+            return;
+        s->write(data);
+        m_bytesSent += data.size();
+    }
+
+    void startStream(QTcpSocket *s, const Answer &a)
+    {
+        const bool chunked = a.announcedLength < 0;
+        send(s,
+             "HTTP/1.1 " + QByteArray::number(a.status) + " OK\r\nContent-Type: " + a.contentType +
+                 "\r\n" +
+                 (chunked ? QByteArray("Transfer-Encoding: chunked\r\n")
+                          : "Content-Length: " + QByteArray::number(a.announcedLength) + "\r\n") +
+                 "\r\n");
+        auto piece = [chunked](const QByteArray &data) {
+            return chunked ? QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n" : data;
+        };
+        send(s, piece(R"({"status":"success","data":{"resultType":"vector","result":[)"));
+        const QByteArray filler = piece(QByteArray(64 * 1024, ' '));
+        if (a.stream == Stream::Flood) {
+            auto more = [this, s, filler] {
+                while (s->state() == QAbstractSocket::ConnectedState &&
+                       s->bytesToWrite() < 256 * 1024)
+                    send(s, filler);
+            };
+            QObject::connect(s, &QTcpSocket::bytesWritten, s, more);
+            more();
+        } else {
+            auto *timer = new QTimer(s);
+            QObject::connect(timer, &QTimer::timeout, s, [this, s, filler] { send(s, filler); });
+            QObject::connect(s, &QTcpSocket::disconnected, timer, &QTimer::stop);
+            timer->start(20);
+        }
+    }
+
     void onRead(QTcpSocket *s)
     {
         QByteArray &buffer = m_buffers[s];
@@ -103,16 +170,106 @@ private:
         const QUrl url(target);
         const QString query = QUrlQuery(url).queryItemValue(QStringLiteral("query"));
         Answer a = answers.value(query, Answer{200, vector({}), "application/json"});
+        if (a.stream != Stream::None) {
+            startStream(s, a);
+            return;
+        }
         const QByteArray reason = a.status == 200 ? "OK" : "Error";
-        s->write("HTTP/1.1 " + QByteArray::number(a.status) + " " + reason + "\r\nContent-Type: " +
-                 a.contentType + "\r\nContent-Length: " + QByteArray::number(a.body.size()) +
-                 "\r\nConnection: close\r\n\r\n" + a.body);
+        send(s, "HTTP/1.1 " + QByteArray::number(a.status) + " " + reason + "\r\nContent-Type: " +
+                    a.contentType + "\r\nContent-Length: " + QByteArray::number(a.body.size()) +
+                    "\r\nConnection: close\r\n\r\n" + a.body);
         s->disconnectFromHost();
     }
 
     QTcpServer m_server;
     QHash<QTcpSocket *, QByteArray> m_buffers;
+    qint64 m_bytesSent = 0;
 };
+
+// One run of the probe executable while this thread's event loop keeps the
+// fake server answering; killed (finished == false) after `limitMs`.
+struct ProbeRun
+{
+    bool finished = false;
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    qint64 elapsedMs = 0;
+    QList<QByteArray> lines() const
+    {
+        QList<QByteArray> l = out.split('\n');
+        while (!l.isEmpty() && l.last().isEmpty())
+            l.removeLast();
+        return l;
+    }
+    QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
+};
+
+ProbeRun runProbe(const QStringList &args, int limitMs = 30000)
+{
+    ProbeRun r;
+    QProcess p;
+    QEventLoop loop;
+    QTimer limit;
+    limit.setSingleShot(true);
+    QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
+    QObject::connect(&limit, &QTimer::timeout, &loop, &QEventLoop::quit);
+    QElapsedTimer clock;
+    clock.start();
+    p.start(QStringLiteral(PROBE_EXE), args);
+    if (!p.waitForStarted())
+        return r;
+    limit.start(limitMs);
+    if (p.state() != QProcess::NotRunning)
+        loop.exec();
+    r.elapsedMs = clock.elapsed();
+    if (p.state() != QProcess::NotRunning) {
+        p.kill();
+        p.waitForFinished();
+    } else {
+        r.finished = p.exitStatus() == QProcess::NormalExit;
+        r.exitCode = p.exitCode();
+    }
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+// What Qt prints when a QNetworkReply is given a second error (finding 7).
+constexpr char kQtDoubleError[] = "must only be called once";
+
+// Collects Qt's messages (qWarning and friends) while alive.
+class MessageCapture
+{
+public:
+    MessageCapture()
+    {
+        s_messages.clear();
+        s_previous = qInstallMessageHandler(&MessageCapture::handle);
+    }
+    ~MessageCapture() { qInstallMessageHandler(s_previous); }
+    QString joined() const { return s_messages.join(QLatin1Char('\n')); }
+
+private:
+    static void handle(QtMsgType type, const QMessageLogContext &context, const QString &message)
+    {
+        s_messages << message;
+        if (s_previous)
+            s_previous(type, context, message);
+    }
+    static inline QStringList s_messages;
+    static inline QtMessageHandler s_previous = nullptr;
+};
+
+quint16 closedPort()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    const quint16 port = probe.serverPort();
+    probe.close();
+    return port;
+}
 
 void serveRecorded(FakePrometheus &server)
 {
@@ -345,6 +502,357 @@ private slots:
         QVERIFY(clock.elapsed() < 5000);
         // Nothing fires after the fetch has ended.
         QTest::qWait(100);
+    }
+
+    // Finding 6: an HTTP error status from a reachable server is prometheus_error,
+    // with or without a body; only connection failures are unreachable.
+    void httpErrorWithAnEmptyBody()
+    {
+        FakePrometheus server;
+        serveRecorded(server);
+        server.answers.insert(QStringLiteral("DCGM_FI_DEV_FB_USED"), {500, QByteArray()});
+        QVERIFY(server.listen());
+        PrometheusClient client(QUrl(server.url()), 5000);
+        const PrometheusSnapshot s = client.fetch();
+        QCOMPARE(s.error.code, QStringLiteral("prometheus_error"));
+        QCOMPARE(s.error.exitCode, 1);
+        QCOMPARE(s.error.message,
+                 QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
+                                "DCGM_FI_DEV_FB_USED")
+                     .arg(server.url()));
+
+        const ProbeRun r = runProbe({QStringLiteral("--prometheus"), server.url()});
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.lines().size(), 1);
+        QCOMPARE(r.lines().first(),
+                 s.error.message.toUtf8() + " (prometheus_error)"); // text mode
+    }
+
+    // Finding 2 (a): a chunked answer that never ends is cut off by --timeout,
+    // in-process and through the command line.
+    void timeoutBoundsANeverEndingAnswer()
+    {
+        FakePrometheus server;
+        server.answerAll({200, {}, "application/json", FakePrometheus::Stream::Trickle});
+        QVERIFY(server.listen());
+        PrometheusClient client(QUrl(server.url()), 1000);
+        QElapsedTimer clock;
+        clock.start();
+        const PrometheusSnapshot s = client.fetch();
+        const qint64 elapsed = clock.elapsed();
+        QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
+        QVERIFY2(elapsed >= 950 && elapsed < 2500, qPrintable(QString::number(elapsed)));
+
+        const ProbeRun r =
+            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
+                      QStringLiteral("--timeout"), QStringLiteral("2000")});
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("prometheus_timeout"));
+        QCOMPARE(
+            r.json().value(QStringLiteral("error")).toString(),
+            QStringLiteral("Prometheus at %1 did not answer within 2000 ms").arg(server.url()));
+        // 2000 ms plus the process start and exit.
+        QVERIFY2(r.elapsedMs >= 2000 && r.elapsedMs < 4000,
+                 qPrintable(QString::number(r.elapsedMs)));
+        QVERIFY(!r.err.contains(kQtDoubleError));
+    }
+
+    // Finding 2 (b): answers past the 64 MiB cap (67108864 bytes) are refused as
+    // soon as the cap is crossed; the probe does not read on to the timeout.
+    void commandLineStopsAFloodAtTheCap()
+    {
+        FakePrometheus server;
+        server.answerAll({200, {}, "application/json", FakePrometheus::Stream::Flood});
+        QVERIFY(server.listen());
+        const ProbeRun r =
+            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
+                      QStringLiteral("--timeout"), QStringLiteral("20000")});
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.lines().size(), 1);
+        QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("prometheus_too_large"));
+        QCOMPARE(r.json().value(QStringLiteral("error")).toString(),
+                 QStringLiteral("Prometheus at %1 sent more than 67108864 bytes (the 64 MiB limit "
+                                "of one reading)")
+                     .arg(server.url()));
+        QVERIFY2(r.elapsedMs < 20000, qPrintable(QString::number(r.elapsedMs)));
+        // The cap plus what sockets and buffers hold in flight (generous: 32 MiB).
+        QVERIFY2(server.bytesSent() < (64LL << 20) + (32LL << 20),
+                 qPrintable(QString::number(server.bytesSent())));
+        QVERIFY(!r.err.contains(kQtDoubleError));
+    }
+
+    void commandLineRefusesAnAnnouncedHugeAnswer()
+    {
+        FakePrometheus server;
+        // 2 GiB announced, then bytes as fast as they are read.
+        server.answerAll(
+            {200, {}, "application/json", FakePrometheus::Stream::Flood, 2147483648LL});
+        QVERIFY(server.listen());
+        const ProbeRun r =
+            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
+                      QStringLiteral("--timeout"), QStringLiteral("20000")});
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("prometheus_too_large"));
+        const QString message = r.json().value(QStringLiteral("error")).toString();
+        QVERIFY2(message.startsWith(QStringLiteral("Prometheus at %1 announced a 2147483648-byte "
+                                                   "answer, more than the 67108864-byte (64 MiB) "
+                                                   "limit")
+                                        .arg(server.url())),
+                 qPrintable(message));
+        QVERIFY2(r.elapsedMs < 10000, qPrintable(QString::number(r.elapsedMs)));
+        QVERIFY2(server.bytesSent() < (32LL << 20),
+                 qPrintable(QString::number(server.bytesSent())));
+    }
+
+    // Finding 2, in-process with a 1 MiB cap: a flood is cut at the cap, a
+    // Content-Length above it is refused before any body is read.
+    void clientCapsTheAnswerSize()
+    {
+        FakePrometheus flood;
+        flood.answerAll({200, {}, "application/json", FakePrometheus::Stream::Flood});
+        QVERIFY(flood.listen());
+        PrometheusClient client(QUrl(flood.url()), 20000, 1 << 20);
+        QElapsedTimer clock;
+        clock.start();
+        PrometheusSnapshot s = client.fetch();
+        QCOMPARE(s.error.code, QStringLiteral("prometheus_too_large"));
+        QCOMPARE(s.error.exitCode, 1);
+        QCOMPARE(s.error.message,
+                 QStringLiteral("Prometheus at %1 sent more than 1048576 bytes (the 1 MiB limit "
+                                "of one reading)")
+                     .arg(flood.url()));
+        QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+        QTest::qWait(200); // the server notices the closed connections
+        const qint64 sent = flood.bytesSent();
+        QTest::qWait(200);
+        QCOMPARE(flood.bytesSent(), sent); // nothing is read any more
+        QVERIFY2(sent < (1 << 20) + (32 << 20), qPrintable(QString::number(sent)));
+
+        FakePrometheus announced;
+        // 1 MiB + 1 byte announced by one gauge, a normal answer for the others.
+        serveRecorded(announced);
+        announced.answers.insert(
+            QStringLiteral("DCGM_FI_DEV_FB_FREE"),
+            {200, {}, "application/json", FakePrometheus::Stream::Trickle, (1 << 20) + 1});
+        QVERIFY(announced.listen());
+        PrometheusClient small(QUrl(announced.url()), 20000, 1 << 20);
+        clock.restart();
+        s = small.fetch();
+        QCOMPARE(s.error.code, QStringLiteral("prometheus_too_large"));
+        QCOMPARE(s.error.message,
+                 QStringLiteral("Prometheus at %1 announced a 1048577-byte answer, more than the "
+                                "1048576-byte (1 MiB) limit of one reading")
+                     .arg(announced.url()));
+        QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+
+        // At the cap exactly is fine: the recorded answers total 6 KiB or so.
+        FakePrometheus recorded;
+        serveRecorded(recorded);
+        QVERIFY(recorded.listen());
+        const qint64 total = kUsed.size() + kFree.size() + kReserved.size();
+        PrometheusClient exact(QUrl(recorded.url()), 5000, total);
+        s = exact.fetch();
+        QVERIFY2(!s.error.isError(), qPrintable(s.error.message));
+        QCOMPARE(int(s.gpus.size()), 3);
+        PrometheusClient oneShort(QUrl(recorded.url()), 5000, total - 1);
+        QCOMPARE(oneShort.fetch().error.code, QStringLiteral("prometheus_too_large"));
+    }
+
+    void parsingStopsAtTheDeadline()
+    {
+        std::vector<PrometheusSeries> out;
+        QCOMPARE(parsePrometheusVector(kUsed, &out, QDeadlineTimer(0)).code,
+                 QStringLiteral("prometheus_timeout"));
+        QVERIFY(out.empty());
+        QVERIFY(!parsePrometheusVector(kUsed, &out, QDeadlineTimer(60000)).isError());
+        QCOMPARE(int(out.size()), 3);
+    }
+
+    // Finding 2: parsing counts against the timeout too. Three valid answers of
+    // about 16 MiB each take longer than 300 ms to download and parse; the
+    // reading ends as a timeout, never as a late success.
+    void parsingCountsAgainstTheTimeout()
+    {
+        QList<QByteArray> many;
+        const QByteArray one =
+            series("DCGM_FI_DEV_FB_USED", "Hostname", "node-a", 0, "GPU-aaaa-0", "10240");
+        for (qint64 size = 0; size < (16LL << 20); size += one.size() + 1)
+            many << one;
+        const QByteArray big = vector(many);
+        FakePrometheus server;
+        server.answerAll({200, big});
+        QVERIFY(server.listen());
+        PrometheusClient client(QUrl(server.url()), 300);
+        QElapsedTimer clock;
+        clock.start();
+        const PrometheusSnapshot s = client.fetch();
+        const qint64 elapsed = clock.elapsed();
+        QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
+        QVERIFY(s.gpus.empty());
+        // 300 ms plus at most one JSON parse of a 16 MiB answer (slack for sanitizers).
+        QVERIFY2(elapsed < 300 + 5000, qPrintable(QString::number(elapsed)));
+    }
+
+    // Finding 4: the password of the URL is never printed.
+    void credentialsAreRedacted()
+    {
+        FakePrometheus server;
+        serveRecorded(server);
+        QVERIFY(server.listen());
+        const QString redacted =
+            QStringLiteral("http://user:***@127.0.0.1:%1").arg(QUrl(server.url()).port());
+
+        PrometheusClient client(QUrl(server.urlWithCredentials()), 5000);
+        const PrometheusSnapshot s = client.fetch();
+        QVERIFY2(!s.error.isError(), qPrintable(s.error.message));
+        QCOMPARE(s.serverUrl, redacted);
+        QCOMPARE(snapshotToJson(s).value(QStringLiteral("prometheus_url")).toString(), redacted);
+
+        const ProbeRun json = runProbe({QStringLiteral("--prometheus"), server.urlWithCredentials(),
+                                        QStringLiteral("--json")});
+        QVERIFY(json.finished);
+        QCOMPARE(json.exitCode, 0);
+        QCOMPARE(json.json().value(QStringLiteral("prometheus_url")).toString(), redacted);
+        QCOMPARE(json.json().value(QStringLiteral("gpus")).toArray().size(), 3);
+        QVERIFY(!json.out.contains("secret"));
+        QVERIFY(!json.err.contains("secret"));
+
+        const ProbeRun text =
+            runProbe({QStringLiteral("--prometheus"), server.urlWithCredentials()});
+        QVERIFY(text.finished);
+        QCOMPARE(text.exitCode, 0);
+        QCOMPARE(text.lines().first(), QByteArray("Prometheus ") + redacted.toUtf8());
+        QVERIFY(!text.out.contains("secret"));
+        QVERIFY(!text.err.contains("secret"));
+    }
+
+    void credentialsAreRedactedInErrors_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("http 500") << QStringLiteral("500") << QStringLiteral("prometheus_error")
+                                  << QStringLiteral(" to http://user:***@127.0.0.1:");
+        QTest::newRow("bad data") << QStringLiteral("400") << QStringLiteral("prometheus_error")
+                                  << QStringLiteral("Prometheus error bad_data: ");
+        QTest::newRow("refused") << QStringLiteral("refused")
+                                 << QStringLiteral("prometheus_unreachable")
+                                 << QStringLiteral("Cannot reach Prometheus at http://user:***@");
+        QTest::newRow("timeout") << QStringLiteral("hang") << QStringLiteral("prometheus_timeout")
+                                 << QStringLiteral("Prometheus at http://user:***@127.0.0.1:");
+        QTest::newRow("usage") << QStringLiteral("usage") << QStringLiteral("usage")
+                               << QStringLiteral("not 'ftp://user:***@prom.example:9090/'");
+    }
+
+    void credentialsAreRedactedInErrors()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, code);
+        QFETCH(QString, mentions);
+        FakePrometheus server;
+        serveRecorded(server);
+        server.hang = kind == QLatin1String("hang");
+        if (kind == QLatin1String("500"))
+            server.answerAll({500, QByteArray()});
+        if (kind == QLatin1String("400"))
+            server.answerAll({400, kBadData});
+        QVERIFY(server.listen());
+        QString url = server.urlWithCredentials();
+        if (kind == QLatin1String("refused"))
+            url = QStringLiteral("http://user:secret@127.0.0.1:%1/").arg(closedPort());
+        if (kind == QLatin1String("usage"))
+            url = QStringLiteral("ftp://user:secret@prom.example:9090/");
+        const bool usage = code == QLatin1String("usage");
+        for (const bool asJson : {true, false}) {
+            QStringList args{QStringLiteral("--prometheus"), url, QStringLiteral("--timeout"),
+                             QStringLiteral("500")};
+            if (asJson)
+                args << QStringLiteral("--json");
+            const ProbeRun r = runProbe(args);
+            QVERIFY(r.finished);
+            QCOMPARE(r.exitCode, usage ? 2 : 1);
+            QVERIFY2(!r.out.contains("secret"), r.out.constData());
+            QVERIFY2(!r.err.contains("secret"), r.err.constData());
+            QVERIFY(!r.err.contains(kQtDoubleError));
+            QVERIFY2(QString::fromUtf8(asJson && !usage ? r.out : r.out + r.err).contains(mentions),
+                     (r.out + r.err).constData());
+            if (!asJson)
+                continue;
+            QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(), code);
+            QVERIFY(r.json().value(QStringLiteral("error")).toString().contains(mentions));
+            if (!usage) {
+                QVERIFY(r.json()
+                            .value(QStringLiteral("prometheus_url"))
+                            .toString()
+                            .startsWith(QStringLiteral("http://user:***@127.0.0.1:")));
+            }
+        }
+    }
+
+    // Finding 5: a server's error text cannot add lines or escape sequences.
+    void serverErrorTextIsEscaped()
+    {
+        FakePrometheus server;
+        serveRecorded(server);
+        server.answers.insert(
+            QStringLiteral("DCGM_FI_DEV_FB_USED"),
+            {400,
+             // Not a raw string: moc misreads backslash-u escapes inside raw strings.
+             "{\"status\":\"error\",\"errorType\":\"bad_data\","
+             "\"error\":\"line one\\nline two\\u001b[2J\\u009b\"}"});
+        QVERIFY(server.listen());
+        const QString expected =
+            QStringLiteral("Prometheus error bad_data: line one\\nline two\\x1b[2J\\u009b");
+
+        const ProbeRun text = runProbe({QStringLiteral("--prometheus"), server.url()});
+        QVERIFY(text.finished);
+        QCOMPARE(text.exitCode, 1);
+        QCOMPARE(text.lines().size(), 1);
+        QCOMPARE(QString::fromUtf8(text.lines().first()),
+                 expected + QStringLiteral(" (prometheus_error)"));
+        QVERIFY(!text.out.contains('\x1b'));
+
+        const ProbeRun json =
+            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json")});
+        QVERIFY(json.finished);
+        QCOMPARE(json.lines().size(), 1);
+        QCOMPARE(json.json().value(QStringLiteral("error")).toString(), expected);
+    }
+
+    // Finding 7: aborting replies that already failed made Qt print "Internal
+    // problem, this method must only be called once" (about half the runs
+    // against a refused port).
+    void failedReadingsPrintNoQtWarning()
+    {
+        FakePrometheus failing;
+        failing.answerAll({500, QByteArray()});
+        QVERIFY(failing.listen());
+        const QString refused = QStringLiteral("http://127.0.0.1:%1/").arg(closedPort());
+        {
+            MessageCapture capture;
+            for (int i = 0; i < 10; ++i) {
+                PrometheusClient a(QUrl(refused), 5000);
+                QCOMPARE(a.fetch().error.code, QStringLiteral("prometheus_unreachable"));
+                PrometheusClient b(QUrl(failing.url()), 5000);
+                QCOMPARE(b.fetch().error.code, QStringLiteral("prometheus_error"));
+            }
+            QTest::qWait(50); // let late reply events arrive
+            QVERIFY2(!capture.joined().contains(QLatin1String(kQtDoubleError)),
+                     qPrintable(capture.joined()));
+        }
+        for (int i = 0; i < 10; ++i) {
+            const ProbeRun r = runProbe({QStringLiteral("--prometheus"), refused});
+            QVERIFY(r.finished);
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(!r.err.contains(kQtDoubleError), r.err.constData());
+        }
     }
 
     void commandLineEndToEnd()
