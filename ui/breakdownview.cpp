@@ -38,7 +38,11 @@ BreakdownView::BreakdownView(QWidget *parent)
     chart->legend()->setVisible(false);
     chart->setBackgroundVisible(false);
     chart->setMargins(QMargins(0, 0, 0, 0));
+    // QChartView starts with a chart of its own and setChart() releases, not deletes,
+    // the previous one: delete it, or every view leaks a whole QChart.
+    QChart *initial = m_view->chart();
     m_view->setChart(chart);
+    delete initial;
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumSize(260, 240);
     QFont cf = font();
