@@ -3,6 +3,7 @@
 #
 #   scripts/install-deps.sh              build, tests and the window
 #   scripts/install-deps.sh --packaging  also what checks the .deb (lintian)
+#   scripts/install-deps.sh --fuzz       also clang and libFuzzer (scripts/fuzz.sh)
 #
 # Every package is named here: apt runs with --no-install-recommends, so a
 # package that is only a Recommends of another (libqt6opengl6-dev of
@@ -22,8 +23,9 @@ packages=(
 case "${1:-}" in
 "") ;;
 --packaging) packages+=(lintian) ;;
+--fuzz) packages+=(clang libclang-rt-14-dev) ;;
 *)
-    echo "install-deps.sh: unknown option '$1' (only --packaging)" >&2
+    echo "install-deps.sh: unknown option '$1' (--packaging or --fuzz)" >&2
     exit 2
     ;;
 esac
