@@ -79,19 +79,10 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     p.addOptions({chart, outFile, size, title, caption});
 
     auto fail = [&err](const QString &message, int code = 2) {
-        err << "shardscope export: " << message << "\n";
-        err.flush();
-        return code;
+        return subcommandError(err, QStringLiteral("export"), message, code);
     };
-    if (!p.parse(args))
-        return fail(p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        out << p.helpText();
-        out.flush();
-        return 0;
-    }
-    if (p.positionalArguments().size() > 1)
-        return fail(QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
+    if (const auto done = startSubcommand(p, args, QStringLiteral("export"), out, err))
+        return *done;
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
         return fail(QStringLiteral("export needs a QApplication"));
 

@@ -27,19 +27,10 @@ int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStrea
     p.addOptions({format, outFile});
 
     auto fail = [&err](const QString &message, int code = 2) {
-        err << "shardscope export-config: " << message << "\n";
-        err.flush();
-        return code;
+        return subcommandError(err, QStringLiteral("export-config"), message, code);
     };
-    if (!p.parse(args))
-        return fail(p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        out << p.helpText();
-        out.flush();
-        return 0;
-    }
-    if (p.positionalArguments().size() > 1)
-        return fail(QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
+    if (const auto done = startSubcommand(p, args, QStringLiteral("export-config"), out, err))
+        return *done;
     if (!p.isSet(format))
         return fail(QStringLiteral("--format is required: deepspeed, accelerate or torchtitan"));
     const auto f = parseLaunchFormat(p.value(format));

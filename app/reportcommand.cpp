@@ -462,6 +462,44 @@ std::optional<ByteUnit> ScenarioOptions::byteUnit(const QCommandLineParser &p, Q
     return std::nullopt;
 }
 
+int subcommandError(QTextStream &err, const QString &name, const QString &message, int code)
+{
+    QString line;
+    for (const QChar c : message) {
+        const char16_t u = c.unicode();
+        if (u == u'\n')
+            line += QStringLiteral("\\n");
+        else if (u == u'\t')
+            line += QStringLiteral("\\t");
+        else if (u == u'\r')
+            line += QStringLiteral("\\r");
+        else if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0x2028 || u == 0x2029)
+            line += QStringLiteral("\\x%1").arg(int(u), 2, 16, QLatin1Char('0'));
+        else
+            line += c;
+    }
+    err << "shardscope " << name << ": " << line << "\n";
+    err.flush();
+    return code;
+}
+
+std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &args,
+                                   const QString &name, QTextStream &out, QTextStream &err)
+{
+    if (!p.parse(args))
+        return subcommandError(err, name, p.errorText());
+    if (p.isSet(QStringLiteral("help"))) {
+        out << p.helpText();
+        out.flush();
+        return 0;
+    }
+    if (p.positionalArguments().size() > 1)
+        return subcommandError(
+            err, name,
+            QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
+    return std::nullopt;
+}
+
 int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     QCommandLineParser p;
@@ -478,19 +516,10 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     p.addOptions({json, timeline});
 
     auto fail = [&err](const QString &message) {
-        err << "shardscope report: " << message << "\n";
-        err.flush();
-        return 2;
+        return subcommandError(err, QStringLiteral("report"), message);
     };
-    if (!p.parse(args))
-        return fail(p.errorText());
-    if (p.isSet(QStringLiteral("help"))) {
-        out << p.helpText();
-        out.flush();
-        return 0;
-    }
-    if (p.positionalArguments().size() > 1)
-        return fail(QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
+    if (const auto done = startSubcommand(p, args, QStringLiteral("report"), out, err))
+        return *done;
     QString error;
     const auto doc = options.document(p, &error);
     if (!doc)

@@ -54,6 +54,18 @@ struct ScenarioOptions
 /// text; a test checks it is current.
 QString settingsMarkdownRows();
 
+/// Writes "shardscope NAME: message" on `err` as exactly one line (control characters
+/// in the message, which may echo a file name or an argument, are escaped as \n,
+/// \t, \x1b, ...) and returns `code`.
+int subcommandError(QTextStream &err, const QString &name, const QString &message, int code = 2);
+
+/// The shared start of every subcommand: parses `args` into `p`, prints --help on
+/// `out`, and refuses a parse error or a stray argument with subcommandError().
+/// Returns the exit code when the command is finished (0 after --help, 2 on an
+/// error), or nullopt when it should go on.
+std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &args,
+                                   const QString &name, QTextStream &out, QTextStream &err);
+
 /// Parses a parameter count: "70e9", "7.5e9", "70B", "1.5T", "300M", "70000000000".
 /// Returns nullopt for anything not a positive finite count below 1e14.
 std::optional<std::int64_t> parseParameterCount(const QString &text);

@@ -1,6 +1,7 @@
 // `shardscope export`, in-process: files of the requested size and format from a
 // scenario file or the scenario flags, and one-line errors (exit 2) naming the argument.
 #include "exportcommand.h"
+#include "runcommand.h"
 #include "scenariofile.h"
 
 #include <QFile>
@@ -12,26 +13,13 @@
 using namespace shardscope;
 
 namespace {
-struct Run
-{
-    int code = 0;
-    QString out, err;
-};
+using test::Run;
 
 Run run(const QStringList &args)
 {
-    Run r;
-    QTextStream out(&r.out), err(&r.err);
-    r.code = runExportCommand(
-        QStringList{QStringLiteral("shardscope"), QStringLiteral("export")} + args, out, err);
-    return r;
+    return test::runCommand(runExportCommand, "export", args);
 }
 
-QByteArray fileBytes(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 } // namespace
 
 class TestExportCommand : public QObject
@@ -88,14 +76,14 @@ void TestExportCommand::svgAndPdf()
                   "zero1", "--recompute", "selective", "--out", svg})
                  .code,
              0);
-    const QByteArray bytes = fileBytes(svg);
+    const QByteArray bytes = test::readFile(svg);
     QVERIFY(bytes.contains("<svg"));
     QVERIFY(bytes.contains("viewBox=\"0 0 1920 1080\""));
     // Title defaults to the verdict, the caption to the settings.
     QVERIFY(bytes.contains("Fits: 37.3 GB of 80 GB per GPU"));
     QVERIFY(bytes.contains("t 8, p 4, d 2"));
     QCOMPARE(run({"--params", "70e9", "--gpus", "8", "--strategy", "zero3", "--out", pdf}).code, 0);
-    QVERIFY(fileBytes(pdf).startsWith("%PDF"));
+    QVERIFY(test::readFile(pdf).startsWith("%PDF"));
 }
 
 void TestExportCommand::unitAndTitle()
@@ -111,13 +99,13 @@ void TestExportCommand::unitAndTitle()
     QCOMPARE(
         run({"--scenario", scenario, "--out", svg, "--title", "My slide", "--caption", ""}).code,
         0);
-    const QByteArray bytes = fileBytes(svg);
+    const QByteArray bytes = test::readFile(svg);
     QVERIFY(bytes.contains("My slide"));
     QVERIFY(bytes.contains("GiB")); // the file's unit
     QVERIFY(!bytes.contains("model states only"));
     // --unit overrides the file's unit.
     QCOMPARE(run({"--scenario", scenario, "--out", svg, "--unit", "gb"}).code, 0);
-    QVERIFY(!fileBytes(svg).contains("GiB)"));
+    QVERIFY(!test::readFile(svg).contains("GiB)"));
 }
 
 void TestExportCommand::timelineExports()

@@ -1,6 +1,7 @@
 // `shardscope report`: the JSON numbers of issue 2 and one-line errors naming the bad argument.
 #include "exportconfigcommand.h"
 #include "reportcommand.h"
+#include "runcommand.h"
 #include "scenariofile.h"
 
 #include <QFile>
@@ -14,35 +15,17 @@
 using namespace shardscope;
 
 namespace {
-struct Run
-{
-    int code = 0;
-    QString out, err;
-};
+using test::readFile;
+using test::Run;
 
 Run run(const QStringList &args)
 {
-    Run r;
-    QTextStream out(&r.out), err(&r.err);
-    r.code = runReportCommand(
-        QStringList{QStringLiteral("shardscope"), QStringLiteral("report")} + args, out, err);
-    return r;
+    return test::runCommand(runReportCommand, "report", args);
 }
 
 Run exportConfig(const QStringList &args)
 {
-    Run r;
-    QTextStream out(&r.out), err(&r.err);
-    r.code = runExportConfigCommand(
-        QStringList{QStringLiteral("shardscope"), QStringLiteral("export-config")} + args, out,
-        err);
-    return r;
-}
-
-QByteArray readFile(const QString &path)
-{
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    return test::runCommand(runExportConfigCommand, "export-config", args);
 }
 
 /// The issue's 70B example layout, as docs/examples/ was generated from it.
@@ -64,6 +47,7 @@ private slots:
     void dropoutGivesKorthikantiTable2();
     void timelineOnlyWhenAsked();
     void readmeDocumentsEveryJsonKey();
+    void errorsStayOneLine();
     void torchtitanRowFromTheCommandLine();
     void badArguments_data();
     void badArguments();
@@ -246,6 +230,18 @@ void TestReportCommand::timelineOnlyWhenAsked()
     QCOMPARE(t["schedule"].toString(), QStringLiteral("1f1b"));
     QVERIFY(std::abs(t["bubble_fraction"].toDouble() - 3.0 / 11.0) < 1e-12);
     QCOMPARE(t["makespan"].toDouble(), 33.0);
+}
+
+void TestReportCommand::errorsStayOneLine()
+{
+    // An argument with a newline and a terminal escape is echoed escaped, on one line.
+    const Run r = run({"--model", QStringLiteral("gpt\n\x1b[2J9")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.startsWith(QStringLiteral("shardscope report: --model: unknown model "
+                                             "'gpt\\n\\x1b[2J9'")),
+             qPrintable(r.err));
+    QCOMPARE(r.err.count(u'\n'), 1);
+    QVERIFY(!r.err.contains(QChar(0x1b)));
 }
 
 void TestReportCommand::readmeDocumentsEveryJsonKey()
