@@ -1,264 +1,56 @@
-// shardscope: the explorer window by default; `report` prints a report headlessly.
-#include "exportcommand.h"
+// shardscope: the command users type. The headless subcommands (report,
+// export-config) run here with QtCore alone, so they start without loading Widgets,
+// Charts or a GUI platform; everything else (the window, export, --help, --version)
+// is handed, with the same arguments, to shardscope-gui (guimain.cpp).
+#include "appidentity.h"
 #include "exportconfigcommand.h"
-#include "mainwindow.h"
 #include "reportcommand.h"
 
-#include <QApplication>
-#include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QTextStream>
-#include <QTimer>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unistd.h>
 
 namespace {
 
-/// Passes Qt's messages on, except the notice that XDG_RUNTIME_DIR is unset (usual
-/// for root, containers and CI): Qt then uses /tmp/runtime-$USER, which is harmless,
-/// and the notice would make every headless error two lines instead of one.
-QtMessageHandler qtHandler = nullptr; // Qt's own, as qInstallMessageHandler returned it
-
-void filterQtNotices(QtMsgType type, const QMessageLogContext &context, const QString &message)
+/// shardscope-gui beside this executable (the build tree), else in
+/// ../libexec/shardscope/ (the installed layout, /usr/bin and /usr/libexec).
+std::string guiExecutable()
 {
-    if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
-        return;
-    if (qtHandler)
-        qtHandler(type, context, message);
-}
-
-/// Names every QSettings file and the Wayland app id use: settings live in
-/// ~/.config/ShardScope/ShardScope.conf, and the desktop file is
-/// io.shardscope.ShardScope.desktop (packaging/).
-void setApplicationIdentity()
-{
-    QCoreApplication::setOrganizationName(QStringLiteral("ShardScope"));
-    QCoreApplication::setOrganizationDomain(QStringLiteral("shardscope.io"));
-    QCoreApplication::setApplicationName(QStringLiteral("ShardScope"));
-    QCoreApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
-}
-
-/// The window's command line: the scenario flags, the file to open, and the
-/// window's own flags (--screenshot for docs and CI, --size, --present, ...).
-struct GuiFlags
-{
-    QCommandLineParser parser;
-    const shardscope::ScenarioOptions options;
-    const QCommandLineOption screenshot{QStringLiteral("screenshot"),
-                                        QStringLiteral("Save the window to a PNG file and exit "
-                                                       "(needs no display)."),
-                                        QStringLiteral("file")};
-    const QCommandLineOption size{QStringLiteral("size"),
-                                  QStringLiteral("Window size WIDTHxHEIGHT (default 1600x950)."),
-                                  QStringLiteral("size")};
-    const QCommandLineOption present{QStringLiteral("present"),
-                                     QStringLiteral("Start in presentation mode.")};
-    const QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use the dark theme.")};
-    const QCommandLineOption view{QStringLiteral("view"),
-                                  QStringLiteral("Tab to open: memory, timeline, compare or live."),
-                                  QStringLiteral("tab")};
-    const QCommandLineOption lesson{QStringLiteral("lesson"),
-                                    QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
-                                    QStringLiteral("N[:S]")};
-
-    GuiFlags()
-    {
-        parser.setApplicationDescription(QStringLiteral(
-            "ShardScope: where GPU memory goes when a large model is trained on many GPUs.\n"
-            "Subcommands: report, export, export-config ('shardscope SUBCOMMAND --help')."));
-        parser.addHelpOption();
-        parser.addVersionOption();
-        options.addTo(parser);
-        parser.addOptions({screenshot, size, present, dark, view, lesson});
-        parser.addPositionalArgument(
-            QStringLiteral("file"),
-            QStringLiteral("A scenario file or a Hugging Face config.json to open."),
-            QStringLiteral("[file]"));
+    char self[PATH_MAX] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    std::string dir = n > 0 ? std::string(self, std::size_t(n)) : std::string();
+    dir = dir.substr(0, dir.find_last_of('/') + 1);
+    for (const char *candidate : {"shardscope-gui", "../libexec/shardscope/shardscope-gui"}) {
+        const std::string path = dir + candidate;
+        if (access(path.c_str(), X_OK) == 0)
+            return path;
     }
-};
-
-/// True when one of the arguments asks for FLAG, as --flag or --flag=value.
-bool hasArgument(int argc, char **argv, QByteArrayView flag)
-{
-    for (int i = 1; i < argc; ++i) {
-        const QByteArrayView a(argv[i]);
-        if (a == flag || (a.startsWith(flag) && a.size() > flag.size() && a[flag.size()] == '='))
-            return true;
-    }
-    return false;
-}
-
-/// True when Qt has somewhere to draw: an X or Wayland display, or a platform
-/// chosen by QT_QPA_PLATFORM (offscreen, minimal, ...).
-bool haveDisplay()
-{
-    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
-           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
-           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
-}
-
-/// Starts the explorer window, or handles --help, --version and bad flags
-/// without one. Exits 2 with one line when there is no display to open on;
-/// --screenshot needs none (it draws offscreen).
-int runGui(int argc, char **argv)
-{
-    const bool helpOrVersion =
-        hasArgument(argc, argv, "--help") || hasArgument(argc, argv, "-h") ||
-        hasArgument(argc, argv, "--help-all") || hasArgument(argc, argv, "-?") ||
-        hasArgument(argc, argv, "--version") || hasArgument(argc, argv, "-v");
-    if (!haveDisplay() && hasArgument(argc, argv, "--screenshot"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    if (helpOrVersion || !haveDisplay()) {
-        // Parsing needs no GUI: help, version and flag errors print and exit here.
-        QCoreApplication app(argc, argv);
-        GuiFlags flags;
-        flags.parser.process(app);
-        QTextStream(stderr) << "shardscope: no display to open the window on; run it on a "
-                               "desktop, under xvfb-run (xvfb-run shardscope), or save a "
-                               "picture with QT_QPA_PLATFORM=offscreen shardscope --screenshot "
-                               "FILE\n";
-        return 2;
-    }
-
-    QApplication app(argc, argv);
-    QGuiApplication::setDesktopFileName(QStringLiteral("io.shardscope.ShardScope"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/shardscope/icons/shardscope.svg")));
-    GuiFlags flags;
-    QCommandLineParser &p = flags.parser;
-    const shardscope::ScenarioOptions &options = flags.options;
-    const QCommandLineOption &screenshot = flags.screenshot, &size = flags.size,
-                             &present = flags.present, &dark = flags.dark, &view = flags.view,
-                             &lesson = flags.lesson;
-    p.process(app);
-
-    QTextStream err(stderr);
-    shardscope::MainWindow window;
-    if ((options.anySet(p) || p.isSet(options.scenarioFile)) &&
-        !p.positionalArguments().isEmpty()) {
-        err << "shardscope: give a file or scenario flags (--model, --gpus, ...), not both\n";
-        return 2;
-    }
-    const bool fileGiven = !p.positionalArguments().isEmpty();
-    if (options.anySet(p) || p.isSet(options.scenarioFile) ||
-        (p.isSet(options.unit) && !fileGiven)) {
-        QString error;
-        const auto doc = options.document(p, &error);
-        if (!doc) {
-            err << "shardscope: " << error << "\n";
-            return 2;
-        }
-        window.scenarioModel()->setScenario(doc->scenario);
-        window.scenarioModel()->setUnit(doc->unit);
-    }
-    QSize requested; // --size, to report when the window cannot be that small
-    if (p.isSet(size)) {
-        const QStringList wh = p.value(size).split(u'x');
-        const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
-        if (wh.size() != 2 || w < 320 || h < 240 || w > 8000 || h > 8000) {
-            err << "shardscope: --size must be WIDTHxHEIGHT between 320x240 and 8000x8000 (got '"
-                << p.value(size) << "')\n";
-            return 2;
-        }
-        requested = QSize(w, h);
-        window.resize(requested);
-    }
-    if (fileGiven) {
-        QString error;
-        if (!window.openFile(p.positionalArguments().first(), &error)) {
-            err << "shardscope: " << error << "\n";
-            return 2;
-        }
-        // --unit beside a file overrides the unit the file was saved with.
-        if (p.isSet(options.unit)) {
-            const auto unit = options.byteUnit(p, &error);
-            if (!unit) {
-                err << "shardscope: " << error << "\n";
-                return 2;
-            }
-            window.scenarioModel()->setUnit(*unit);
-        }
-    }
-    if (p.isSet(lesson)) {
-        const QStringList parts = p.value(lesson).split(u':');
-        bool lessonOk = false, stepOk = parts.size() == 1;
-        const int n = parts.value(0).toInt(&lessonOk);
-        const int step = parts.size() == 2 ? parts[1].toInt(&stepOk) : 1;
-        const int steps = window.lessonStepCount(n - 1);
-        if (parts.size() > 2 || !lessonOk || steps == 0) {
-            err << "shardscope: --lesson must be N or N:STEP with N from 1 to "
-                << window.lessonCount() << " (got '" << p.value(lesson) << "')\n";
-            return 2;
-        }
-        if (!stepOk || step < 1 || step > steps) {
-            err << "shardscope: --lesson: lesson " << n << " has steps 1 to " << steps << " (got '"
-                << p.value(lesson) << "')\n";
-            return 2;
-        }
-        window.startLesson(n - 1);
-        for (int i = 1; i < step; ++i)
-            window.stepLesson(+1);
-    }
-    if (p.isSet(view)) {
-        const QStringList names{QStringLiteral("memory"), QStringLiteral("timeline"),
-                                QStringLiteral("compare"), QStringLiteral("live")};
-        const int i = int(names.indexOf(p.value(view)));
-        if (i < 0) {
-            err << "shardscope: --view must be memory, timeline, compare or live (got '"
-                << p.value(view) << "')\n";
-            return 2;
-        }
-        window.showView(shardscope::MainWindow::View(i));
-    }
-    window.setDarkTheme(p.isSet(dark));
-    window.setPresentationMode(p.isSet(present));
-    window.show();
-    if (p.isSet(screenshot)) {
-        const QString file = p.value(screenshot);
-        const QSize asked = requested;
-        QTimer::singleShot(300, &window, [&window, file, &err, asked] {
-            // The window cannot be smaller than its controls need; say so rather than
-            // save a different size silently.
-            if (asked.isValid() && window.size() != asked)
-                err << "shardscope: the window needs at least " << window.width() << "x"
-                    << window.height() << "; saved at that size, not " << asked.width() << "x"
-                    << asked.height() << "\n";
-            if (!window.grab().save(file)) {
-                err << "shardscope: cannot write " << file << "\n";
-                QCoreApplication::exit(1);
-                return;
-            }
-            QCoreApplication::exit(0);
-        });
-    }
-    return app.exec();
+    return dir + "../libexec/shardscope/shardscope-gui";
 }
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    setApplicationIdentity();
-    qtHandler = qInstallMessageHandler(filterQtNotices);
-    if (argc > 1 && QByteArray(argv[1]) == "report") {
+    shardscope::setApplicationIdentity(SHARDSCOPE_VERSION);
+    shardscope::installQtNoticeFilter();
+    const std::string sub = argc > 1 ? argv[1] : "";
+    if (sub == "report" || sub == "export-config") {
         QCoreApplication app(argc, argv);
         QTextStream out(stdout);
         QTextStream err(stderr);
-        return shardscope::runReportCommand(QCoreApplication::arguments(), out, err);
+        const QStringList args = QCoreApplication::arguments();
+        return sub == "report" ? shardscope::runReportCommand(args, out, err)
+                               : shardscope::runExportConfigCommand(args, out, err);
     }
-    if (argc > 1 && QByteArray(argv[1]) == "export-config") {
-        QCoreApplication app(argc, argv);
-        QTextStream out(stdout);
-        QTextStream err(stderr);
-        return shardscope::runExportConfigCommand(QCoreApplication::arguments(), out, err);
-    }
-    if (argc > 1 && QByteArray(argv[1]) == "export") {
-        // Charts need a QApplication; with no display, draw on the offscreen platform.
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
-            qEnvironmentVariableIsEmpty("DISPLAY") &&
-            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        QApplication app(argc, argv);
-        QTextStream out(stdout);
-        QTextStream err(stderr);
-        return shardscope::runExportCommand(QApplication::arguments(), out, err);
-    }
-    return runGui(argc, argv);
+    const std::string gui = guiExecutable();
+    execv(gui.c_str(), argv);
+    std::fprintf(stderr, "shardscope: cannot start the window's program %s: %s\n", gui.c_str(),
+                 std::strerror(errno));
+    return 2;
 }

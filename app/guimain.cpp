@@ -1,0 +1,243 @@
+// shardscope-gui: the explorer window and every subcommand, `export` (which draws
+// charts) among them. `shardscope` (main.cpp) runs the headless subcommands itself
+// and hands everything else to this executable.
+#include "appidentity.h"
+#include "exportcommand.h"
+#include "exportconfigcommand.h"
+#include "mainwindow.h"
+#include "reportcommand.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QTextStream>
+#include <QTimer>
+
+namespace {
+
+/// The window's command line: the scenario flags, the file to open, and the
+/// window's own flags (--screenshot for docs and CI, --size, --present, ...).
+struct GuiFlags
+{
+    QCommandLineParser parser;
+    const shardscope::ScenarioOptions options;
+    const QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                        QStringLiteral("Save the window to a PNG file and exit "
+                                                       "(needs no display)."),
+                                        QStringLiteral("file")};
+    const QCommandLineOption size{QStringLiteral("size"),
+                                  QStringLiteral("Window size WIDTHxHEIGHT (default 1600x950)."),
+                                  QStringLiteral("size")};
+    const QCommandLineOption present{QStringLiteral("present"),
+                                     QStringLiteral("Start in presentation mode.")};
+    const QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use the dark theme.")};
+    const QCommandLineOption view{QStringLiteral("view"),
+                                  QStringLiteral("Tab to open: memory, timeline, compare or live."),
+                                  QStringLiteral("tab")};
+    const QCommandLineOption lesson{QStringLiteral("lesson"),
+                                    QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
+                                    QStringLiteral("N[:S]")};
+
+    GuiFlags()
+    {
+        parser.setApplicationDescription(QStringLiteral(
+            "ShardScope: where GPU memory goes when a large model is trained on many GPUs.\n"
+            "Subcommands: report, export, export-config ('shardscope SUBCOMMAND --help')."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        options.addTo(parser);
+        parser.addOptions({screenshot, size, present, dark, view, lesson});
+        parser.addPositionalArgument(
+            QStringLiteral("file"),
+            QStringLiteral("A scenario file or a Hugging Face config.json to open."),
+            QStringLiteral("[file]"));
+    }
+};
+
+/// True when one of the arguments asks for FLAG, as --flag or --flag=value.
+bool hasArgument(int argc, char **argv, QByteArrayView flag)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArrayView a(argv[i]);
+        if (a == flag || (a.startsWith(flag) && a.size() > flag.size() && a[flag.size()] == '='))
+            return true;
+    }
+    return false;
+}
+
+/// True when Qt has somewhere to draw: an X or Wayland display, or a platform
+/// chosen by QT_QPA_PLATFORM (offscreen, minimal, ...).
+bool haveDisplay()
+{
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
+/// Starts the explorer window, or handles --help, --version and bad flags
+/// without one. Exits 2 with one line when there is no display to open on;
+/// --screenshot needs none (it draws offscreen).
+int runGui(int argc, char **argv)
+{
+    const bool helpOrVersion =
+        hasArgument(argc, argv, "--help") || hasArgument(argc, argv, "-h") ||
+        hasArgument(argc, argv, "--help-all") || hasArgument(argc, argv, "-?") ||
+        hasArgument(argc, argv, "--version") || hasArgument(argc, argv, "-v");
+    if (!haveDisplay() && hasArgument(argc, argv, "--screenshot"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (helpOrVersion || !haveDisplay()) {
+        // Parsing needs no GUI: help, version and flag errors print and exit here.
+        QCoreApplication app(argc, argv);
+        GuiFlags flags;
+        flags.parser.process(app);
+        QTextStream(stderr) << "shardscope: no display to open the window on; run it on a "
+                               "desktop, under xvfb-run (xvfb-run shardscope), or save a "
+                               "picture with QT_QPA_PLATFORM=offscreen shardscope --screenshot "
+                               "FILE\n";
+        return 2;
+    }
+
+    QApplication app(argc, argv);
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.shardscope.ShardScope"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/shardscope/icons/shardscope.svg")));
+    GuiFlags flags;
+    QCommandLineParser &p = flags.parser;
+    const shardscope::ScenarioOptions &options = flags.options;
+    const QCommandLineOption &screenshot = flags.screenshot, &size = flags.size,
+                             &present = flags.present, &dark = flags.dark, &view = flags.view,
+                             &lesson = flags.lesson;
+    p.process(app);
+
+    QTextStream err(stderr);
+    shardscope::MainWindow window;
+    if ((options.anySet(p) || p.isSet(options.scenarioFile)) &&
+        !p.positionalArguments().isEmpty()) {
+        err << "shardscope: give a file or scenario flags (--model, --gpus, ...), not both\n";
+        return 2;
+    }
+    const bool fileGiven = !p.positionalArguments().isEmpty();
+    if (options.anySet(p) || p.isSet(options.scenarioFile) ||
+        (p.isSet(options.unit) && !fileGiven)) {
+        QString error;
+        const auto doc = options.document(p, &error);
+        if (!doc) {
+            err << "shardscope: " << error << "\n";
+            return 2;
+        }
+        window.scenarioModel()->setScenario(doc->scenario);
+        window.scenarioModel()->setUnit(doc->unit);
+    }
+    QSize requested; // --size, to report when the window cannot be that small
+    if (p.isSet(size)) {
+        const QStringList wh = p.value(size).split(u'x');
+        const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+        if (wh.size() != 2 || w < 320 || h < 240 || w > 8000 || h > 8000) {
+            err << "shardscope: --size must be WIDTHxHEIGHT between 320x240 and 8000x8000 (got '"
+                << p.value(size) << "')\n";
+            return 2;
+        }
+        requested = QSize(w, h);
+        window.resize(requested);
+    }
+    if (fileGiven) {
+        QString error;
+        if (!window.openFile(p.positionalArguments().first(), &error)) {
+            err << "shardscope: " << error << "\n";
+            return 2;
+        }
+        // --unit beside a file overrides the unit the file was saved with.
+        if (p.isSet(options.unit)) {
+            const auto unit = options.byteUnit(p, &error);
+            if (!unit) {
+                err << "shardscope: " << error << "\n";
+                return 2;
+            }
+            window.scenarioModel()->setUnit(*unit);
+        }
+    }
+    if (p.isSet(lesson)) {
+        const QStringList parts = p.value(lesson).split(u':');
+        bool lessonOk = false, stepOk = parts.size() == 1;
+        const int n = parts.value(0).toInt(&lessonOk);
+        const int step = parts.size() == 2 ? parts[1].toInt(&stepOk) : 1;
+        const int steps = window.lessonStepCount(n - 1);
+        if (parts.size() > 2 || !lessonOk || steps == 0) {
+            err << "shardscope: --lesson must be N or N:STEP with N from 1 to "
+                << window.lessonCount() << " (got '" << p.value(lesson) << "')\n";
+            return 2;
+        }
+        if (!stepOk || step < 1 || step > steps) {
+            err << "shardscope: --lesson: lesson " << n << " has steps 1 to " << steps << " (got '"
+                << p.value(lesson) << "')\n";
+            return 2;
+        }
+        window.startLesson(n - 1);
+        for (int i = 1; i < step; ++i)
+            window.stepLesson(+1);
+    }
+    if (p.isSet(view)) {
+        const QStringList names{QStringLiteral("memory"), QStringLiteral("timeline"),
+                                QStringLiteral("compare"), QStringLiteral("live")};
+        const int i = int(names.indexOf(p.value(view)));
+        if (i < 0) {
+            err << "shardscope: --view must be memory, timeline, compare or live (got '"
+                << p.value(view) << "')\n";
+            return 2;
+        }
+        window.showView(shardscope::MainWindow::View(i));
+    }
+    window.setDarkTheme(p.isSet(dark));
+    window.setPresentationMode(p.isSet(present));
+    window.show();
+    if (p.isSet(screenshot)) {
+        const QString file = p.value(screenshot);
+        const QSize asked = requested;
+        QTimer::singleShot(300, &window, [&window, file, &err, asked] {
+            // The window cannot be smaller than its controls need; say so rather than
+            // save a different size silently.
+            if (asked.isValid() && window.size() != asked)
+                err << "shardscope: the window needs at least " << window.width() << "x"
+                    << window.height() << "; saved at that size, not " << asked.width() << "x"
+                    << asked.height() << "\n";
+            if (!window.grab().save(file)) {
+                err << "shardscope: cannot write " << file << "\n";
+                QCoreApplication::exit(1);
+                return;
+            }
+            QCoreApplication::exit(0);
+        });
+    }
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    shardscope::setApplicationIdentity(SHARDSCOPE_VERSION);
+    shardscope::installQtNoticeFilter();
+    if (argc > 1 && QByteArray(argv[1]) == "report") {
+        QCoreApplication app(argc, argv);
+        QTextStream out(stdout);
+        QTextStream err(stderr);
+        return shardscope::runReportCommand(QCoreApplication::arguments(), out, err);
+    }
+    if (argc > 1 && QByteArray(argv[1]) == "export-config") {
+        QCoreApplication app(argc, argv);
+        QTextStream out(stdout);
+        QTextStream err(stderr);
+        return shardscope::runExportConfigCommand(QCoreApplication::arguments(), out, err);
+    }
+    if (argc > 1 && QByteArray(argv[1]) == "export") {
+        // Charts need a QApplication; with no display, draw on the offscreen platform.
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+            qEnvironmentVariableIsEmpty("DISPLAY") &&
+            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        QTextStream out(stdout);
+        QTextStream err(stderr);
+        return shardscope::runExportCommand(QApplication::arguments(), out, err);
+    }
+    return runGui(argc, argv);
+}
