@@ -100,12 +100,55 @@ bool usesSchedule(const Scenario &s)
 
 int chunksOf(const Scenario &s)
 {
-    return usesSchedule(s) && s.training.schedule == PipelineSchedule::Interleaved1F1B
-               ? s.training.chunks
-               : 1;
+    return usesSchedule(s) ? scheduleParams(s).chunks : 1;
+}
+
+/// The step function's value at `time` (0 before its first entry).
+int countAt(const std::vector<std::pair<double, int>> &steps, double time)
+{
+    auto it =
+        std::upper_bound(steps.begin(), steps.end(), time,
+                         [](double t, const std::pair<double, int> &e) { return t < e.first; });
+    return it == steps.begin() ? 0 : (it - 1)->second;
 }
 
 } // namespace
+
+ScheduleParams scheduleParams(const Scenario &s)
+{
+    ScheduleParams p;
+    p.schedule = s.training.schedule;
+    p.stages = s.layout.pipelineParallel;
+    p.microBatches = int(std::min<std::int64_t>(s.training.microBatches, 1 << 30));
+    p.chunks = s.training.schedule == PipelineSchedule::Interleaved1F1B ? s.training.chunks : 1;
+    return p;
+}
+
+std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &g, const StageTimeline &stage,
+                                            double makespan)
+{
+    std::vector<double> times;
+    times.reserve(stage.inFlight.size() + stage.embeddingInFlight.size() +
+                  stage.headInFlight.size() + 1);
+    for (const auto *steps : {&stage.inFlight, &stage.embeddingInFlight, &stage.headInFlight})
+        for (const auto &step : *steps)
+            times.push_back(step.first);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    if (times.empty() || times.back() < makespan)
+        times.push_back(makespan);
+    const std::int64_t fixed =
+        g.totalBytes() - g.activations.layers - g.activations.embedding - g.activations.output;
+    std::vector<MemoryStep> out;
+    out.reserve(times.size());
+    for (const double t : times)
+        out.push_back(
+            {t,
+             fixed + std::int64_t(countAt(stage.inFlight, t)) * g.chunkActivationBytes +
+                 std::int64_t(countAt(stage.embeddingInFlight, t)) * g.embeddingBytesPerMicroBatch +
+                 std::int64_t(countAt(stage.headInFlight, t)) * g.outputBytesPerMicroBatch});
+    return out;
+}
 
 std::int64_t shardElements(std::int64_t n, std::int64_t d)
 {

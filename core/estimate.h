@@ -5,6 +5,7 @@
 #include "scenario.h"
 
 #include <string>
+#include <vector>
 
 namespace shardscope {
 
@@ -24,6 +25,29 @@ std::int64_t shardElements(std::int64_t n, std::int64_t d);
 /// Transformer layers on pipeline stage `stage` of p: L / p each, and with
 /// uneven stages allowed the first L % p stages take one more.
 int stageLayerCount(int layers, int stages, int stage);
+
+/// The pipeline schedule a scenario runs: its schedule, p stages, m micro-batches
+/// (at most 2^30) and v chunks (the scenario's for interleaved 1F1B, else 1). The
+/// estimate, the report's timeline and the window's timeline all schedule this.
+ScheduleParams scheduleParams(const Scenario &s);
+
+/// One step of a stage's memory over a training step: from `time` (forward-pass units)
+/// until the next step's time, each GPU of the stage holds `bytes`.
+struct MemoryStep
+{
+    double time = 0;
+    std::int64_t bytes = 0;
+};
+
+/// A stage's memory per GPU over the step (the timeline's memory chart): the report's
+/// total with the layer, embedding and logits activations replaced by the sets the
+/// schedule holds at each moment, k x chunkActivationBytes + k_e x
+/// embeddingBytesPerMicroBatch + k_o x outputBytesPerMicroBatch (GpuGroup documents
+/// the terms). One step at every time any of the three counts changes, plus one at
+/// `makespan`; the largest equals group.totalBytes() when the report and the timeline
+/// come from the same scenario (tests/core/test_schedule.cpp checks it).
+std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &group, const StageTimeline &stage,
+                                            double makespan);
 
 /// Per-GPU memory for the scenario, one group per pipeline stage.
 ///

@@ -477,4 +477,36 @@ int headInFlightBound(PipelineSchedule s, int /*stages*/, int microBatches, int 
     return s == PipelineSchedule::GPipe ? microBatches : std::min(1, microBatches);
 }
 
+BubbleClosedForm bubbleClosedForm(const ScheduleParams &params)
+{
+    const long long p = params.stages, m = params.microBatches, v = params.chunks;
+    BubbleClosedForm f;
+    f.idle = p - 1;
+    switch (params.schedule) {
+    case PipelineSchedule::GPipe:
+    case PipelineSchedule::OneFOneB:
+        f.shareDenominator = m + p - 1;
+        f.overIdealDenominator = m;
+        f.shareFormula = "(p − 1)/(m + p − 1)";
+        f.overIdealFormula = "(p − 1)/m";
+        f.source = "Megatron-LM's definition, Narayanan et al. 2021";
+        break;
+    case PipelineSchedule::Interleaved1F1B:
+        f.shareDenominator = v * m + p - 1;
+        f.overIdealDenominator = v * m;
+        f.shareFormula = "(p − 1)/(v·m + p − 1)";
+        f.overIdealFormula = "(p − 1)/(v·m)";
+        f.source = "the 1F1B bubble / v, Narayanan et al. 2021";
+        break;
+    case PipelineSchedule::ZeroBubbleH1:
+        f.shareDenominator = 3 * m + p - 1;
+        f.overIdealDenominator = 3 * m;
+        f.shareFormula = "(p − 1)/(3m + p − 1)";
+        f.overIdealFormula = "(p − 1)/(3m)";
+        f.source = "Qi et al. 2023, with F = B = W and m ≥ p";
+        break;
+    }
+    return f;
+}
+
 } // namespace shardscope

@@ -143,6 +143,33 @@ struct Timeline
     bool valid() const { return error.empty(); }
 };
 
+/// A schedule's bubble in closed form (docs/pipeline.md), for uniform stages and the
+/// default costs: idle share of p x makespan = idle / shareDenominator, idle over
+/// busy = idle / overIdealDenominator, with idle = p - 1 and
+///   GPipe, 1F1B:     m + p - 1 and m        (Huang et al. 2019; Narayanan et al. 2021)
+///   interleaved:     v m + p - 1 and v m    (the 1F1B bubble / v, Narayanan et al. 2021)
+///   ZB-H1:           3 m + p - 1 and 3 m    (Qi et al. 2023, F = B = W, m >= p)
+/// The simulated Timeline agrees when its assumptions hold; the window says which.
+struct BubbleClosedForm
+{
+    long long idle = 0;                 ///< p - 1, in forward-pass units per stage
+    long long shareDenominator = 0;     ///< makespan in forward-pass units
+    long long overIdealDenominator = 0; ///< busy time per stage in forward-pass units
+    std::string_view shareFormula;      ///< "(p − 1)/(m + p − 1)" (UTF-8, for display)
+    std::string_view overIdealFormula;  ///< "(p − 1)/m"
+    std::string_view source;            ///< the paper the form is from
+    /// idle / shareDenominator, or -1 when undefined.
+    double share() const { return shareDenominator > 0 ? double(idle) / shareDenominator : -1; }
+    /// idle / overIdealDenominator, or -1 when undefined.
+    double overIdeal() const
+    {
+        return overIdealDenominator > 0 ? double(idle) / overIdealDenominator : -1;
+    }
+};
+
+/// The closed form of `params`' schedule (p, m, v as given; costs are not read).
+BubbleClosedForm bubbleClosedForm(const ScheduleParams &params);
+
 /// Checks the parameters; empty when they can be scheduled, else a one-line reason, such as
 /// "stages must be at least 1 (got 0)" or
 /// "interleaved 1F1B needs micro-batches (6) to be a multiple of stages (4)".

@@ -1,5 +1,6 @@
 #include "reportjson.h"
 
+#include "estimate.h"
 #include "schedule.h"
 
 #include <QJsonArray>
@@ -27,11 +28,7 @@ QJsonObject communicationJson(const CommunicationBytes &c)
 
 QJsonObject timelineToJson(const Scenario &s)
 {
-    ScheduleParams p;
-    p.schedule = s.training.schedule;
-    p.stages = s.layout.pipelineParallel;
-    p.microBatches = int(std::min<std::int64_t>(s.training.microBatches, 1 << 30));
-    p.chunks = s.training.schedule == PipelineSchedule::Interleaved1F1B ? s.training.chunks : 1;
+    const ScheduleParams p = scheduleParams(s);
     const Timeline t = schedule(p);
     if (!t.valid())
         return {{"error", QString::fromStdString(t.error)}};
