@@ -524,21 +524,22 @@ MemoryReport estimate(const Scenario &s)
             // DDP / ZeRO-1: one gradient all-reduce per step (no_sync while accumulating).
             return 2 * ringShare(Wide(n) * gr, ranks);
         };
-        cm.dataParallel =
-            std::int64_t(dataParallelBytes(psiDense, shardGroup, reduceGroup) +
-                         dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup));
+        // Each collective in 128 bits, then refused rather than wrapped past 1 EB
+        // (100T parameters x 65,536 micro-batches would wrap 64 bits).
+        Wide traffic[5] = {dataParallelBytes(psiDense, shardGroup, reduceGroup) +
+                               dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup),
+                           0, 0, 0, 0};
         if (arch) {
             const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;
             const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
-            cm.tensorParallel = std::int64_t(Wide(m) * g.layerCount * allReducesPerLayer * 2 *
-                                             ringShare(hiddenBytes, t));
+            traffic[1] =
+                Wide(m) * g.layerCount * allReducesPerLayer * 2 * ringShare(hiddenBytes, t);
             const Wide boundary = hiddenBytes / (tr.sequenceParallel && t > 1 ? t : 1);
             const int neighbours = (i > 0 ? 1 : 0) + (i < p - 1 ? 1 : 0);
-            cm.pipelineParallel = std::int64_t(Wide(m) * boundary * neighbours);
+            traffic[2] = Wide(m) * boundary * neighbours;
             const Wide kvBytes = Wide(tokensPerRank) * (arch->keyWidth() + arch->valueWidth()) / t *
                                  tr.activationBytes;
-            cm.contextParallel =
-                std::int64_t(Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1));
+            traffic[3] = Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1);
             // Expert-parallel all-to-all: each MoE block dispatches the k copies of the
             // rank's tokens (its sequence-parallel share) and combines them back, in the
             // forward and the backward pass (again in the recomputed forward under full
@@ -548,11 +549,27 @@ MemoryReport estimate(const Scenario &s)
                 const Wide copies = Wide(tokensPerRank) / (tr.sequenceParallel && t > 1 ? t : 1) *
                                     arch->activeExperts;
                 const int passes = tr.recompute == Recompute::Full ? 6 : 4;
-                cm.expertParallel =
-                    std::int64_t(Wide(m) * blocksOfKind[1] * passes *
-                                 ringShare(copies * arch->hidden * tr.activationBytes, e));
+                traffic[4] = Wide(m) * blocksOfKind[1] * passes *
+                             ringShare(copies * arch->hidden * tr.activationBytes, e);
             }
         }
+        static const char *const collective[5] = {"data-parallel", "tensor-parallel",
+                                                  "pipeline-parallel", "context-parallel",
+                                                  "expert-parallel"};
+        for (int k = 0; k < 5; ++k)
+            if (traffic[k] > maxReportBytes) {
+                report.error = std::string(collective[k]) +
+                               " traffic exceeds 1 EB per GPU per step: fewer micro-batches per "
+                               "step (got " +
+                               str(m) + "), a smaller model or more GPUs";
+                report.groups.clear();
+                return report;
+            }
+        cm.dataParallel = std::int64_t(traffic[0]);
+        cm.tensorParallel = std::int64_t(traffic[1]);
+        cm.pipelineParallel = std::int64_t(traffic[2]);
+        cm.contextParallel = std::int64_t(traffic[3]);
+        cm.expertParallel = std::int64_t(traffic[4]);
 
         g.label = p == 1 ? (g.gpuCount == 1 ? "1 GPU" : "all " + str(g.gpuCount) + " GPUs")
                          : "stage " + str(i);

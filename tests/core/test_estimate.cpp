@@ -51,6 +51,7 @@ private slots:
     void fitsAndHeadroom();
     void invalidInputs_data();
     void invalidInputs();
+    void trafficPastOneExabyteIsRefused();
 };
 
 void TestEstimate::referenceCases_data()
@@ -206,6 +207,24 @@ void TestEstimate::invalidInputs()
     QVERIFY(!r.fits());
     QVERIFY(r.groups.empty());
     QCOMPARE(QString::fromStdString(r.error), message);
+}
+
+void TestEstimate::trafficPastOneExabyteIsRefused()
+{
+    // 100T parameters under ZeRO-3 on 8 GPUs move (2 w + g) = 6 bytes of every parameter
+    // per micro-batch, 7/8 of it off the GPU: 1e14 x 6 x 7/8 = 5.25e14 bytes. x 65,536
+    // micro-batches = 3.4e19 bytes, past 2^63: it printed -2,487,088,147 GB. Now refused.
+    Scenario s = plain(100'000'000'000'000, 8, ZeroStage::Zero3);
+    s.training.microBatches = 65536;
+    const MemoryReport r = estimate(s);
+    QVERIFY(!r.valid());
+    QCOMPARE(r.error, std::string("data-parallel traffic exceeds 1 EB per GPU per step: fewer "
+                                  "micro-batches per step (got 65536), a smaller model or more "
+                                  "GPUs"));
+    s.training.microBatches = 8;
+    const MemoryReport ok = estimate(s);
+    QVERIFY(ok.valid());
+    QCOMPARE(ok.groups[0].communication.dataParallel, 8 * 525'000'000'000'000LL);
 }
 
 QTEST_APPLESS_MAIN(TestEstimate)
