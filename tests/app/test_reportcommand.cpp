@@ -306,6 +306,21 @@ void TestReportCommand::badArguments_data()
     QTest::addColumn<QString>("message");
     QTest::newRow("unknown model")
         << QStringList{"--model", "gpt-9"} << "shardscope report: --model: unknown model 'gpt-9'";
+    // Command-line edges a fuzz campaign found: each refusal names its flag.
+    QTest::newRow("degrees past the pipeline limit")
+        << QStringList{"--dp", "65536", "--tp", "65536", "--pp", "65536", "--cp", "65536"}
+        << "shardscope report: --pp must be a whole number from 1 to 1024 (got '65536')";
+    QTest::newRow("degree product past the world size")
+        << QStringList{"--dp", "65536", "--tp", "65536", "--pp", "1024", "--cp", "65536"}
+        << "shardscope report: --dp x --tp x --pp x --cp (65536 x 65536 x 1024 x 65536) "
+           "exceeds 1048576 GPUs";
+    QTest::newRow("gpus not a number beside dp")
+        << QStringList{"--dp", "2", "--gpus", "abc"}
+        << "shardscope report: --gpus must be a whole number from 1 to 1048576 (got 'abc')";
+    QTest::newRow("context past its flag range")
+        << QStringList{"--cuda-context-mib", "1000000"}
+        << "shardscope report: --cuda-context-mib must be a whole number from 0 to 953674 MiB "
+           "(got '1000000')";
     QTest::newRow("zero gpus") << QStringList{"--gpus", "0"}
                                << "shardscope report: --gpus must be a whole number from 1";
     QTest::newRow("negative params")
