@@ -1,13 +1,12 @@
 #include "breakdownview.h"
 
-#include "palette.h"
+#include "chartparts.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QLabel>
 #include <QPieSeries>
 #include <QPieSlice>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 namespace shardscope {
@@ -15,7 +14,7 @@ namespace shardscope {
 namespace {
 QString qs(const std::string &s)
 {
-    return QString::fromStdString(s);
+    return toQString(s);
 }
 } // namespace
 
@@ -25,18 +24,14 @@ BreakdownView::BreakdownView(QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    QFont tf = font();
-    tf.setPointSizeF(14);
-    tf.setBold(true);
-    m_title->setFont(tf);
     m_title->setWordWrap(true);
     m_series->setHoleSize(0.5);
     m_series->setPieSize(0.9);
     auto *chart = new QChart;
     chart->addSeries(m_series);
     chart->setAnimationOptions(QChart::NoAnimation); // grabs must show the slices
-    chart->legend()->setVisible(false);
-    chart->setBackgroundVisible(false);
+    chart->legend()->setVisible(false);              // the table below is the legend
+    chart->setBackgroundRoundness(0);
     chart->setMargins(QMargins(0, 0, 0, 0));
     // QChartView starts with a chart of its own and setChart() releases, not deletes,
     // the previous one: delete it, or every view leaks a whole QChart.
@@ -45,14 +40,48 @@ BreakdownView::BreakdownView(QWidget *parent)
     delete initial;
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMinimumSize(260, 240);
-    QFont cf = font();
-    cf.setPointSizeF(12);
-    m_comm->setFont(cf);
+    m_view->setFrameShape(QFrame::NoFrame);
     m_comm->setWordWrap(true);
     m_comm->setTextFormat(Qt::RichText);
     layout->addWidget(m_title);
     layout->addWidget(m_view, 1);
     layout->addWidget(m_comm);
+    // Until setChartStyle(), the donut is drawn on the window's own background.
+    chart->setBackgroundVisible(false);
+    setFontScale(m_style.fontScale);
+}
+
+QChart *BreakdownView::chart() const
+{
+    return m_view->chart();
+}
+
+void BreakdownView::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    const ChartStyle &st = m_style;
+    applyPanelStyle(this, st);
+    QChart *c = chart();
+    c->setBackgroundVisible(true);
+    c->setBackgroundBrush(st.background);
+    c->setBackgroundPen(Qt::NoPen);
+    c->setPlotAreaBackgroundVisible(false);
+    c->setTitleBrush(st.ink);
+    c->legend()->setLabelColor(st.ink);
+    c->legend()->setBrush(st.background);
+    m_view->setBackgroundBrush(st.background);
+    styleSlices();
+    setFontScale(st.fontScale);
+}
+
+void BreakdownView::styleSlices()
+{
+    for (QPieSlice *slice : m_series->slices()) {
+        slice->setBorderColor(m_style.barOutline);
+        slice->setBorderWidth(1.5 * m_style.lineScale);
+        slice->setLabelColor(m_style.ink);
+        slice->setLabelFont(m_style.font(font(), 12));
+    }
 }
 
 void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit,
@@ -85,7 +114,6 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
             continue;
         auto *slice = m_series->append(qs(componentName(Component(c))), double(v));
         slice->setColor(componentColor(Component(c)));
-        slice->setBorderColor(Qt::white);
         slice->setLabelVisible(false);
         parts += QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td>"
                                 "<td align=right>&nbsp;&nbsp;%3</td>"
@@ -95,6 +123,7 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
                      .arg(double(v) / total * 100, 0, 'f', 0);
     }
     parts += QStringLiteral("</table><br>");
+    styleSlices();
     const CommunicationBytes &cm = g.communication;
     auto row = [unit](const QString &name, std::int64_t bytes) {
         return QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;&nbsp;%2</td></tr>")
@@ -123,13 +152,10 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
 
 void BreakdownView::setFontScale(double scale)
 {
-    QFont tf = font();
-    tf.setPointSizeF(14 * scale);
-    tf.setBold(true);
-    m_title->setFont(tf);
-    QFont cf = font();
-    cf.setPointSizeF(12 * scale);
-    m_comm->setFont(cf);
+    m_style.fontScale = scale;
+    m_title->setFont(m_style.font(font(), 14, true));
+    m_comm->setFont(m_style.font(font(), 12));
+    chart()->legend()->setFont(m_style.font(font(), 12));
 }
 
 QString BreakdownView::title() const
@@ -139,9 +165,7 @@ QString BreakdownView::title() const
 
 QString BreakdownView::communicationText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_comm->text());
-    return doc.toPlainText();
+    return plainTextOf(m_comm->text());
 }
 
 } // namespace shardscope

@@ -1,16 +1,13 @@
 #pragma once
 
-#include "format.h"
-#include "memoryreport.h"
-#include "palette.h"
+#include "chartparts.h"
+#include "chartstyle.h"
 #include "scenario.h"
 
 #include <QWidget>
 #include <array>
 
 class QCustomPlot;
-class QCPBars;
-class QCPItemStraightLine;
 class QCPItemText;
 
 namespace shardscope {
@@ -25,7 +22,7 @@ namespace shardscope {
 /// Layout::zeroStage. Where a setting is impossible for a strategy the copy drops
 /// it and the bar's label says so: DDP has no CPU offload and no HSDP shard group,
 /// and ZeRO-1/2 offload the optimizer only (parameter offload needs ZeRO-3).
-class CompareChart : public QWidget
+class CompareChart : public QWidget, public StyledView
 {
     Q_OBJECT
 public:
@@ -37,8 +34,10 @@ public:
 
     /// Estimates the scenario under each strategy and redraws (queued replot).
     void setScenario(const Scenario &s, ByteUnit unit);
-    /// Changes the look (light, dark, presentation) and redraws.
+    /// Changes the look (light, dark, presentation) and redraws (queued).
     void setStyle(const ChartStyle &style);
+    /// The same as setStyle(): the StyledView interface.
+    void setChartStyle(const ChartStyle &style) override { setStyle(style); }
     /// The current look.
     const ChartStyle &style() const { return m_style; }
 
@@ -62,14 +61,10 @@ public:
     int currentIndex() const { return m_current; }
 
 private:
-    void applyStyle();
     QFont scaledFont(double points, bool bold = false) const;
 
     QCustomPlot *m_plot = nullptr;
-    std::array<QCPBars *, componentCount> m_stack{};
-    QCPBars *m_overflow = nullptr;
-    QCPItemStraightLine *m_capacityLine = nullptr;
-    QCPItemText *m_capacityText = nullptr;
+    CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
     std::array<QCPItemText *, 4> m_totals{};
     std::array<MemoryReport, 4> m_reports;
     std::array<Scenario, 4> m_scenarios;

@@ -1,6 +1,5 @@
 #include "livepanel.h"
 
-#include "palette.h"
 #include "scenariomodel.h"
 
 #include <QDateTime>
@@ -9,7 +8,6 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <qcustomplot.h>
@@ -22,15 +20,9 @@ constexpr double barWidth = 0.38;
 constexpr double barOffset = 0.21; // predicted at centre - offset, measured at centre + offset
 constexpr int compactAbove = 4;    // more GPUs than this get the short labels
 
-/// Okabe-Ito black: the one colour the predicted components do not use.
-QColor measuredColor()
-{
-    return QColor(0x00, 0x00, 0x00);
-}
-
 QString qs(const std::string &s)
 {
-    return QString::fromStdString(s);
+    return toQString(s);
 }
 
 QString exactBytes(qint64 bytes)
@@ -69,14 +61,9 @@ QString shortGpuName(const QString &name)
 LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
     : QWidget(parent), m_model(model), m_client(new ProbeClient(this)),
       m_startButton(new QPushButton(tr("Start"), this)), m_statusLabel(new QLabel(this)),
-      m_plot(new QCustomPlot(this))
+      m_plot(new QCustomPlot(this)), m_predictedBars(m_plot, barWidth, false)
 {
-    QFont controlFont = font();
-    controlFont.setPointSizeF(14);
-    m_startButton->setFont(controlFont);
-    m_startButton->setMinimumWidth(120);
     m_startButton->setToolTip(tr("Start or stop reading this machine's GPUs"));
-    m_statusLabel->setFont(controlFont);
     m_statusLabel->setTextFormat(Qt::PlainText);
     m_statusLabel->setWordWrap(false);
     // Long failure messages are elided, never allowed to widen the window.
@@ -92,69 +79,23 @@ LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
     layout->addWidget(m_plot, 1);
     setMinimumSize(480, 320);
 
-    QFont tickFont = font();
-    tickFont.setPointSizeF(13);
-    QFont labelFont = tickFont;
-    labelFont.setPointSizeF(14);
-    labelFont.setBold(true);
-    applyAxisStyle(m_plot, ChartStyle::light(), font(), 13);
-    m_plot->xAxis->grid()->setVisible(false);
-    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
-    m_plot->xAxis->setSubTicks(false);
-    m_plot->xAxis->setTickLength(0, 0);
-    m_plot->xAxis->setLabel(tr("GPUs on this machine (GPU i taken as rank i)"));
-
-    for (int c = 0; c < componentCount; ++c) {
-        auto *bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-        bars->setName(qs(componentName(Component(c))));
-        bars->setPen(QPen(Qt::white, 1));
-        bars->setBrush(componentColor(Component(c)));
-        bars->setWidth(barWidth);
-        bars->setStackingGap(0);
-        bars->setSelectable(QCP::stNone);
-        if (c > 0)
-            bars->moveAbove(m_predictedBars[c - 1]);
-        m_predictedBars[c] = bars;
-    }
+    useCategoryAxis(m_plot->xAxis, tr("GPUs on this machine (GPU i taken as rank i)"), 0);
     m_usedBars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     m_usedBars->setName(tr("Measured: used"));
-    m_usedBars->setPen(QPen(measuredColor(), 1));
-    m_usedBars->setBrush(measuredColor());
     m_usedBars->setWidth(barWidth);
     m_usedBars->setStackingGap(0);
     m_usedBars->setSelectable(QCP::stNone);
     m_reservedBars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
     m_reservedBars->setName(tr("Measured: driver reserved"));
-    m_reservedBars->setPen(QPen(measuredColor(), 2));
-    m_reservedBars->setBrush(QBrush(measuredColor(), Qt::BDiagPattern));
     m_reservedBars->setWidth(barWidth);
-    m_reservedBars->setStackingGap(1); // a white gap sets the thin reserve apart
+    m_reservedBars->setStackingGap(1); // a gap in the canvas colour sets the thin reserve apart
     m_reservedBars->setSelectable(QCP::stNone);
     m_reservedBars->moveAbove(m_usedBars);
+    m_message = addPlotMessage(m_plot, 0.4);
 
-    m_capacityText = new QCPItemText(m_plot);
-    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    m_capacityText->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    m_capacityText->setClipToAxisRect(false);
-    m_capacityText->setTextAlignment(Qt::AlignLeft);
-    m_capacityText->setFont(labelFont);
-    m_capacityText->setColor(QColor(25, 25, 25));
-    m_capacityText->setBrush(QColor(255, 255, 255, 220));
-    m_capacityText->setPadding(QMargins(6, 2, 6, 2));
-
-    m_message = new QCPItemText(m_plot);
-    m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_message->position->setCoords(0.5, 0.4);
-    m_message->setFont(labelFont);
-    m_message->setColor(overflowsColor());
-    m_message->setVisible(false);
-
-    QFont legendFont = tickFont;
-    m_plot->legend->setFont(legendFont);
-    m_plot->legend->setIconSize(24, 18);
     placeLegendAbove(m_plot, 4, 18);
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    applyStyle();
 
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &LivePanel::showTooltip);
@@ -166,6 +107,40 @@ LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
 
     setStatus(tr("Press Start to read this machine's GPUs with shardscope-probe"), false);
     rebuild();
+}
+
+QColor LivePanel::measuredColor(const ChartStyle &style)
+{
+    // Okabe-Ito black, the one colour the predicted components do not use; on a dark
+    // canvas the ink takes its place.
+    return style.isDark() ? style.ink : QColor(0x00, 0x00, 0x00);
+}
+
+void LivePanel::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    applyPanelStyle(this, style);
+    applyStyle();
+    setStatus(m_status, m_statusIsError); // its colour and font
+    rebuild();                            // the per-GPU lines and labels
+}
+
+void LivePanel::applyStyle()
+{
+    const ChartStyle &st = m_style;
+    const QFont controlFont = st.font(font(), 14);
+    m_startButton->setFont(controlFont);
+    m_startButton->setMinimumWidth(int(120 * st.fontScale));
+    m_statusLabel->setFont(controlFont);
+    applyAxisStyle(m_plot, st, font(), 13);
+    m_predictedBars.applyStyle(st, font(), true);
+    const QColor measured = measuredColor(st);
+    m_usedBars->setPen(QPen(measured, 1 * st.lineScale));
+    m_usedBars->setBrush(measured);
+    m_reservedBars->setPen(QPen(measured, 2 * st.lineScale));
+    m_reservedBars->setBrush(QBrush(measured, Qt::BDiagPattern));
+    styleMessage(m_message, st, font());
+    styleLegend(m_plot, st, font(), 13, QSize(24, 18));
 }
 
 void LivePanel::toggle()
@@ -218,7 +193,7 @@ void LivePanel::setStatus(const QString &text, bool error)
     m_statusIsError = error;
     QPalette pal = m_statusLabel->palette();
     pal.setColor(QPalette::WindowText,
-                 error ? overflowsColor() : palette().color(QPalette::WindowText));
+                 error ? m_style.alert : palette().color(QPalette::WindowText));
     m_statusLabel->setPalette(pal);
     QFont f = m_statusLabel->font();
     f.setBold(error);
@@ -250,11 +225,8 @@ void LivePanel::showEvent(QShowEvent *event)
 void LivePanel::rebuild()
 {
     // A hidden tab of a shown window catches up when shown (showEvent).
-    if (window()->isVisible() && !isVisible()) {
-        m_stale = true;
+    if (waitsWhileHidden(this, &m_stale))
         return;
-    }
-    m_stale = false;
     m_unit = m_model->unit();
     const double scale = unitBytes(m_unit);
     const MemoryReport &r = m_model->report();
@@ -285,20 +257,10 @@ void LivePanel::rebuild()
         predictedKeys[i] = m_sample ? i + 1 - barOffset : i + 1; // alone without a reading
         measuredKeys[i] = i + 1 + barOffset;
     }
-    for (int c = 0; c < componentCount; ++c) {
-        QVector<double> values(n);
-        bool any = false;
-        for (int i = 0; i < n; ++i) {
-            const auto &pred = m_pairs[std::size_t(i)].predicted;
-            values[i] = pred ? double(componentValue(*pred, Component(c))) / scale : 0.0;
-            any = any || values[i] > 0;
-        }
-        m_predictedBars[c]->setData(predictedKeys, values, true);
-        if (any)
-            m_predictedBars[c]->addToLegend();
-        else
-            m_predictedBars[c]->removeFromLegend();
-    }
+    std::vector<ComponentBytes> predicted;
+    for (const Pair &p : m_pairs)
+        predicted.push_back(p.predicted.value_or(ComponentBytes{}));
+    m_predictedBars.setBars(predictedKeys, predicted, scale);
     QVector<double> used(n), reserved(n);
     bool anyMeasured = false, anyReserved = false;
     for (int i = 0; i < n; ++i) {
@@ -308,16 +270,13 @@ void LivePanel::rebuild()
         anyMeasured = anyMeasured || m.has_value();
         anyReserved = anyReserved || reserved[i] > 0;
     }
-    m_usedBars->setData(measuredKeys, used, true);
-    m_reservedBars->setData(measuredKeys, reserved, true);
-    if (anyMeasured)
-        m_usedBars->addToLegend();
-    else
-        m_usedBars->removeFromLegend();
-    if (anyReserved)
-        m_reservedBars->addToLegend();
-    else
-        m_reservedBars->removeFromLegend();
+    // Without a reading there are no measured bars (not even empty ones on the axis).
+    const QVector<double> noKeys;
+    m_usedBars->setData(anyMeasured ? measuredKeys : noKeys, anyMeasured ? used : noKeys, true);
+    m_reservedBars->setData(anyMeasured ? measuredKeys : noKeys, anyMeasured ? reserved : noKeys,
+                            true);
+    showInLegend(m_usedBars, anyMeasured);
+    showInLegend(m_reservedBars, anyReserved);
 
     // Capacity: each GPU's driver total across its pair (runs of equal totals drawn as
     // one line); before any reading, the scenario's datasheet figure across all pairs.
@@ -335,14 +294,12 @@ void LivePanel::rebuild()
             segments.push_back({i + 0.5, i + 1.5, cap});
     }
     const int lineCount = int(segments.size());
-    while (int(m_capacityLines.size()) < lineCount) {
-        auto *line = new QCPItemLine(m_plot);
-        line->setPen(QPen(QColor(25, 25, 25), 3, Qt::DashLine));
-        m_capacityLines.push_back(line);
-    }
+    while (int(m_capacityLines.size()) < lineCount)
+        m_capacityLines.push_back(new QCPItemLine(m_plot));
     double top = 0;
     for (int i = 0; i < int(m_capacityLines.size()); ++i) {
         QCPItemLine *line = m_capacityLines[std::size_t(i)];
+        line->setPen(capacityPen(m_style));
         line->setVisible(i < lineCount);
         if (i >= lineCount)
             continue;
@@ -351,36 +308,35 @@ void LivePanel::rebuild()
         line->end->setCoords(seg.to, seg.value);
         top = std::max(top, seg.value);
     }
-    m_capacityText->setVisible(lineCount > 0);
+    m_predictedBars.setCapacityVisible(lineCount > 0);
     if (m_sample && n > 0) {
         const ProbeGpu &last = *m_pairs.back().measured;
-        m_capacityText->position->setCoords(1.0, double(last.totalBytes) / scale);
-        m_capacityText->setText(
+        m_predictedBars.setCapacity(
+            double(last.totalBytes) / scale,
             tr("%1\n%2\ndriver total")
                 .arg(shortGpuName(last.name), qs(formatBytes(last.totalBytes, m_unit))));
     } else if (n > 0) {
-        m_capacityText->position->setCoords(1.0, double(r.capacityBytes) / scale);
-        m_capacityText->setText(tr("%1\n%2\ndatasheet")
-                                    .arg(qs(m_model->scenario().gpu.shortName),
-                                         qs(formatBytes(r.capacityBytes, m_unit))));
+        m_predictedBars.setCapacity(double(r.capacityBytes) / scale,
+                                    tr("%1\n%2\ndatasheet")
+                                        .arg(qs(m_model->scenario().gpu.shortName),
+                                             qs(formatBytes(r.capacityBytes, m_unit))));
     }
 
     // Room right of the axis rect for the capacity label, however long the GPU's name.
-    const QFontMetrics capMetrics(m_capacityText->font());
+    const QCPItemText *capacityLabel = m_predictedBars.label();
+    const QFontMetrics capMetrics(capacityLabel->font());
     int capWidth = 0;
-    for (const QString &l : m_capacityText->text().split(u'\n'))
+    for (const QString &l : capacityLabel->text().split(u'\n'))
         capWidth = std::max(capWidth, capMetrics.horizontalAdvance(l));
     m_plot->axisRect()->setMargins(QMargins(0, 0, capWidth + 30, 0));
 
     // Value labels above every bar (two per pair).
-    QFont valueFont = font();
-    valueFont.setPointSizeF(compact ? 11 : 12.5);
-    valueFont.setBold(true);
+    const QFont valueFont = m_style.font(font(), compact ? 11 : 12.5, true);
+    QColor plate = m_style.background;
+    plate.setAlpha(220);
     while (int(m_valueTexts.size()) < 2 * n) {
-        auto *t = new QCPItemText(m_plot);
-        t->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        auto *t = addBarValue(m_plot, 4);
         t->setTextAlignment(Qt::AlignHCenter);
-        t->setPadding(QMargins(0, 0, 0, 4));
         m_valueTexts.push_back(t);
     }
     for (int k = 0; k < int(m_valueTexts.size()); ++k) {
@@ -390,10 +346,11 @@ void LivePanel::rebuild()
         if (!t->visible())
             continue;
         t->setFont(valueFont);
+        t->setBrush(plate); // a capacity line behind the text breaks rather than crosses it
         if (k % 2 == 0) {
             const double h = p->predicted ? double(p->predicted->total()) / scale : 0.0;
             t->position->setCoords(predictedKeys[k / 2], h);
-            t->setColor(QColor(25, 25, 25));
+            t->setColor(m_style.ink);
             const QString value =
                 p->predicted ? qs(formatBytes(p->predicted->total(), m_unit)) : QString();
             t->setText(!p->predicted ? tr("Not in the\nscenario")
@@ -403,13 +360,13 @@ void LivePanel::rebuild()
         } else {
             const double h = used[k / 2] + reserved[k / 2];
             t->position->setCoords(measuredKeys[k / 2], h);
-            t->setColor(measuredColor());
+            t->setColor(measuredColor(m_style));
             const QString value = qs(formatBytes(p->measured->usedBytes, m_unit));
             QString text = compact ? value : tr("Measured\n%1").arg(value);
             // The reserve is a thin segment; with room, say its size too.
             if (p->measured->reservedBytes && *p->measured->reservedBytes > 0 && !compact)
-                text +=
-                    tr("\n+ %1 reserved").arg(qs(formatBytes(*p->measured->reservedBytes, m_unit)));
+                text += (m_style.fontScale > 1.2 ? tr("\n+ %1\nreserved") : tr("\n+ %1 reserved"))
+                            .arg(qs(formatBytes(*p->measured->reservedBytes, m_unit)));
             t->setText(text);
             top = std::max(top, h);
         }
@@ -420,9 +377,7 @@ void LivePanel::rebuild()
     for (int i = 0; i < n; ++i)
         labels << pairLabel(i);
     ticker->setTicks(centres, labels);
-    QFont tickFont = m_plot->xAxis->tickLabelFont();
-    tickFont.setPointSizeF(compact ? 12 : 14);
-    m_plot->xAxis->setTickLabelFont(tickFont);
+    m_plot->xAxis->setTickLabelFont(m_style.font(font(), compact ? 12 : 14));
     const bool anyDifference = std::any_of(m_pairs.begin(), m_pairs.end(),
                                            [](const Pair &p) { return p.measured && p.predicted; });
     m_plot->xAxis->setLabel(compact && anyDifference
@@ -431,8 +386,7 @@ void LivePanel::rebuild()
                                 : tr("GPUs on this machine (GPU i taken as rank i)"));
 
     m_plot->xAxis->setRange(0.4, std::max(1, n) + 0.6);
-    m_plot->yAxis->setRange(0, std::max(top, 1.0) * 1.22);
-    m_plot->yAxis->setLabel(tr("Memory per GPU (%1)").arg(qs(unitName(m_unit))));
+    setMemoryAxis(m_plot->yAxis, top, 1.0, 1.22, m_unit);
 
     m_message->setVisible(!r.valid());
     m_message->setText(tr("No prediction for this layout:\n%1").arg(qs(r.error)));
@@ -450,6 +404,8 @@ QString LivePanel::pairLabel(int i) const
     if (const auto diff = differenceBytes(i)) {
         if (pairCount() > compactAbove) // the axis title names the difference
             label += QStringLiteral("\n") + signedBytes(*diff, m_unit);
+        else if (m_style.fontScale > 1.2) // large type: the figure on a line of its own
+            label += tr("\nmeasured − predicted:\n%1").arg(signedBytes(*diff, m_unit));
         else
             label += QStringLiteral("\n") + differenceText(i);
     }
@@ -458,18 +414,12 @@ QString LivePanel::pairLabel(int i) const
 
 double LivePanel::predictedHeight(int i, Component c) const
 {
-    if (i < 0 || i >= pairCount())
-        return 0;
-    const auto data = m_predictedBars[int(c)]->data();
-    return i < data->size() ? data->at(i)->value : 0;
+    return i >= 0 && i < pairCount() ? m_predictedBars.height(i, c) : 0;
 }
 
 double LivePanel::predictedTop(int i) const
 {
-    double sum = 0;
-    for (int c = 0; c < componentCount; ++c)
-        sum += predictedHeight(i, Component(c));
-    return sum;
+    return i >= 0 && i < pairCount() ? m_predictedBars.top(i) : 0;
 }
 
 double LivePanel::measuredUsedHeight(int i) const
@@ -567,22 +517,12 @@ QString LivePanel::tooltipText(int i) const
 
 int LivePanel::pairAt(const QPoint &pos) const
 {
-    if (!m_plot->axisRect()->rect().contains(pos))
-        return -1;
-    const double key = m_plot->xAxis->pixelToCoord(pos.x());
-    const int i = qRound(key) - 1;
-    if (i < 0 || i >= pairCount() || std::abs(key - (i + 1)) > barOffset + barWidth / 2)
-        return -1;
-    return i;
+    return categoryAt(m_plot, pos, pairCount(), barOffset + barWidth / 2);
 }
 
 void LivePanel::showTooltip(QMouseEvent *event)
 {
-    const int i = pairAt(event->pos());
-    if (i < 0)
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), tooltipText(i), m_plot);
+    showPlotTooltip(m_plot, event, tooltipText(pairAt(event->pos())));
 }
 
 } // namespace shardscope

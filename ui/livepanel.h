@@ -1,7 +1,7 @@
 #pragma once
 
-#include "format.h"
-#include "memoryreport.h"
+#include "chartparts.h"
+#include "chartstyle.h"
 #include "probeclient.h"
 
 #include <QWidget>
@@ -35,7 +35,11 @@ class ScenarioModel;
 /// of the first min(GPUs, 8) ranks and says why in the status line; a failure clears the
 /// measured bars rather than showing a stale reading. Readings are applied as they come
 /// and the plot asks for a queued replot, so a burst of readings costs one redraw.
-class LivePanel : public QWidget
+///
+/// Its look follows a ChartStyle (setChartStyle): the plot as every chart, the measured
+/// bars in Okabe-Ito black on a light canvas and in the ink on a dark one, and the Start
+/// button and status line in chartPalette() colours at 14 pt x fontScale.
+class LivePanel : public QWidget, public StyledView
 {
     Q_OBJECT
 public:
@@ -57,6 +61,12 @@ public:
     QString statusText() const { return m_status; }
     /// True while the status line reports a failure.
     bool statusIsError() const { return m_statusIsError; }
+    /// Changes the look (light, dark, presentation) and redraws (queued).
+    void setChartStyle(const ChartStyle &style) override;
+    /// The current look.
+    const ChartStyle &chartStyle() const { return m_style; }
+    /// Colour of the measured bars and their values in `style`.
+    static QColor measuredColor(const ChartStyle &style);
 
     /// Number of GPU pairs drawn.
     int pairCount() const { return int(m_pairs.size()); }
@@ -64,7 +74,8 @@ public:
     bool hasReading() const { return m_sample.has_value(); }
     /// The reading drawn, if any.
     const std::optional<ProbeSample> &reading() const { return m_sample; }
-    /// Tick label under pair i ("GPU 0 · rank 0" and the difference).
+    /// Tick label under pair i ("GPU 0 · rank 0" and the difference; in large type, the
+    /// difference's figure on a line of its own).
     QString pairLabel(int i) const;
     /// Height of pair i's predicted component, display units (0 without a prediction).
     double predictedHeight(int i, Component c) const;
@@ -104,6 +115,9 @@ private:
     };
 
     void rebuild();
+    /// The plot and the controls' fonts in m_style (the palette is the window's until
+    /// setChartStyle() gives the panel one).
+    void applyStyle();
     void setStatus(const QString &text, bool error);
     void updateStatusLabel();
     void toggle();
@@ -115,12 +129,11 @@ private:
     QPushButton *m_startButton = nullptr;
     QLabel *m_statusLabel = nullptr;
     QCustomPlot *m_plot = nullptr;
-    std::array<QCPBars *, componentCount> m_predictedBars{};
+    CapacityBars m_predictedBars; ///< stacked by component; the capacity label
     QCPBars *m_usedBars = nullptr;
     QCPBars *m_reservedBars = nullptr;
     std::vector<QCPItemLine *> m_capacityLines;
     std::vector<QCPItemText *> m_valueTexts;
-    QCPItemText *m_capacityText = nullptr;
     QCPItemText *m_message = nullptr;
 
     std::vector<Pair> m_pairs;
@@ -129,6 +142,7 @@ private:
     bool m_statusIsError = false;
     bool m_stale = false; ///< the model changed while the panel was a hidden tab
     ByteUnit m_unit = ByteUnit::GB;
+    ChartStyle m_style;
 };
 
 } // namespace shardscope

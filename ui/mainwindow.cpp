@@ -3,16 +3,19 @@
 #include "advancedpanel.h"
 #include "breakdownview.h"
 #include "chartexport.h"
+#include "chartstyle.h"
 #include "comparechart.h"
 #include "hfconfig.h"
 #include "inputfile.h"
 #include "livepanel.h"
 #include "memorychart.h"
 #include "palette.h"
+#include "scenariochanges.h"
 #include "scenariofile.h"
 #include "settings.h"
 #include "timelinepanel.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QButtonGroup>
@@ -33,7 +36,9 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QShortcut>
 #include <QSignalBlocker>
@@ -44,8 +49,10 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolButton>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <cmath>
+#include <limits>
 
 namespace shardscope {
 
@@ -125,7 +132,7 @@ MainWindow::MainWindow(QWidget *parent)
 
     auto *right = new QWidget;
     auto *rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(12, 12, 12, 12);
+    rightLayout->setContentsMargins(12, 8, 12, 8);
     m_verdict = new QLabel;
     m_verdict->setWordWrap(true);
     m_verdict->setObjectName(QStringLiteral("verdict"));
@@ -143,10 +150,19 @@ MainWindow::MainWindow(QWidget *parent)
     m_breakdown = new BreakdownView;
     auto *memorySplit = new QSplitter;
     memorySplit->addWidget(m_chart);
-    memorySplit->addWidget(m_breakdown);
-    memorySplit->setStretchFactor(0, 3);
+    // The donut and its table scroll when the window is short (1280 x 720, presentation
+    // type) rather than squeeze the table over the donut or make the window taller.
+    m_breakdownScroll = new QScrollArea;
+    m_breakdownScroll->setWidget(m_breakdown);
+    m_breakdownScroll->viewport()->installEventFilter(this); // fitBreakdown() on resize
+    m_breakdownScroll->setFrameShape(QFrame::NoFrame);
+    m_breakdownScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    memorySplit->addWidget(m_breakdownScroll);
+    // Two thirds for the bars: 750 and 377 pixels at 1600 wide; at 1280 the 430-pixel
+    // panel leaves 514 for the bars beside the donut's 300.
+    memorySplit->setStretchFactor(0, 2);
     memorySplit->setStretchFactor(1, 1);
-    m_breakdown->setMinimumWidth(360);
+    m_breakdownScroll->setMinimumWidth(300);
     m_tabs = new QTabWidget;
     m_tabs->addTab(memorySplit, QStringLiteral("Memory per GPU"));
     m_timeline = new TimelinePanel(m_model);
@@ -167,33 +183,68 @@ MainWindow::MainWindow(QWidget *parent)
     QFont tabFont = m_tabs->font();
     tabFont.setPointSizeF(13);
     m_tabs->tabBar()->setFont(tabFont);
-    // The lesson bar: title, one sentence, and the way through the steps.
+    // The lesson bar: the way through the steps and the title on top, the sentence and
+    // what the step changed below, across the whole bar. The buttons keep one size in
+    // the top row, so repeated clicks on Next land on Next whatever a step's text.
     m_lessonBar = new QWidget;
     m_lessonBar->setObjectName(QStringLiteral("lessonBar"));
-    auto *lessonLayout = new QHBoxLayout(m_lessonBar);
-    auto *lessonPrev = new QPushButton(QStringLiteral("◀ Back"));
-    auto *lessonNext = new QPushButton(QStringLiteral("Next ▶"));
-    auto *lessonEnd = new QPushButton(QStringLiteral("End lesson"));
+    auto *lessonLayout = new QVBoxLayout(m_lessonBar);
+    lessonLayout->setContentsMargins(0, 0, 0, 4);
+    lessonLayout->setSpacing(2);
+    m_lessonPrev = new QPushButton(QStringLiteral("◀ Back"));
+    m_lessonNext = new QPushButton(QStringLiteral("Next ▶"));
+    m_lessonEnd = new QPushButton(QStringLiteral("End lesson"));
+    m_lessonPrev->setToolTip(QStringLiteral("Previous step (Left, PageUp or Backspace)"));
+    m_lessonNext->setToolTip(QStringLiteral("Next step (Right, PageDown or Space)"));
+    m_lessonEnd->setToolTip(QStringLiteral("Leave the lesson (Escape)"));
+    m_lessonName = new QLabel;
     m_lessonTitle = new QLabel;
     m_lessonLabel = new QLabel;
+    m_lessonChanges = new QLabel;
+    m_lessonChanges->setObjectName(QStringLiteral("lessonChanges"));
     m_lessonLabel->setWordWrap(true);
-    m_lessonTitle->setWordWrap(true); // a long title must not widen the window
+    m_lessonName->setWordWrap(true); // a long title must not widen the window
+    m_lessonTitle->setWordWrap(true);
+    m_lessonChanges->setWordWrap(true);
     QFont lf = m_lessonLabel->font();
     lf.setPointSizeF(15);
     m_lessonLabel->setFont(lf);
     lf.setBold(true);
     m_lessonTitle->setFont(lf);
-    auto *lessonText = new QVBoxLayout;
-    lessonText->addWidget(m_lessonTitle);
-    lessonText->addWidget(m_lessonLabel);
-    lessonLayout->addWidget(lessonPrev);
-    lessonLayout->addLayout(lessonText, 1);
-    lessonLayout->addWidget(lessonNext);
-    lessonLayout->addWidget(lessonEnd);
+    QFont nf = m_lessonName->font();
+    nf.setPointSizeF(12);
+    m_lessonName->setFont(nf);
+    QFont cf = m_lessonChanges->font();
+    cf.setPointSizeF(13);
+    cf.setItalic(true);
+    m_lessonChanges->setFont(cf);
+    QFont bf = m_lessonPrev->font();
+    bf.setPointSizeF(13);
+    QSize buttonSize(0, 0);
+    for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd}) {
+        b->setFont(bf);
+        buttonSize = buttonSize.expandedTo(b->sizeHint());
+    }
+    buttonSize = buttonSize.expandedTo(QSize(120, 40));
+    for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd})
+        b->setFixedSize(buttonSize);
+    auto *top = new QHBoxLayout;
+    top->setSpacing(8);
+    top->addWidget(m_lessonPrev, 0, Qt::AlignTop);
+    top->addWidget(m_lessonNext, 0, Qt::AlignTop);
+    auto *titles = new QVBoxLayout; // the lesson's name over the step's title
+    titles->setSpacing(0);
+    titles->addWidget(m_lessonName);
+    titles->addWidget(m_lessonTitle);
+    top->addLayout(titles, 1);
+    top->addWidget(m_lessonEnd, 0, Qt::AlignTop);
+    lessonLayout->addLayout(top);
+    lessonLayout->addWidget(m_lessonLabel);
+    lessonLayout->addWidget(m_lessonChanges);
     m_lessonBar->setVisible(false);
-    connect(lessonPrev, &QPushButton::clicked, this, [this] { stepLesson(-1); });
-    connect(lessonNext, &QPushButton::clicked, this, [this] { stepLesson(+1); });
-    connect(lessonEnd, &QPushButton::clicked, this, &MainWindow::endLesson);
+    connect(m_lessonPrev, &QPushButton::clicked, this, [this] { stepLesson(-1); });
+    connect(m_lessonNext, &QPushButton::clicked, this, [this] { stepLesson(+1); });
+    connect(m_lessonEnd, &QPushButton::clicked, this, &MainWindow::endLesson);
     rightLayout->addWidget(m_lessonBar);
     rightLayout->addWidget(m_verdict);
     rightLayout->addWidget(m_summary);
@@ -204,10 +255,12 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_breakdownTimer, &QTimer::timeout, this, [this] {
         m_breakdown->setReport(m_model->scenario(), m_model->report(), m_model->unit(),
                                m_selectedGroup);
+        fitBreakdown();
     });
     connect(m_chart, &MemoryChart::groupClicked, this, [this](int group) {
         m_selectedGroup = group;
         m_breakdown->setReport(m_model->scenario(), m_model->report(), m_model->unit(), group);
+        fitBreakdown();
     });
 
     auto *scroll = new QScrollArea;
@@ -221,13 +274,140 @@ MainWindow::MainWindow(QWidget *parent)
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);
     setCentralWidget(splitter);
-    resize(1600, 950);
+    // 1600 x 950, or the screen's free area if that is smaller (a 1280 x 720 projector).
+    const QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    m_fittedSize = QSize(1600, 950);
+    if (screen)
+        m_fittedSize = m_fittedSize.boundedTo(screen->availableGeometry().size());
+    resize(m_fittedSize);
     setAcceptDrops(true);
 
+    m_undo = new QUndoStack(this);
+    m_snapshot = ScenarioSnapshot::of(*m_model);
+    m_snapshotKey = m_snapshot.key();
+    m_defaults = m_snapshot;
+    m_clock.start();
     connect(m_model, &ScenarioModel::changed, this, &MainWindow::redraw);
+    connect(m_model, &ScenarioModel::changed, this, &MainWindow::recordChange);
     buildMenus();
+    configureInputControls();
     syncControls();
     redraw();
+    applySegmentStyle();
+}
+
+void MainWindow::configureInputControls()
+{
+    // The wheel turns a control only once it has focus (a click or Tab gives it focus,
+    // the wheel does not); over any other it scrolls the panel. Typed numbers count on
+    // Enter or when focus leaves, so a half-typed "1638" is never a setting and the box
+    // does not regroup the digits under the cursor (16384 stays 16384).
+    for (QWidget *w : findChildren<QWidget *>()) {
+        auto *spin = qobject_cast<QAbstractSpinBox *>(w);
+        if (!spin && !qobject_cast<QComboBox *>(w) && !qobject_cast<QSlider *>(w))
+            continue;
+        w->setFocusPolicy(Qt::StrongFocus);
+        w->installEventFilter(this);
+        if (spin)
+            spin->setKeyboardTracking(false);
+    }
+}
+
+void MainWindow::fitBreakdown()
+{
+    // The donut fills the height its table leaves; when the table needs more than there
+    // is, the column scrolls instead of drawing the table over the donut. The height a
+    // row needs comes from its height for this width (wrapped text), else its minimum.
+    const QSize room = m_breakdownScroll->viewport()->size();
+    int needed = 0;
+    if (QLayout *layout = m_breakdown->layout()) {
+        const QMargins m = layout->contentsMargins();
+        const int inner = room.width() - m.left() - m.right();
+        int items = 0;
+        for (int i = 0; i < layout->count(); ++i) {
+            QLayoutItem *item = layout->itemAt(i);
+            if (item->isEmpty())
+                continue;
+            needed += item->hasHeightForWidth() ? item->heightForWidth(inner)
+                                                : item->minimumSize().height();
+            ++items;
+        }
+        needed += m.top() + m.bottom() + std::max(0, items - 1) * layout->spacing();
+    }
+    m_breakdown->resize(room.width(), std::max(room.height(), needed));
+}
+
+void MainWindow::showEvent(QShowEvent *event)
+{
+    QMainWindow::showEvent(event);
+    if (m_shown)
+        return;
+    m_shown = true;
+    // The history starts with what the window opens on (flags, file, lesson).
+    m_undo->clear();
+    m_snapshot = ScenarioSnapshot::of(*m_model);
+    m_snapshotKey = m_snapshot.key();
+    // At the size chosen for the screen (no --size), keep the frame on it too.
+    const QScreen *screen = this->screen();
+    if (!screen || size() != m_fittedSize)
+        return;
+    const QRect free = screen->availableGeometry();
+    const QSize frame = frameGeometry().size() - size();
+    const QSize fit = m_fittedSize.boundedTo(free.size() - frame);
+    if (fit != size())
+        resize(fit);
+    if (!free.contains(frameGeometry()))
+        move(free.topLeft());
+}
+
+void MainWindow::recordChange()
+{
+    if (m_restoring || m_batch > 0)
+        return;
+    ScenarioSnapshot now = ScenarioSnapshot::of(*m_model);
+    QByteArray key = now.key();
+    if (key == m_snapshotKey)
+        return; // the same settings again (a preset chosen twice)
+    QStringList keys;
+    for (const ScenarioChange &c :
+         scenarioChanges(m_snapshot.scenario, m_snapshot.unit, now.scenario, now.unit))
+        keys << c.key;
+    const bool dragging = m_modelSlider->isSliderDown() || m_gpuSlider->isSliderDown();
+    auto *command = new ScenarioChangeCommand(
+        m_snapshot, now, keys, m_clock.elapsed(), dragging, !m_justRestored,
+        [this](const ScenarioSnapshot &s) { restoreSnapshot(s); });
+    m_justRestored = false;
+    m_snapshot = std::move(now);
+    m_snapshotKey = std::move(key);
+    m_undo->push(command);
+}
+
+void MainWindow::asOneChange(const std::function<void()> &change)
+{
+    ++m_batch;
+    change();
+    --m_batch;
+    recordChange();
+}
+
+void MainWindow::restoreSnapshot(const ScenarioSnapshot &snapshot)
+{
+    m_restoring = true;
+    m_model->setUnit(snapshot.unit);
+    m_model->setScenario(snapshot.scenario, snapshot.scaled);
+    m_restoring = false;
+    m_justRestored = true; // the next change is a new step, not part of this one
+    m_snapshot = snapshot;
+    m_snapshotKey = snapshot.key();
+}
+
+void MainWindow::resetToDefaults()
+{
+    endLesson();
+    asOneChange([this] {
+        m_model->setUnit(m_defaults.unit);
+        m_model->setScenario(m_defaults.scenario, m_defaults.scaled);
+    });
 }
 
 void MainWindow::buildMenus()
@@ -240,7 +420,10 @@ void MainWindow::buildMenus()
             this, QStringLiteral("Open"), QString(),
             QStringLiteral("Scenarios and Hugging Face configs (*.json);;All files (*)"));
         QString error;
-        if (!path.isEmpty() && !openFile(path, &error))
+        bool opened = true;
+        if (!path.isEmpty())
+            asOneChange([&] { opened = openFile(path, &error); }); // one undo step
+        if (!opened)
             showMessage(error);
     });
     m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
@@ -294,6 +477,27 @@ void MainWindow::buildMenus()
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
 
+    // Every change of the scenario is undoable, from any control, lesson or file.
+    QMenu *edit = menuBar()->addMenu(QStringLiteral("&Edit"));
+    QAction *undo = m_undo->createUndoAction(this, QStringLiteral("&Undo"));
+    undo->setObjectName(QStringLiteral("undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    edit->addAction(undo);
+    QAction *redo = m_undo->createRedoAction(this, QStringLiteral("&Redo"));
+    redo->setObjectName(QStringLiteral("redo"));
+    QList<QKeySequence> redoKeys{QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)};
+    for (const QKeySequence &k : QKeySequence::keyBindings(QKeySequence::Redo))
+        if (!redoKeys.contains(k))
+            redoKeys << k;
+    redo->setShortcuts(redoKeys);
+    edit->addAction(redo);
+    edit->addSeparator();
+    QAction *reset = edit->addAction(QStringLiteral("Reset to &defaults"));
+    reset->setObjectName(QStringLiteral("resetToDefaults"));
+    reset->setToolTip(QStringLiteral("Llama 3 70B on 64 x H100, DDP, mixed-precision AdamW "
+                                     "(undoable)"));
+    connect(reset, &QAction::triggered, this, &MainWindow::resetToDefaults);
+
     QStringList lessonErrors;
     m_lessons = builtInLessons(&lessonErrors);
     QMenu *lessons = menuBar()->addMenu(QStringLiteral("&Lessons"));
@@ -327,9 +531,11 @@ void MainWindow::buildMenus()
 void MainWindow::showMessage(const QString &text)
 {
     m_message = text;
-    if (!text.isEmpty())
+    if (!text.isEmpty()) {
         m_summary->setText(QStringLiteral("<span style='color:%1'><b>%2</b></span>")
                                .arg(overflowsColor().name(), text.toHtmlEscaped()));
+        m_summary->setVisible(true); // an error shows even where the summary is hidden
+    }
 }
 
 void MainWindow::showView(View v)
@@ -401,7 +607,9 @@ void MainWindow::rebuildRecentMenu()
         a->setToolTip(path);
         connect(a, &QAction::triggered, this, [this, path] {
             QString error;
-            if (!openFile(path, &error))
+            bool opened = true;
+            asOneChange([&] { opened = openFile(path, &error); });
+            if (!opened)
                 showMessage(error);
         });
     }
@@ -434,6 +642,8 @@ void MainWindow::startLesson(int index)
     m_lesson = index;
     m_lessonStep = 0;
     m_lessonBar->setVisible(true);
+    // The presenter keys, whatever has focus: see eventFilter().
+    qApp->installEventFilter(this);
     applyLessonStep();
 }
 
@@ -449,10 +659,23 @@ bool MainWindow::stepLesson(int delta)
     return true;
 }
 
+void MainWindow::goToLessonStep(int step)
+{
+    if (m_lesson < 0)
+        return;
+    const int last = int(m_lessons[std::size_t(m_lesson)].steps.size()) - 1;
+    step = std::clamp(step, 0, last);
+    if (step == m_lessonStep)
+        return;
+    m_lessonStep = step;
+    applyLessonStep();
+}
+
 void MainWindow::endLesson()
 {
     m_lesson = -1;
     m_lessonBar->setVisible(false);
+    qApp->removeEventFilter(this);
 }
 
 QString MainWindow::lessonText() const
@@ -460,13 +683,92 @@ QString MainWindow::lessonText() const
     return m_lesson < 0 ? QString() : m_lessonLabel->text();
 }
 
+QString MainWindow::lessonChangesText() const
+{
+    return m_lesson < 0 ? QString() : m_lessonChanges->text();
+}
+
+bool MainWindow::handleLessonKey(QKeyEvent *event)
+{
+    // Plain keys only (a keypad's PageDown too): Ctrl+Home and the like stay the widget's.
+    if ((event->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier)
+        return false;
+    switch (event->key()) {
+    case Qt::Key_Right:
+    case Qt::Key_PageDown:
+    case Qt::Key_Space:
+        if (event->type() == QEvent::KeyPress)
+            stepLesson(+1);
+        return true;
+    case Qt::Key_Left:
+    case Qt::Key_PageUp:
+    case Qt::Key_Backspace:
+        if (event->type() == QEvent::KeyPress)
+            stepLesson(-1);
+        return true;
+    case Qt::Key_Home:
+        if (event->type() == QEvent::KeyPress)
+            goToLessonStep(0);
+        return true;
+    case Qt::Key_End:
+        if (event->type() == QEvent::KeyPress)
+            goToLessonStep(std::numeric_limits<int>::max());
+        return true;
+    case Qt::Key_Escape:
+        if (event->type() == QEvent::KeyPress)
+            endLesson();
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    const QEvent::Type type = event->type();
+    if (m_lesson >= 0 && (type == QEvent::KeyPress || type == QEvent::ShortcutOverride)) {
+        // Keys for this window's widgets only: a file dialog, a menu or a combo box's
+        // open list keep theirs. Taking the ShortcutOverride keeps shortcuts (Escape's
+        // leave-full-screen) from firing; taking the KeyPress keeps the focused widget
+        // (a spin box's cursor, a slider's Home, the tab bar's arrows) from acting too.
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (widget && widget->window() == this &&
+            handleLessonKey(static_cast<QKeyEvent *>(event))) {
+            event->accept();
+            return true;
+        }
+        return false;
+    }
+    if (type == QEvent::Resize && watched == m_breakdownScroll->viewport()) {
+        fitBreakdown();
+        return false;
+    }
+    if (type == QEvent::Wheel) {
+        // Installed on the spin boxes, combo boxes and sliders: without focus the wheel
+        // scrolls what holds them (ignored here, the event goes on to the parents).
+        auto *widget = qobject_cast<QWidget *>(watched);
+        if (widget && widget != this && !widget->hasFocus()) {
+            event->ignore();
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
 void MainWindow::applyLessonStep()
 {
     const Lesson &lesson = m_lessons[std::size_t(m_lesson)];
     const LessonStep &step = lesson.steps[std::size_t(m_lessonStep)];
     const ScenarioDocument doc = lessonDocument(lesson, m_lessonStep);
-    m_model->setUnit(doc.unit);
-    m_model->setScenario(doc.scenario);
+    // What the step changes on screen, named: with the advanced settings hidden the
+    // sentence alone would not say that the sequence length or the offload moved.
+    const ScenarioSnapshot before = ScenarioSnapshot::of(*m_model);
+    asOneChange([this, &doc] {
+        m_model->setUnit(doc.unit);
+        m_model->setScenario(doc.scenario);
+    });
+    m_lessonChanges->setText(
+        changesSentence(scenarioChanges(before.scenario, before.unit, doc.scenario, doc.unit)));
     switch (lessonViewAt(lesson, m_lessonStep)) {
     case LessonView::Memory:
         showView(View::Memory);
@@ -478,8 +780,8 @@ void MainWindow::applyLessonStep()
         showView(View::Compare);
         break;
     }
-    m_lessonTitle->setText(QStringLiteral("%1 · step %2 of %3: %4")
-                               .arg(lesson.title)
+    m_lessonName->setText(lesson.title);
+    m_lessonTitle->setText(QStringLiteral("Step %1 of %2: %3")
                                .arg(m_lessonStep + 1)
                                .arg(lesson.steps.size())
                                .arg(step.title));
@@ -488,15 +790,7 @@ void MainWindow::applyLessonStep()
 
 void MainWindow::keyPressEvent(QKeyEvent *event)
 {
-    // Arrow keys walk a lesson; space plays the pipeline animation.
-    if (m_lesson >= 0 && (event->key() == Qt::Key_Right || event->key() == Qt::Key_PageDown)) {
-        stepLesson(+1);
-        return;
-    }
-    if (m_lesson >= 0 && (event->key() == Qt::Key_Left || event->key() == Qt::Key_PageUp)) {
-        stepLesson(-1);
-        return;
-    }
+    // Space plays the pipeline animation (during a lesson eventFilter() takes it first).
     if (event->key() == Qt::Key_Space && m_tabs->currentIndex() == int(View::Timeline)) {
         m_timeline->togglePlay();
         return;
@@ -516,7 +810,9 @@ void MainWindow::dropEvent(QDropEvent *event)
     if (urls.isEmpty() || !urls.first().isLocalFile())
         return;
     QString error;
-    if (!openFile(urls.first().toLocalFile(), &error))
+    bool opened = true;
+    asOneChange([&] { opened = openFile(urls.first().toLocalFile(), &error); });
+    if (!opened)
         showMessage(error);
     event->acceptProposedAction();
 }
@@ -568,18 +864,77 @@ void MainWindow::applyLook()
     const ChartStyle style = m_presentation ? ChartStyle::presentation(m_dark)
                              : m_dark       ? ChartStyle::dark()
                                             : ChartStyle::light();
-    m_chart->setStyle(style);
-    m_compare->setStyle(style);
-    m_breakdown->setFontScale(m_presentation ? 1.4 : 1.0);
+    // Every chart, hidden tabs too, takes the theme and presentation scale at once.
+    applyChartStyle(this, style);
+    fitBreakdown();
+    applyTextSizes();
+}
+
+void MainWindow::applyTextSizes()
+{
+    // Under 800 pixels of height (a 1280 x 720 projector) presentation type steps down a
+    // little, so a long verdict keeps to two or three lines; the donut gives its width
+    // and the summary line (the panel beside it says the same) its height to the bars,
+    // whose labels would collide at presentation size.
+    m_compact = height() < compactHeight;
+    const bool roomy = !(m_presentation && m_compact);
+    m_breakdownScroll->setVisible(roomy);
+    m_summary->setVisible(roomy || !m_message.isEmpty());
     QFont panel = font();
-    panel.setPointSizeF(m_presentation ? 17 : 12);
+    panel.setPointSizeF(panelPointSize());
     m_controlPanel->setFont(panel);
+    applySegmentStyle();
     QFont vf = m_verdict->font();
-    vf.setPointSizeF(m_presentation ? 30 : 20);
+    vf.setPointSizeF(m_presentation ? (m_compact ? 22 : 30) : 20);
     m_verdict->setFont(vf);
     QFont sf = m_summary->font();
-    sf.setPointSizeF(m_presentation ? 18 : 13);
+    sf.setPointSizeF(m_presentation ? (m_compact ? 14 : 18) : 13);
     m_summary->setFont(sf);
+}
+
+double MainWindow::panelPointSize() const
+{
+    return m_presentation ? (m_compact ? 15 : 17) : 12;
+}
+
+void MainWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    if ((height() < compactHeight) != m_compact)
+        applyTextSizes();
+}
+
+void MainWindow::applySegmentStyle()
+{
+    // The strategy and unit buttons: the selected one filled with Okabe-Ito blue (light
+    // theme) or sky blue (dark), the others the plain face, so the choice reads from the
+    // back of a room: WCAG 2.1 contrast between the faces, selected against unselected,
+    // 5.0:1 light (#0072B2 on #FAFAFA) and 5.9:1 dark (#56B4E9 on #2B2E35); the labels
+    // on them 5.2:1 (white on blue) and 9.1:1 (black on sky blue). Focus: a dashed edge.
+    struct Colors
+    {
+        const char *face, *text, *edge, *hover, *selected, *selectedText, *selectedEdge, *focus;
+    };
+    static const Colors light{"#FAFAFA", "#1A1A1A", "#8A8A8A", "#E3EEF6",
+                              "#0072B2", "#FFFFFF", "#004F7C", "#1A1A1A"};
+    static const Colors dark{"#2B2E35", "#EEEEEE", "#70757F", "#363A43",
+                             "#56B4E9", "#000000", "#A8D8F5", "#EEEEEE"};
+    const Colors &c = m_dark ? dark : light;
+    const QString css =
+        QStringLiteral("QPushButton { background-color: %1; color: %2; border: 1px solid %3; "
+                       "border-radius: 6px; padding: 4px 4px; }"
+                       "QPushButton:hover:!checked { background-color: %4; }"
+                       "QPushButton:checked { background-color: %5; color: %6; "
+                       "border: 2px solid %7; }"
+                       "QPushButton:focus { border: 2px dashed %8; }")
+            .arg(QLatin1String(c.face), QLatin1String(c.text), QLatin1String(c.edge),
+                 QLatin1String(c.hover), QLatin1String(c.selected), QLatin1String(c.selectedText),
+                 QLatin1String(c.selectedEdge), QLatin1String(c.focus));
+    // A style sheet stops the panel's font reaching the button: give its size here.
+    const QString size = QStringLiteral("QPushButton { font-size: %1pt; }").arg(panelPointSize());
+    for (QButtonGroup *group : {m_strategy, m_unit})
+        for (QAbstractButton *b : group->buttons())
+            b->setStyleSheet(size + css);
 }
 
 QWidget *MainWindow::buildControls()
@@ -605,6 +960,7 @@ QWidget *MainWindow::buildControls()
     m_modelSlider->setRange(0, modelSliderSteps);
     m_modelSlider->setPageStep(25);
     m_modelSlider->setToolTip(QStringLiteral("Model size, log scale from 0.1B to 2T parameters"));
+    m_modelSlider->setAccessibleName(QStringLiteral("Model size")); // its value: redraw()
     m_modelSize = new QLabel;
     QFont sizeFont = big;
     sizeFont.setPointSizeF(16);
@@ -646,6 +1002,7 @@ QWidget *MainWindow::buildControls()
     m_gpuSlider->setToolTip(QStringLiteral("GPU count, 1 to %1 (the box takes up to %2)")
                                 .arg(QLocale(QLocale::English).toString(maxGpuSliderCount))
                                 .arg(QLocale(QLocale::English).toString(qlonglong(maxGpus))));
+    m_gpuSlider->setAccessibleName(QStringLiteral("GPU count")); // its value: redraw()
     m_gpuSpin = new QSpinBox;
     const Setting &gpusSetting = *settingByKey("gpus");
     m_gpuSpin->setRange(int(gpusSetting.displayMin()), int(gpusSetting.displayMax()));
@@ -654,6 +1011,7 @@ QWidget *MainWindow::buildControls()
         QString::fromUtf8(gpusSetting.help.data(), qsizetype(gpusSetting.help.size())));
     m_gpuSpin->setGroupSeparatorShown(true);
     m_gpuSpin->setSuffix(QStringLiteral(" GPUs"));
+    m_gpuSpin->setAccessibleName(QStringLiteral("GPUs"));
     m_gpuSpin->setMinimumWidth(140);
     auto *countRow = new QHBoxLayout;
     countRow->addWidget(m_gpuSlider, 1);
@@ -688,6 +1046,7 @@ QWidget *MainWindow::buildControls()
             "ZeRO-2: gradients sharded too (FSDP SHARD_GRAD_OP)",
             "ZeRO-3 / FSDP FULL_SHARD: weights sharded too; gathered layer by layer"};
         b->setToolTip(QString::fromLatin1(tips[z]));
+        b->setAccessibleName(b->text().replace(u'\n', u' ')); // "ZeRO-3 / FSDP"
         m_strategy->addButton(b, z);
         strategyRow->addWidget(b);
     }
@@ -876,6 +1235,11 @@ void MainWindow::redraw()
                    .arg(count(s.model.parameters()), qs(s.model.source));
     }
     m_modelInfo->setText(info);
+    // What a screen reader says for the sliders (their positions are only steps).
+    m_modelSlider->setAccessibleDescription(m_modelSize->text());
+    m_gpuSlider->setAccessibleDescription(
+        s.layout.gpus == 1 ? QStringLiteral("1 GPU")
+                           : QStringLiteral("%1 GPUs").arg(count(s.layout.gpus)));
 
     m_verdict->setText(qs(verdictText(s, r, unit)));
     const QColor bg = r.fits() ? fitsColor() : overflowsColor();

@@ -1,11 +1,16 @@
 #pragma once
 
 #include "lesson.h"
+#include "scenariochangecommand.h"
 #include "scenariomodel.h"
 
+#include <QElapsedTimer>
 #include <QMainWindow>
+#include <functional>
 
 class QButtonGroup;
+class QPushButton;
+class QUndoStack;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -13,6 +18,7 @@ class QSlider;
 class QSpinBox;
 class QTabWidget;
 class QMenu;
+class QScrollArea;
 class QTimer;
 
 namespace shardscope {
@@ -28,6 +34,10 @@ class TimelinePanel;
 /// recipe) on the left; the verdict and the stacked memory chart on the right.
 /// Every control writes to the one ScenarioModel; every view redraws from its
 /// changed() signal. Sliders track while dragged, so the chart follows the drag.
+/// Every change of the model is a step on the undo stack (Edit menu). While a lesson
+/// runs, the presenter keys (Right, PageDown, Space / Left, PageUp, Backspace / Home,
+/// End / Escape) step it whatever widget has focus. The wheel turns only a control that
+/// has focus; over any other it scrolls the panel.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -60,7 +70,9 @@ public:
     QCheckBox *modelStatesOnlyBox() const { return m_statesOnly; }
 
     /// Presentation mode: large type and thick lines, high contrast, only the
-    /// headline controls (model, GPUs, strategy) left in the panel.
+    /// headline controls (model, GPUs, strategy) left in the panel. In a window under
+    /// 800 pixels high (a 1280 x 720 projector) the type steps down (verdict 22 pt, not
+    /// 30) and the bars take the donut's and the summary line's room.
     void setPresentationMode(bool on);
     bool presentationMode() const { return m_presentation; }
     /// Dark or light theme for the window and every chart.
@@ -90,7 +102,16 @@ public:
     /// with a title and the settings as caption.
     bool exportCurrentChart(const QString &path, QSize size, QString *error);
 
-    /// Starts a lesson at its first step (index into builtInLessons()).
+    /// The undo history: one ScenarioChangeCommand per change of the scenario or unit
+    /// (a slider drag, a lesson step or an opened file is one). It starts empty when the
+    /// window is first shown.
+    QUndoStack *undoStack() const { return m_undo; }
+    /// Puts every setting back to the window's start (Llama 3 70B, 64 x H100 SXM, DDP,
+    /// mixed-precision AdamW, GB) as one undoable step, and leaves any lesson.
+    void resetToDefaults();
+
+    /// Starts a lesson at its first step (index into builtInLessons()). While it runs the
+    /// presenter keys step it from any widget of the window (see eventFilter()).
     void startLesson(int index);
     /// Number of built-in lessons.
     int lessonCount() const { return int(m_lessons.size()); }
@@ -106,6 +127,10 @@ public:
     void endLesson();
     /// The lesson bar's sentence ("" with no lesson running).
     QString lessonText() const;
+    /// The lesson bar's line of what the last step changed, compared with the screen
+    /// before it: "Changed: Sequence length → 8,192 tokens" or "No settings changed."
+    /// ("" with no lesson running).
+    QString lessonChangesText() const;
     int lessonStep() const { return m_lessonStep; }
 
     TimelinePanel *timelinePanel() const { return m_timeline; }
@@ -114,8 +139,17 @@ public:
     /// The one-line message of the last failed open/save/export ("" when none).
     QString lastMessage() const { return m_message; }
 
+    /// While a lesson runs (installed on the application): Right, PageDown and Space step
+    /// forward, Left, PageUp and Backspace back, Home and End go to the first and last
+    /// step and Escape ends the lesson, for any widget of this window, before the widget
+    /// or a shortcut sees them (digits still type). On the window's spin boxes, combo
+    /// boxes and sliders: a wheel turn without focus is ignored, so it scrolls the panel.
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 protected:
     void keyPressEvent(QKeyEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
@@ -123,6 +157,16 @@ private:
     QWidget *buildControls();
     void buildMenus();
     void applyLook();
+    void applySegmentStyle();
+    void applyTextSizes();
+    double panelPointSize() const;
+    void configureInputControls();
+    void fitBreakdown();
+    bool handleLessonKey(QKeyEvent *event);
+    void goToLessonStep(int step);
+    void recordChange();
+    void asOneChange(const std::function<void()> &change);
+    void restoreSnapshot(const ScenarioSnapshot &snapshot);
     void syncControls();
     void redraw();
 
@@ -144,6 +188,7 @@ private:
     QLabel *m_summary = nullptr;
     AdvancedPanel *m_advanced = nullptr;
     BreakdownView *m_breakdown = nullptr;
+    QScrollArea *m_breakdownScroll = nullptr; ///< holds m_breakdown
     QTabWidget *m_tabs = nullptr;
     QList<int> m_gpuCounts;   ///< what the GPU slider steps through now
     int m_selectedGroup = -1; ///< group shown in the breakdown (-1: the peak group)
@@ -155,8 +200,25 @@ private:
     CompareChart *m_compare = nullptr;
     LivePanel *m_live = nullptr;
     QWidget *m_lessonBar = nullptr;
-    QLabel *m_lessonTitle = nullptr;
+    QLabel *m_lessonName = nullptr;  ///< the lesson's title
+    QLabel *m_lessonTitle = nullptr; ///< "Step 2 of 7: 8,192 tokens"
     QLabel *m_lessonLabel = nullptr;
+    QLabel *m_lessonChanges = nullptr; ///< "Changed: ..." under the sentence
+    QPushButton *m_lessonPrev = nullptr;
+    QPushButton *m_lessonNext = nullptr;
+    QPushButton *m_lessonEnd = nullptr;
+    QUndoStack *m_undo = nullptr;
+    ScenarioSnapshot m_snapshot; ///< the model as last recorded on the undo stack
+    QByteArray m_snapshotKey;    ///< m_snapshot.key()
+    ScenarioSnapshot m_defaults; ///< the model as the window started
+    QElapsedTimer m_clock;       ///< times changes, to merge bursts
+    bool m_restoring = false;    ///< an undo or redo is writing the model
+    bool m_justRestored = false; ///< no change since the last undo or redo
+    int m_batch = 0;             ///< > 0 inside asOneChange()
+    bool m_shown = false;
+    bool m_compact = false;                   ///< shorter than compactHeight: smaller type
+    static constexpr int compactHeight = 800; ///< below this, presentation type steps down
+    QSize m_fittedSize;                       ///< the size the constructor chose for the screen
     std::vector<Lesson> m_lessons;
     int m_lesson = -1;
     int m_lessonStep = 0;

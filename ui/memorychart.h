@@ -1,17 +1,13 @@
 #pragma once
 
-#include "format.h"
-#include "memoryreport.h"
-#include "palette.h"
+#include "chartparts.h"
+#include "chartstyle.h"
 #include "scenario.h"
 
 #include <QWidget>
-#include <array>
 #include <vector>
 
 class QCustomPlot;
-class QCPBars;
-class QCPItemStraightLine;
 class QCPItemText;
 
 namespace shardscope {
@@ -22,7 +18,7 @@ namespace shardscope {
 /// beyond that one bar per group of identical GPUs, labelled with its rank range
 /// and count. The part of a bar above capacity is hatched. The view only draws
 /// the report it is given; it computes nothing.
-class MemoryChart : public QWidget
+class MemoryChart : public QWidget, public StyledView
 {
     Q_OBJECT
 public:
@@ -31,8 +27,11 @@ public:
 
     explicit MemoryChart(QWidget *parent = nullptr);
 
-    /// Changes the look (light, dark, presentation) and redraws.
+    /// Changes the look (light, dark, presentation) and redraws (queued).
     void setStyle(const ChartStyle &style);
+    /// The same as setStyle(): the StyledView interface.
+    void setChartStyle(const ChartStyle &style) override { setStyle(style); }
+    /// The current look.
     const ChartStyle &style() const { return m_style; }
 
     /// Redraws for a report (queued replot: bursts of calls cost one replot).
@@ -41,7 +40,7 @@ public:
     /// The underlying plot, for tests and export.
     QCustomPlot *plot() const { return m_plot; }
     /// Number of bars drawn.
-    int barCount() const { return int(m_bars.size()); }
+    int barCount() const { return int(m_barInfo.size()); }
     /// Axis label of bar i ("GPU 3", "GPU 0–63 × 64").
     QString barLabel(int i) const;
     /// Height of bar i's component in display units (GB or GiB).
@@ -68,7 +67,6 @@ protected:
 
 private:
     void showTooltip(QMouseEvent *event);
-    void applyStyle();
     /// The widget font at `points` x the style's font scale.
     QFont scaledFont(double points, bool bold = false) const;
     /// The per-bar total's font for `bars` bars: the style's size, shrunk to fit a slot.
@@ -84,13 +82,10 @@ private:
     };
 
     QCustomPlot *m_plot = nullptr;
-    std::array<QCPBars *, componentCount> m_stack{};
-    QCPBars *m_overflow = nullptr;
-    QCPItemStraightLine *m_capacityLine = nullptr;
-    QCPItemText *m_capacityText = nullptr;
+    CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
     QCPItemText *m_message = nullptr;
     std::vector<QCPItemText *> m_totals;
-    std::vector<Bar> m_bars;
+    std::vector<Bar> m_barInfo;
     double m_capacity = 0;
     ByteUnit m_unit = ByteUnit::GB;
     ChartStyle m_style;

@@ -1,5 +1,6 @@
 #include "palette.h"
 
+#include <algorithm>
 #include <qcustomplot.h>
 
 namespace shardscope {
@@ -38,6 +39,13 @@ QColor overflowsColor()
     return QColor(0xB3, 0x26, 0x1E);
 }
 
+QColor mixColors(const QColor &a, const QColor &b, double share)
+{
+    const auto channel = [share](float x, float y) { return float(x * share + y * (1 - share)); };
+    return QColor::fromRgbF(channel(a.redF(), b.redF()), channel(a.greenF(), b.greenF()),
+                            channel(a.blueF(), b.blueF()));
+}
+
 ChartStyle ChartStyle::light()
 {
     return ChartStyle{};
@@ -50,6 +58,7 @@ ChartStyle ChartStyle::dark()
     s.ink = QColor(0xEE, 0xEE, 0xEE);
     s.grid = QColor(0x3A, 0x3D, 0x44);
     s.barOutline = s.background;
+    s.alert = QColor(0xFF, 0x8A, 0x80);
     return s;
 }
 
@@ -90,6 +99,24 @@ void applyAxisStyle(QCustomPlot *plot, const ChartStyle &st, const QFont &base, 
     }
 }
 
+void fitLegendColumns(QCustomPlot *plot, int most)
+{
+    QCPLegend *legend = plot->legend;
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem *item = legend->item(i))
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int spacing = legend->columnSpacing();
+    const int room =
+        plot->viewport().width() - legend->margins().left() - legend->margins().right();
+    const int columns =
+        widest > 0 ? std::clamp((room + spacing) / (widest + spacing), 1, std::max(1, most)) : most;
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flow the items
+    }
+}
+
 void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int verticalMargin)
 {
     QCPLegend *legend = plot->legend;
@@ -102,6 +129,9 @@ void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int vertic
     plot->plotLayout()->addElement(0, 0, legend);
     plot->plotLayout()->setRowStretchFactor(0, 0.001);
     legend->setMargins(QMargins(8, verticalMargin, 8, verticalMargin));
+    // Before each replot (the layout follows it): as many columns as fit, at most `wrap`.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot,
+                     [plot, wrap] { fitLegendColumns(plot, wrap); });
 }
 
 } // namespace shardscope

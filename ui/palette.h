@@ -17,6 +17,9 @@ QColor overflowColor();
 /// Verdict banner backgrounds: a green that reads on projectors, and a red.
 QColor fitsColor();
 QColor overflowsColor();
+/// `a` x share + `b` x (1 - share), channel by channel in sRGB (share in 0..1): tints
+/// and blends of the palette, e.g. mixColors(c, Qt::white, 0.4) is a light tint of c.
+QColor mixColors(const QColor &a, const QColor &b, double share);
 
 /// How charts look: colours of the canvas and ink, and how much larger type and
 /// lines are drawn (presentation mode: readable from the back of a room).
@@ -26,8 +29,11 @@ struct ChartStyle
     QColor ink = QColor(25, 25, 25); ///< text, axes, capacity line
     QColor grid = QColor(225, 225, 225);
     QColor barOutline = Qt::white; ///< gap between stacked parts
-    double fontScale = 1.0;        ///< multiplies every point size
-    double lineScale = 1.0;        ///< multiplies every pen width
+    /// Messages drawn on the canvas ("Cannot draw this layout"): overflowsColor() on
+    /// light, a light red on dark (8:1 on the dark canvas, WCAG 2.1 AA for text).
+    QColor alert = QColor(0xB3, 0x26, 0x1E);
+    double fontScale = 1.0; ///< multiplies every point size
+    double lineScale = 1.0; ///< multiplies every pen width
 
     /// The default light look.
     static ChartStyle light();
@@ -38,6 +44,9 @@ struct ChartStyle
 
     /// `base` at `points` x fontScale, bold or not.
     QFont font(const QFont &base, double points, bool bold = false) const;
+    /// True when the canvas is dark (HSL lightness under 50 %): colours that were chosen
+    /// for white paper (black, the darkest end of a ramp) switch to their dark variants.
+    bool isDark() const { return background.lightness() < 128; }
 };
 
 /// Applies a style to a plot's canvas and both bottom/left axes: background, ink
@@ -48,9 +57,14 @@ void applyAxisStyle(QCustomPlot *plot, const ChartStyle &style, const QFont &bas
                     double tickPoints = 12);
 
 /// Moves the plot's legend into a row of its own above the axis rect, so it never
-/// covers the data: borderless, filled column by column, `wrap` entries per row,
-/// `columnSpacing` pixels apart, `verticalMargin` pixels above and below. Font and
-/// icon size stay the caller's.
+/// covers the data: borderless, filled column by column, at most `wrap` entries per row
+/// and fewer when they would not fit the plot's width (fitLegendColumns() before every
+/// replot), `columnSpacing` pixels apart, `verticalMargin` pixels above and below. Font
+/// and icon size stay the caller's.
 void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int verticalMargin = 4);
+
+/// Sets the legend's columns to as many of its widest entry as fit the plot's width
+/// (viewport less the legend's margins), between 1 and `most`, and re-flows the entries.
+void fitLegendColumns(QCustomPlot *plot, int most);
 
 } // namespace shardscope

@@ -1,9 +1,5 @@
 #include "stagememorychart.h"
 
-#include "palette.h"
-#include "timelineview.h"
-
-#include <QVBoxLayout>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -21,63 +17,63 @@ int countAt(const std::vector<std::pair<double, int>> &steps, double time)
     return it == steps.begin() ? 0 : (it - 1)->second;
 }
 
-QString qs(const std::string &s)
+/// Stage `stage` of `stages` on a ramp: its first colour at stage 0, its last at the last
+/// stage, linear in sRGB between neighbouring entries.
+QColor rampAt(const std::array<QColor, 7> &ramp, int stage, int stages)
 {
-    return QString::fromStdString(s);
+    const double x = stages <= 1 ? 0 : double(std::clamp(stage, 0, stages - 1)) / (stages - 1);
+    const double pos = x * double(ramp.size() - 1);
+    const int k = std::min(int(pos), int(ramp.size()) - 2);
+    return mixColors(ramp[std::size_t(k + 1)], ramp[std::size_t(k)], pos - k);
 }
 
 } // namespace
 
 StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
 {
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    setMinimumSize(480, 200);
-
-    QFont tickFont = font();
-    tickFont.setPointSizeF(13);
-    QFont labelFont = tickFont;
-    labelFont.setPointSizeF(14);
-    labelFont.setBold(true);
-    applyAxisStyle(m_plot, ChartStyle::light(), font(), 13);
+    fillWithPlot(this, m_plot, QSize(480, 200));
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->xAxis->setLabel(QStringLiteral("Time (forward passes)"));
 
     m_capacityLine = new QCPItemStraightLine(m_plot);
-    m_capacityLine->setPen(QPen(QColor(25, 25, 25), 3, Qt::DashLine));
-    m_capacityText = new QCPItemText(m_plot);
-    m_capacityText->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    m_capacityText->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    m_capacityText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-    m_capacityText->setFont(labelFont);
-    m_capacityText->setColor(QColor(25, 25, 25));
-    m_capacityText->setBrush(QColor(255, 255, 255, 220));
+    m_capacityText = addCapacityLabel(m_plot, Qt::AlignLeft | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(6, 2, 6, 4));
 
-    m_playheadLine = new QCPItemStraightLine(m_plot);
-    m_playheadLine->setPen(QPen(QColor(20, 20, 20), 3));
     // The playhead and the dots live on their own buffered layer: a frame redraws only it.
-    m_plot->addLayer(QStringLiteral("live"), m_plot->layer(QStringLiteral("main")),
-                     QCustomPlot::limAbove);
-    m_live = m_plot->layer(QStringLiteral("live"));
-    m_live->setMode(QCPLayer::lmBuffered);
+    m_playheadLine = new QCPItemStraightLine(m_plot);
+    m_live = addLiveLayer(m_plot);
     m_playheadLine->setLayer(m_live);
+    m_message = addPlotMessage(m_plot);
 
-    m_message = new QCPItemText(m_plot);
-    m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_message->position->setCoords(0.5, 0.5);
-    m_message->setFont(labelFont);
-    m_message->setColor(QColor(0xB3, 0x26, 0x1E));
-    m_message->setVisible(false);
-
-    m_plot->legend->setFont(tickFont);
-    m_plot->legend->setIconSize(36, 16);
     placeLegendAbove(m_plot, 8, 20, 2);
+    alignTimeAxis(m_plot);
+    setChartStyle(m_style);
+}
 
-    m_plot->axisRect()->setAutoMargins(QCP::msTop | QCP::msBottom);
-    m_plot->axisRect()->setMargins(
-        QMargins(TimelineView::leftMargin, 0, TimelineView::rightMargin, 0));
+void StageMemoryChart::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    const ChartStyle &st = m_style;
+    applyAxisStyle(m_plot, st, font(), 13);
+    m_capacityLine->setPen(capacityPen(st));
+    styleCapacityLabel(m_capacityText, st, font());
+    m_playheadLine->setPen(playheadPen(st));
+    styleMessage(m_message, st, font());
+    styleLegend(m_plot, st, font(), 13, QSize(36, 16));
+    styleLines();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StageMemoryChart::styleLines()
+{
+    const int p = int(m_stages.size());
+    for (int i = 0; i < p && i < int(m_lines.size()); ++i) {
+        const QColor color = stageColor(i, p, m_style);
+        m_lines[std::size_t(i)]->setPen(QPen(color, (p > 8 ? 2.5 : 3.5) * m_style.lineScale));
+        m_dots[std::size_t(i)]->setScatterStyle(QCPScatterStyle(
+            QCPScatterStyle::ssCircle, QPen(m_style.background, 2 * m_style.lineScale),
+            QBrush(color), 15 * m_style.lineScale));
+    }
 }
 
 std::int64_t StageMemoryChart::stageBytes(const GpuGroup &g, int inFlight, int embeddingInFlight,
@@ -108,14 +104,20 @@ QColor StageMemoryChart::stageColor(int stage, int stages)
                                                QColor(0x36, 0x5C, 0x8D), QColor(0x27, 0x7F, 0x8E),
                                                QColor(0x1F, 0xA1, 0x87), QColor(0x4A, 0xC1, 0x6D),
                                                QColor(0x9F, 0xDA, 0x3A)};
-    const double x = stages <= 1 ? 0 : double(std::clamp(stage, 0, stages - 1)) / (stages - 1);
-    const double pos = x * double(ramp.size() - 1);
-    const int k = std::min(int(pos), int(ramp.size()) - 2);
-    const double f = pos - k;
-    const QColor &a = ramp[k], &b = ramp[k + 1];
-    return QColor::fromRgbF(float(a.redF() + (b.redF() - a.redF()) * f),
-                            float(a.greenF() + (b.greenF() - a.greenF()) * f),
-                            float(a.blueF() + (b.blueF() - a.blueF()) * f));
+    return rampAt(ramp, stage, stages);
+}
+
+QColor StageMemoryChart::stageColor(int stage, int stages, const ChartStyle &style)
+{
+    if (!style.isDark())
+        return stageColor(stage, stages);
+    // Viridis at 0.4, 0.5, .. 1.0 (matplotlib's table): the darkest, teal, stands 3.7:1
+    // against the dark canvas, a non-text contrast that passes WCAG 2.1's 3:1.
+    static const std::array<QColor, 7> ramp = {QColor(0x2A, 0x78, 0x8E), QColor(0x21, 0x91, 0x8C),
+                                               QColor(0x22, 0xA8, 0x84), QColor(0x44, 0xBF, 0x70),
+                                               QColor(0x7A, 0xD1, 0x51), QColor(0xBD, 0xDF, 0x26),
+                                               QColor(0xFD, 0xE7, 0x25)};
+    return rampAt(ramp, stage, stages);
 }
 
 void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const Timeline &t,
@@ -125,9 +127,9 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
     m_stages.clear();
     QString message;
     if (!t.valid())
-        message = QStringLiteral("No timeline: ") + qs(t.error);
+        message = QStringLiteral("No timeline: ") + toQString(t.error);
     else if (!r.valid())
-        message = QStringLiteral("Memory: ") + qs(r.error);
+        message = QStringLiteral("Memory: ") + toQString(r.error);
     else if (r.groups.size() != t.stages.size())
         message = QStringLiteral("The report has %1 stage(s), the timeline %2")
                       .arg(r.groups.size())
@@ -172,13 +174,9 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
             line->removeFromLegend();
             continue;
         }
-        const QColor color = stageColor(i, p);
-        line->setPen(QPen(color, p > 8 ? 2.5 : 3.5));
         line->setName(QStringLiteral("Stage %1").arg(i));
         if (!m_plot->legend->hasItemWithPlottable(line))
             line->addToLegend();
-        dot->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::white, 2), QBrush(color), 15));
 
         QVector<double> keys, values;
         const Stage &st = m_stages[i];
@@ -207,18 +205,19 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
     m_capacity = r.valid() ? double(r.capacityBytes) / m_scale : 0;
     m_capacityLine->setVisible(r.valid() && p > 0);
     m_capacityText->setVisible(r.valid() && p > 0);
-    m_capacityLine->point1->setCoords(0, m_capacity);
-    m_capacityLine->point2->setCoords(1, m_capacity);
+    placeHorizontalLine(m_capacityLine, m_capacity);
     m_capacityText->position->setCoords(0.005, m_capacity);
-    m_capacityText->setText(QStringLiteral("%1 capacity %2")
-                                .arg(qs(s.gpu.shortName), qs(formatBytes(r.capacityBytes, unit))));
+    m_capacityText->setText(
+        QStringLiteral("%1 capacity %2")
+            .arg(toQString(s.gpu.shortName), toQString(formatBytes(r.capacityBytes, unit))));
 
     // The same time axis as TimelineView: 1 % to spare on the right.
     m_plot->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
     // 25 % headroom: room for the capacity label above its line even in a short chart.
     m_plot->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.25);
-    m_plot->yAxis->setLabel(QStringLiteral("%1 per GPU").arg(qs(unitName(unit))));
+    m_plot->yAxis->setLabel(QStringLiteral("%1 per GPU").arg(toQString(unitName(unit))));
     m_playheadLine->setVisible(p > 0);
+    styleLines();
     movePlayhead(m_playhead);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -234,8 +233,7 @@ void StageMemoryChart::movePlayhead(double time)
     if (!std::isfinite(time))
         time = 0;
     m_playhead = std::clamp(time, 0.0, std::max(0.0, m_makespan));
-    m_playheadLine->point1->setCoords(m_playhead, 0);
-    m_playheadLine->point2->setCoords(m_playhead, 1);
+    placeVerticalLine(m_playheadLine, m_playhead);
     for (int i = 0; i < int(m_stages.size()); ++i) {
         QCPGraphData d(m_playhead, valueAt(i, m_playhead));
         m_dots[i]->data()->set(QVector<QCPGraphData>{d}, true);

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "format.h"
-#include "memoryreport.h"
+#include "chartparts.h"
+#include "chartstyle.h"
 #include "scenario.h"
 #include "schedule.h"
 
@@ -38,7 +38,10 @@ namespace shardscope {
 /// headInFlightBound), and the working set and fragmentation reserve at that peak.
 /// ZB-H1's pending weight gradients (M_W, Qi et al. 2023 Table 1) are not in the report
 /// and not drawn. The fragmentation reserve stays at its peak value over the whole step.
-class StageMemoryChart : public QWidget
+///
+/// Its look follows a ChartStyle (setChartStyle), the stage ramp included: on a dark
+/// canvas the lines take the light part of viridis, so stage 0 stays visible.
+class StageMemoryChart : public QWidget, public StyledView
 {
     Q_OBJECT
 public:
@@ -56,6 +59,10 @@ public:
     void setPlayhead(double time);
     /// Playhead time, time units.
     double playhead() const { return m_playhead; }
+    /// Changes the look (light, dark, presentation) and redraws (queued).
+    void setChartStyle(const ChartStyle &style) override;
+    /// The current look.
+    const ChartStyle &chartStyle() const { return m_style; }
 
     /// The underlying plot, for tests and export.
     QCustomPlot *plot() const { return m_plot; }
@@ -84,9 +91,14 @@ public:
     /// Line colour of stage i of p: an ordered, colour-blind-safe ramp (viridis, dark purple
     /// at stage 0 to green-yellow at the last stage), so neighbouring stages look alike.
     static QColor stageColor(int stage, int stages);
+    /// stageColor() for a canvas: on a dark one (ChartStyle::isDark) viridis from 0.4 (teal,
+    /// 3.7:1 on the dark canvas) to 1 (yellow), else stageColor(stage, stages).
+    static QColor stageColor(int stage, int stages, const ChartStyle &style);
 
 private:
     void movePlayhead(double time);
+    /// Pens and dots of the stage lines in use, in the current style.
+    void styleLines();
 
     struct Stage
     {
@@ -102,6 +114,7 @@ private:
     QCPItemStraightLine *m_capacityLine = nullptr;
     QCPItemText *m_capacityText = nullptr;
     QCPItemStraightLine *m_playheadLine = nullptr;
+    ChartStyle m_style;
     QCPLayer *m_live = nullptr; ///< buffered layer: playhead and dots
     QCPItemText *m_message = nullptr;
     std::vector<Stage> m_stages;

@@ -1,5 +1,6 @@
 #include "timelinepanel.h"
 
+#include "chartparts.h"
 #include "scenariomodel.h"
 #include "stagememorychart.h"
 #include "timelineview.h"
@@ -13,7 +14,6 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QStyle>
-#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -121,21 +121,12 @@ Explanation explain(const ScheduleParams &sp, const Timeline &t)
     return e;
 }
 
-QFont sized(const QFont &base, double points, bool bold = false)
-{
-    QFont f = base;
-    f.setPointSizeF(points);
-    f.setBold(bold);
-    return f;
-}
-
 } // namespace
 
 TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     : QWidget(parent), m_model(model)
 {
     setFocusPolicy(Qt::StrongFocus);
-    const QFont controlFont = sized(font(), 13);
 
     // Schedule settings.
     m_schedule = new QComboBox(this);
@@ -162,7 +153,6 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     m_stepBack->setToolTip(QStringLiteral("Back one operation boundary (Left arrow)"));
     m_play = new QPushButton(this);
     m_play->setToolTip(QStringLiteral("Play / pause (Space)"));
-    m_play->setMinimumWidth(120);
     m_stepForward = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward),
                                     QStringLiteral("Step"), this);
     m_stepForward->setToolTip(QStringLiteral("Forward one operation boundary (Right arrow)"));
@@ -173,7 +163,6 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     m_speed->setToolTip(
         QStringLiteral("Playback speed: 1× = %1 forward passes per second").arg(unitsPerSecond));
     m_time = new QLabel(this);
-    m_time->setMinimumWidth(190);
     for (QWidget *w : {static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
                        static_cast<QWidget *>(m_stepForward)})
         w->setFocusPolicy(Qt::NoFocus);
@@ -190,8 +179,8 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     }
     const auto addLabelled = [&](QHBoxLayout *row, const QString &text, QWidget *w) {
         auto *label = new QLabel(text, this);
-        label->setFont(controlFont);
         label->setBuddy(w);
+        m_controlLabels.push_back(label);
         row->addWidget(label);
         row->addWidget(w);
         return label;
@@ -215,34 +204,24 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     m_controls->setSpacing(4);
     m_controls->addWidget(m_settingsRow, 1);
     m_controls->addWidget(m_playbackRow);
-    for (QWidget *w : {static_cast<QWidget *>(m_schedule), static_cast<QWidget *>(m_stages),
-                       static_cast<QWidget *>(m_microBatches), static_cast<QWidget *>(m_chunks),
-                       static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
-                       static_cast<QWidget *>(m_stepForward), static_cast<QWidget *>(m_speed),
-                       static_cast<QWidget *>(m_time)})
-        w->setFont(controlFont);
 
     // The bubble in large type with its formula beside it.
     m_bubble = new QLabel(this);
-    m_bubble->setFont(sized(font(), 30, true));
     m_formula = new QLabel(this);
-    m_formula->setFont(sized(font(), 15));
     m_formula->setTextFormat(Qt::RichText);
     m_formula->setWordWrap(true);
-    auto *bubbleRow = new QHBoxLayout;
-    bubbleRow->setSpacing(24);
-    bubbleRow->addWidget(m_bubble);
-    bubbleRow->addWidget(m_formula, 1);
+    m_bubbleRow = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_bubbleRow->setSpacing(24);
+    m_bubbleRow->addWidget(m_bubble);
+    m_bubbleRow->addWidget(m_formula, 1);
 
     m_error = new QLabel(this);
-    m_error->setFont(sized(font(), 15, true));
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("color: white; background: #B3261E; padding: 6px;"));
     m_error->setVisible(false);
 
     m_view = new TimelineView(this);
     m_memory = new StageMemoryChart(this);
-    m_memory->setMinimumHeight(240); // capacity label, legend and axis stay legible
 
     // The scrub slider spans the plots' time axis.
     m_scrub = new QSlider(Qt::Horizontal, this);
@@ -258,18 +237,16 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     layout->setContentsMargins(10, 8, 10, 6);
     layout->setSpacing(4);
     layout->addLayout(m_controls);
-    layout->addLayout(bubbleRow);
+    layout->addLayout(m_bubbleRow);
     layout->addWidget(m_error);
     layout->addWidget(m_view, 5);
     layout->addLayout(scrubRow);
     layout->addWidget(m_memory, 3);
     // Only the wider group bounds the panel's width (arrangeControls() stacks them);
     // explicit minimums stop the side-by-side layout from adding the two together.
-    const int widest = std::max(m_settingsRow->minimumSizeHint().width(),
-                                m_playbackRow->minimumSizeHint().width());
     m_settingsRow->setMinimumWidth(1);
     m_playbackRow->setMinimumWidth(1);
-    setMinimumWidth(widest + layout->contentsMargins().left() + layout->contentsMargins().right());
+    applyStyle();
 
     m_timer = new QTimer(this);
     m_timer->setTimerType(Qt::PreciseTimer);
@@ -324,15 +301,52 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
     refresh();
 }
 
+void TimelinePanel::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    m_view->setChartStyle(style);
+    m_memory->setChartStyle(style);
+    applyPanelStyle(this, style);
+    applyStyle();
+}
+
+void TimelinePanel::applyStyle()
+{
+    const ChartStyle &st = m_style;
+    const QFont controlFont = st.font(font(), 13);
+    for (QLabel *label : m_controlLabels)
+        label->setFont(controlFont);
+    for (QWidget *w : {static_cast<QWidget *>(m_schedule), static_cast<QWidget *>(m_stages),
+                       static_cast<QWidget *>(m_microBatches), static_cast<QWidget *>(m_chunks),
+                       static_cast<QWidget *>(m_play), static_cast<QWidget *>(m_stepBack),
+                       static_cast<QWidget *>(m_stepForward), static_cast<QWidget *>(m_speed),
+                       static_cast<QWidget *>(m_time)})
+        w->setFont(controlFont);
+    const int icon = int(16 * st.fontScale);
+    for (QPushButton *b : {m_stepBack, m_play, m_stepForward})
+        b->setIconSize(QSize(icon, icon));
+    m_play->setMinimumWidth(int(120 * st.fontScale));
+    m_time->setMinimumWidth(int(190 * st.fontScale));
+    m_bubble->setFont(st.font(font(), 30, true));
+    m_formula->setFont(st.font(font(), 15));
+    m_error->setFont(st.font(font(), 15, true));
+    // Legend, capacity label and axis in the style's type over a plot area of 130 px.
+    m_memory->setMinimumHeight(int(110 * st.fontScale) + 130);
+
+    // The panel is as wide as the wider control group at this size.
+    const int widest = std::max(m_settingsRow->minimumSizeHint().width(),
+                                m_playbackRow->minimumSizeHint().width());
+    const QMargins margins = layout()->contentsMargins();
+    setMinimumWidth(widest + margins.left() + margins.right());
+    arrangeControls();
+}
+
 void TimelinePanel::refresh()
 {
     // A hidden tab of a shown window waits until it is shown: a slider drag in the
     // memory view must not pay for this view (showEvent catches up).
-    if (window()->isVisible() && !isVisible()) {
-        m_stale = true;
+    if (waitsWhileHidden(this, &m_stale))
         return;
-    }
-    m_stale = false;
     syncControls();
     const Scenario &s = m_model->scenario();
     const ScheduleParams params = paramsOf(s);
@@ -388,12 +402,14 @@ void TimelinePanel::updateBubbleText()
     if (!m_timeline.valid() || m_timeline.stages.empty()) {
         m_bubble->setText(QStringLiteral("Bubble: no schedule"));
         m_formula->setText(QString());
+        arrangeControls();
         return;
     }
     m_bubble->setText(
         QStringLiteral("Bubble %1 of the step").arg(percent(m_timeline.bubbleFraction)));
     const Explanation e = explain(m_params, m_timeline);
     m_formula->setText(e.shareLine + QStringLiteral("<br>") + e.overIdealLine);
+    arrangeControls(); // the new text may need another line
 }
 
 void TimelinePanel::updatePlaybackControls()
@@ -414,9 +430,7 @@ QString TimelinePanel::bubbleText() const
 
 QString TimelinePanel::formulaText() const
 {
-    QTextDocument doc;
-    doc.setHtml(m_formula->text());
-    return doc.toPlainText();
+    return plainTextOf(m_formula->text());
 }
 
 QString TimelinePanel::errorText() const
@@ -557,6 +571,20 @@ void TimelinePanel::arrangeControls()
     const int room = width() - margins.left() - margins.right();
     const bool sideBySide = room >= settings + playback + m_controls->spacing() + 24;
     m_controls->setDirection(sideBySide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+
+    // The formula beside the bubble figure, or under it where that is less tall (large
+    // type in a narrow panel), and never squeezed below the height its lines need.
+    const auto formulaHeight = [this](int width) {
+        return std::max(0, m_formula->heightForWidth(width)); // -1: no text yet
+    };
+    const int bubbleWidth = m_bubble->sizeHint().width();
+    const int bubbleHeight = m_bubble->sizeHint().height();
+    const int besideWidth = std::max(1, room - bubbleWidth - m_bubbleRow->spacing());
+    const int beside = std::max(bubbleHeight, formulaHeight(besideWidth));
+    const int under = bubbleHeight + m_bubbleRow->spacing() + formulaHeight(room);
+    const bool formulaBeside = beside <= under;
+    m_bubbleRow->setDirection(formulaBeside ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    m_formula->setMinimumHeight(formulaHeight(formulaBeside ? besideWidth : room));
 }
 
 void TimelinePanel::showEvent(QShowEvent *event)

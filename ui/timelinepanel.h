@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chartstyle.h"
 #include "schedule.h"
 
 #include <QElapsedTimer>
@@ -39,7 +40,11 @@ class TimelineView;
 /// Animation: a 60 Hz QTimer advances the playhead by the elapsed wall time x speed x
 /// unitsPerSecond. Keys while the panel has focus: Space play/pause, Left/Right step one
 /// operation boundary, Home/End jump to the start/end. Clicking the timeline seeks there.
-class TimelinePanel : public QWidget
+///
+/// setChartStyle() passes the style on to both plots and gives the panel itself the
+/// style's look: chartPalette() colours (canvas background, ink text) and every control's
+/// and label's point size x fontScale.
+class TimelinePanel : public QWidget, public StyledView
 {
     Q_OBJECT
 public:
@@ -83,6 +88,14 @@ public:
     QString errorText() const;
     /// The playhead's time readout, e.g. "t = 12.0 of 21".
     QString timeText() const;
+    /// The large bubble label (30 pt bold x fontScale).
+    QLabel *bubbleLabel() const { return m_bubble; }
+
+    /// Styles both plots, the controls and the labels (see the class comment); queued
+    /// replots.
+    void setChartStyle(const ChartStyle &style) override;
+    /// The current look.
+    const ChartStyle &chartStyle() const { return m_style; }
 
     /// True while the animation runs.
     bool isPlaying() const;
@@ -119,8 +132,12 @@ protected:
 
 private:
     /// Puts the schedule settings and the playback controls side by side when both fit,
-    /// else one above the other.
+    /// else one above the other; the same for the bubble figure and its formula, whichever
+    /// is less tall.
     void arrangeControls();
+    /// Fonts and sizes of the panel's own controls and labels in m_style (the palette is
+    /// the window's until setChartStyle() gives the panel one).
+    void applyStyle();
     void refresh();
     void syncControls();
     void updateBubbleText();
@@ -141,9 +158,11 @@ private:
     QSpinBox *m_microBatches = nullptr;
     QSpinBox *m_chunks = nullptr;
     QLabel *m_chunksLabel = nullptr;
-    QWidget *m_settingsRow = nullptr; ///< schedule, p, m, v
-    QWidget *m_playbackRow = nullptr; ///< step, play, step, speed, time
-    QBoxLayout *m_controls = nullptr; ///< holds the two rows; direction set by arrangeControls()
+    std::vector<QLabel *> m_controlLabels; ///< "Schedule", "Stages p", ..., "Speed"
+    QWidget *m_settingsRow = nullptr;      ///< schedule, p, m, v
+    QWidget *m_playbackRow = nullptr;      ///< step, play, step, speed, time
+    QBoxLayout *m_controls = nullptr;  ///< holds the two rows; direction set by arrangeControls()
+    QBoxLayout *m_bubbleRow = nullptr; ///< bubble figure and formula; arrangeControls() too
     QPushButton *m_play = nullptr;
     QPushButton *m_stepBack = nullptr;
     QPushButton *m_stepForward = nullptr;
@@ -157,6 +176,7 @@ private:
     QElapsedTimer m_clock;
     double m_playhead = 0;
     double m_speedFactor = 1;
+    ChartStyle m_style;
 };
 
 } // namespace shardscope

@@ -1,11 +1,7 @@
 #include "timelineview.h"
 
-#include "palette.h"
-
 #include <QPainter>
 #include <QPixmap>
-#include <QToolTip>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,6 +12,8 @@ namespace shardscope {
 namespace {
 
 constexpr double rowHalfHeight = 0.4; // a block spans stage +- this, in row units
+const QString stageTitle = QStringLiteral("Pipeline stage (GPU)");
+const QString shortStageTitle = QStringLiteral("Stage (GPU)");
 constexpr int paletteSize = 7;
 
 /// Okabe-Ito (2008) without black, ordered so neighbours contrast.
@@ -31,13 +29,6 @@ const std::array<QColor, paletteSize> &okabeIto()
         QColor(0xF0, 0xE4, 0x42), // yellow
     };
     return colors;
-}
-
-QColor mix(const QColor &a, const QColor &b, double share)
-{
-    return QColor::fromRgbF(float(a.redF() * share + b.redF() * (1 - share)),
-                            float(a.greenF() * share + b.greenF() * (1 - share)),
-                            float(a.blueF() * share + b.blueF() * (1 - share)));
 }
 
 int paletteIndex(int microBatch)
@@ -71,17 +62,10 @@ const QBrush &weightHatch(int microBatch)
     const int i = paletteIndex(microBatch);
     if (!made[i]) {
         const QColor base = okabeIto()[i];
-        brushes[i] = stripes(base.darker(115), mix(base, Qt::white, 0.35), 9, 3.2, true);
+        brushes[i] = stripes(base.darker(115), mixColors(base, Qt::white, 0.35), 9, 3.2, true);
         made[i] = true;
     }
     return brushes[i];
-}
-
-const QBrush &bubbleHatch()
-{
-    static const QBrush brush =
-        stripes(TimelineView::bubbleColor(), QColor(0xF3, 0xF3, 0xF3), 10, 1.6, false);
-    return brush;
 }
 
 QColor textColorOn(const QColor &fill)
@@ -119,6 +103,14 @@ public:
     bool drawable = false;
     QFont labelFont;
     QFont chunkFont;
+    /// The colours that follow the ChartStyle (the blocks' own colours do not).
+    struct Look
+    {
+        QBrush bubble;       ///< idle time: the hatch
+        QColor bubbleBorder; ///< the bubble's legend swatch outline
+        QColor outline;      ///< blocks that have not started
+        QColor canvas;       ///< under the running block
+    } look;
 
     double selectTest(const QPointF &, bool, QVariant * = nullptr) const override { return -1; }
     QCPRange getKeyRange(bool &found, QCP::SignDomain = QCP::sdBoth) const override
@@ -197,7 +189,7 @@ protected:
             if (op.end > playhead) {
                 const QRectF r = filledOf(op);
                 painter->setAntialiasing(false);
-                painter->fillRect(r.adjusted(0, 0, 1, 0), Qt::white);
+                painter->fillRect(r.adjusted(0, 0, 1, 0), look.canvas);
                 paintBlock(*painter, op, r, chunks);
             }
         }
@@ -232,8 +224,8 @@ protected:
             swatch(OpKind::BackwardWeight);
             break;
         case Legend::Bubble:
-            painter->fillRect(rect, bubbleHatch());
-            painter->setPen(QPen(QColor(0xBB, 0xBB, 0xBB), 1));
+            painter->fillRect(rect, look.bubble);
+            painter->setPen(QPen(look.bubbleBorder, 1));
             painter->drawRect(rect.adjusted(0, 0, -1, -1));
             break;
         case Legend::None:
@@ -276,7 +268,7 @@ private:
             row.stage = i;
             row.start = 0;
             row.end = timeline->makespan;
-            painter.fillRect(rectOf(row), bubbleHatch());
+            painter.fillRect(rectOf(row), look.bubble);
         }
         const int chunks = chunksOf(*timeline);
         for (const StageTimeline &st : timeline->stages)
@@ -336,7 +328,7 @@ private:
     /// Faint outlines of every block: what has not run yet.
     void paintOutlines(QPainter &painter) const
     {
-        painter.setPen(QPen(QColor(0, 0, 0, 55), 1));
+        painter.setPen(QPen(look.outline, 1));
         painter.setBrush(Qt::NoBrush);
         for (const StageTimeline &st : timeline->stages)
             for (const PipelineOp &op : st.ops)
@@ -363,35 +355,16 @@ private:
 
 TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
 {
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
-    setMinimumSize(480, 240);
-
-    QFont tickFont = font();
-    tickFont.setPointSizeF(13);
-    QFont labelFont = tickFont;
-    labelFont.setPointSizeF(14);
-    labelFont.setBold(true);
-    applyAxisStyle(m_plot, ChartStyle::light(), font(), 13);
+    fillWithPlot(this, m_plot, QSize(480, 240));
     for (auto *axis : {m_plot->xAxis, m_plot->yAxis})
         axis->grid()->setVisible(false);
     m_plot->xAxis->setLabel(
         QStringLiteral("Time (1 = one forward pass of one micro-batch through one stage)"));
-    m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
-    m_plot->yAxis->setSubTicks(false);
-    m_plot->yAxis->setTickLength(0, 0);
+    useCategoryAxis(m_plot->yAxis, stageTitle, 0);
     m_plot->yAxis->setRangeReversed(true);
-    m_plot->yAxis->setLabel(QStringLiteral("Pipeline stage (GPU)"));
 
     m_blocks = new TimelineBlocks(m_plot->xAxis, m_plot->yAxis);
     m_blocks->timeline = &m_timeline;
-    m_blocks->labelFont = font();
-    m_blocks->labelFont.setPointSizeF(12);
-    m_blocks->labelFont.setBold(true);
-    m_blocks->chunkFont = font();
-    m_blocks->chunkFont.setPointSizeF(10);
-    m_blocks->chunkFont.setBold(true);
     m_blocks->removeFromLegend();
 
     const std::pair<TimelineBlocks::Legend, const char *> entries[] = {
@@ -406,36 +379,24 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     }
 
     m_playheadLine = new QCPItemStraightLine(m_plot);
-    m_playheadLine->setPen(QPen(QColor(20, 20, 20), 3));
     m_playheadLine->setSelectable(false);
 
     // What the playhead changes lives on its own buffered layer: a frame redraws only that
     // layer (QCPLayer::replot), not the axes and legend.
-    m_plot->addLayer(QStringLiteral("live"), m_plot->layer(QStringLiteral("main")),
-                     QCustomPlot::limAbove);
-    m_live = m_plot->layer(QStringLiteral("live"));
-    m_live->setMode(QCPLayer::lmBuffered);
+    m_live = addLiveLayer(m_plot);
     m_blocks->setLayer(m_live);
     m_playheadLine->setLayer(m_live);
+    m_message = addPlotMessage(m_plot);
 
-    m_message = new QCPItemText(m_plot);
-    m_message->position->setType(QCPItemPosition::ptAxisRectRatio);
-    m_message->position->setCoords(0.5, 0.5);
-    m_message->setFont(labelFont);
-    m_message->setColor(QColor(0xB3, 0x26, 0x1E));
-    m_message->setVisible(false);
-
-    // Legend in a row above the axis rect, so it never covers a block.
-    QFont legendFont = tickFont;
-    m_plot->legend->setFont(legendFont);
-    m_plot->legend->setIconSize(40, 20);
+    // Legend in a row above the axis rect, so it never covers a block; fixed left and
+    // right margins, shared with StageMemoryChart.
     placeLegendAbove(m_plot, 8, 24, 2);
-
-    // Fixed left and right margins, shared with StageMemoryChart.
-    m_plot->axisRect()->setAutoMargins(QCP::msTop | QCP::msBottom);
-    m_plot->axisRect()->setMargins(QMargins(leftMargin, 0, rightMargin, 0));
+    alignTimeAxis(m_plot);
     m_plot->setNoAntialiasingOnDrag(true);
+    setChartStyle(m_style);
 
+    // The margins are fixed: the stage title can be chosen once the axis rect is laid out.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &TimelineView::fitStageTitle);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mousePress, this, &TimelineView::handleMouse);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) {
@@ -446,6 +407,45 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     });
 
     setTimeline(Timeline{});
+}
+
+void TimelineView::fitStageTitle()
+{
+    const QFontMetrics fm(m_plot->yAxis->labelFont());
+    const int room = m_plot->axisRect()->height();
+    QString title;
+    for (const QString &candidate : {stageTitle, shortStageTitle})
+        if (fm.horizontalAdvance(candidate) <= room) {
+            title = candidate;
+            break;
+        }
+    if (title != m_plot->yAxis->label())
+        m_plot->yAxis->setLabel(title);
+}
+
+void TimelineView::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    const ChartStyle &st = m_style;
+    applyAxisStyle(m_plot, st, font(), 13);
+    m_blocks->labelFont = st.font(font(), 12, true);
+    m_blocks->chunkFont = st.font(font(), 10, true);
+    const auto [lines, fill] = bubbleColors(st);
+    TimelineBlocks::Look look;
+    look.bubble = stripes(lines, fill, 10, 1.6, false);
+    look.bubbleBorder = st.isDark() ? lines : QColor(0xBB, 0xBB, 0xBB);
+    look.outline = st.isDark() ? mixColors(st.ink, st.background, 0.45) : QColor(0, 0, 0, 55);
+    look.canvas = st.background;
+    m_blocks->look = look;
+    for (QCPAbstractPlottable *entry : m_legendEntries)
+        static_cast<TimelineBlocks *>(entry)->look = look;
+    ++m_blocks->version; // the cached images hold the old colours
+    m_playheadLine->setPen(playheadPen(st));
+    styleMessage(m_message, st, font());
+    styleLegend(m_plot, st, font(), 13, QSize(40, 20));
+    // Legend row and time axis grow with the type; the rows keep 130 px (240 px at 1x).
+    setMinimumHeight(int(110 * st.fontScale) + 130);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 TimelineView::~TimelineView() = default;
@@ -504,8 +504,7 @@ void TimelineView::setTimeline(const Timeline &t)
     m_playhead = atEnd ? t.makespan : std::clamp(m_playhead, 0.0, std::max(0.0, t.makespan));
     m_blocks->playhead = m_playhead;
     m_playheadLine->setVisible(m_drawable);
-    m_playheadLine->point1->setCoords(m_playhead, 0);
-    m_playheadLine->point2->setCoords(m_playhead, 1);
+    placeVerticalLine(m_playheadLine, m_playhead);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -515,8 +514,7 @@ void TimelineView::setPlayhead(double time)
         time = 0;
     m_playhead = std::clamp(time, 0.0, std::max(0.0, m_timeline.makespan));
     m_blocks->playhead = m_playhead;
-    m_playheadLine->point1->setCoords(m_playhead, 0);
-    m_playheadLine->point2->setCoords(m_playhead, 1);
+    placeVerticalLine(m_playheadLine, m_playhead);
     m_live->replot();
 }
 
@@ -619,12 +617,12 @@ QColor TimelineView::operationColor(OpKind kind, int microBatch)
     const QColor base = microBatchColor(microBatch);
     switch (kind) {
     case OpKind::Forward:
-        return mix(base, Qt::white, 0.42);
+        return mixColors(base, Qt::white, 0.42);
     case OpKind::Backward:
     case OpKind::BackwardInput:
         return base;
     case OpKind::BackwardWeight:
-        return mix(base, Qt::white, 0.35);
+        return mixColors(base, Qt::white, 0.35);
     }
     return base;
 }
@@ -632,6 +630,14 @@ QColor TimelineView::operationColor(OpKind kind, int microBatch)
 QColor TimelineView::bubbleColor()
 {
     return QColor(0xBD, 0xBD, 0xBD);
+}
+
+std::pair<QColor, QColor> TimelineView::bubbleColors(const ChartStyle &style)
+{
+    if (!style.isDark())
+        return {bubbleColor(), QColor(0xF3, 0xF3, 0xF3)};
+    return {mixColors(style.ink, style.background, 0.30),
+            mixColors(style.ink, style.background, 0.07)};
 }
 
 void TimelineView::handleMouse(QMouseEvent *event)
@@ -645,11 +651,7 @@ void TimelineView::handleMouse(QMouseEvent *event)
 
 void TimelineView::showTooltip(QMouseEvent *event)
 {
-    const QString text = tooltipAt(event->position());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+    showPlotTooltip(m_plot, event, tooltipAt(event->position()));
 }
 
 } // namespace shardscope

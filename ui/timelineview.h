@@ -1,10 +1,13 @@
 #pragma once
 
+#include "chartparts.h"
+#include "chartstyle.h"
 #include "schedule.h"
 
 #include <QColor>
 #include <QRectF>
 #include <QWidget>
+#include <utility>
 #include <vector>
 
 class QCustomPlot;
@@ -32,14 +35,20 @@ class TimelineBlocks;
 /// right of it only faint outlines of the blocks, so blocks that start at or after t are
 /// outlines, the running block is filled up to t, and the bubble hatch stops at t. The view
 /// computes nothing: it draws the Timeline it is given.
-class TimelineView : public QWidget
+///
+/// Its look follows a ChartStyle (setChartStyle): canvas, ink of axes, labels and playhead,
+/// the bubble hatch and the outlines of what has not run (both a step off the canvas), and
+/// every font and pen scaled. Block colours stay the same in every style. When the
+/// stage axis title is taller than the rows (large type in a short view), a shorter one
+/// stands in, or none.
+class TimelineView : public QWidget, public StyledView
 {
     Q_OBJECT
 public:
     /// Left and right margins of the plot area, pixels: StageMemoryChart uses the same, so
     /// both time axes line up under each other.
-    static constexpr int leftMargin = 150;
-    static constexpr int rightMargin = 40;
+    static constexpr int leftMargin = timeAxisLeftMargin;
+    static constexpr int rightMargin = timeAxisRightMargin;
     /// Timelines with more operations than this are not drawn (a message says so); the
     /// panel still shows their bubble figures. 65,536 = p 64 x m 512 x 2.
     static constexpr int maxDrawnOperations = 65536;
@@ -61,6 +70,11 @@ public:
     void setPlayhead(double time);
     /// Playhead time, time units (makespan after the first setTimeline()).
     double playhead() const { return m_playhead; }
+
+    /// Changes the look (light, dark, presentation) and redraws (queued).
+    void setChartStyle(const ChartStyle &style) override;
+    /// The current look.
+    const ChartStyle &chartStyle() const { return m_style; }
 
     /// The underlying plot, for tests and export.
     QCustomPlot *plot() const { return m_plot; }
@@ -91,8 +105,13 @@ public:
     /// Fill colour of an operation: F a light tint of the micro-batch colour, B (full or
     /// input-gradient) the colour itself, W the tint (hatched over in the colour).
     static QColor operationColor(OpKind kind, int microBatch);
-    /// The colour of the bubble hatch's lines (the fill under it is a lighter grey).
+    /// The colour of the bubble hatch's lines on the light canvas (the fill under it is a
+    /// lighter grey).
     static QColor bubbleColor();
+    /// The bubble hatch's lines and the fill under them in `style`: bubbleColor() on
+    /// #F3F3F3 on a light canvas; on a dark one 30 % and 7 % of the way from the canvas to
+    /// the ink, so idle time recedes as it does on white.
+    static std::pair<QColor, QColor> bubbleColors(const ChartStyle &style);
 
 signals:
     /// The user clicked or dragged on the plot at this time (time units): the panel seeks.
@@ -101,6 +120,9 @@ signals:
 private:
     void handleMouse(QMouseEvent *event);
     void showTooltip(QMouseEvent *event);
+    /// The stage axis title that fits the axis rect's height: "Pipeline stage (GPU)",
+    /// else "Stage (GPU)", else none (the tick labels name the stages).
+    void fitStageTitle();
 
     QCustomPlot *m_plot = nullptr;
     TimelineBlocks *m_blocks = nullptr;
@@ -111,6 +133,7 @@ private:
     Timeline m_timeline;
     double m_playhead = 0;
     bool m_drawable = false;
+    ChartStyle m_style;
 };
 
 } // namespace shardscope

@@ -1,6 +1,7 @@
 // The strategy comparison: four reports from the engine, stacked in the memory
 // chart's colours, with the ZeRO paper's 70B / 64 GPU model-state numbers.
 #include "catalog.h"
+#include "chartscenarios.h"
 #include "comparechart.h"
 #include "estimate.h"
 #include "palette.h"
@@ -12,18 +13,6 @@
 using namespace shardscope;
 
 namespace {
-Scenario seventyB(qint64 gpus, ZeroStage z)
-{
-    Scenario s;
-    s.model.plainParameters = 70'000'000'000;
-    s.gpu.shortName = "H100";
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
-    s.modelStatesOnly = true; // the ZeRO paper's Figure 1 accounting
-    return s;
-}
-
 Scenario llama70bPipeline()
 {
     Scenario s;

@@ -3,24 +3,148 @@
 #include "advancedpanel.h"
 #include "breakdownview.h"
 #include "comparechart.h"
+#include "lesson.h"
 #include "mainwindow.h"
 #include "memorychart.h"
+#include "scenariofile.h"
 #include "timelinepanel.h"
 
 #include <QAbstractButton>
+#include <QAccessible>
+#include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QImage>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
+#include <QMenuBar>
 #include <QPieSeries>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
+#include <QWheelEvent>
+#include <QtTest/qtestspontaneevent.h>
+#include <algorithm>
+#include <cmath>
 
 using namespace shardscope;
+
+namespace {
+
+/// The whole scenario and unit as scenario-file JSON: equal text, equal settings.
+QByteArray scenarioJson(const MainWindow &w)
+{
+    return QJsonDocument(scenarioToJson(w.scenarioModel()->scenario(), w.scenarioModel()->unit()))
+        .toJson(QJsonDocument::Compact);
+}
+
+QByteArray scenarioJson(const ScenarioDocument &doc)
+{
+    return QJsonDocument(scenarioToJson(doc.scenario, doc.unit)).toJson(QJsonDocument::Compact);
+}
+
+/// The window's button with exactly this text (nullptr when none).
+QPushButton *buttonWithText(const QWidget &w, const QString &text)
+{
+    for (QPushButton *b : w.findChildren<QPushButton *>())
+        if (b->text() == text)
+            return b;
+    return nullptr;
+}
+
+/// Opens the collapsed "Advanced" settings under the headline controls.
+void expandAdvanced(MainWindow &w)
+{
+    for (QToolButton *b : w.findChildren<QToolButton *>())
+        if (b->text().startsWith(QStringLiteral("Advanced")) && !b->isChecked())
+            b->click();
+}
+
+/// The scroll area holding the left control column.
+QScrollArea *controlScroll(const MainWindow &w)
+{
+    for (QScrollArea *a : w.findChildren<QScrollArea *>())
+        if (a->isAncestorOf(w.gpuSpin()))
+            return a;
+    return nullptr;
+}
+
+/// Lets every pending layout pass run: a label's new text re-lays its bar, which then
+/// re-lays the column holding it, each in a later pass of the event loop.
+void settleLayouts()
+{
+    for (int i = 0; i < 4; ++i) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QCoreApplication::processEvents();
+    }
+}
+
+/// The number of built-in lessons (what the Lessons menu lists).
+int lessonCountOf()
+{
+    return int(builtInLessons().size());
+}
+
+/// True when the widget sits in a scrolling column (the panel, the donut, the timeline).
+bool insideScrollArea(const QWidget *w)
+{
+    for (const QWidget *p = w->parentWidget(); p; p = p->parentWidget())
+        if (qobject_cast<const QScrollArea *>(p))
+            return true;
+    return false;
+}
+
+/// WCAG 2.1 relative luminance of an sRGB colour (0 black .. 1 white).
+double relativeLuminance(QColor c)
+{
+    auto channel = [](double v) {
+        return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+}
+
+/// WCAG 2.1 contrast ratio (L1 + 0.05) / (L2 + 0.05), lighter over darker: 1 .. 21.
+double contrastRatio(double l1, double l2)
+{
+    return (std::max(l1, l2) + 0.05) / (std::min(l1, l2) + 0.05);
+}
+
+/// The median relative luminance of a button's face as drawn: its pixels inside a
+/// 5-pixel inset (off the frame), so neither the label nor a gradient decides it.
+double faceLuminance(QWidget *button)
+{
+    const QImage image = button->grab().toImage();
+    std::vector<double> l;
+    for (int y = 5; y < image.height() - 5; ++y)
+        for (int x = 5; x < image.width() - 5; ++x)
+            l.push_back(relativeLuminance(image.pixelColor(x, y)));
+    if (l.empty())
+        return -1;
+    std::nth_element(l.begin(), l.begin() + std::ptrdiff_t(l.size() / 2), l.end());
+    return l[l.size() / 2];
+}
+
+/// A wheel turn of one notch (120 eighths of a degree) down at the widget's centre, as
+/// the window system delivers it (spontaneous: ignored, it goes on to the parents).
+void wheelDown(QWidget *target)
+{
+    const QPointF local = QRectF(target->rect()).center();
+    QWheelEvent e(local, target->mapToGlobal(local), QPoint(), QPoint(0, -120), Qt::NoButton,
+                  Qt::NoModifier, Qt::NoScrollPhase, false);
+    QSpontaneKeyEvent::setSpontaneous(&e);
+    QApplication::instance()->notify(target, &e);
+}
+
+} // namespace
 
 class TestMainWindow : public QObject
 {
@@ -48,6 +172,15 @@ private slots:
     void lessonsStepThroughTheSeeds();
     void scenarioSaveOpenAndBadFiles();
     void exportsTheCurrentChart();
+    void lessonKeysWorkWhateverHasFocus();
+    void lessonButtonsStayPut();
+    void wheelLeavesUnfocusedControlsAlone();
+    void typedGpuCountIsExact();
+    void selectedStrategyStandsOut();
+    void slidersNameTheirValues();
+    void worksAt1280x720();
+    void lessonStepSaysWhatChanged();
+    void undoRedoAndReset();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -441,6 +574,464 @@ void TestMainWindow::exportsTheCurrentChart()
     QFile f(pdf);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.read(4) == "%PDF");
+}
+
+void TestMainWindow::lessonKeysWorkWhateverHasFocus()
+{
+    // A presenter clicker sends Right / PageDown / Space and Left / PageUp / Backspace;
+    // Home, End and Escape jump and leave. They must step the lesson whatever widget
+    // has focus, and the focused widget must not act on them as well.
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    expandAdvanced(w);
+    QMenu *lessonsMenu = nullptr;
+    for (QAction *a : w.menuBar()->actions())
+        if (a->text() == QStringLiteral("&Lessons"))
+            lessonsMenu = a->menu();
+    QVERIFY(lessonsMenu && !lessonsMenu->actions().isEmpty());
+    const Lesson lesson = builtInLessons().at(0); // 8 steps
+    const int last = int(lesson.steps.size()) - 1;
+    QCOMPARE(last, 7);
+    QSpinBox *firstAdvanced = w.advancedPanel()->findChildren<QSpinBox *>().value(0);
+    QVERIFY(firstAdvanced && firstAdvanced->isVisible());
+    const QList<QWidget *> targets{w.modelCombo(), w.gpuSpin(), firstAdvanced, w.chart(),
+                                   w.tabs()->tabBar()};
+    const struct
+    {
+        Qt::Key key;
+        int step;
+    } keys[] = {{Qt::Key_Right, 1},  {Qt::Key_PageDown, 2},    {Qt::Key_Space, 3},
+                {Qt::Key_Left, 2},   {Qt::Key_PageUp, 1},      {Qt::Key_Backspace, 0},
+                {Qt::Key_End, last}, {Qt::Key_Left, last - 1}, {Qt::Key_Home, 0},
+                {Qt::Key_Right, 1},  {Qt::Key_Backspace, 0},   {Qt::Key_Backspace, 0},
+                {Qt::Key_End, last}, {Qt::Key_Right, last}};
+    for (QWidget *target : targets) {
+        const QString name = QString::fromLatin1(target->metaObject()->className());
+        lessonsMenu->actions().first()->trigger(); // Lessons > the first lesson
+        QCOMPARE(w.lessonStep(), 0);
+        for (const auto &k : keys) {
+            // The step's view may hide the target (the chart under another tab): then
+            // whatever took focus gets the key.
+            if (target->isVisible())
+                target->setFocus();
+            QWidget *focused = QApplication::focusWidget();
+            QVERIFY(focused);
+            QVERIFY2(!target->isVisible() || focused == target || target->isAncestorOf(focused) ||
+                         focused->focusProxy() == target,
+                     qPrintable(name));
+            QTest::keyClick(focused, k.key);
+            QVERIFY2(w.lessonStep() == k.step,
+                     qPrintable(QStringLiteral("%1, key %2: step %3, expected %4")
+                                    .arg(name)
+                                    .arg(int(k.key), 0, 16)
+                                    .arg(w.lessonStep())
+                                    .arg(k.step)));
+            // Only the lesson moved: the scenario is exactly that step's.
+            QCOMPARE(scenarioJson(w), scenarioJson(lessonDocument(lesson, k.step)));
+        }
+        if (target->isVisible())
+            target->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+        QVERIFY2(w.lessonText().isEmpty(), qPrintable(name));
+        // With no lesson the keys are the widgets' again.
+        QCOMPARE(scenarioJson(w), scenarioJson(lessonDocument(lesson, last)));
+    }
+    // Digits still type into a focused spin box during a lesson.
+    w.startLesson(0);
+    w.gpuSpin()->setFocus();
+    w.gpuSpin()->selectAll();
+    QTest::keyClicks(w.gpuSpin(), QStringLiteral("32"));
+    QTest::keyClick(w.gpuSpin(), Qt::Key_Return);
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 32LL);
+    QCOMPARE(w.lessonStep(), 0);
+    // After the lesson ends the arrows are the spin box's again.
+    w.endLesson();
+    QTest::keyClick(w.gpuSpin(), Qt::Key_Up);
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 33LL);
+}
+
+void TestMainWindow::lessonButtonsStayPut()
+{
+    // Repeated clicks on Next must land on Next: Back and Next keep their place and size
+    // whatever the length of a step's title and sentence, at both window sizes.
+    for (const QSize size : {QSize(1600, 950), QSize(1280, 720)}) {
+        MainWindow w;
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QPushButton *back = buttonWithText(w, QStringLiteral("◀ Back"));
+        QPushButton *next = buttonWithText(w, QStringLiteral("Next ▶"));
+        QVERIFY(back && next);
+        QRect backAt, nextAt;
+        for (int i = 0; i < w.lessonCount(); ++i) {
+            w.startLesson(i);
+            for (int step = 0; step < w.lessonStepCount(i); ++step) {
+                QCoreApplication::processEvents();
+                const QRect b(back->mapTo(&w, QPoint(0, 0)), back->size());
+                const QRect n(next->mapTo(&w, QPoint(0, 0)), next->size());
+                if (!nextAt.isValid()) {
+                    backAt = b;
+                    nextAt = n;
+                }
+                const QString where = QStringLiteral("%1x%2, lesson %3 step %4")
+                                          .arg(size.width())
+                                          .arg(size.height())
+                                          .arg(i + 1)
+                                          .arg(step + 1);
+                QVERIFY2(n == nextAt, qPrintable(where));
+                QVERIFY2(b == backAt, qPrintable(where));
+                w.stepLesson(+1);
+            }
+        }
+    }
+}
+
+void TestMainWindow::wheelLeavesUnfocusedControlsAlone()
+{
+    // Scrolling the left panel with the wheel over a control must scroll the panel, not
+    // turn the control; a control with focus still takes the wheel.
+    MainWindow w;
+    w.resize(1280, 720);
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    expandAdvanced(w);
+    QCoreApplication::processEvents();
+    QScrollArea *scroll = controlScroll(w);
+    QVERIFY(scroll);
+    w.tabs()->tabBar()->setFocus(); // focus away from every control of the panel
+    const QByteArray before = scenarioJson(w);
+    QList<QWidget *> controls{w.modelCombo(), w.modelSlider(), w.gpuSlider(),
+                              w.gpuSpin(),    w.gpuCombo(),    w.recipeCombo()};
+    for (QWidget *c : w.advancedPanel()->findChildren<QWidget *>())
+        if (qobject_cast<QAbstractSpinBox *>(c) || qobject_cast<QComboBox *>(c))
+            controls << c;
+    QVERIFY(controls.size() > 20);
+    for (QWidget *c : controls) {
+        const QString name = c->objectName().isEmpty()
+                                 ? QString::fromLatin1(c->metaObject()->className())
+                                 : c->objectName();
+        QVERIFY2(c->focusPolicy() == Qt::StrongFocus, qPrintable(name));
+        scroll->ensureWidgetVisible(c);
+        const int scrolled = scroll->verticalScrollBar()->value();
+        wheelDown(c);
+        QVERIFY2(scenarioJson(w) == before, qPrintable(name + QStringLiteral(" turned")));
+        // The panel scrolled instead (unless it was already at the bottom).
+        QVERIFY2(scroll->verticalScrollBar()->value() > scrolled ||
+                     scrolled == scroll->verticalScrollBar()->maximum(),
+                 qPrintable(name + QStringLiteral(" did not scroll the panel")));
+    }
+    // With focus the spin box takes the wheel: one notch down is one GPU fewer.
+    w.gpuSpin()->setFocus();
+    wheelDown(w.gpuSpin());
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 63LL);
+}
+
+void TestMainWindow::typedGpuCountIsExact()
+{
+    // In English the box shows 16,384 GPUs; typing 16384 must give 16,384, not the
+    // 16,348 a separator inserted while typing made of it.
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    auto restore = qScopeGuard([] { QLocale::setDefault(QLocale::c()); });
+    MainWindow w;
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    w.gpuSpin()->setValue(1024);
+    QCOMPARE(w.gpuSpin()->text(), QStringLiteral("1,024 GPUs"));
+    w.gpuSpin()->setFocus();
+    w.gpuSpin()->selectAll();
+    QTest::keyClicks(w.gpuSpin(), QStringLiteral("16384"));
+    QTest::keyClick(w.gpuSpin(), Qt::Key_Return);
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 16384LL);
+    w.tabs()->tabBar()->setFocus();
+    QCOMPARE(w.gpuSpin()->text(), QStringLiteral("16,384 GPUs"));
+    // And again from the keyboard alone: focus, select all, type, leave with Tab.
+    w.gpuSpin()->setFocus();
+    QTest::keyClick(w.gpuSpin(), Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(w.gpuSpin(), QStringLiteral("12288"));
+    w.tabs()->tabBar()->setFocus();
+    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 12288LL);
+}
+
+void TestMainWindow::selectedStrategyStandsOut()
+{
+    // On a projector the chosen strategy must be plain to see: the selected button's face
+    // against each other button's at least 3:1 (WCAG 2.1 non-text contrast, 1.4.11),
+    // measured on the drawn pixels, in both themes and in presentation mode.
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    for (const bool present : {false, true}) {
+        w.setPresentationMode(present);
+        for (const bool dark : {false, true}) {
+            w.setDarkTheme(dark);
+            for (int selected : {0, 3}) {
+                w.strategyButtons()->button(selected)->click();
+                QCoreApplication::processEvents();
+                const double on = faceLuminance(w.strategyButtons()->button(selected));
+                for (int z = 0; z <= 3; ++z) {
+                    if (z == selected)
+                        continue;
+                    const double off = faceLuminance(w.strategyButtons()->button(z));
+                    const double ratio = contrastRatio(on, off);
+                    QVERIFY2(ratio >= 3.0,
+                             qPrintable(
+                                 QStringLiteral("%1%2: selected %3 against %4: %5:1")
+                                     .arg(dark ? "dark" : "light", present ? ", presentation" : "")
+                                     .arg(selected)
+                                     .arg(z)
+                                     .arg(ratio, 0, 'f', 2)));
+                }
+            }
+        }
+    }
+}
+
+void TestMainWindow::slidersNameTheirValues()
+{
+    // A screen reader reads a slider's name and description, not its position 0..1000.
+    MainWindow w;
+    auto description = [](QWidget *widget) {
+        QAccessibleInterface *a = QAccessible::queryAccessibleInterface(widget);
+        return a ? a->text(QAccessible::Description) : QString();
+    };
+    auto name = [](QWidget *widget) {
+        QAccessibleInterface *a = QAccessible::queryAccessibleInterface(widget);
+        return a ? a->text(QAccessible::Name) : QString();
+    };
+    QCOMPARE(name(w.gpuSlider()), QStringLiteral("GPU count"));
+    QCOMPARE(name(w.modelSlider()), QStringLiteral("Model size"));
+    // Llama 3 70B: 70,553,706,496 parameters, 64 GPUs.
+    QCOMPARE(description(w.gpuSlider()), QStringLiteral("64 GPUs"));
+    QCOMPARE(description(w.modelSlider()), QStringLiteral("70.6B parameters"));
+    w.gpuSpin()->setValue(16384);
+    QCOMPARE(description(w.gpuSlider()), QStringLiteral("16,384 GPUs"));
+    w.gpuSpin()->setValue(1);
+    QCOMPARE(description(w.gpuSlider()), QStringLiteral("1 GPU"));
+    const int index = w.modelCombo()->findData(QStringLiteral("llama3.1-405b"));
+    w.modelCombo()->setCurrentIndex(index);
+    emit w.modelCombo()->activated(index);
+    QCOMPARE(description(w.modelSlider()), QStringLiteral("405.9B parameters")); // 405,853,388,800
+    w.modelSlider()->setValue(MainWindow::modelSliderPosition(7'000'000'000));
+    QCOMPARE(w.modelSlider()->accessibleDescription(),
+             QStringLiteral("%1 parameters")
+                 .arg(QString::fromStdString(
+                     formatParameters(w.scenarioModel()->scenario().model.parameters()))));
+    // The strategy buttons read as one line each.
+    QCOMPARE(name(w.strategyButtons()->button(3)), QStringLiteral("ZeRO-3 / FSDP"));
+}
+
+void TestMainWindow::worksAt1280x720()
+{
+    // A 1280x720 projector: the window takes that size exactly, opened as the command
+    // line opens it (lesson, then mode, then shown), through every step of every lesson,
+    // in both modes, and nothing in it is squeezed: every wrapped line of text outside a
+    // scrolling column gets the height its text needs, the chart its minimum.
+    for (const bool present : {false, true}) {
+        for (int i = 0; i < lessonCountOf(); ++i) {
+            MainWindow w;
+            w.resize(1280, 720);
+            w.startLesson(i);
+            w.setPresentationMode(present);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            for (int step = 0; step < w.lessonStepCount(i); ++step) {
+                settleLayouts();
+                const QString where = QStringLiteral("lesson %1 step %2%3")
+                                          .arg(i + 1)
+                                          .arg(step + 1)
+                                          .arg(present ? ", presentation" : "");
+                QVERIFY2(
+                    w.size() == QSize(1280, 720),
+                    qPrintable(
+                        QStringLiteral("%1: %2x%3").arg(where).arg(w.width()).arg(w.height())));
+                QVERIFY2(w.minimumSizeHint().width() <= 1280 && w.minimumSizeHint().height() <= 720,
+                         qPrintable(where));
+                QVERIFY2(w.chart()->height() >= w.chart()->minimumHeight(), qPrintable(where));
+                for (QLabel *label : w.findChildren<QLabel *>()) {
+                    if (!label->isVisible() || !label->wordWrap() || insideScrollArea(label))
+                        continue;
+                    QVERIFY2(label->height() >= label->heightForWidth(label->width()),
+                             qPrintable(QStringLiteral("%1: \"%2\" is %3 px high, needs %4")
+                                            .arg(where, label->text().left(40))
+                                            .arg(label->height())
+                                            .arg(label->heightForWidth(label->width()))));
+                }
+                w.stepLesson(+1);
+            }
+        }
+    }
+    // The advanced settings open in the left column, which scrolls.
+    MainWindow w;
+    w.resize(1280, 720);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    expandAdvanced(w);
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), QSize(1280, 720));
+    QVERIFY(controlScroll(w)->verticalScrollBar()->maximum() > 0);
+}
+
+void TestMainWindow::lessonStepSaysWhatChanged()
+{
+    // With the advanced settings hidden, a step that moves the sequence length or the
+    // offload would change the chart with nothing on screen saying why: the lesson bar
+    // names each setting the step changed, against the screen before it.
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto *label = w.findChild<QLabel *>(QStringLiteral("lessonChanges"));
+    QVERIFY(label);
+    QVERIFY(w.lessonChangesText().isEmpty());
+    // Lesson 1 from the window's start (Llama 3 70B, 64 GPUs, DDP): its "start" sets the
+    // plain 70B count and model states only; step 1 sets 8 GPUs.
+    w.startLesson(0);
+    QCOMPARE(
+        w.lessonChangesText(),
+        QStringLiteral("Changed: Model → 70B (plain count), GPUs → 8, Model states only → on"));
+    QVERIFY(label->isVisible());
+    QCOMPARE(label->text(), w.lessonChangesText());
+    // resources/lessons/05-activation-memory.json, step 2: { "seq": 8192 }.
+    w.startLesson(4);
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Sequence length → 8,192 tokens"));
+    QCOMPARE(qint64(w.scenarioModel()->scenario().training.sequenceLength), 8192LL);
+    QVERIFY(label->isVisible());
+    // Step 3: { "flash_attention": false }; back again puts it on.
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: FlashAttention → off"));
+    QVERIFY(w.stepLesson(-1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: FlashAttention → on"));
+    // 02-zero3-on-8-h100s.json: step 2 only switches the view, step 3 sets the offload.
+    w.startLesson(1);
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("No settings changed."));
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: CPU offload → optimizer"));
+    QCOMPARE(w.scenarioModel()->scenario().layout.offload, Offload::Optimizer);
+    // 04-pipeline-bubble.json, step 5: { "schedule": "interleaved", "chunks": 2 }.
+    w.startLesson(3);
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(),
+             QStringLiteral(
+                 "Changed: Pipeline schedule → Interleaved 1F1B, Chunks v (interleaved) → 2"));
+    w.endLesson();
+    QVERIFY(w.lessonChangesText().isEmpty());
+    QVERIFY(!label->isVisible());
+}
+
+void TestMainWindow::undoRedoAndReset()
+{
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto *undo = w.findChild<QAction *>(QStringLiteral("undo"));
+    auto *redo = w.findChild<QAction *>(QStringLiteral("redo"));
+    auto *reset = w.findChild<QAction *>(QStringLiteral("resetToDefaults"));
+    QVERIFY(undo && redo && reset);
+    QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
+    QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+    QCOMPARE(w.undoStack()->count(), 0); // the history starts with the window
+    QVERIFY(!undo->isEnabled());
+    const Scenario &s = w.scenarioModel()->scenario();
+    auto gpus = [&s] { return qint64(s.layout.gpus); };
+
+    // Change the GPUs, then the strategy: two steps, named.
+    w.gpuSpin()->setValue(8);
+    w.strategyButtons()->button(3)->click();
+    QCOMPARE(gpus(), 8LL);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Zero3);
+    QCOMPARE(w.undoStack()->count(), 2);
+    QCOMPARE(undo->text(), QStringLiteral("&Undo Strategy → ZeRO-3 / FSDP"));
+    undo->trigger();
+    QCOMPARE(gpus(), 8LL);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
+    QVERIFY(w.strategyButtons()->button(0)->isChecked()); // the controls follow
+    undo->trigger();
+    QCOMPARE(gpus(), 64LL);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
+    QCOMPARE(w.gpuSpin()->value(), 64);
+    QVERIFY(!undo->isEnabled());
+    redo->trigger();
+    QCOMPARE(gpus(), 8LL);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
+    QCOMPARE(redo->text(), QStringLiteral("&Redo Strategy → ZeRO-3 / FSDP"));
+
+    // The standard keys, with focus on a widget that has no undo of its own.
+    w.tabs()->tabBar()->setFocus();
+    QTest::keyClick(w.tabs()->tabBar(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Zero3);
+    QTest::keyClick(w.tabs()->tabBar(), Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
+    QCOMPARE(gpus(), 8LL);
+
+    // A slider drag is one step, however many counts it passes; a change after an undo
+    // starts a step of its own (it drops the strategy change that could be redone).
+    const auto counts = MainWindow::gpuSliderCounts();
+    w.gpuSlider()->setSliderDown(true);
+    for (int c : {16, 32, 64, 128})
+        w.gpuSlider()->setValue(int(counts.indexOf(c)));
+    w.gpuSlider()->setSliderDown(false);
+    QCOMPARE(gpus(), 128LL);
+    QCOMPARE(w.undoStack()->count(), 2);
+    QCOMPARE(undo->text(), QStringLiteral("&Undo GPUs → 128"));
+    undo->trigger();
+    QCOMPARE(gpus(), 8LL);
+    redo->trigger();
+    QCOMPARE(gpus(), 128LL);
+    // So is a burst on one setting (a held arrow key) within half a second ...
+    w.advancedPanel()->tensorParallel()->setValue(2);
+    w.advancedPanel()->tensorParallel()->setValue(4);
+    QCOMPARE(s.layout.tensorParallel, 4);
+    QCOMPARE(gpus(), 512LL); // d 128 kept
+    QCOMPARE(w.undoStack()->count(), 3);
+    // ... but not one after a pause.
+    QTest::qWait(int(ScenarioChangeCommand::mergeWindowMs) + 100);
+    w.advancedPanel()->tensorParallel()->setValue(8);
+    QCOMPARE(w.undoStack()->count(), 4);
+    undo->trigger();
+    QCOMPARE(s.layout.tensorParallel, 4);
+    undo->trigger();
+    QCOMPARE(s.layout.tensorParallel, 1);
+    QCOMPARE(gpus(), 128LL);
+    // A drag that ends where it began leaves no step behind.
+    const int steps = w.undoStack()->count();
+    w.gpuSlider()->setSliderDown(true);
+    w.gpuSlider()->setValue(int(counts.indexOf(256)));
+    w.gpuSlider()->setValue(int(counts.indexOf(128)));
+    w.gpuSlider()->setSliderDown(false);
+    QCOMPARE(gpus(), 128LL);
+    QCOMPARE(w.undoStack()->count(), steps - 2); // and the two undone tp steps went with it
+
+    // A lesson step is one step too, and so is Reset to defaults, which leaves the lesson.
+    w.startLesson(0);
+    QCOMPARE(gpus(), 8LL);
+    QCOMPARE(s.model.id, std::string("plain-70b"));
+    w.scenarioModel()->setUnit(ByteUnit::GiB);
+    reset->trigger();
+    QVERIFY(w.lessonText().isEmpty());
+    QCOMPARE(s.model.id, std::string("llama3-70b"));
+    QCOMPARE(gpus(), 64LL);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
+    QCOMPARE(s.modelStatesOnly, false);
+    QCOMPARE(w.scenarioModel()->unit(), ByteUnit::GB);
+    undo->trigger(); // back to the lesson's scenario, in GiB
+    QCOMPARE(s.model.id, std::string("plain-70b"));
+    QCOMPARE(w.scenarioModel()->unit(), ByteUnit::GiB);
+    undo->trigger();
+    QCOMPARE(w.scenarioModel()->unit(), ByteUnit::GB);
+    undo->trigger(); // before the lesson
+    QCOMPARE(s.model.id, std::string("llama3-70b"));
+    QCOMPARE(gpus(), 128LL);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,6 +1,7 @@
 // The chart as data: stack tops equal the sum of their parts, the capacity
 // line sits at the card's value, overflow is marked, tooltips carry exact bytes.
 // (LabPlot's BarPlot tests are the model: assert data and pixel geometry.)
+#include "chartscenarios.h"
 #include "estimate.h"
 #include "memorychart.h"
 
@@ -9,20 +10,6 @@
 #include <qcustomplot.h>
 
 using namespace shardscope;
-
-namespace {
-Scenario seventyB(qint64 gpus, ZeroStage z)
-{
-    Scenario s;
-    s.model.plainParameters = 70'000'000'000;
-    s.gpu.shortName = "H100";
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
-    s.modelStatesOnly = true; // the ZeRO paper's Figure 1 accounting
-    return s;
-}
-} // namespace
 
 class TestMemoryChart : public QObject
 {

@@ -2,6 +2,7 @@
 // playhead hides what has not started, the bubble figures and their formulas, the controls
 // share p/m/v/schedule with the ScenarioModel, and each stage's memory over the step.
 // Set SHARDSCOPE_SCREENSHOT_DIR to also save the four panels of docs/screenshots/.
+#include "chartscenarios.h"
 #include "scenariomodel.h"
 #include "stagememorychart.h"
 #include "timelinepanel.h"
@@ -255,15 +256,7 @@ void TestTimeline::stageMemoryAtPeakInFlight()
     ScenarioModel model(Catalog::builtIn());
     TimelinePanel panel(&model);
     // Llama 3 70B, t 8, p 4, d 2 (64 GPUs), 1F1B, selective recompute, m 8.
-    model.edit([](Scenario &s) {
-        s.layout.tensorParallel = 8;
-        s.layout.pipelineParallel = 4;
-        s.layout.gpus = 64;
-        s.training.schedule = PipelineSchedule::OneFOneB;
-        s.training.chunks = 1;
-        s.training.microBatches = 8;
-        s.training.recompute = Recompute::Selective;
-    });
+    llama70bFourStages(model, PipelineSchedule::OneFOneB, 1);
     const MemoryReport &r = model.report();
     QVERIFY2(r.valid(), r.error.c_str());
     QCOMPARE(r.groups.size(), std::size_t(4));
@@ -314,15 +307,8 @@ void TestTimeline::interleavedMemoryRelation()
 {
     ScenarioModel model(Catalog::builtIn());
     TimelinePanel panel(&model);
-    model.edit([](Scenario &s) {
-        s.layout.tensorParallel = 8;
-        s.layout.pipelineParallel = 4;
-        s.layout.gpus = 64;
-        s.training.schedule = PipelineSchedule::Interleaved1F1B;
-        s.training.chunks = 2;
-        s.training.microBatches = 8;
-        s.training.recompute = Recompute::Selective;
-    });
+    // The same layout, interleaved 1F1B with v 2.
+    llama70bFourStages(model, PipelineSchedule::Interleaved1F1B, 2);
     const MemoryReport &r = model.report();
     QVERIFY2(r.valid(), r.error.c_str());
     const StageMemoryChart *chart = panel.memoryChart();

@@ -1,0 +1,78 @@
+// The window on a 1280 x 720 screen (a classroom projector): it opens inside the
+// screen's free area, frame included, and its layout fits there. Qt's offscreen
+// platform draws the screen from a configuration file (offscreen:configfile=...), so
+// this executable starts its own QApplication on a 1280 x 720 screen.
+#include "mainwindow.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QScreen>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace shardscope;
+
+class TestWindowSize : public QObject
+{
+    Q_OBJECT
+private slots:
+    void opensInsideAProjectorScreen();
+    void aRequestedSizeIsKept();
+};
+
+void TestWindowSize::opensInsideAProjectorScreen()
+{
+    const QRect free = QGuiApplication::primaryScreen()->availableGeometry();
+    QCOMPARE(free.size(), QSize(1280, 720));
+    MainWindow w;
+    // 1600 x 950 does not fit: the window takes the screen's free area instead ...
+    QCOMPARE(w.size(), QSize(1280, 720));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCoreApplication::processEvents();
+    // ... less its frame, which stays on the screen too.
+    QVERIFY2(free.contains(w.frameGeometry()), qPrintable(QStringLiteral("frame %1,%2 %3x%4")
+                                                              .arg(w.frameGeometry().x())
+                                                              .arg(w.frameGeometry().y())
+                                                              .arg(w.frameGeometry().width())
+                                                              .arg(w.frameGeometry().height())));
+    const QSize frame = w.frameGeometry().size() - w.size();
+    QCOMPARE(w.size(), free.size() - frame);
+    QVERIFY(w.minimumSizeHint().width() <= w.width());
+    QVERIFY(w.minimumSizeHint().height() <= w.height());
+    // Presentation mode and a lesson keep to it.
+    w.setPresentationMode(true);
+    w.startLesson(0);
+    QCoreApplication::processEvents();
+    QVERIFY(free.contains(w.frameGeometry()));
+}
+
+void TestWindowSize::aRequestedSizeIsKept()
+{
+    // --size WxH resizes the window before it is shown: that size stands.
+    MainWindow w;
+    w.resize(1260, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCoreApplication::processEvents();
+    QCOMPARE(w.size(), QSize(1260, 700));
+}
+
+int main(int argc, char **argv)
+{
+    // One 1280 x 720 screen, whatever QT_QPA_PLATFORM the test runs under.
+    QTemporaryDir dir;
+    const QString config = dir.filePath(QStringLiteral("screen.json"));
+    QFile f(config);
+    if (!f.open(QIODevice::WriteOnly) ||
+        f.write(R"({"screens": [{"name": "projector", "x": 0, "y": 0, "width": 1280,
+                   "height": 720, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})") < 0)
+        return 1;
+    f.close();
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + config.toLocal8Bit());
+    QApplication app(argc, argv);
+    TestWindowSize test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "test_windowsize.moc"

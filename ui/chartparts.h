@@ -1,0 +1,168 @@
+#pragma once
+
+#include "format.h"
+#include "memoryreport.h"
+#include "palette.h"
+
+#include <QPen>
+#include <QSize>
+#include <QString>
+#include <QVector>
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+class QCPAbstractPlottable;
+class QCPAxis;
+class QCPBars;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPLayer;
+class QCustomPlot;
+class QMouseEvent;
+class QPoint;
+class QWidget;
+
+namespace shardscope {
+
+// The pieces ShardScope's QCustomPlot charts are built from, written once so that every
+// chart looks and behaves alike: MemoryChart, CompareChart, LivePanel, TimelineView and
+// StageMemoryChart. Styling follows ChartStyle (ui/palette.h): sizes are points x
+// fontScale and pens pixels x lineScale.
+
+/// Engine text (UTF-8) as a QString.
+QString toQString(std::string_view text);
+
+/// Lays `plot` out as `owner`'s only child, edge to edge, and gives `owner` `minimumSize`.
+void fillWithPlot(QWidget *owner, QCustomPlot *plot, QSize minimumSize);
+
+/// Turns `axis` into a category axis titled `label`: text ticks (set them through its
+/// QCPAxisTickerText), no sub-ticks, ticks `tickOutside` pixels outside, no grid lines.
+void useCategoryAxis(QCPAxis *axis, const QString &label, int tickOutside);
+
+/// Left and right margins, pixels, of plots that share a time axis (TimelineView above
+/// StageMemoryChart), so that their time axes line up under each other.
+inline constexpr int timeAxisLeftMargin = 150;
+inline constexpr int timeAxisRightMargin = 40;
+/// Fixes `plot`'s axis rect margins left and right to timeAxisLeftMargin and
+/// timeAxisRightMargin; top and bottom stay automatic (legend row, axis title).
+void alignTimeAxis(QCustomPlot *plot);
+
+/// Adds a buffered layer "live" above "main" and returns it: what a playhead moves lives
+/// there, so a frame redraws only that layer (QCPLayer::replot), not axes and legend.
+QCPLayer *addLiveLayer(QCustomPlot *plot);
+/// A straight line item at time `key` (plot coordinates), top to bottom: a playhead.
+void placeVerticalLine(QCPItemStraightLine *line, double key);
+/// A straight line item at `value` (plot coordinates), left to right: a capacity line.
+void placeHorizontalLine(QCPItemStraightLine *line, double value);
+/// A playhead's pen: the ink, 3 px x lineScale.
+QPen playheadPen(const ChartStyle &style);
+/// A capacity line's pen: the ink, 3 px x lineScale, dashed.
+QPen capacityPen(const ChartStyle &style);
+
+/// A hidden text item centred in the axis rect at `ratioY` of its height, for the
+/// "cannot draw" messages that replace a plot's data.
+QCPItemText *addPlotMessage(QCustomPlot *plot, double ratioY = 0.5);
+/// A message's look: 14 pt bold x fontScale in style.alert.
+void styleMessage(QCPItemText *message, const ChartStyle &style, const QFont &base);
+
+/// A capacity label: x a share of the axis rect's width, y in plot coordinates, anchored
+/// at `anchor`, left-aligned lines, 6 px padding left and right, 2 px above and below,
+/// drawn outside the axis rect too.
+QCPItemText *addCapacityLabel(QCustomPlot *plot,
+                              Qt::Alignment anchor = Qt::AlignLeft | Qt::AlignVCenter);
+/// A capacity label's look: 14 pt bold x fontScale, ink on the canvas colour at 86 %
+/// opacity (the line under it stays faintly visible).
+void styleCapacityLabel(QCPItemText *label, const ChartStyle &style, const QFont &base);
+/// The label of a card's capacity: "H100\n80 GB", and "\n= 74.5 GiB" when `unit` is GiB
+/// (cards are sold in GB, 10^9 bytes).
+QString capacityText(const std::string &gpuName, std::int64_t capacityBytes, ByteUnit unit);
+
+/// A text item for the value above a bar: anchored at its bottom centre, `gap` pixels above
+/// the point it is placed at.
+QCPItemText *addBarValue(QCustomPlot *plot, int gap);
+
+/// The legend row's look: `points` pt x fontScale in the ink on the canvas colour, icons
+/// `icon` pixels x fontScale.
+void styleLegend(QCustomPlot *plot, const ChartStyle &style, const QFont &base, double points,
+                 QSize icon);
+/// Puts `plottable` in the legend when `shown`, else takes it out; no change when it
+/// already is where it should be (an entry keeps its place).
+void showInLegend(QCPAbstractPlottable *plottable, bool shown);
+
+/// Index of the category under the widget pixel `pos` of `plot`, for categories at keys 1,
+/// 2, .., `count` whose bars reach `halfWidth` key units either side: i when the key there
+/// is within halfWidth of i + 1, else -1 (also outside the axis rect).
+int categoryAt(const QCustomPlot *plot, const QPoint &pos, int count, double halfWidth);
+/// Shows `text` as the tooltip at `event`'s position over `plot`; hides the tooltip when
+/// `text` is empty (nothing under the mouse).
+void showPlotTooltip(QCustomPlot *plot, const QMouseEvent *event, const QString &text);
+
+/// The plain text of a label's rich text (what tests and screen readers compare).
+QString plainTextOf(const QString &html);
+
+/// True when `view` is a hidden tab of a shown window, which should not redraw now (a
+/// slider drag elsewhere must not pay for it); `*stale` records the answer, so the view's
+/// showEvent knows to catch up.
+bool waitsWhileHidden(const QWidget *view, bool *stale);
+
+/// A memory value axis: 0 to max(top, capacity) x headroom (display units), titled
+/// "Memory per GPU (GB)" in `unit`.
+void setMemoryAxis(QCPAxis *axis, double top, double capacity, double headroom, ByteUnit unit);
+
+/// Stacked memory-component bars against a capacity: MemoryChart's and CompareChart's
+/// bars, and LivePanel's predicted ones.
+///
+/// One QCPBars per Component, bottom to top in Component order, coloured componentColor()
+/// and named componentName(), so the chart and its legend agree in every view. With
+/// `withLine` it also adds one more QCPBars right after them (plottable(componentCount) of
+/// a plot that had none before), which hatches each bar's part above the capacity, and the
+/// dashed capacity line across the axis rect. The capacity label stands right of the axis
+/// rect at the capacity's height (leave room with the axis rect's right margin).
+class CapacityBars
+{
+public:
+    /// Adds the bars (`barWidth` in key units), the label and, with `withLine`, the
+    /// overflow hatch and the line to `plot` (which owns them).
+    CapacityBars(QCustomPlot *plot, double barWidth, bool withLine);
+
+    /// Bar i at keys[i] holds bytes[i] / scale of each component (display units); a
+    /// component that is 0 on every bar leaves the legend. Sizes must match.
+    void setBars(const QVector<double> &keys, const std::vector<ComponentBytes> &bytes,
+                 double scale);
+    /// Moves the line and the label to `capacity` (display units), writes `label`, and
+    /// hatches what of each bar stands above the capacity (its legend entry only while a
+    /// bar does).
+    void setCapacity(double capacity, const QString &label);
+    /// Shows or hides the line and the label.
+    void setCapacityVisible(bool visible);
+
+    /// Height of bar i's component, display units; 0 out of range.
+    double height(int bar, Component c) const;
+    /// Top of bar i's stack: the sum of its components.
+    double top(int bar) const;
+    /// The bars of one component.
+    QCPBars *parts(Component c) const { return m_parts[std::size_t(c)]; }
+    /// The hatch above capacity; null without a line.
+    QCPBars *overflow() const { return m_overflow; }
+    /// The dashed capacity line; null without a line.
+    QCPItemStraightLine *line() const { return m_line; }
+    /// The capacity label.
+    QCPItemText *label() const { return m_label; }
+
+    /// The look: 1 px x lineScale outlines in style.barOutline between the parts (none
+    /// when `outlines` is false), the overflow outlined in overflowColor() 3 px x
+    /// lineScale over a hatch in the canvas colour, capacityPen() and
+    /// styleCapacityLabel().
+    void applyStyle(const ChartStyle &style, const QFont &base, bool outlines);
+
+private:
+    std::array<QCPBars *, componentCount> m_parts{};
+    QCPBars *m_overflow = nullptr;
+    QCPItemStraightLine *m_line = nullptr;
+    QCPItemText *m_label = nullptr;
+    QVector<double> m_keys;
+};
+
+} // namespace shardscope
