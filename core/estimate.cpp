@@ -127,10 +127,17 @@ ScheduleParams scheduleParams(const Scenario &s)
 std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &g, const StageTimeline &stage,
                                             double makespan)
 {
+    return stageMemoryOverTime(g, stage.inFlight, stage.embeddingInFlight, stage.headInFlight,
+                               makespan);
+}
+
+std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &g, const InFlightSteps &inFlight,
+                                            const InFlightSteps &embeddingInFlight,
+                                            const InFlightSteps &headInFlight, double makespan)
+{
     std::vector<double> times;
-    times.reserve(stage.inFlight.size() + stage.embeddingInFlight.size() +
-                  stage.headInFlight.size() + 1);
-    for (const auto *steps : {&stage.inFlight, &stage.embeddingInFlight, &stage.headInFlight})
+    times.reserve(inFlight.size() + embeddingInFlight.size() + headInFlight.size() + 1);
+    for (const auto *steps : {&inFlight, &embeddingInFlight, &headInFlight})
         for (const auto &step : *steps)
             times.push_back(step.first);
     std::sort(times.begin(), times.end());
@@ -143,10 +150,9 @@ std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &g, const StageTimeli
     out.reserve(times.size());
     for (const double t : times)
         out.push_back(
-            {t,
-             fixed + std::int64_t(countAt(stage.inFlight, t)) * g.chunkActivationBytes +
-                 std::int64_t(countAt(stage.embeddingInFlight, t)) * g.embeddingBytesPerMicroBatch +
-                 std::int64_t(countAt(stage.headInFlight, t)) * g.outputBytesPerMicroBatch});
+            {t, fixed + std::int64_t(countAt(inFlight, t)) * g.chunkActivationBytes +
+                    std::int64_t(countAt(embeddingInFlight, t)) * g.embeddingBytesPerMicroBatch +
+                    std::int64_t(countAt(headInFlight, t)) * g.outputBytesPerMicroBatch});
     return out;
 }
 

@@ -49,6 +49,13 @@ struct MemoryStep
 std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &group, const StageTimeline &stage,
                                             double makespan);
 
+/// The same from the three step functions alone (StageTimeline::inFlight,
+/// embeddingInFlight, headInFlight), for a caller that keeps only those.
+using InFlightSteps = std::vector<std::pair<double, int>>;
+std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &group, const InFlightSteps &inFlight,
+                                            const InFlightSteps &embeddingInFlight,
+                                            const InFlightSteps &headInFlight, double makespan);
+
 /// Per-GPU memory for the scenario, one group per pipeline stage.
 ///
 /// Model states (docs/architecture.md "Model states"; Rajbhandari et al. 2020, section 5): the

@@ -1,5 +1,6 @@
 #include "comparechart.h"
 
+#include "compare.h"
 #include "estimate.h"
 
 #include <algorithm>
@@ -60,26 +61,17 @@ void CompareChart::setScenario(const Scenario &s, ByteUnit unit)
     m_current = int(s.layout.zeroStage);
     QVector<double> keys(4);
     std::array<ComponentBytes, 4> shown{};
+    // The engine decides each strategy's variant and what it had to adjust.
+    const std::array<StrategyVariant, 4> variants = compareStrategies(s);
     for (int i = 0; i < 4; ++i) {
         keys[i] = i + 1;
-        Scenario v = s;
-        Layout &l = v.layout;
-        l.zeroStage = strategies[std::size_t(i)];
+        const StrategyVariant &variant = variants[std::size_t(i)];
+        const Layout &l = variant.scenario.layout;
         QStringList notes;
-        if (l.zeroStage == ZeroStage::Ddp && l.offload != Offload::None) {
-            l.offload = Offload::None;
-            notes << QStringLiteral("no offload");
-        }
-        if (l.zeroStage == ZeroStage::Ddp && l.hsdpShardSize > 0) {
-            l.hsdpShardSize = 0;
-            notes << QStringLiteral("no HSDP");
-        }
-        if (l.offload == Offload::OptimizerAndParams && l.zeroStage != ZeroStage::Zero3) {
-            l.offload = Offload::Optimizer;
-            notes << QStringLiteral("optimizer offload");
-        }
-        m_scenarios[std::size_t(i)] = v;
-        m_reports[std::size_t(i)] = estimate(v);
+        for (const std::string &a : variant.adjustments)
+            notes << QString::fromStdString(a);
+        m_scenarios[std::size_t(i)] = variant.scenario;
+        m_reports[std::size_t(i)] = variant.report;
         const MemoryReport &r = m_reports[std::size_t(i)];
         QString label = toQString(zeroStageName(l.zeroStage));
         if (r.valid()) {

@@ -1,5 +1,7 @@
 #include "stagememorychart.h"
 
+#include "estimate.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -180,23 +182,14 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 
         QVector<double> keys, values;
         const Stage &st = m_stages[i];
-        // Every time any of the three counts changes; the embedding and logits sets are
-        // subsets of the stage's sets, so this is rarely more than inFlight's steps.
-        std::vector<double> times;
-        times.reserve(st.inFlight.size() + st.embeddingInFlight.size() + st.headInFlight.size() +
-                      1);
-        for (const auto *steps : {&st.inFlight, &st.embeddingInFlight, &st.headInFlight})
-            for (const auto &step : *steps)
-                times.push_back(step.first);
-        std::sort(times.begin(), times.end());
-        times.erase(std::unique(times.begin(), times.end()), times.end());
-        if (times.empty() || times.back() < m_makespan)
-            times.push_back(m_makespan);
-        keys.reserve(int(times.size()));
-        values.reserve(int(times.size()));
-        for (const double time : times) {
-            keys << time;
-            values << double(st.bytesAt(time)) / m_scale;
+        // The engine's memory over the step (stageMemoryOverTime); the chart only draws it.
+        const std::vector<MemoryStep> steps = stageMemoryOverTime(
+            st.group, st.inFlight, st.embeddingInFlight, st.headInFlight, m_makespan);
+        keys.reserve(int(steps.size()));
+        values.reserve(int(steps.size()));
+        for (const MemoryStep &step : steps) {
+            keys << step.time;
+            values << double(step.bytes) / m_scale;
             top = std::max(top, values.back());
         }
         line->setData(keys, values, true);

@@ -1,6 +1,7 @@
 #include "timelinepanel.h"
 
 #include "chartparts.h"
+#include "estimate.h"
 #include "scenariomodel.h"
 #include "stagememorychart.h"
 #include "timelineview.h"
@@ -41,14 +42,11 @@ bool same(const ScheduleParams &a, const ScheduleParams &b)
            a.costs.backwardWeight == b.costs.backwardWeight;
 }
 
+/// The schedule the scenario runs: the engine's rule (scheduleParams), so the timeline
+/// and the estimate always simulate the same pipeline.
 ScheduleParams paramsOf(const Scenario &s)
 {
-    ScheduleParams p;
-    p.schedule = s.training.schedule;
-    p.stages = s.layout.pipelineParallel;
-    p.microBatches = int(std::clamp<std::int64_t>(s.training.microBatches, -1, 1 << 30));
-    p.chunks = s.training.chunks;
-    return p;
+    return scheduleParams(s);
 }
 
 bool close(double a, double b)
@@ -65,36 +63,16 @@ struct Explanation
 
 Explanation explain(const ScheduleParams &sp, const Timeline &t)
 {
-    const int p = sp.stages, m = sp.microBatches, v = sp.chunks;
-    // Closed forms (docs/pipeline.md): idle per stage over makespan, idle over busy.
-    QString shareFormula, overFormula, source;
-    long long num = p - 1, shareDen = 0, overDen = 0;
-    switch (sp.schedule) {
-    case PipelineSchedule::GPipe:
-    case PipelineSchedule::OneFOneB:
-        shareFormula = QStringLiteral("(p − 1)/(m + p − 1)");
-        overFormula = QStringLiteral("(p − 1)/m");
-        shareDen = (long long)m + p - 1;
-        overDen = m;
-        source = QStringLiteral("Megatron-LM's definition, Narayanan et al. 2021");
-        break;
-    case PipelineSchedule::Interleaved1F1B:
-        shareFormula = QStringLiteral("(p − 1)/(v·m + p − 1)");
-        overFormula = QStringLiteral("(p − 1)/(v·m)");
-        shareDen = (long long)v * m + p - 1;
-        overDen = (long long)v * m;
-        source = QStringLiteral("the 1F1B bubble / v, Narayanan et al. 2021");
-        break;
-    case PipelineSchedule::ZeroBubbleH1:
-        shareFormula = QStringLiteral("(p − 1)/(3m + p − 1)");
-        overFormula = QStringLiteral("(p − 1)/(3m)");
-        shareDen = 3LL * m + p - 1;
-        overDen = 3LL * m;
-        source = QStringLiteral("Qi et al. 2023, with F = B = W and m ≥ p");
-        break;
-    }
-    const double shareClosed = shareDen > 0 ? double(num) / double(shareDen) : -1;
-    const double overClosed = overDen > 0 ? double(num) / double(overDen) : -1;
+    // The closed forms are the engine's (bubbleClosedForm, docs/pipeline.md).
+    const BubbleClosedForm f = bubbleClosedForm(sp);
+    const QString shareFormula =
+        QString::fromUtf8(f.shareFormula.data(), qsizetype(f.shareFormula.size()));
+    const QString overFormula =
+        QString::fromUtf8(f.overIdealFormula.data(), qsizetype(f.overIdealFormula.size()));
+    const QString source = QString::fromUtf8(f.source.data(), qsizetype(f.source.size()));
+    const long long num = f.idle, shareDen = f.shareDenominator, overDen = f.overIdealDenominator;
+    const double shareClosed = f.share();
+    const double overClosed = f.overIdeal();
     const bool agrees =
         close(shareClosed, t.bubbleFraction) && close(overClosed, t.bubbleOverIdeal);
 
