@@ -4,6 +4,7 @@
 #include "appidentity.h"
 #include "exportcommand.h"
 #include "exportconfigcommand.h"
+#include "inputfile.h"
 #include "mainwindow.h"
 #include "reportcommand.h"
 
@@ -244,6 +245,7 @@ int main(int argc, char **argv)
 {
     shardscope::setApplicationIdentity(SHARDSCOPE_VERSION);
     shardscope::installQtNoticeFilter();
+    shardscope::registerRawArguments(argc, argv);
     if (argc > 1 && QByteArray(argv[1]) == "report") {
         QCoreApplication app(argc, argv);
         QTextStream out(stdout);

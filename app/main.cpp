@@ -4,6 +4,7 @@
 // is handed, with the same arguments, to shardscope-gui (guimain.cpp).
 #include "appidentity.h"
 #include "exportconfigcommand.h"
+#include "inputfile.h"
 #include "reportcommand.h"
 
 #include <QCoreApplication>
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
 {
     shardscope::setApplicationIdentity(SHARDSCOPE_VERSION);
     shardscope::installQtNoticeFilter();
+    shardscope::registerRawArguments(argc, argv);
     const std::string sub = argc > 1 ? argv[1] : "";
     if (sub == "report" || sub == "export-config") {
         QCoreApplication app(argc, argv);

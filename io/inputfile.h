@@ -20,7 +20,15 @@ inline constexpr qint64 maxInputFileBytes = 16 * 1024 * 1024;
 ///   FIFO never blocks and a device such as /dev/zero is never read;
 /// - "larger than 16 MiB (<n> bytes)" for a regular file over `maxBytes`, also when it
 ///   grows while read (at most maxBytes + 1 bytes are ever read).
+/// A path that is not valid UTF-8 (a file named in another encoding) cannot survive
+/// the trip through QString: each bad byte becomes U+FFFD. When `path` holds U+FFFD
+/// and names no file, the raw argument it was decoded from (registerRawArguments())
+/// is opened instead, so such files open from the command line too.
 std::optional<QByteArray> readInputFile(const QString &path, QString *error,
                                         qint64 maxBytes = maxInputFileBytes);
+
+/// Remembers the process's arguments as the bytes they were given in, for
+/// readInputFile()'s recovery of paths that are not valid UTF-8. Call once from main().
+void registerRawArguments(int argc, char **argv);
 
 } // namespace shardscope

@@ -54,5 +54,10 @@ for input in /dev/zero "$work/fifo"; do
     check "export --scenario $input" refuses "$bin" export --scenario "$input" --out "$work/x.png"
     check "the window opening $input" refuses "$bin" "$input" --screenshot "$work/x.png"
 done
+# A file name that is not valid UTF-8 opens from the command line.
+badname=$(printf '%s/bad\xff.shardscope.json' "$work")
+printf '{"schema": "shardscope-scenario", "version": 1, "model": "llama3-8b", "gpus": 16}' >"$badname"
+check "report --scenario with a non-UTF-8 name" expect_status 0 "$bin" report --scenario "$badname" --json
+check "  ... read the file's 16 GPUs" grep -q '"gpus": 16' "$work/out"
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]
