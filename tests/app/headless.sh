@@ -59,5 +59,15 @@ badname=$(printf '%s/bad\xff.shardscope.json' "$work")
 printf '{"schema": "shardscope-scenario", "version": 1, "model": "llama3-8b", "gpus": 16}' >"$badname"
 check "report --scenario with a non-UTF-8 name" expect_status 0 "$bin" report --scenario "$badname" --json
 check "  ... read the file's 16 GPUs" grep -q '"gpus": 16' "$work/out"
+# --unit beside a file overrides the unit the file was saved with: the same scenario
+# saved in GiB and shown with --unit gb draws exactly what the GB file draws.
+scenario='{"schema": "shardscope-scenario", "version": 1, "model": "llama3-8b", "gpus": 16'
+printf '%s, "unit": "gib"}' "$scenario" >"$work/in-gib.shardscope.json"
+printf '%s, "unit": "gb"}' "$scenario" >"$work/in-gb.shardscope.json"
+"$bin" "$work/in-gib.shardscope.json" --unit gb --size 1280x720 --screenshot "$work/a.png" 2>/dev/null
+"$bin" "$work/in-gb.shardscope.json" --size 1280x720 --screenshot "$work/b.png" 2>/dev/null
+"$bin" "$work/in-gib.shardscope.json" --size 1280x720 --screenshot "$work/c.png" 2>/dev/null
+check "--unit gb beside a GiB file draws the GB picture" cmp -s "$work/a.png" "$work/b.png"
+check "  ... and without --unit the file's GiB shows" bash -c "! cmp -s '$work/a.png' '$work/c.png'"
 echo "$passes passed, $failures failed"
 [ "$failures" = 0 ]
