@@ -103,8 +103,9 @@ int chunksOf(const Scenario &s)
     return usesSchedule(s) ? scheduleParams(s).chunks : 1;
 }
 
-/// The step function's value at `time` (0 before its first entry).
-int countAt(const std::vector<std::pair<double, int>> &steps, double time)
+} // namespace
+
+int stepValueAt(const std::vector<std::pair<double, int>> &steps, double time)
 {
     auto it =
         std::upper_bound(steps.begin(), steps.end(), time,
@@ -112,7 +113,14 @@ int countAt(const std::vector<std::pair<double, int>> &steps, double time)
     return it == steps.begin() ? 0 : (it - 1)->second;
 }
 
-} // namespace
+std::int64_t stageBytesHolding(const GpuGroup &g, int inFlight, int embeddingInFlight,
+                               int headInFlight)
+{
+    return g.totalBytes() - g.activations.layers - g.activations.embedding - g.activations.output +
+           std::int64_t(inFlight) * g.chunkActivationBytes +
+           std::int64_t(embeddingInFlight) * g.embeddingBytesPerMicroBatch +
+           std::int64_t(headInFlight) * g.outputBytesPerMicroBatch;
+}
 
 ScheduleParams scheduleParams(const Scenario &s)
 {
@@ -144,15 +152,12 @@ std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &g, const InFlightSte
     times.erase(std::unique(times.begin(), times.end()), times.end());
     if (times.empty() || times.back() < makespan)
         times.push_back(makespan);
-    const std::int64_t fixed =
-        g.totalBytes() - g.activations.layers - g.activations.embedding - g.activations.output;
     std::vector<MemoryStep> out;
     out.reserve(times.size());
     for (const double t : times)
         out.push_back(
-            {t, fixed + std::int64_t(countAt(inFlight, t)) * g.chunkActivationBytes +
-                    std::int64_t(countAt(embeddingInFlight, t)) * g.embeddingBytesPerMicroBatch +
-                    std::int64_t(countAt(headInFlight, t)) * g.outputBytesPerMicroBatch});
+            {t, stageBytesHolding(g, stepValueAt(inFlight, t), stepValueAt(embeddingInFlight, t),
+                                  stepValueAt(headInFlight, t))});
     return out;
 }
 

@@ -49,6 +49,16 @@ struct MemoryStep
 std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &group, const StageTimeline &stage,
                                             double makespan);
 
+/// A stage's memory per GPU with `inFlight` chunk sets, `embeddingInFlight` embedding
+/// sets and `headInFlight` logits sets held, bytes: the report's total with its
+/// activations replaced by those sets (the formula stageMemoryOverTime() steps through).
+std::int64_t stageBytesHolding(const GpuGroup &group, int inFlight, int embeddingInFlight,
+                               int headInFlight);
+
+/// The value of a step function (StageTimeline::inFlight and kin) at `time`: the last
+/// entry at or before it; 0 before the first entry and for an empty function.
+int stepValueAt(const std::vector<std::pair<double, int>> &steps, double time);
+
 /// The same from the three step functions alone (StageTimeline::inFlight,
 /// embeddingInFlight, headInFlight), for a caller that keeps only those.
 using InFlightSteps = std::vector<std::pair<double, int>>;

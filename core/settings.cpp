@@ -38,12 +38,18 @@ const std::array<std::string_view, 4> scheduleIds = {
     pipelineScheduleId(PipelineSchedule::ZeroBubbleH1)};
 constexpr std::array<std::string_view, 4> activationByteValues = {"1", "2", "4", "8"};
 
+/// ASCII lower case: ids, on/off and labels are ASCII.
+std::string lowered(std::string_view t)
+{
+    std::string out(t);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+    return out;
+}
+
 std::optional<std::int64_t> parseStrategy(std::string_view t)
 {
-    std::string lower(t);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
-    if (const auto z = parseZeroStage(lower))
+    if (const auto z = parseZeroStage(lowered(t)))
         return std::int64_t(*z);
     return std::nullopt;
 }
@@ -321,9 +327,7 @@ std::optional<std::int64_t> parseSettingText(const Setting &s, std::string_view 
     quoted.append("'").append(text).append("'");
     switch (s.kind) {
     case SettingKind::Boolean: {
-        std::string lower(text);
-        std::transform(lower.begin(), lower.end(), lower.begin(),
-                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        const std::string lower = lowered(text);
         if (lower == "on")
             return 1;
         if (lower == "off")
@@ -332,14 +336,10 @@ std::optional<std::int64_t> parseSettingText(const Setting &s, std::string_view 
         return std::nullopt;
     }
     case SettingKind::Choice: {
-        std::string lower(text);
-        std::transform(lower.begin(), lower.end(), lower.begin(),
-                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        const std::string lower = lowered(text);
         if (const auto v = s.parseChoice(lower))
             return *v;
-        std::string noun(s.label);
-        std::transform(noun.begin(), noun.end(), noun.begin(),
-                       [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c + 32 : c); });
+        const std::string noun = lowered(s.label);
         std::string known;
         for (std::string_view c : s.choices)
             known += (known.empty() ? "" : ", ") + std::string(c);

@@ -11,14 +11,6 @@ namespace shardscope {
 
 namespace {
 
-int countAt(const std::vector<std::pair<double, int>> &steps, double time)
-{
-    auto it =
-        std::upper_bound(steps.begin(), steps.end(), time,
-                         [](double t, const std::pair<double, int> &e) { return t < e.first; });
-    return it == steps.begin() ? 0 : (it - 1)->second;
-}
-
 /// Stage `stage` of `stages` on a ramp: its first colour at stage 0, its last at the last
 /// stage, linear in sRGB between neighbouring entries.
 QColor rampAt(const std::array<QColor, 7> &ramp, int stage, int stages)
@@ -81,21 +73,18 @@ void StageMemoryChart::styleLines()
 std::int64_t StageMemoryChart::stageBytes(const GpuGroup &g, int inFlight, int embeddingInFlight,
                                           int headInFlight)
 {
-    return g.totalBytes() - g.activations.layers - g.activations.embedding - g.activations.output +
-           std::int64_t(inFlight) * g.chunkActivationBytes +
-           std::int64_t(embeddingInFlight) * g.embeddingBytesPerMicroBatch +
-           std::int64_t(headInFlight) * g.outputBytesPerMicroBatch;
+    return stageBytesHolding(g, inFlight, embeddingInFlight, headInFlight);
 }
 
 std::int64_t StageMemoryChart::Stage::bytesAt(double time) const
 {
-    return stageBytes(group, countAt(inFlight, time), countAt(embeddingInFlight, time),
-                      countAt(headInFlight, time));
+    return stageBytes(group, stepValueAt(inFlight, time), stepValueAt(embeddingInFlight, time),
+                      stepValueAt(headInFlight, time));
 }
 
 int StageMemoryChart::inFlightAt(const StageTimeline &stage, double time)
 {
-    return countAt(stage.inFlight, time);
+    return stepValueAt(stage.inFlight, time);
 }
 
 QColor StageMemoryChart::stageColor(int stage, int stages)

@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "estimate.h"
 #include "schedule.h"
+#include "testscenarios.h"
 
 #include <QTest>
 #include <algorithm>
@@ -11,19 +12,6 @@
 using namespace shardscope;
 
 namespace {
-
-/// Llama-2-7B-shaped dense model (32 layers, h 4096, f 11008, 32 heads, V 32000).
-Architecture llama7b()
-{
-    Architecture a;
-    a.layers = 32;
-    a.hidden = 4096;
-    a.ffn = 11008;
-    a.heads = 32;
-    a.kvHeads = 32;
-    a.vocab = 32000;
-    return a;
-}
 
 Scenario plain70b(std::int64_t gpus)
 {
@@ -156,12 +144,7 @@ private slots:
     {
         QFETCH(int, schedule);
         QFETCH(int, chunks);
-        Scenario s;
-        s.model.id = "llama7b";
-        s.model.architecture = llama7b();
-        s.recipe = Recipe{"mixed-adam", "Mixed", "", 2, 2, 4, 8};
-        s.gpu = Gpu{"h100", "H100", "H100", 80'000'000'000, 0, ""};
-        s.layout.gpus = 8;
+        Scenario s = test::llama7bOnH100(8);
         s.layout.pipelineParallel = 4;
         s.training.microBatches = 8;
         s.training.recompute = Recompute::Selective;
@@ -183,9 +166,9 @@ private slots:
             // bounds and the simulation agree (docs/pipeline.md).
             QCOMPARE(peak->bytes, r.groups[i].totalBytes());
             // After the last backward nothing is held: the stage's states and buffers.
-            QCOMPARE(steps.back().bytes,
-                     r.groups[i].totalBytes() - r.groups[i].activations.layers -
-                         r.groups[i].activations.embedding - r.groups[i].activations.output);
+            QCOMPARE(steps.back().bytes, r.groups[i].totalBytes() - r.groups[i].activations.layers -
+                                             r.groups[i].activations.embedding -
+                                             r.groups[i].activations.output);
         }
     }
 };

@@ -3,6 +3,7 @@
 // enums' own ids, and whose accessors reach the right field.
 #include "estimate.h"
 #include "settings.h"
+#include "testscenarios.h"
 
 #include <QTest>
 #include <set>
@@ -11,23 +12,10 @@ using namespace shardscope;
 
 namespace {
 
-/// A valid 8-GPU dense scenario (Llama-style 7B shape, 32 layers) to perturb.
+/// A valid 8-GPU dense scenario to perturb.
 Scenario base()
 {
-    Scenario s;
-    Architecture a;
-    a.layers = 32;
-    a.hidden = 4096;
-    a.ffn = 11008;
-    a.heads = 32;
-    a.kvHeads = 32;
-    a.vocab = 32000;
-    s.model.id = "test";
-    s.model.architecture = a;
-    s.recipe = Recipe{"mixed-adam", "Mixed", "", 2, 2, 4, 8};
-    s.gpu = Gpu{"h100", "H100", "H100", 80'000'000'000, 0, ""};
-    s.layout.gpus = 8;
-    return s;
+    return test::llama7bOnH100(8);
 }
 
 } // namespace

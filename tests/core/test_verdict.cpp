@@ -3,6 +3,7 @@
 #include "catalog.h"
 #include "estimate.h"
 #include "format.h"
+#include "scenariofile.h"
 #include "verdict.h"
 
 #include <QTest>
@@ -23,11 +24,7 @@ namespace {
 ///   activations + context + gathered units = 15,570,305,024
 Scenario llama70bZero3()
 {
-    const Catalog &c = Catalog::builtIn();
-    Scenario s;
-    s.model = *c.model("llama3-70b");
-    s.recipe = *c.recipe("mixed-adam");
-    s.gpu = *c.gpu("h100-sxm-80gb");
+    Scenario s = defaultScenario(); // Llama 3 70B, mixed-adam, H100 SXM 80GB
     s.layout.gpus = 64;
     s.layout.zeroStage = ZeroStage::Zero3;
     return s;

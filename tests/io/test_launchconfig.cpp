@@ -9,6 +9,7 @@
 #include "catalog.h"
 #include "estimate.h"
 #include "launchconfig.h"
+#include "scenariofile.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,11 +23,7 @@ namespace {
 /// gradient accumulation 8, full recomputation, mixed-precision AdamW.
 Scenario llama70bZero3()
 {
-    const Catalog &c = Catalog::builtIn();
-    Scenario s;
-    s.model = *c.model("llama3-70b");
-    s.recipe = *c.recipe("mixed-adam");
-    s.gpu = *c.gpu("h100-sxm-80gb");
+    Scenario s = defaultScenario(); // Llama 3 70B, mixed-adam, H100 SXM 80GB
     s.layout.gpus = 64;
     s.layout.zeroStage = ZeroStage::Zero3;
     s.training.microBatchSize = 1;
