@@ -7,7 +7,7 @@
 #include "memorychart.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
-#include "scenariomodel.h"
+#include "session.h"
 #include "timelinepanel.h"
 
 #include <QApplication>
@@ -28,7 +28,7 @@ namespace {
 std::unique_ptr<QWidget> makeTimelineWidget(const Scenario &s, ByteUnit unit, QSize logicalSize)
 {
     auto holder = std::make_unique<QWidget>();
-    auto *model = new ScenarioModel(Catalog::builtIn(), holder.get());
+    auto *model = new Session(Catalog::builtIn(), holder.get());
     model->setScenario(s);
     model->setUnit(unit);
     auto *panel = new TimelinePanel(model, holder.get());

@@ -47,7 +47,7 @@ struct GuiFlags
     {
         parser.setApplicationDescription(QStringLiteral(
             "ShardScope: where GPU memory goes when a large model is trained on many GPUs.\n"
-            "Subcommands: report, export, export-config ('shardscope SUBCOMMAND --help')."));
+            "Subcommands: report, plan, export, export-config ('shardscope SUBCOMMAND --help')."));
         parser.addHelpOption();
         parser.addVersionOption();
         options.addTo(parser);
@@ -147,8 +147,8 @@ int runGui(int argc, char **argv)
             err << "shardscope: " << error << "\n";
             return 2;
         }
-        window.scenarioModel()->setScenario(doc->scenario);
-        window.scenarioModel()->setUnit(doc->unit);
+        window.session()->setScenario(doc->scenario);
+        window.session()->setUnit(doc->unit);
     }
     QSize requested; // --size, to report when the window cannot be that small
     if (p.isSet(size)) {
@@ -175,7 +175,7 @@ int runGui(int argc, char **argv)
                 err << "shardscope: " << error << "\n";
                 return 2;
             }
-            window.scenarioModel()->setUnit(*unit);
+            window.session()->setUnit(*unit);
         }
     }
     if (p.isSet(lesson)) {

@@ -78,7 +78,11 @@ std::string formatParameters(std::int64_t parameters)
 
 std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u)
 {
-    const Verdict v = verdict(s, r);
+    return verdictText(verdict(s, r), s, r, u);
+}
+
+std::string verdictText(const Verdict &v, const Scenario &s, const MemoryReport &r, ByteUnit u)
+{
     if (v.kind == Verdict::Kind::Invalid)
         return "Cannot estimate: " + r.error;
     const std::string perGpu = r.gpuCount() == 1 ? "" : " per GPU";

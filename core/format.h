@@ -2,6 +2,7 @@
 
 #include "memoryreport.h"
 #include "scenario.h"
+#include "verdict.h"
 
 #include <cstdint>
 #include <string>
@@ -39,5 +40,7 @@ std::string formatParameters(std::int64_t parameters);
 /// model states, that data parallelism cannot split them. Invalid reports give
 /// "Cannot estimate: " and the error.
 std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u);
+/// The same sentence from a verdict already decided (v = verdict(s, r)).
+std::string verdictText(const Verdict &v, const Scenario &s, const MemoryReport &r, ByteUnit u);
 
 } // namespace shardscope

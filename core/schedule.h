@@ -69,6 +69,9 @@ struct OpCosts
     double backward = 2;       ///< full backward B (GPipe, 1F1B, interleaved)
     double backwardInput = 1;  ///< input-gradient B (ZB-H1)
     double backwardWeight = 1; ///< weight-gradient W (ZB-H1)
+
+    /// Field by field (exact: the costs are set, never computed).
+    bool operator==(const OpCosts &) const = default;
 };
 
 // The generator's bounds (maxPipelineStages, maxMicroBatches, maxModelChunks,
@@ -83,6 +86,9 @@ struct ScheduleParams
     int microBatches = 8; ///< m, micro-batches per step
     int chunks = 1;       ///< v, model chunks per stage; > 1 only (and >= 2) for interleaved
     OpCosts costs;
+
+    /// Field by field: two equal parameter sets schedule the same timeline.
+    bool operator==(const ScheduleParams &) const = default;
 };
 
 /// One operation placed on the timeline.

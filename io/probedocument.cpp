@@ -1,5 +1,7 @@
 #include "probedocument.h"
 
+#include "probeschema.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -8,7 +10,7 @@ namespace shardscope {
 
 namespace {
 
-const QString schemaName = QString::fromLatin1(probeDocumentSchema);
+const QString schemaName = QString(probeschema::id);
 
 /// The start of a line, printable, for quoting garbage in a one-line message.
 QString excerpt(const QByteArray &line)
@@ -49,12 +51,12 @@ std::variant<ProbeGpu, QString> parseGpu(const QJsonValue &value, qsizetype posi
     const QJsonObject o = value.toObject();
     ProbeGpu gpu;
     qint64 index = 0;
-    if (!readCount(o, QStringLiteral("index"), &index) || index > 1'000'000)
+    if (!readCount(o, QString(probeschema::index), &index) || index > 1'000'000)
         return badDocument(QStringLiteral("gpus[%1] has no valid index").arg(position));
     gpu.index = int(index);
-    gpu.name = o.value(QStringLiteral("name")).toString();
-    gpu.uuid = o.value(QStringLiteral("uuid")).toString();
-    gpu.pciBusId = o.value(QStringLiteral("pci_bus_id")).toString();
+    gpu.name = o.value(QString(probeschema::name)).toString();
+    gpu.uuid = o.value(QString(probeschema::uuid)).toString();
+    gpu.pciBusId = o.value(QString(probeschema::pciBusId)).toString();
     const struct
     {
         const char *key;
@@ -68,25 +70,25 @@ std::variant<ProbeGpu, QString> parseGpu(const QJsonValue &value, qsizetype posi
                                    .arg(gpu.index)
                                    .arg(QString::fromLatin1(s.key)));
     }
-    const QJsonValue reserved = o.value(QStringLiteral("reserved_bytes"));
+    const QJsonValue reserved = o.value(QString(probeschema::reservedBytes));
     if (!reserved.isNull() && !reserved.isUndefined()) {
         qint64 r = 0;
-        if (!readCount(o, QStringLiteral("reserved_bytes"), &r))
+        if (!readCount(o, QString(probeschema::reservedBytes), &r))
             return badDocument(QStringLiteral("GPU %1 has no valid reserved_bytes").arg(gpu.index));
         gpu.reservedBytes = r;
     }
-    for (const QJsonValue &p : o.value(QStringLiteral("processes")).toArray()) {
+    for (const QJsonValue &p : o.value(QString(probeschema::processes)).toArray()) {
         const QJsonObject po = p.toObject();
         ProbeProcess process;
-        if (!readCount(po, QStringLiteral("pid"), &process.pid))
+        if (!readCount(po, QString(probeschema::pid), &process.pid))
             return badDocument(
                 QStringLiteral("GPU %1 lists a process without a pid").arg(gpu.index));
         qint64 used = 0;
-        if (readCount(po, QStringLiteral("used_bytes"), &used))
+        if (readCount(po, QString(probeschema::usedBytes), &used))
             process.usedBytes = used;
         gpu.processes.push_back(process);
     }
-    gpu.processesError = o.value(QStringLiteral("processes_error")).toString().simplified();
+    gpu.processesError = o.value(QString(probeschema::processesError)).toString().simplified();
     return gpu;
 }
 
@@ -106,27 +108,27 @@ std::variant<ProbeSample, QString> parseProbeLine(const QByteArray &line)
         return QStringLiteral("shardscope-probe printed JSON that is not a reading: %1")
             .arg(excerpt(trimmed));
     const QJsonObject o = doc.object();
-    const QJsonValue schema = o.value(QStringLiteral("schema"));
+    const QJsonValue schema = o.value(QString(probeschema::schema));
     if (!schema.isString())
         return QStringLiteral("shardscope-probe printed JSON without the schema %1: %2")
             .arg(schemaName, excerpt(trimmed));
     if (schema.toString() != schemaName)
         return QStringLiteral("shardscope-probe printed schema \"%1\", expected %2")
             .arg(schema.toString().left(60), schemaName);
-    if (o.contains(QStringLiteral("error"))) {
-        QString message = o.value(QStringLiteral("error")).toString().simplified();
+    if (o.contains(QString(probeschema::error))) {
+        QString message = o.value(QString(probeschema::error)).toString().simplified();
         if (message.isEmpty())
             message = QStringLiteral("shardscope-probe reported an error (%1)")
-                          .arg(o.value(QStringLiteral("error_code")).toString());
+                          .arg(o.value(QString(probeschema::errorCode)).toString());
         return message;
     }
 
     ProbeSample sample;
-    sample.source = o.value(QStringLiteral("source")).toString();
-    sample.timestampMs = o.value(QStringLiteral("timestamp_ms")).toInteger();
-    sample.driverVersion = o.value(QStringLiteral("driver_version")).toString();
-    sample.memoryApi = o.value(QStringLiteral("nvml_memory_api")).toString();
-    const QJsonValue gpus = o.value(QStringLiteral("gpus"));
+    sample.source = o.value(QString(probeschema::source)).toString();
+    sample.timestampMs = o.value(QString(probeschema::timestampMs)).toInteger();
+    sample.driverVersion = o.value(QString(probeschema::driverVersion)).toString();
+    sample.memoryApi = o.value(QString(probeschema::memoryApi)).toString();
+    const QJsonValue gpus = o.value(QString(probeschema::gpus));
     if (!gpus.isArray())
         return badDocument(QStringLiteral("no gpus list"));
     const QJsonArray list = gpus.toArray();

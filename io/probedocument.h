@@ -2,7 +2,7 @@
 
 // The probe's reading document (`shardscope-probe/1`, docs/probe.md "Reading
 // document") as the app reads it: QtCore only, so the window, tests and fuzzers
-// share one parser.
+// share one parser. Its keys are probe/probeschema.h's, the list the probe writes.
 
 #include <QByteArray>
 #include <QMetaType>
@@ -12,9 +12,6 @@
 #include <vector>
 
 namespace shardscope {
-
-/// The "schema" value of every document shardscope-probe prints.
-inline constexpr char probeDocumentSchema[] = "shardscope-probe/1";
 
 /// One compute process on a GPU, as the probe reports it.
 struct ProbeProcess

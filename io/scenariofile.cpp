@@ -302,7 +302,9 @@ bool readGpu(Reader &r, Gpu *out)
             QStringLiteral("\"gpu\" must be a preset id or an object (got %1)").arg(describe(v)));
     const QJsonObject o = v.toObject();
     const QString prefix = QStringLiteral("gpu.");
-    Gpu gpu{"custom", "Custom GPU", "", 0, 0, ""};
+    Gpu gpu;
+    gpu.id = "custom";
+    gpu.name = "Custom GPU";
     if (!r.onlyKeys(o, {"id", "name", "short", "capacity_bytes", "driver_bytes", "source"},
                     prefix) ||
         !r.text(o, "id", prefix, &gpu.id) || !r.text(o, "name", prefix, &gpu.name) ||

@@ -3,6 +3,7 @@
 // 1 a failure the caller should show, 2 bad usage.
 
 #include "calibration.h"
+#include "probeschema.h"
 #include "prometheus.h"
 #include "sampler.h"
 
@@ -22,6 +23,7 @@
 #endif
 
 using namespace shardscope::probe;
+namespace probeschema = shardscope::probeschema;
 
 namespace {
 
@@ -53,38 +55,38 @@ void writeTextLine(const QString &line)
 // The human-readable form printed without --json.
 void writeText(const QJsonObject &doc)
 {
-    if (doc.contains(QStringLiteral("error"))) {
+    if (doc.contains(QString(probeschema::error))) {
         writeTextLine(
-            QStringLiteral("%1 (%2)").arg(doc.value(QStringLiteral("error")).toString(),
-                                          doc.value(QStringLiteral("error_code")).toString()));
+            QStringLiteral("%1 (%2)").arg(doc.value(QString(probeschema::error)).toString(),
+                                          doc.value(QString(probeschema::errorCode)).toString()));
         return;
     }
-    if (doc.value(QStringLiteral("source")).toString() == QLatin1String("nvml")) {
+    if (doc.value(QString(probeschema::source)).toString() == QLatin1String("nvml")) {
         writeTextLine(QStringLiteral("NVIDIA driver %1, NVML memory API %2")
-                          .arg(doc.value(QStringLiteral("driver_version")).toString(),
-                               doc.value(QStringLiteral("nvml_memory_api")).toString()));
+                          .arg(doc.value(QString(probeschema::driverVersion)).toString(),
+                               doc.value(QString(probeschema::memoryApi)).toString()));
     } else {
         writeTextLine(QStringLiteral("Prometheus %1")
-                          .arg(doc.value(QStringLiteral("prometheus_url")).toString()));
+                          .arg(doc.value(QString(probeschema::prometheusUrl)).toString()));
     }
-    for (const QJsonValue &v : doc.value(QStringLiteral("gpus")).toArray()) {
+    for (const QJsonValue &v : doc.value(QString(probeschema::gpus)).toArray()) {
         const QJsonObject g = v.toObject();
         writeTextLine(
             QStringLiteral("%1GPU %2  %3  %4  used %5, reserved %6, free %7, total %8")
-                .arg(g.contains(QStringLiteral("hostname"))
-                         ? g.value(QStringLiteral("hostname")).toString() + QStringLiteral(" ")
+                .arg(g.contains(QString(probeschema::hostname))
+                         ? g.value(QString(probeschema::hostname)).toString() + QStringLiteral(" ")
                          : QString())
-                .arg(g.value(QStringLiteral("index")).toInteger())
-                .arg(g.value(QStringLiteral("name")).toString(),
-                     g.value(QStringLiteral("uuid")).toString(),
-                     gib(g.value(QStringLiteral("used_bytes"))),
-                     gib(g.value(QStringLiteral("reserved_bytes"))),
-                     gib(g.value(QStringLiteral("free_bytes"))),
-                     gib(g.value(QStringLiteral("total_bytes")))));
-        for (const QJsonValue &p : g.value(QStringLiteral("processes")).toArray()) {
+                .arg(g.value(QString(probeschema::index)).toInteger())
+                .arg(g.value(QString(probeschema::name)).toString(),
+                     g.value(QString(probeschema::uuid)).toString(),
+                     gib(g.value(QString(probeschema::usedBytes))),
+                     gib(g.value(QString(probeschema::reservedBytes))),
+                     gib(g.value(QString(probeschema::freeBytes))),
+                     gib(g.value(QString(probeschema::totalBytes)))));
+        for (const QJsonValue &p : g.value(QString(probeschema::processes)).toArray()) {
             writeTextLine(QStringLiteral("    pid %1  %2")
-                              .arg(p.toObject().value(QStringLiteral("pid")).toInteger())
-                              .arg(gib(p.toObject().value(QStringLiteral("used_bytes")))));
+                              .arg(p.toObject().value(QString(probeschema::pid)).toInteger())
+                              .arg(gib(p.toObject().value(QString(probeschema::usedBytes)))));
         }
     }
 }

@@ -1,5 +1,7 @@
 #include "probeerror.h"
 
+#include "probeschema.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -69,18 +71,18 @@ QString printableText(const QString &text)
 
 void addError(QJsonObject &doc, const ProbeError &error)
 {
-    doc.insert(QStringLiteral("error"), printableText(error.message));
-    doc.insert(QStringLiteral("error_code"), error.code);
+    doc.insert(QString(probeschema::error), printableText(error.message));
+    doc.insert(QString(probeschema::errorCode), error.code);
     if (error.nvmlReturn != 0)
         doc.insert(QStringLiteral("nvml_return"), error.nvmlReturn);
 }
 
 QJsonObject errorDocument(const QString &source, const ProbeError &error)
 {
-    QJsonObject doc{{QStringLiteral("schema"), QString::fromUtf16(probeSchema)},
-                    {QStringLiteral("source"), source},
-                    {QStringLiteral("timestamp_ms"), nowMs()},
-                    {QStringLiteral("gpus"), QJsonArray{}}};
+    QJsonObject doc{{QString(probeschema::schema), QString(probeschema::id)},
+                    {QString(probeschema::source), source},
+                    {QString(probeschema::timestampMs), nowMs()},
+                    {QString(probeschema::gpus), QJsonArray{}}};
     addError(doc, error);
     return doc;
 }

@@ -6,9 +6,6 @@
 
 namespace shardscope::probe {
 
-/// The "schema" value of every reading document the probe prints.
-inline constexpr char16_t probeSchema[] = u"shardscope-probe/1";
-
 /// Process exit codes (docs/probe.md, "Exit codes").
 enum ExitCode : int
 {

@@ -1,5 +1,7 @@
 #include "prometheus.h"
 
+#include "probeschema.h"
+
 #include <QEventLoop>
 #include <QHostAddress>
 #include <QJsonArray>
@@ -399,13 +401,13 @@ PrometheusSnapshot PrometheusClient::fetch()
 
 QJsonObject snapshotToJson(const PrometheusSnapshot &snapshot)
 {
-    QJsonObject doc{{QStringLiteral("schema"), QString::fromUtf16(probeSchema)},
-                    {QStringLiteral("source"), QStringLiteral("prometheus")},
-                    {QStringLiteral("timestamp_ms"), snapshot.timestampMs},
-                    {QStringLiteral("prometheus_url"), snapshot.serverUrl}};
+    QJsonObject doc{{QString(probeschema::schema), QString(probeschema::id)},
+                    {QString(probeschema::source), QStringLiteral("prometheus")},
+                    {QString(probeschema::timestampMs), snapshot.timestampMs},
+                    {QString(probeschema::prometheusUrl), snapshot.serverUrl}};
     if (snapshot.error.isError()) {
         addError(doc, snapshot.error);
-        doc.insert(QStringLiteral("gpus"), QJsonArray{});
+        doc.insert(QString(probeschema::gpus), QJsonArray{});
         return doc;
     }
     auto bytes = [](const std::optional<quint64> &v) {
@@ -413,27 +415,27 @@ QJsonObject snapshotToJson(const PrometheusSnapshot &snapshot)
     };
     QJsonArray gpus;
     for (const PrometheusGpu &g : snapshot.gpus) {
-        QJsonObject o{{QStringLiteral("hostname"), g.hostname},
-                      {QStringLiteral("index"),
+        QJsonObject o{{QString(probeschema::hostname), g.hostname},
+                      {QString(probeschema::index),
                        g.index ? QJsonValue(*g.index) : QJsonValue(QJsonValue::Null)},
-                      {QStringLiteral("uuid"), g.uuid},
-                      {QStringLiteral("name"), g.modelName},
-                      {QStringLiteral("used_bytes"), bytes(g.usedBytes)},
-                      {QStringLiteral("free_bytes"), bytes(g.freeBytes)},
-                      {QStringLiteral("reserved_bytes"), bytes(g.reservedBytes)}};
+                      {QString(probeschema::uuid), g.uuid},
+                      {QString(probeschema::name), g.modelName},
+                      {QString(probeschema::usedBytes), bytes(g.usedBytes)},
+                      {QString(probeschema::freeBytes), bytes(g.freeBytes)},
+                      {QString(probeschema::reservedBytes), bytes(g.reservedBytes)}};
         std::optional<quint64> total;
         if (g.usedBytes && g.freeBytes)
             total = *g.usedBytes + *g.freeBytes + g.reservedBytes.value_or(0);
-        o.insert(QStringLiteral("total_bytes"), bytes(total));
+        o.insert(QString(probeschema::totalBytes), bytes(total));
         if (!g.pciBusId.isEmpty())
-            o.insert(QStringLiteral("pci_bus_id"), g.pciBusId);
+            o.insert(QString(probeschema::pciBusId), g.pciBusId);
         if (!g.migInstance.isEmpty()) {
             o.insert(QStringLiteral("mig_instance"), g.migInstance);
             o.insert(QStringLiteral("mig_profile"), g.migProfile);
         }
         gpus.append(o);
     }
-    doc.insert(QStringLiteral("gpus"), gpus);
+    doc.insert(QString(probeschema::gpus), gpus);
     return doc;
 }
 

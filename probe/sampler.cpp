@@ -1,5 +1,7 @@
 #include "sampler.h"
 
+#include "probeschema.h"
+
 #include <QJsonArray>
 
 namespace shardscope::probe {
@@ -283,49 +285,49 @@ NvmlSample NvmlSampler::sample()
 
 QJsonObject gpuToJson(const GpuReading &gpu)
 {
-    QJsonObject o{{QStringLiteral("index"), qint64(gpu.index)},
-                  {QStringLiteral("name"), gpu.name},
-                  {QStringLiteral("uuid"), gpu.uuid},
-                  {QStringLiteral("pci_bus_id"), gpu.pciBusId},
-                  {QStringLiteral("total_bytes"), qint64(gpu.totalBytes)},
-                  {QStringLiteral("reserved_bytes"), gpu.reservedBytes
-                                                         ? QJsonValue(qint64(*gpu.reservedBytes))
-                                                         : QJsonValue(QJsonValue::Null)},
-                  {QStringLiteral("used_bytes"), qint64(gpu.usedBytes)},
-                  {QStringLiteral("free_bytes"), qint64(gpu.freeBytes)}};
+    QJsonObject o{{QString(probeschema::index), qint64(gpu.index)},
+                  {QString(probeschema::name), gpu.name},
+                  {QString(probeschema::uuid), gpu.uuid},
+                  {QString(probeschema::pciBusId), gpu.pciBusId},
+                  {QString(probeschema::totalBytes), qint64(gpu.totalBytes)},
+                  {QString(probeschema::reservedBytes), gpu.reservedBytes
+                                                            ? QJsonValue(qint64(*gpu.reservedBytes))
+                                                            : QJsonValue(QJsonValue::Null)},
+                  {QString(probeschema::usedBytes), qint64(gpu.usedBytes)},
+                  {QString(probeschema::freeBytes), qint64(gpu.freeBytes)}};
     if (gpu.processes) {
         QJsonArray list;
         for (const ProcessReading &p : *gpu.processes) {
             list.append(QJsonObject{
-                {QStringLiteral("pid"), qint64(p.pid)},
-                {QStringLiteral("used_bytes"),
+                {QString(probeschema::pid), qint64(p.pid)},
+                {QString(probeschema::usedBytes),
                  p.usedBytes ? QJsonValue(qint64(*p.usedBytes)) : QJsonValue(QJsonValue::Null)}});
         }
-        o.insert(QStringLiteral("processes"), list);
+        o.insert(QString(probeschema::processes), list);
     } else {
-        o.insert(QStringLiteral("processes"), QJsonValue(QJsonValue::Null));
-        o.insert(QStringLiteral("processes_error"), gpu.processesError);
+        o.insert(QString(probeschema::processes), QJsonValue(QJsonValue::Null));
+        o.insert(QString(probeschema::processesError), gpu.processesError);
     }
     return o;
 }
 
 QJsonObject sampleToJson(const NvmlSample &sample)
 {
-    QJsonObject doc{{QStringLiteral("schema"), QString::fromUtf16(probeSchema)},
-                    {QStringLiteral("source"), QStringLiteral("nvml")},
-                    {QStringLiteral("timestamp_ms"), sample.timestampMs}};
+    QJsonObject doc{{QString(probeschema::schema), QString(probeschema::id)},
+                    {QString(probeschema::source), QStringLiteral("nvml")},
+                    {QString(probeschema::timestampMs), sample.timestampMs}};
     if (!sample.driverVersion.isEmpty())
-        doc.insert(QStringLiteral("driver_version"), sample.driverVersion);
+        doc.insert(QString(probeschema::driverVersion), sample.driverVersion);
     if (sample.error.isError()) {
         addError(doc, sample.error);
-        doc.insert(QStringLiteral("gpus"), QJsonArray{});
+        doc.insert(QString(probeschema::gpus), QJsonArray{});
         return doc;
     }
-    doc.insert(QStringLiteral("nvml_memory_api"), sample.memoryApi);
+    doc.insert(QString(probeschema::memoryApi), sample.memoryApi);
     QJsonArray gpus;
     for (const GpuReading &g : sample.gpus)
         gpus.append(gpuToJson(g));
-    doc.insert(QStringLiteral("gpus"), gpus);
+    doc.insert(QString(probeschema::gpus), gpus);
     return doc;
 }
 

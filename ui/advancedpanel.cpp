@@ -22,8 +22,8 @@ QString qs(std::string_view s)
 
 } // namespace
 
-AdvancedPanel::AdvancedPanel(ScenarioModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model)
+AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
+    : QWidget(parent), m_session(session)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -45,7 +45,7 @@ AdvancedPanel::AdvancedPanel(ScenarioModel *model, QWidget *parent)
                 apply = [this, k](Scenario &s, std::int64_t v) { setDegree(s, k, v); };
             if (k == "schedule")
                 name = [](std::int64_t v) { return qs(pipelineScheduleName(PipelineSchedule(v))); };
-            auto *editor = new SettingEditor(*setting, m_model, this, apply, name);
+            auto *editor = new SettingEditor(*setting, m_session, this, apply, name);
             m_editors.push_back(editor);
             if (k == "hsdp_shard")
                 qobject_cast<QSpinBox *>(editor->widget())
@@ -70,7 +70,7 @@ AdvancedPanel::AdvancedPanel(ScenarioModel *model, QWidget *parent)
           {"cuda_context_bytes", "ddp_bucket_bytes", "zero_bucket_elements", "gathered_units",
            "fragmentation_percent", "host_ram_bytes_per_node"});
 
-    connect(m_model, &ScenarioModel::changed, this, &AdvancedPanel::sync);
+    connect(m_session, &Session::changed, this, &AdvancedPanel::sync);
     sync();
 }
 
@@ -113,7 +113,7 @@ void AdvancedPanel::setDegree(Scenario &s, std::string_view key, std::int64_t va
 
 void AdvancedPanel::sync()
 {
-    const Scenario &s = m_model->scenario();
+    const Scenario &s = m_session->scenario();
     const Layout &l = s.layout;
     const Training &t = s.training;
     for (SettingEditor *e : m_editors)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenariomodel.h"
+#include "session.h"
 
 #include <QWidget>
 #include <string_view>
@@ -20,12 +20,12 @@ class SettingEditor;
 /// sequence, micro-batches, recomputation, schedule, chunks, loss kernel, activation
 /// bytes, FlashAttention, sequence parallel, logits, dropout) and the buffers (CUDA
 /// context, DDP and ZeRO buckets, gathered units, fragmentation, host RAM). Reads and
-/// writes only the ScenarioModel; shown collapsed under the headline controls.
+/// writes only the Session; shown collapsed under the headline controls.
 class AdvancedPanel : public QWidget
 {
     Q_OBJECT
 public:
-    explicit AdvancedPanel(ScenarioModel *model, QWidget *parent = nullptr);
+    explicit AdvancedPanel(Session *session, QWidget *parent = nullptr);
 
     /// The control of the setting with this scenario-file key, or nullptr when the
     /// panel has none (gpus, strategy and model_states_only are headline controls).
@@ -40,7 +40,7 @@ private:
     void setDegree(Scenario &s, std::string_view key, std::int64_t value) const;
     void sync();
 
-    ScenarioModel *m_model;
+    Session *m_session;
     std::vector<SettingEditor *> m_editors;
     QLabel *m_layoutLabel;
 };

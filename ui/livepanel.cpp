@@ -1,6 +1,7 @@
 #include "livepanel.h"
 
-#include "scenariomodel.h"
+#include "lazyrefresh.h"
+#include "session.h"
 
 #include <QDateTime>
 #include <QFontMetrics>
@@ -58,8 +59,8 @@ QString shortGpuName(const QString &name)
 
 } // namespace
 
-LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model), m_client(new ProbeClient(this)),
+LivePanel::LivePanel(Session *session, QWidget *parent)
+    : QWidget(parent), m_session(session), m_client(new ProbeClient(this)),
       m_startButton(new QPushButton(tr("Start"), this)), m_statusLabel(new QLabel(this)),
       m_plot(new QCustomPlot(this)), m_predictedBars(m_plot, barWidth, false)
 {
@@ -103,7 +104,9 @@ LivePanel::LivePanel(ScenarioModel *model, QWidget *parent)
     connect(m_client, &ProbeClient::sample, this, &LivePanel::showReading);
     connect(m_client, &ProbeClient::failed, this, &LivePanel::showFailure);
     connect(m_client, &ProbeClient::runningChanged, this, &LivePanel::onRunningChanged);
-    connect(m_model, &ScenarioModel::changed, this, &LivePanel::rebuild);
+    // Session changes, readings and style changes all redraw through the one policy: at
+    // once on screen, on the next show as a hidden tab.
+    m_refresh = new LazyRefresh(this, m_session, [this] { rebuild(); });
 
     setStatus(tr("Press Start to read this machine's GPUs with shardscope-probe"), false);
     rebuild();
@@ -122,7 +125,7 @@ void LivePanel::setChartStyle(const ChartStyle &style)
     applyPanelStyle(this, style);
     applyStyle();
     setStatus(m_status, m_statusIsError); // its colour and font
-    rebuild();                            // the per-GPU lines and labels
+    m_refresh->request();                 // the per-GPU lines and labels
 }
 
 void LivePanel::applyStyle()
@@ -177,14 +180,14 @@ void LivePanel::showReading(const ProbeSample &sample)
                       .arg(n == 1 ? tr("GPU") : tr("GPUs"))
                       .arg(interval(m_client->intervalMs()), m_client->programDisplayName()),
                   false);
-    rebuild();
+    m_refresh->request();
 }
 
 void LivePanel::showFailure(const QString &reason)
 {
     m_sample.reset();
     setStatus(reason, true);
-    rebuild();
+    m_refresh->request();
 }
 
 void LivePanel::setStatus(const QString &text, bool error)
@@ -215,21 +218,11 @@ void LivePanel::resizeEvent(QResizeEvent *event)
     updateStatusLabel();
 }
 
-void LivePanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_stale)
-        rebuild();
-}
-
 void LivePanel::rebuild()
 {
-    // A hidden tab of a shown window catches up when shown (showEvent).
-    if (waitsWhileHidden(this, &m_stale))
-        return;
-    m_unit = m_model->unit();
+    m_unit = m_session->unit();
     const double scale = unitBytes(m_unit);
-    const MemoryReport &r = m_model->report();
+    const MemoryReport &r = m_session->report();
     m_pairs.clear();
     const int n =
         m_sample ? int(m_sample->gpus.size())
@@ -318,7 +311,7 @@ void LivePanel::rebuild()
     } else if (n > 0) {
         m_predictedBars.setCapacity(double(r.capacityBytes) / scale,
                                     tr("%1\n%2\ndatasheet")
-                                        .arg(qs(m_model->scenario().gpu.shortName),
+                                        .arg(qs(m_session->scenario().gpu.shortName),
                                              qs(formatBytes(r.capacityBytes, m_unit))));
     }
 

@@ -19,17 +19,19 @@ class QPushButton;
 
 namespace shardscope {
 
-class ScenarioModel;
+class LazyRefresh;
+
+class Session;
 
 /// The Live GPUs tab (issue 7): what this machine's GPUs hold now beside what the
-/// ScenarioModel predicts for them.
+/// Session predicts for them.
 ///
 /// GPU i attached to this machine is taken as global rank i. For each GPU the panel draws
 /// a pair of bars: predicted (stacked by component, MemoryChart's colours, from the report
 /// group holding rank i) and measured (the probe's used bytes, plus the driver-reserved
 /// bytes as a hatched segment above them when the probe reports them). Under each pair:
 /// "measured − predicted: +3.2 GB". Each GPU's total (the probe's total_bytes) is a dashed
-/// line across its pair. Units follow ScenarioModel::unit().
+/// line across its pair. Units follow Session::unit().
 ///
 /// Without a reading (not started, or the probe failed) the panel draws the predicted bars
 /// of the first min(GPUs, 8) ranks and says why in the status line; a failure clears the
@@ -48,7 +50,7 @@ public:
 
     /// Builds the panel on `model` (not owned; must outlive the panel). Nothing runs
     /// until Start is pressed (or client()->start() is called).
-    explicit LivePanel(ScenarioModel *model, QWidget *parent = nullptr);
+    explicit LivePanel(Session *session, QWidget *parent = nullptr);
 
     /// The probe client; configure program, interval, time-out or environment here.
     ProbeClient *client() const { return m_client; }
@@ -104,7 +106,6 @@ public slots:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
-    void showEvent(QShowEvent *event) override;
 
 private:
     struct Pair
@@ -124,7 +125,7 @@ private:
     void onRunningChanged(bool running);
     void showTooltip(QMouseEvent *event);
 
-    ScenarioModel *m_model = nullptr;
+    Session *m_session = nullptr;
     ProbeClient *m_client = nullptr;
     QPushButton *m_startButton = nullptr;
     QLabel *m_statusLabel = nullptr;
@@ -140,7 +141,7 @@ private:
     std::optional<ProbeSample> m_sample;
     QString m_status;
     bool m_statusIsError = false;
-    bool m_stale = false; ///< the model changed while the panel was a hidden tab
+    LazyRefresh *m_refresh = nullptr; ///< when rebuild() runs (hidden tabs wait)
     ByteUnit m_unit = ByteUnit::GB;
     ChartStyle m_style;
 };

@@ -5,6 +5,23 @@
 
 namespace shardscope {
 
+QPalette darkWindowPalette()
+{
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x1E, 0x20, 0x25));
+    p.setColor(QPalette::WindowText, QColor(0xEE, 0xEE, 0xEE));
+    p.setColor(QPalette::Base, QColor(0x12, 0x14, 0x18));
+    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x29, 0x30));
+    p.setColor(QPalette::Text, QColor(0xEE, 0xEE, 0xEE));
+    p.setColor(QPalette::Button, QColor(0x2B, 0x2E, 0x35));
+    p.setColor(QPalette::ButtonText, QColor(0xEE, 0xEE, 0xEE));
+    p.setColor(QPalette::Highlight, QColor(0x56, 0xB4, 0xE9));
+    p.setColor(QPalette::HighlightedText, Qt::black);
+    p.setColor(QPalette::ToolTipBase, QColor(0x26, 0x29, 0x30));
+    p.setColor(QPalette::ToolTipText, QColor(0xEE, 0xEE, 0xEE));
+    return p;
+}
+
 QColor componentColor(Component c)
 {
     switch (c) {

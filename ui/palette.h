@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <QFont>
+#include <QPalette>
 
 class QCustomPlot;
 
@@ -20,6 +21,10 @@ QColor overflowsColor();
 /// `a` x share + `b` x (1 - share), channel by channel in sRGB (share in 0..1): tints
 /// and blends of the palette, e.g. mixColors(c, Qt::white, 0.4) is a light tint of c.
 QColor mixColors(const QColor &a, const QColor &b, double share);
+
+/// The window's dark theme: near-black canvas (#1E2025), light text (#EEEEEE), sky-blue
+/// highlight (Okabe-Ito #56B4E9). The light theme is the style's standard palette.
+QPalette darkWindowPalette();
 
 /// How charts look: colours of the canvas and ink, and how much larger type and
 /// lines are drawn (presentation mode: readable from the back of a room).

@@ -2,16 +2,16 @@
 
 #include "scenariochanges.h"
 #include "scenariofile.h"
-#include "scenariomodel.h"
+#include "session.h"
 
 #include <QJsonDocument>
 #include <QStringList>
 
 namespace shardscope {
 
-ScenarioSnapshot ScenarioSnapshot::of(const ScenarioModel &model)
+ScenarioSnapshot ScenarioSnapshot::of(const Session &session)
 {
-    return {model.scenario(), model.unit(), model.modelIsScaled()};
+    return {session.scenario(), session.unit(), session.modelIsScaled()};
 }
 
 QByteArray ScenarioSnapshot::key() const

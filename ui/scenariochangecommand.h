@@ -9,10 +9,10 @@
 
 namespace shardscope {
 
-class ScenarioModel;
+class Session;
 
 /// Everything one undo step puts back: the scenario, the display unit, and whether the
-/// model came from the size slider (ScenarioModel::modelIsScaled).
+/// model came from the size slider (Session::modelIsScaled).
 struct ScenarioSnapshot
 {
     Scenario scenario;
@@ -20,13 +20,13 @@ struct ScenarioSnapshot
     bool scaled = false;
 
     /// The model's current state.
-    static ScenarioSnapshot of(const ScenarioModel &model);
+    static ScenarioSnapshot of(const Session &session);
     /// The scenario and unit as compact scenario-file JSON, plus the scaled flag: equal
     /// keys, equal snapshots (io/scenariofile.h writes every setting).
     QByteArray key() const;
 };
 
-/// One change of the ScenarioModel on the window's undo stack (QUndoStack): the state
+/// One change of the Session on the window's undo stack (QUndoStack): the state
 /// before and after, named by what changed ("GPUs → 64"). A burst of changes to the same
 /// settings merges into one step: while a slider is held, or when each comes within
 /// mergeWindowMs of the last, so a drag or a held arrow key is undone at once. A merge

@@ -26,9 +26,9 @@ QString suffixFor(const Setting &s)
 
 } // namespace
 
-SettingEditor::SettingEditor(const Setting &setting, ScenarioModel *model, QObject *parent,
-                             Apply apply, ChoiceName choiceName)
-    : QObject(parent), m_setting(setting), m_model(model), m_apply(std::move(apply))
+SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *parent, Apply apply,
+                             ChoiceName choiceName)
+    : QObject(parent), m_setting(setting), m_session(session), m_apply(std::move(apply))
 {
     const QString tip = qs(setting.help);
     if (setting.kind == SettingKind::Boolean) {
@@ -82,7 +82,7 @@ void SettingEditor::edited(std::int64_t storageValue)
 {
     if (!checkSettingValue(m_setting, storageValue).empty())
         return; // the control's range is the table's, so only a bug gets here
-    m_model->edit([this, storageValue](Scenario &s) {
+    m_session->edit([this, storageValue](Scenario &s) {
         if (m_apply) {
             m_apply(s, storageValue);
             return;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "scenariomodel.h"
+#include "session.h"
 #include "settings.h"
 
 #include <QObject>
@@ -30,7 +30,7 @@ public:
     /// Display names for Choice items, by value; empty uses the table's ids.
     using ChoiceName = std::function<QString(std::int64_t)>;
 
-    SettingEditor(const Setting &setting, ScenarioModel *model, QObject *parent, Apply apply = {},
+    SettingEditor(const Setting &setting, Session *session, QObject *parent, Apply apply = {},
                   ChoiceName choiceName = {});
 
     /// The control; owned by whatever layout it is added to.
@@ -45,7 +45,7 @@ private:
     void edited(std::int64_t storageValue);
 
     const Setting &m_setting;
-    ScenarioModel *m_model;
+    Session *m_session;
     Apply m_apply;
     QWidget *m_widget = nullptr;
 };

@@ -2,7 +2,8 @@
 
 #include "chartparts.h"
 #include "estimate.h"
-#include "scenariomodel.h"
+#include "lazyrefresh.h"
+#include "session.h"
 #include "stagememorychart.h"
 #include "timelineview.h"
 
@@ -32,21 +33,6 @@ QString percent(double fraction)
     if (!std::isfinite(fraction))
         return QStringLiteral("–");
     return QString::number(fraction * 100, 'f', 1) + QLatin1Char('%');
-}
-
-bool same(const ScheduleParams &a, const ScheduleParams &b)
-{
-    return a.schedule == b.schedule && a.stages == b.stages && a.microBatches == b.microBatches &&
-           a.chunks == b.chunks && a.costs.forward == b.costs.forward &&
-           a.costs.backward == b.costs.backward && a.costs.backwardInput == b.costs.backwardInput &&
-           a.costs.backwardWeight == b.costs.backwardWeight;
-}
-
-/// The schedule the scenario runs: the engine's rule (scheduleParams), so the timeline
-/// and the estimate always simulate the same pipeline.
-ScheduleParams paramsOf(const Scenario &s)
-{
-    return scheduleParams(s);
 }
 
 bool close(double a, double b)
@@ -101,8 +87,8 @@ Explanation explain(const ScheduleParams &sp, const Timeline &t)
 
 } // namespace
 
-TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
-    : QWidget(parent), m_model(model)
+TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
+    : QWidget(parent), m_session(session)
 {
     setFocusPolicy(Qt::StrongFocus);
 
@@ -241,23 +227,24 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
             return;
         const auto s = PipelineSchedule(m_schedule->itemData(index).toInt());
         const int v = s == PipelineSchedule::Interleaved1F1B ? std::max(2, m_lastChunks) : 1;
-        m_model->edit([s, v](Scenario &sc) {
+        m_session->edit([s, v](Scenario &sc) {
             sc.training.schedule = s;
             sc.training.chunks = v;
         });
     });
     connect(m_stages, &QSpinBox::valueChanged, this, [this](int p) {
-        m_model->edit([p](Scenario &sc) {
+        m_session->edit([p](Scenario &sc) {
             Layout &l = sc.layout;
             const std::int64_t d = std::max<std::int64_t>(1, l.dataParallel());
             l.pipelineParallel = p;
             l.gpus = d * l.tensorParallel * p * l.contextParallel;
         });
     });
-    connect(m_microBatches, &QSpinBox::valueChanged, this,
-            [this](int m) { m_model->edit([m](Scenario &sc) { sc.training.microBatches = m; }); });
+    connect(m_microBatches, &QSpinBox::valueChanged, this, [this](int m) {
+        m_session->edit([m](Scenario &sc) { sc.training.microBatches = m; });
+    });
     connect(m_chunks, &QSpinBox::valueChanged, this,
-            [this](int v) { m_model->edit([v](Scenario &sc) { sc.training.chunks = v; }); });
+            [this](int v) { m_session->edit([v](Scenario &sc) { sc.training.chunks = v; }); });
 
     connect(m_play, &QPushButton::clicked, this, &TimelinePanel::togglePlay);
     connect(m_stepBack, &QPushButton::clicked, this, &TimelinePanel::stepBack);
@@ -273,7 +260,7 @@ TimelinePanel::TimelinePanel(ScenarioModel *model, QWidget *parent)
         setPlayhead(time);
         setFocus(Qt::MouseFocusReason);
     });
-    connect(m_model, &ScenarioModel::changed, this, &TimelinePanel::refresh);
+    new LazyRefresh(this, m_session, [this] { refresh(); });
 
     updatePlaybackControls();
     refresh();
@@ -321,17 +308,14 @@ void TimelinePanel::applyStyle()
 
 void TimelinePanel::refresh()
 {
-    // A hidden tab of a shown window waits until it is shown: a slider drag in the
-    // memory view must not pay for this view (showEvent catches up).
-    if (waitsWhileHidden(this, &m_stale))
-        return;
+    // Runs when the Session changed and the panel is on screen (LazyRefresh).
     syncControls();
-    const Scenario &s = m_model->scenario();
-    const ScheduleParams params = paramsOf(s);
-    if (!m_haveTimeline || !same(params, m_params)) {
+    const Scenario &s = m_session->scenario();
+    const ScheduleParams params = m_session->scheduleParameters();
+    if (!m_haveTimeline || !(params == m_params)) {
         m_params = params;
         m_haveTimeline = true;
-        m_timeline = schedule(params);
+        m_timeline = m_session->timeline(); // the Session simulates the schedule
         m_boundaries.clear();
         for (const StageTimeline &st : m_timeline.stages)
             for (const PipelineOp &op : st.ops) {
@@ -346,14 +330,15 @@ void TimelinePanel::refresh()
         if (!m_timeline.valid() || m_timeline.makespan <= 0)
             pause();
     }
-    m_memory->setData(s, m_model->report(), m_timeline, m_model->unit());
+    m_memory->setData(s, m_session->report(), m_timeline, m_session->unit());
     setPlayhead(m_view->playhead());
 
     QString error;
     if (!m_timeline.valid())
         error = QStringLiteral("Cannot schedule: ") + QString::fromStdString(m_timeline.error);
-    else if (!m_model->report().valid())
-        error = QStringLiteral("Memory engine: ") + QString::fromStdString(m_model->report().error);
+    else if (!m_session->report().valid())
+        error =
+            QStringLiteral("Memory engine: ") + QString::fromStdString(m_session->report().error);
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
     updateBubbleText();
@@ -362,7 +347,7 @@ void TimelinePanel::refresh()
 
 void TimelinePanel::syncControls()
 {
-    const Scenario &s = m_model->scenario();
+    const Scenario &s = m_session->scenario();
     const QSignalBlocker b1(m_schedule), b2(m_stages), b3(m_microBatches), b4(m_chunks);
     m_schedule->setCurrentIndex(m_schedule->findData(int(s.training.schedule)));
     m_stages->setValue(s.layout.pipelineParallel);
@@ -563,13 +548,6 @@ void TimelinePanel::arrangeControls()
     const bool formulaBeside = beside <= under;
     m_bubbleRow->setDirection(formulaBeside ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
     m_formula->setMinimumHeight(formulaHeight(formulaBeside ? besideWidth : room));
-}
-
-void TimelinePanel::showEvent(QShowEvent *event)
-{
-    QWidget::showEvent(event);
-    if (m_stale)
-        refresh();
 }
 
 void TimelinePanel::hideEvent(QHideEvent *event)

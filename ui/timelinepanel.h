@@ -17,18 +17,18 @@ class QTimer;
 
 namespace shardscope {
 
-class ScenarioModel;
+class Session;
 class StageMemoryChart;
 class TimelineView;
 
 /// The pipeline tab (issue 4): schedule controls, the bubble figure, the timeline, the
 /// per-stage memory over the step, and an animation of the step.
 ///
-/// Schedule, p, m and v are read from and written to the ScenarioModel (edit()), so p here
+/// Schedule, p, m and v are read from and written to the Session (edit()), so p here
 /// is the memory view's p. Changing p keeps d x t x c and sets gpus = d x t x p x c (d taken
 /// as at least 1 when the old layout did not divide). Switching to interleaved sets v to the
 /// last interleaved v (2 at first); other schedules get v = 1, as the engine requires. The
-/// panel redraws on every ScenarioModel::changed() and recomputes the timeline only when
+/// panel redraws on every Session::changed() and recomputes the timeline only when
 /// the schedule parameters changed.
 ///
 /// The big figure is the measured Timeline::bubbleFraction (idle share of p x step time),
@@ -52,7 +52,7 @@ public:
     static constexpr double unitsPerSecond = 4;
 
     /// Builds the controls and views on `model` (not owned; must outlive the panel).
-    explicit TimelinePanel(ScenarioModel *model, QWidget *parent = nullptr);
+    explicit TimelinePanel(Session *session, QWidget *parent = nullptr);
 
     /// The timeline of the model's current schedule settings (error set when invalid).
     const Timeline &timeline() const { return m_timeline; }
@@ -127,7 +127,6 @@ public slots:
 protected:
     void keyPressEvent(QKeyEvent *event) override;
     void hideEvent(QHideEvent *event) override;
-    void showEvent(QShowEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 
 private:
@@ -143,11 +142,10 @@ private:
     void updateBubbleText();
     void updatePlaybackControls();
 
-    ScenarioModel *m_model;
+    Session *m_session;
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;
-    bool m_stale = false;             ///< the model changed while the panel was a hidden tab
     std::vector<double> m_boundaries; ///< sorted distinct op starts and ends
     int m_lastChunks = 2;
 

@@ -132,7 +132,7 @@ private slots:
                 const auto buttons = control->findChildren<QPushButton *>();
                 QCOMPARE(buttons.size(), qsizetype(s.choices.size()));
                 buttons.at(2)->click();
-                QCOMPARE(w.scenarioModel()->scenario().layout.zeroStage, ZeroStage::Zero2);
+                QCOMPARE(w.session()->scenario().layout.zeroStage, ZeroStage::Zero2);
                 continue;
             }
             for (const std::int64_t v : walkValues(s)) {
@@ -158,10 +158,10 @@ private slots:
                 }
                 if (s.key == "gpus" || s.key == "tp" || s.key == "pp" || s.key == "cp") {
                     // Degrees move the world size with them; the field itself is set.
-                    QCOMPARE(s.get(w.scenarioModel()->scenario()), std::min(v, s.max));
+                    QCOMPARE(s.get(w.session()->scenario()), std::min(v, s.max));
                     continue;
                 }
-                QCOMPARE(s.get(w.scenarioModel()->scenario()), v);
+                QCOMPARE(s.get(w.session()->scenario()), v);
             }
         }
     }

@@ -1,7 +1,7 @@
 // The pipeline tab's animation (issue 4): one 60 Hz frame must stay well inside 16.7 ms.
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench/bench_timeline
 //      --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
-#include "scenariomodel.h"
+#include "session.h"
 #include "stagememorychart.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
@@ -15,7 +15,7 @@ using namespace shardscope;
 namespace {
 
 /// Llama 3 70B, t 8, p 16 (5 layers a stage), d 1, m 64, selective recompute.
-void setUp(ScenarioModel &model, PipelineSchedule schedule)
+void setUp(Session &model, PipelineSchedule schedule)
 {
     model.edit([schedule](Scenario &s) {
         s.layout.tensorParallel = 8;
@@ -60,7 +60,7 @@ private:
 /// the PipelineSchedule (1 = 1F1B: 2048 blocks; 3 = ZB-H1: 3072 blocks), p 16, m 64.
 void BM_AnimationFrame(benchmark::State &state)
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     setUp(model, PipelineSchedule(state.range(0)));
     TimelinePanel panel(&model);
     panel.resize(1600, 900);
@@ -88,11 +88,11 @@ BENCHMARK(BM_AnimationFrame)
     ->Arg(int(PipelineSchedule::ZeroBubbleH1))
     ->Unit(benchmark::kMillisecond);
 
-/// Rebuilding after a change of m (64 <-> 63) through the ScenarioModel: the estimate,
+/// Rebuilding after a change of m (64 <-> 63) through the Session: the estimate,
 /// the schedule, both views' new data and the finished replot and repaint.
 void BM_RebuildAfterMicroBatches(benchmark::State &state)
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     setUp(model, PipelineSchedule(state.range(0)));
     TimelinePanel panel(&model);
     panel.resize(1600, 900);

@@ -19,7 +19,9 @@ Scenario plain70b(std::int64_t gpus)
     s.model.id = "plain-70b";
     s.model.plainParameters = 70'000'000'000;
     s.recipe = Recipe{"mixed-adam", "Mixed", "", 2, 2, 4, 8};
-    s.gpu = Gpu{"h100", "H100", "H100", 80'000'000'000, 0, ""};
+    s.gpu.id = "h100";
+    s.gpu.name = s.gpu.shortName = "H100";
+    s.gpu.capacityBytes = 80'000'000'000;
     s.layout.gpus = gpus;
     s.modelStatesOnly = true;
     return s;

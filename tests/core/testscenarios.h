@@ -29,7 +29,9 @@ inline Scenario llama7bOnH100(std::int64_t gpus)
     s.model.id = "llama7b";
     s.model.architecture = llama7bArchitecture();
     s.recipe = Recipe{"mixed-adam", "Mixed", "", 2, 2, 4, 8};
-    s.gpu = Gpu{"h100", "H100", "H100", 80'000'000'000, 0, ""};
+    s.gpu.id = "h100";
+    s.gpu.name = s.gpu.shortName = "H100";
+    s.gpu.capacityBytes = 80'000'000'000;
     s.layout.gpus = gpus;
     return s;
 }

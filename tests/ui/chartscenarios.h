@@ -3,7 +3,7 @@
 // Scenarios the chart tests share, each with the source its numbers are checked against.
 
 #include "scenario.h"
-#include "scenariomodel.h"
+#include "session.h"
 
 namespace shardscope {
 
@@ -24,7 +24,7 @@ inline Scenario seventyB(qint64 gpus, ZeroStage z)
 
 /// The model's Llama 3 70B on 64 GPUs as t 8, p 4, d 2 with selective recompute, run
 /// with `schedule`, v = `chunks` and m = 8 micro-batches: four pipeline stages.
-inline void llama70bFourStages(ScenarioModel &model, PipelineSchedule schedule, int chunks)
+inline void llama70bFourStages(Session &model, PipelineSchedule schedule, int chunks)
 {
     model.edit([schedule, chunks](Scenario &s) {
         s.layout.tensorParallel = 8;

@@ -10,7 +10,7 @@
 #include "estimate.h"
 #include "livepanel.h"
 #include "memorychart.h"
-#include "scenariomodel.h"
+#include "session.h"
 #include "stagememorychart.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
@@ -36,7 +36,7 @@ using namespace shardscope;
 namespace {
 
 /// Llama 3 70B on 64 GPUs, t 8, p 4, d 2, 1F1B over m 8, selective recompute: four stages.
-void fourStageOneFOneB(ScenarioModel &model)
+void fourStageOneFOneB(Session &model)
 {
     llama70bFourStages(model, PipelineSchedule::OneFOneB, 1);
 }
@@ -52,7 +52,7 @@ struct Subject
 };
 
 /// Every QCustomPlot view, filled with data, in the default (light) style.
-std::vector<Subject> plotViews(ScenarioModel &model)
+std::vector<Subject> plotViews(Session &model)
 {
     std::vector<Subject> out;
     const Scenario &s = model.scenario();
@@ -141,7 +141,7 @@ private slots:
 
 void TestChartStyle::darkReachesEveryPlot()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     fourStageOneFOneB(model);
     const ChartStyle dark = ChartStyle::dark();
     for (Subject &v : plotViews(model)) {
@@ -170,7 +170,7 @@ void TestChartStyle::darkReachesEveryPlot()
 
 void TestChartStyle::presentationScalesTickLabels()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     fourStageOneFOneB(model);
     const ChartStyle present = ChartStyle::presentation(false);
     QCOMPARE(present.fontScale, 1.5);
@@ -210,7 +210,7 @@ void TestChartStyle::presentationScalesTickLabels()
 
 void TestChartStyle::timelinePanelStylesItsControls()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     fourStageOneFOneB(model);
     TimelinePanel panel(&model);
     QCOMPARE(panel.scheduleCombo()->font().pointSizeF(), 13.0);
@@ -245,7 +245,7 @@ void TestChartStyle::timelinePanelStylesItsControls()
 
 void TestChartStyle::livePanelStylesItsControls()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     LivePanel panel(&model);
     QCOMPARE(panel.startButton()->font().pointSizeF(), 14.0);
     panel.setChartStyle(ChartStyle::presentation(true));
@@ -275,7 +275,7 @@ void TestChartStyle::livePanelStylesItsControls()
 
 void TestChartStyle::breakdownFollowsTheStyle()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     fourStageOneFOneB(model);
     BreakdownView view;
     view.setReport(model.scenario(), model.report(), ByteUnit::GB, 0);
@@ -317,7 +317,7 @@ void TestChartStyle::breakdownFollowsTheStyle()
 
 void TestChartStyle::applyChartStyleStylesEachViewOnce()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     fourStageOneFOneB(model);
     // A window-like tree: views side by side and one inside a plain container.
     QWidget root;
@@ -378,7 +378,7 @@ void TestChartStyle::darkColoursStayVisible()
 
     // Drawn: a dark timeline's idle time is dark, its blocks keep their colours, and the
     // stage lines match their legend icons (the legend draws the line's own pen).
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     fourStageOneFOneB(model);
     TimelinePanel panel(&model);
     panel.setChartStyle(dark);
@@ -416,7 +416,7 @@ void TestChartStyle::screenshots()
                           {"presentation-light", ChartStyle::presentation(false)},
                           {"presentation-dark", ChartStyle::presentation(true)}};
     for (const Look &look : looks) {
-        ScenarioModel model(Catalog::builtIn());
+        Session model(Catalog::builtIn());
         fourStageOneFOneB(model);
         ScheduleParams p;
         p.schedule = PipelineSchedule::OneFOneB;
@@ -428,7 +428,7 @@ void TestChartStyle::screenshots()
         panel.resize(1600, 900);
         // ZB-H1 (hatched W blocks) at about the size of the window's tab on a 1280 x 720
         // projector.
-        ScenarioModel zbModel(Catalog::builtIn());
+        Session zbModel(Catalog::builtIn());
         llama70bFourStages(zbModel, PipelineSchedule::ZeroBubbleH1, 1);
         TimelinePanel zb(&zbModel);
         zb.resize(1240, 620);
@@ -439,7 +439,7 @@ void TestChartStyle::screenshots()
         live.resize(1200, 700);
         // Llama 3 8B, ZeRO-3 on two GPUs, beside a reading of two H100s (the fake NVML
         // library's figures, tests/probe/fake_nvml.cpp): measured bars beside predicted.
-        ScenarioModel eightB(Catalog::builtIn());
+        Session eightB(Catalog::builtIn());
         eightB.setModelPreset("llama3-8b");
         eightB.setGpus(2);
         eightB.setZeroStage(ZeroStage::Zero3);

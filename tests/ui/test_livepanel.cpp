@@ -5,7 +5,7 @@
 // Set SHARDSCOPE_SCREENSHOT_DIR to also save docs/screenshots/live-gpus.png.
 #include "livepanel.h"
 #include "probeclient.h"
-#include "scenariomodel.h"
+#include "session.h"
 
 #include <QDir>
 #include <QLocale>
@@ -30,7 +30,7 @@ constexpr qint64 used0 = 10737418240; // 10 GiB
 constexpr qint64 used1 = 5368709120;  // 5 GiB
 
 /// Llama 3 8B on 2 GPUs with ZeRO-3 (the screenshot's scenario).
-void llama8bZero3(ScenarioModel &model)
+void llama8bZero3(Session &model)
 {
     model.setModelPreset("llama3-8b");
     model.setGpus(2);
@@ -241,7 +241,7 @@ void TestLivePanel::candidateProgramsNextToTheApp()
 
 void TestLivePanel::panelMeasuresFakeLibraryToTheByte()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     llama8bZero3(model);
     const MemoryReport &r = model.report();
     QVERIFY(r.valid());
@@ -309,7 +309,7 @@ void TestLivePanel::panelMeasuresFakeLibraryToTheByte()
 
 void TestLivePanel::rankOutsideScenarioHasNoDifference()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     model.setModelPreset("llama3-8b");
     model.setGpus(1);
     model.setZeroStage(ZeroStage::Zero3);
@@ -383,7 +383,7 @@ void TestLivePanel::probeFaultsGiveOneLine()
     QFETCH(int, timeoutMs);
     QFETCH(QString, message);
 
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     llama8bZero3(model);
     LivePanel panel(&model);
     ProbeClient *client = panel.client();
@@ -451,7 +451,7 @@ void TestLivePanel::stopReapsTheProcess()
 
 void TestLivePanel::burstOfReadingsCostsOneReplot()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     llama8bZero3(model);
     LivePanel panel(&model);
     panel.resize(1200, 700);
@@ -473,7 +473,7 @@ void TestLivePanel::burstOfReadingsCostsOneReplot()
 
 void TestLivePanel::predictedBarsWithoutProbe()
 {
-    ScenarioModel model(Catalog::builtIn()); // Llama 3 70B, 64 GPUs, DDP
+    Session model(Catalog::builtIn()); // Llama 3 70B, 64 GPUs, DDP
     LivePanel panel(&model);
     QCOMPARE(panel.statusText(),
              QStringLiteral("Press Start to read this machine's GPUs with shardscope-probe"));
@@ -493,7 +493,7 @@ void TestLivePanel::predictedBarsWithoutProbe()
 
 void TestLivePanel::screenshot()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     llama8bZero3(model);
     LivePanel panel(&model);
     panel.client()->setProgram(QStringLiteral(PROBE_EXE));

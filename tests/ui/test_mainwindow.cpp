@@ -6,6 +6,7 @@
 #include "lesson.h"
 #include "mainwindow.h"
 #include "memorychart.h"
+#include "scenariochangecommand.h"
 #include "scenariofile.h"
 #include "timelinepanel.h"
 
@@ -28,6 +29,7 @@
 #include <QSpinBox>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QUndoStack>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -43,7 +45,7 @@ namespace {
 /// The whole scenario and unit as scenario-file JSON: equal text, equal settings.
 QByteArray scenarioJson(const MainWindow &w)
 {
-    return QJsonDocument(scenarioToJson(w.scenarioModel()->scenario(), w.scenarioModel()->unit()))
+    return QJsonDocument(scenarioToJson(w.session()->scenario(), w.session()->unit()))
         .toJson(QJsonDocument::Compact);
 }
 
@@ -195,7 +197,7 @@ void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
     QCOMPARE(w.verdictLabel()->text(),
              QStringLiteral("Overflows by 1,115 GB per GPU: DDP keeps a full copy on every GPU"));
     QCOMPARE(w.chart()->barCount(), 1);
-    const MemoryReport &r = w.scenarioModel()->report();
+    const MemoryReport &r = w.session()->report();
     QCOMPARE(w.chart()->stackTop(0), double(r.peakBytes()) / 1e9);
     QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 70553706496.0 * 2 / 1e9);
     QCOMPARE(w.chart()->componentHeight(0, Component::Activations), 8729395200.0 / 1e9);
@@ -215,7 +217,7 @@ void TestMainWindow::strategyButtonsReachZero3Fit()
                                17.5}; // 16 B x 70e9 / 1, / 64 with ZeRO-1, -2, -3 shards
     for (int z = 0; z <= 3; ++z) {
         w.strategyButtons()->button(z)->click();
-        QCOMPARE(int(w.scenarioModel()->scenario().layout.zeroStage), z);
+        QCOMPARE(int(w.session()->scenario().layout.zeroStage), z);
         QCOMPARE(w.chart()->stackTop(0), expected[z]);
     }
     QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 80 GB per GPU"));
@@ -250,11 +252,11 @@ void TestMainWindow::modelSliderScalesAnArchitecture()
     MainWindow w;
     const int pos = MainWindow::modelSliderPosition(7'000'000'000);
     w.modelSlider()->setValue(pos);
-    QVERIFY(w.scenarioModel()->modelIsScaled());
+    QVERIFY(w.session()->modelIsScaled());
     QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("scaled"));
     QVERIFY(w.modelInfoLabel()->text().startsWith(
         QStringLiteral("Scaled Llama-style shape, not a published model")));
-    const auto params = w.scenarioModel()->scenario().model.parameters();
+    const auto params = w.session()->scenario().model.parameters();
     QVERIFY(params > 6'000'000'000 && params < 8'000'000'000);
     QCOMPARE(w.chart()->componentHeight(0, Component::OptimizerStates), double(params) * 8 / 1e9);
     QVERIFY(w.chart()->componentHeight(0, Component::Activations) > 0); // it has a shape
@@ -269,16 +271,16 @@ void TestMainWindow::presetSnapsTheSlider()
     const int index = w.modelCombo()->findData(QStringLiteral("llama3.1-405b"));
     w.modelCombo()->setCurrentIndex(index);
     emit w.modelCombo()->activated(index);
-    QVERIFY(!w.scenarioModel()->modelIsScaled());
+    QVERIFY(!w.session()->modelIsScaled());
     QCOMPARE(w.modelSlider()->value(), MainWindow::modelSliderPosition(405853388800));
-    QCOMPARE(qint64(w.scenarioModel()->scenario().model.parameters()), 405853388800LL);
+    QCOMPARE(qint64(w.session()->scenario().model.parameters()), 405853388800LL);
 }
 
 void TestMainWindow::spinBoxAndSliderAgree()
 {
     MainWindow w;
     w.gpuSpin()->setValue(1000);
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 1000LL);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 1000LL);
     QCOMPARE(MainWindow::gpuSliderCounts().value(w.gpuSlider()->value()), 1024);
     QCOMPARE(MainWindow::gpuSliderCounts(32).first(), 32);
     QCOMPARE(MainWindow::gpuSliderCounts(32).last(), 16384);
@@ -305,7 +307,7 @@ void TestMainWindow::unitSwitchRedrawsInGib()
 {
     MainWindow w;
     w.strategyButtons()->button(3)->click();
-    w.scenarioModel()->setUnit(ByteUnit::GiB);
+    w.session()->setUnit(ByteUnit::GiB);
     QCOMPARE(w.chart()->capacityValue(), 80e9 / 1073741824.0);
     QCOMPARE(w.chart()->capacityLabel(), QStringLiteral("H100\n80 GB\n= 74.5 GiB"));
     QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("of 74.5 GiB")));
@@ -329,7 +331,7 @@ void TestMainWindow::advancedLayoutMakesStages()
     w.advancedPanel()->tensorParallel()->setValue(8);
     w.advancedPanel()->pipelineParallel()->setValue(4);
     // d stays 2: world size 2 x 8 x 4 = 64; the GPU slider now steps in multiples of 32.
-    const Scenario &s = w.scenarioModel()->scenario();
+    const Scenario &s = w.session()->scenario();
     QCOMPARE(qint64(s.layout.gpus), 64LL);
     QCOMPARE(qint64(s.layout.dataParallel()), 2LL);
     QCOMPARE(w.advancedPanel()->layoutLabel()->text(),
@@ -339,7 +341,7 @@ void TestMainWindow::advancedLayoutMakesStages()
     QCOMPARE(w.chart()->groupOfBar(3), 3);
     for (int i = 0; i < 4; ++i)
         QCOMPARE(w.chart()->stackTop(i),
-                 double(w.scenarioModel()->report().groups[i].totalBytes()) / 1e9);
+                 double(w.session()->report().groups[i].totalBytes()) / 1e9);
     w.gpuSlider()->setValue(w.gpuSlider()->value() + 1);
     QCOMPARE(qint64(s.layout.gpus), 96LL);
 }
@@ -355,11 +357,11 @@ void TestMainWindow::eagerLossRaisesTheLastStage()
     QComboBox *loss = w.advancedPanel()->lossKernel();
     loss->setCurrentIndex(loss->findData(int(LossKernel::Eager)));
     emit loss->activated(loss->currentIndex());
-    const Scenario &s = w.scenarioModel()->scenario();
+    const Scenario &s = w.session()->scenario();
     QCOMPARE(s.training.lossKernel, LossKernel::Eager);
     // Llama 3 70B, s 4096, b 1, t 8: 2 x 4096 x 16,032 x 4 = 525,336,576 bytes more on the
     // last stage (plus its 5% fragmentation reserve); the first stage is unchanged.
-    const GpuGroup &last = w.scenarioModel()->report().groups[3];
+    const GpuGroup &last = w.session()->report().groups[3];
     QCOMPARE(qint64(last.activations.lossBackward), 525'336'576LL);
     QVERIFY(w.chart()->stackTop(3) - before > 0.525);
     QCOMPARE(w.chart()->stackTop(0), firstBefore);
@@ -368,20 +370,20 @@ void TestMainWindow::eagerLossRaisesTheLastStage()
 void TestMainWindow::customRecipeAndGpuAreNamed()
 {
     MainWindow w;
-    Scenario s = w.scenarioModel()->scenario();
+    Scenario s = w.session()->scenario();
     s.recipe.id = "claim-12b";
     s.recipe.displayName = "12 B/param (the claim's own figure)";
     s.recipe.masterWeightBytes = 0;
     s.gpu.id = "h100-96gb";
     s.gpu.name = "H100 96 GB (Grand Teton)";
     s.gpu.capacityBytes = 96'000'000'000;
-    w.scenarioModel()->setScenario(s);
+    w.session()->setScenario(s);
     // Neither box may name a preset the scenario does not use.
     QCOMPARE(w.recipeCombo()->currentText(), QStringLiteral("12 B/param (the claim's own figure)"));
     QCOMPARE(w.gpuCombo()->currentText(), QStringLiteral("H100 96 GB (Grand Teton)"));
     // Back to presets: the boxes follow, and the custom entries stay available once.
-    w.scenarioModel()->setRecipe("mixed-adam");
-    w.scenarioModel()->setGpu("h100-sxm-80gb");
+    w.session()->setRecipe("mixed-adam");
+    w.session()->setGpu("h100-sxm-80gb");
     QCOMPARE(w.recipeCombo()->currentData().toString(), QStringLiteral("mixed-adam"));
     QCOMPARE(w.gpuCombo()->currentData().toString(), QStringLiteral("h100-sxm-80gb"));
     QCOMPARE(w.gpuCombo()->findData(QStringLiteral("custom-gpu")), w.gpuCombo()->count() - 1);
@@ -420,7 +422,7 @@ void TestMainWindow::impossibleLayoutSaysWhy()
     QCOMPARE(w.chart()->barCount(), 0);
     QVERIFY(!w.verdictLabel()->text().contains(QStringLiteral("nan")));
     w.advancedPanel()->tensorParallel()->setValue(8);
-    QVERIFY(w.scenarioModel()->report().valid());
+    QVERIFY(w.session()->report().valid());
 }
 
 void TestMainWindow::breakdownShowsTheSelectedStage()
@@ -432,7 +434,7 @@ void TestMainWindow::breakdownShowsTheSelectedStage()
     // The peak stage by default: 1F1B holds most micro-batches on stage 0.
     // The breakdown follows 150 ms after the last change (it is coalesced during drags).
     QTRY_VERIFY(w.breakdownView()->title().startsWith(QStringLiteral("Stage 0 · GPU 0–15")));
-    const GpuGroup &g0 = w.scenarioModel()->report().groups[0];
+    const GpuGroup &g0 = w.session()->report().groups[0];
     double sum = 0;
     for (auto *slice : w.breakdownView()->series()->slices())
         sum += slice->value();
@@ -468,12 +470,12 @@ void TestMainWindow::presentationModeAndThemes()
 void TestMainWindow::customModelNamesItself()
 {
     MainWindow w;
-    Scenario s = w.scenarioModel()->scenario();
+    Scenario s = w.session()->scenario();
     s.model = Model{};
     s.model.id = "custom";
     s.model.displayName = "70B (plain count)";
     s.model.plainParameters = 70'000'000'000;
-    w.scenarioModel()->setScenario(s);
+    w.session()->setScenario(s);
     QCOMPARE(w.modelCombo()->currentText(), QStringLiteral("70B (plain count)"));
     QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("custom"));
 }
@@ -495,8 +497,8 @@ void TestMainWindow::tabsShareTheScenario()
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("llama3-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     w.timelinePanel()->stagesSpin()->setValue(4);
-    QCOMPARE(w.scenarioModel()->scenario().layout.pipelineParallel, 4);
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 32LL); // d 8 kept
+    QCOMPARE(w.session()->scenario().layout.pipelineParallel, 4);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 32LL); // d 8 kept
     QCOMPARE(w.chart()->barCount(), 4);                                // 32 GPUs: one bar per stage
 }
 
@@ -531,15 +533,15 @@ void TestMainWindow::scenarioSaveOpenAndBadFiles()
     w.gpuSpin()->setValue(2);
     w.advancedPanel()->tensorParallel()->setValue(8);
     w.advancedPanel()->pipelineParallel()->setValue(4);
-    const qint64 peak = w.scenarioModel()->report().peakBytes();
+    const qint64 peak = w.session()->report().peakBytes();
     const QString path = dir.filePath(QStringLiteral("s.json"));
     QString error;
     QVERIFY2(w.saveScenario(path, &error), qPrintable(error));
 
     MainWindow other;
     QVERIFY2(other.openFile(path, &error), qPrintable(error));
-    QCOMPARE(qint64(other.scenarioModel()->report().peakBytes()), peak);
-    QCOMPARE(other.scenarioModel()->scenario().layout.pipelineParallel, 4);
+    QCOMPARE(qint64(other.session()->report().peakBytes()), peak);
+    QCOMPARE(other.session()->scenario().layout.pipelineParallel, 4);
 
     // A truncated file is refused and nothing changes.
     QFile bad(dir.filePath(QStringLiteral("bad.json")));
@@ -548,7 +550,7 @@ void TestMainWindow::scenarioSaveOpenAndBadFiles()
     bad.close();
     QVERIFY(!other.openFile(bad.fileName(), &error));
     QVERIFY(!error.isEmpty());
-    QCOMPARE(qint64(other.scenarioModel()->report().peakBytes()), peak);
+    QCOMPARE(qint64(other.session()->report().peakBytes()), peak);
     QVERIFY(!other.openFile(dir.filePath(QStringLiteral("missing.json")), &error));
     QVERIFY2(error.startsWith(QStringLiteral("missing.json: cannot open")), qPrintable(error));
 }
@@ -645,12 +647,12 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     w.gpuSpin()->selectAll();
     QTest::keyClicks(w.gpuSpin(), QStringLiteral("32"));
     QTest::keyClick(w.gpuSpin(), Qt::Key_Return);
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 32LL);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 32LL);
     QCOMPARE(w.lessonStep(), 0);
     // After the lesson ends the arrows are the spin box's again.
     w.endLesson();
     QTest::keyClick(w.gpuSpin(), Qt::Key_Up);
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 33LL);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 33LL);
 }
 
 void TestMainWindow::lessonButtonsStayPut()
@@ -727,7 +729,7 @@ void TestMainWindow::wheelLeavesUnfocusedControlsAlone()
     // With focus the spin box takes the wheel: one notch down is one GPU fewer.
     w.gpuSpin()->setFocus();
     wheelDown(w.gpuSpin());
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 63LL);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 63LL);
 }
 
 void TestMainWindow::typedGpuCountIsExact()
@@ -746,7 +748,7 @@ void TestMainWindow::typedGpuCountIsExact()
     w.gpuSpin()->selectAll();
     QTest::keyClicks(w.gpuSpin(), QStringLiteral("16384"));
     QTest::keyClick(w.gpuSpin(), Qt::Key_Return);
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 16384LL);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 16384LL);
     w.tabs()->tabBar()->setFocus();
     QCOMPARE(w.gpuSpin()->text(), QStringLiteral("16,384 GPUs"));
     // And again from the keyboard alone: focus, select all, type, leave with Tab.
@@ -754,7 +756,7 @@ void TestMainWindow::typedGpuCountIsExact()
     QTest::keyClick(w.gpuSpin(), Qt::Key_A, Qt::ControlModifier);
     QTest::keyClicks(w.gpuSpin(), QStringLiteral("12288"));
     w.tabs()->tabBar()->setFocus();
-    QCOMPARE(qint64(w.scenarioModel()->scenario().layout.gpus), 12288LL);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 12288LL);
 }
 
 void TestMainWindow::selectedStrategyStandsOut()
@@ -821,7 +823,7 @@ void TestMainWindow::slidersNameTheirValues()
     QCOMPARE(w.modelSlider()->accessibleDescription(),
              QStringLiteral("%1 parameters")
                  .arg(QString::fromStdString(
-                     formatParameters(w.scenarioModel()->scenario().model.parameters()))));
+                     formatParameters(w.session()->scenario().model.parameters()))));
     // The strategy buttons read as one line each.
     QCOMPARE(name(w.strategyButtons()->button(3)), QStringLiteral("ZeRO-3 / FSDP"));
 }
@@ -901,7 +903,7 @@ void TestMainWindow::lessonStepSaysWhatChanged()
     w.startLesson(4);
     QVERIFY(w.stepLesson(+1));
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Sequence length → 8,192 tokens"));
-    QCOMPARE(qint64(w.scenarioModel()->scenario().training.sequenceLength), 8192LL);
+    QCOMPARE(qint64(w.session()->scenario().training.sequenceLength), 8192LL);
     QVERIFY(label->isVisible());
     // Step 3: { "flash_attention": false }; back again puts it on.
     QVERIFY(w.stepLesson(+1));
@@ -914,7 +916,7 @@ void TestMainWindow::lessonStepSaysWhatChanged()
     QCOMPARE(w.lessonChangesText(), QStringLiteral("No settings changed."));
     QVERIFY(w.stepLesson(+1));
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: CPU offload → optimizer"));
-    QCOMPARE(w.scenarioModel()->scenario().layout.offload, Offload::Optimizer);
+    QCOMPARE(w.session()->scenario().layout.offload, Offload::Optimizer);
     // 04-pipeline-bubble.json, step 5: { "schedule": "interleaved", "chunks": 2 }.
     w.startLesson(3);
     for (int i = 0; i < 4; ++i)
@@ -942,7 +944,7 @@ void TestMainWindow::undoRedoAndReset()
     QVERIFY(redo->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
     QCOMPARE(w.undoStack()->count(), 0); // the history starts with the window
     QVERIFY(!undo->isEnabled());
-    const Scenario &s = w.scenarioModel()->scenario();
+    const Scenario &s = w.session()->scenario();
     auto gpus = [&s] { return qint64(s.layout.gpus); };
 
     // Change the GPUs, then the strategy: two steps, named.
@@ -1016,19 +1018,19 @@ void TestMainWindow::undoRedoAndReset()
     w.startLesson(0);
     QCOMPARE(gpus(), 8LL);
     QCOMPARE(s.model.id, std::string("plain-70b"));
-    w.scenarioModel()->setUnit(ByteUnit::GiB);
+    w.session()->setUnit(ByteUnit::GiB);
     reset->trigger();
     QVERIFY(w.lessonText().isEmpty());
     QCOMPARE(s.model.id, std::string("llama3-70b"));
     QCOMPARE(gpus(), 64LL);
     QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
     QCOMPARE(s.modelStatesOnly, false);
-    QCOMPARE(w.scenarioModel()->unit(), ByteUnit::GB);
+    QCOMPARE(w.session()->unit(), ByteUnit::GB);
     undo->trigger(); // back to the lesson's scenario, in GiB
     QCOMPARE(s.model.id, std::string("plain-70b"));
-    QCOMPARE(w.scenarioModel()->unit(), ByteUnit::GiB);
+    QCOMPARE(w.session()->unit(), ByteUnit::GiB);
     undo->trigger();
-    QCOMPARE(w.scenarioModel()->unit(), ByteUnit::GB);
+    QCOMPARE(w.session()->unit(), ByteUnit::GB);
     undo->trigger(); // before the lesson
     QCOMPARE(s.model.id, std::string("llama3-70b"));
     QCOMPARE(gpus(), 128LL);

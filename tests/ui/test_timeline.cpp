@@ -1,9 +1,9 @@
 // The pipeline tab (issue 4): the Gantt view draws exactly the engine's Timeline, the
 // playhead hides what has not started, the bubble figures and their formulas, the controls
-// share p/m/v/schedule with the ScenarioModel, and each stage's memory over the step.
+// share p/m/v/schedule with the Session, and each stage's memory over the step.
 // Set SHARDSCOPE_SCREENSHOT_DIR to also save the four panels of docs/screenshots/.
 #include "chartscenarios.h"
-#include "scenariomodel.h"
+#include "session.h"
 #include "stagememorychart.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
@@ -158,7 +158,7 @@ void TestTimeline::playheadHidesUnstartedBlocks()
 
 void TestTimeline::bubbleFiguresAndFormulas()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     TimelinePanel panel(&model);
 
     // GPipe p 4, m 4: (p - 1)/(m + p - 1) = 3/7 = 42.86% of the step; (p - 1)/m = 75% over
@@ -202,7 +202,7 @@ void TestTimeline::bubbleFiguresAndFormulas()
 
 void TestTimeline::controlsWriteTheModelAndShareP()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     TimelinePanel panel(&model);
     const Layout before = model.scenario().layout; // 64 GPUs, t = c = p = 1: d = 64
     QCOMPARE(before.gpus, std::int64_t(64));
@@ -253,7 +253,7 @@ void TestTimeline::controlsWriteTheModelAndShareP()
 
 void TestTimeline::stageMemoryAtPeakInFlight()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     TimelinePanel panel(&model);
     // Llama 3 70B, t 8, p 4, d 2 (64 GPUs), 1F1B, selective recompute, m 8.
     llama70bFourStages(model, PipelineSchedule::OneFOneB, 1);
@@ -305,7 +305,7 @@ void TestTimeline::stageMemoryAtPeakInFlight()
 
 void TestTimeline::interleavedMemoryRelation()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     TimelinePanel panel(&model);
     // The same layout, interleaved 1F1B with v 2.
     llama70bFourStages(model, PipelineSchedule::Interleaved1F1B, 2);
@@ -336,7 +336,7 @@ void TestTimeline::interleavedMemoryRelation()
 
 void TestTimeline::invalidSettingsShowTheEngineMessage()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     TimelinePanel panel(&model);
     setControls(panel, PipelineSchedule::Interleaved1F1B, 4, 6, 2);
     QCOMPARE(panel.errorText(), QStringLiteral("Cannot schedule: interleaved 1F1B needs "
@@ -368,7 +368,7 @@ void TestTimeline::invalidSettingsShowTheEngineMessage()
 
 void TestTimeline::playbackStepsAndKeys()
 {
-    ScenarioModel model(Catalog::builtIn());
+    Session model(Catalog::builtIn());
     TimelinePanel panel(&model);
     setControls(panel, PipelineSchedule::GPipe, 4, 4);
     QCOMPARE(panel.playhead(), 21.0);
@@ -436,7 +436,7 @@ void TestTimeline::screenshots()
     };
     const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR");
     for (const Shot &shot : shots) {
-        ScenarioModel model(Catalog::builtIn());
+        Session model(Catalog::builtIn());
         // The memory view's usual 70B layout: t 8, d 2, selective recompute.
         model.edit([](Scenario &s) {
             s.layout.tensorParallel = 8;

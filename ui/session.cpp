@@ -1,9 +1,8 @@
-#include "scenariomodel.h"
+#include "session.h"
 
 namespace shardscope {
 
-ScenarioModel::ScenarioModel(const Catalog &catalog, QObject *parent)
-    : QObject(parent), m_catalog(catalog)
+Session::Session(const Catalog &catalog, QObject *parent) : QObject(parent), m_catalog(catalog)
 {
     const Model *m = catalog.model("llama3-70b");
     m_scenario.model = m ? *m : catalog.models().front();
@@ -13,25 +12,59 @@ ScenarioModel::ScenarioModel(const Catalog &catalog, QObject *parent)
     m_scenario.gpu = g ? *g : catalog.gpus().front();
     m_scenario.layout.gpus = 64;
     m_scenario.layout.zeroStage = ZeroStage::Ddp;
-    m_report = estimate(m_scenario);
 }
 
-void ScenarioModel::recompute()
+const MemoryReport &Session::report() const
 {
-    m_report = estimate(m_scenario);
+    if (!m_report)
+        m_report = estimate(m_scenario);
+    return *m_report;
+}
+
+const Verdict &Session::verdict() const
+{
+    if (!m_verdict)
+        m_verdict = shardscope::verdict(m_scenario, report());
+    return *m_verdict;
+}
+
+const std::array<StrategyVariant, 4> &Session::comparison() const
+{
+    if (!m_comparison)
+        m_comparison = compareStrategies(m_scenario);
+    return *m_comparison;
+}
+
+const Timeline &Session::timeline() const
+{
+    const ScheduleParams params = scheduleParameters();
+    if (!m_timeline || !(params == m_timelineParams)) {
+        m_timeline = schedule(params);
+        m_timelineParams = params;
+    }
+    return *m_timeline;
+}
+
+void Session::invalidate()
+{
+    // The timeline stays: timeline() resimulates only when its parameters changed.
+    m_report.reset();
+    m_verdict.reset();
+    m_comparison.reset();
+    ++m_revision;
     emit changed();
 }
 
-void ScenarioModel::setModelPreset(const std::string &id)
+void Session::setModelPreset(const std::string &id)
 {
     if (const Model *m = m_catalog.model(id)) {
         m_scenario.model = *m;
         m_scaled = false;
-        recompute();
+        invalidate();
     }
 }
 
-void ScenarioModel::setScaledModel(std::int64_t parameters)
+void Session::setScaledModel(std::int64_t parameters)
 {
     Model m;
     m.architecture = scaledArchitecture(parameters);
@@ -41,43 +74,43 @@ void ScenarioModel::setScaledModel(std::int64_t parameters)
                "published model";
     m_scenario.model = m;
     m_scaled = true;
-    recompute();
+    invalidate();
 }
 
-void ScenarioModel::setGpus(std::int64_t gpus)
+void Session::setGpus(std::int64_t gpus)
 {
     if (gpus == m_scenario.layout.gpus)
         return;
     m_scenario.layout.gpus = gpus;
-    recompute();
+    invalidate();
 }
 
-void ScenarioModel::setZeroStage(ZeroStage stage)
+void Session::setZeroStage(ZeroStage stage)
 {
     if (stage == m_scenario.layout.zeroStage)
         return;
     m_scenario.layout.zeroStage = stage;
-    recompute();
+    invalidate();
 }
 
-void ScenarioModel::setGpu(const std::string &id)
+void Session::setGpu(const std::string &id)
 {
     if (const Gpu *g = m_catalog.gpu(id)) {
         m_scenario.gpu = *g;
-        recompute();
+        invalidate();
     }
 }
 
-void ScenarioModel::setRecipe(const std::string &id)
+void Session::setRecipe(const std::string &id)
 {
     if (const Recipe *r = m_catalog.recipe(id)) {
         m_scenario.recipe = *r;
-        recompute();
+        invalidate();
     }
 }
 
-void ScenarioModel::setRecipeBytes(std::int64_t weights, std::int64_t gradients,
-                                   std::int64_t master, std::int64_t optimizer)
+void Session::setRecipeBytes(std::int64_t weights, std::int64_t gradients, std::int64_t master,
+                             std::int64_t optimizer)
 {
     Recipe r;
     r.id = "custom";
@@ -95,30 +128,31 @@ void ScenarioModel::setRecipeBytes(std::int64_t weights, std::int64_t gradients,
         }
     }
     m_scenario.recipe = r;
-    recompute();
+    invalidate();
 }
 
-void ScenarioModel::setUnit(ByteUnit unit)
+void Session::setUnit(ByteUnit unit)
 {
     if (unit == m_unit)
         return;
     m_unit = unit;
+    ++m_revision; // nothing derived depends on the unit
     emit changed();
 }
 
-void ScenarioModel::setModelStatesOnly(bool on)
+void Session::setModelStatesOnly(bool on)
 {
     if (on == m_scenario.modelStatesOnly)
         return;
     m_scenario.modelStatesOnly = on;
-    recompute();
+    invalidate();
 }
 
-void ScenarioModel::setScenario(const Scenario &s, bool scaled)
+void Session::setScenario(const Scenario &s, bool scaled)
 {
     m_scenario = s;
     m_scaled = scaled;
-    recompute();
+    invalidate();
 }
 
 } // namespace shardscope

@@ -1,0 +1,161 @@
+// The Session (ui/session.h): one change signal, derived values computed lazily and equal
+// to the engine's own functions; LazyRefresh (ui/lazyrefresh.h): hidden tabs wait until
+// shown; ScenarioHistory (ui/scenariohistory.h): one undo step per change.
+#include "lazyrefresh.h"
+#include "scenariohistory.h"
+#include "session.h"
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace shardscope;
+
+class TestSession : public QObject
+{
+    Q_OBJECT
+private slots:
+    void startsOnTheDocumentedDefault();
+    void oneSignalPerChange();
+    void derivedValuesAreTheEngines();
+    void scheduleResimulatedOnlyWhenItsParametersChange();
+    void hiddenTabsWaitUntilShown();
+    void historyRecordsAndRestores();
+};
+
+void TestSession::startsOnTheDocumentedDefault()
+{
+    Session session(Catalog::builtIn());
+    const Scenario &s = session.scenario();
+    QCOMPARE(QString::fromStdString(s.model.id), QStringLiteral("llama3-70b"));
+    QCOMPARE(s.layout.gpus, std::int64_t(64));
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Ddp);
+    // DDP keeps 16 B per parameter on every GPU: Llama 3 70B's 70,553,706,496 parameters
+    // (Meta's config.json, docs/models.md) are 1,128,859,303,936 B of model states,
+    // far above 80 GB, so the verdict is a GPU overflow.
+    QCOMPARE(s.model.parameters(), std::int64_t(70'553'706'496));
+    QCOMPARE(session.report().groups.front().bytes.modelStates(),
+             std::int64_t(16) * 70'553'706'496);
+    QCOMPARE(session.verdict().kind, Verdict::Kind::Gpu);
+}
+
+void TestSession::oneSignalPerChange()
+{
+    Session session(Catalog::builtIn());
+    QSignalSpy spy(&session, &Session::changed);
+    const std::uint64_t r0 = session.revision();
+    session.setGpus(128);
+    session.setGpus(128); // the same value: no change, no signal
+    session.setZeroStage(ZeroStage::Zero3);
+    session.edit([](Scenario &s) {
+        s.layout.tensorParallel = 8;
+        s.training.sequenceLength = 8192;
+    });
+    session.setUnit(ByteUnit::GiB);
+    QCOMPARE(spy.count(), 4);
+    QCOMPARE(session.revision(), r0 + 4);
+}
+
+void TestSession::derivedValuesAreTheEngines()
+{
+    Session session(Catalog::builtIn());
+    session.setGpus(64);
+    session.setZeroStage(ZeroStage::Zero3);
+    const Scenario s = session.scenario();
+    const MemoryReport direct = estimate(s);
+    QCOMPARE(session.report().peakBytes(), direct.peakBytes());
+    QCOMPARE(session.verdict().kind, verdict(s, direct).kind);
+    QCOMPARE(session.verdict().gpuOverflowBytes, verdict(s, direct).gpuOverflowBytes);
+    const auto variants = compareStrategies(s);
+    for (std::size_t i = 0; i < variants.size(); ++i)
+        QCOMPARE(session.comparison()[i].report.peakBytes(), variants[i].report.peakBytes());
+    // After a change every derived value follows: ZeRO-3 on 64 GPUs shards the 16 B per
+    // parameter 64 ways, so the model states per GPU drop to ceil(P / 64) x 16 B at most.
+    session.setGpus(8);
+    QCOMPARE(session.report().peakBytes(), estimate(session.scenario()).peakBytes());
+    QCOMPARE(session.comparison()[3].report.peakBytes(),
+             compareStrategies(session.scenario())[3].report.peakBytes());
+}
+
+void TestSession::scheduleResimulatedOnlyWhenItsParametersChange()
+{
+    Session session(Catalog::builtIn());
+    session.edit([](Scenario &s) {
+        s.layout.gpus = 64;
+        s.layout.tensorParallel = 8;
+        s.layout.pipelineParallel = 4;
+        s.training.microBatches = 8;
+    });
+    const Timeline &first = session.timeline();
+    QVERIFY(first.valid());
+    // 1F1B with p 4, m 8: (p - 1) / (m + p - 1) = 3 / 11 of the step is bubble
+    // (Narayanan et al. 2021, section 2.2).
+    QCOMPARE(first.bubbleFraction, 3.0 / 11.0);
+    const double makespan = first.makespan;
+    session.setScaledModel(30'000'000'000); // a model-size drag keeps the schedule
+    QCOMPARE(session.timeline().makespan, makespan);
+    session.edit([](Scenario &s) { s.training.microBatches = 16; });
+    QCOMPARE(session.timeline().bubbleFraction, 3.0 / 19.0);
+    QCOMPARE(session.scheduleParameters().microBatches, 16);
+}
+
+void TestSession::hiddenTabsWaitUntilShown()
+{
+    Session session(Catalog::builtIn());
+    QTabWidget tabs;
+    auto *shown = new QLabel;
+    auto *hidden = new QLabel;
+    tabs.addTab(shown, QStringLiteral("shown"));
+    tabs.addTab(hidden, QStringLiteral("hidden"));
+    int shownRuns = 0, hiddenRuns = 0;
+    auto *a = new LazyRefresh(shown, &session, [&] { ++shownRuns; });
+    auto *b = new LazyRefresh(hidden, &session, [&] { ++hiddenRuns; });
+    // Before the window is shown every view refreshes at once (tests and exports).
+    session.setGpus(32);
+    QCOMPARE(shownRuns, 1);
+    QCOMPARE(hiddenRuns, 1);
+    tabs.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+    session.setGpus(16);
+    session.setGpus(8);
+    QCOMPARE(shownRuns, 3);
+    QCOMPARE(hiddenRuns, 1); // a hidden tab of a shown window waits
+    QVERIFY(b->stale());
+    QVERIFY(!a->stale());
+    tabs.setCurrentIndex(1);
+    QCOMPARE(hiddenRuns, 2); // once, however many changes it missed
+    QVERIFY(!b->stale());
+}
+
+void TestSession::historyRecordsAndRestores()
+{
+    Session session(Catalog::builtIn());
+    bool dragging = false;
+    ScenarioHistory history(&session, [&dragging] { return dragging; });
+    QUndoStack *undo = history.undoStack();
+    session.setGpus(128);
+    QCOMPARE(undo->count(), 1);
+    history.asOneChange([&] {
+        session.setZeroStage(ZeroStage::Zero3);
+        session.setUnit(ByteUnit::GiB);
+    });
+    QCOMPARE(undo->count(), 2);
+    undo->undo();
+    QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Ddp);
+    QCOMPARE(session.unit(), ByteUnit::GB);
+    QCOMPARE(session.scenario().layout.gpus, std::int64_t(128));
+    undo->undo();
+    QCOMPARE(session.scenario().layout.gpus, std::int64_t(64));
+    history.resetToDefaults(); // already at the defaults: nothing to record
+    undo->redo();
+    QCOMPARE(session.scenario().layout.gpus, std::int64_t(128));
+    history.resetToDefaults();
+    QCOMPARE(session.scenario().layout.gpus, std::int64_t(64));
+    undo->undo();
+    QCOMPARE(session.scenario().layout.gpus, std::int64_t(128));
+}
+
+QTEST_MAIN(TestSession)
+#include "test_session.moc"

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "catalog.h"
+#include "compare.h"
+#include "estimate.h"
+#include "format.h"
+#include "schedule.h"
+#include "verdict.h"
+
+#include <QObject>
+#include <array>
+#include <cstdint>
+#include <optional>
+
+namespace shardscope {
+
+/// The window's one source of truth: the Scenario being explored, the display unit, and
+/// everything the engine derives from them: the MemoryReport, its Verdict, the strategy
+/// comparison and the pipeline schedule.
+///
+/// Every edit goes through a setter or edit() and ends in exactly one changed() signal.
+/// Derived values are computed lazily, on first use after a change, and cached until the
+/// next change: a slider drag pays for the report and verdict the memory view draws, not
+/// for the four comparison estimates or the schedule of a tab nobody is looking at
+/// (LazyRefresh decides when a hidden view asks). Views only draw what they read here.
+class Session : public QObject
+{
+    Q_OBJECT
+public:
+    /// Starts on Llama 3 70B, 64 x H100 SXM 80GB, DDP, mixed-precision Adam.
+    explicit Session(const Catalog &catalog, QObject *parent = nullptr);
+
+    const Catalog &catalog() const { return m_catalog; }
+    const Scenario &scenario() const { return m_scenario; }
+    ByteUnit unit() const { return m_unit; }
+    /// True when the model comes from the size slider (scaled shape), not a preset.
+    bool modelIsScaled() const { return m_scaled; }
+    /// Counts changes: one more after every changed() signal. A view that caches what it
+    /// drew compares revisions instead of scenarios.
+    std::uint64_t revision() const { return m_revision; }
+
+    /// estimate(scenario()), computed on first use after a change (about a microsecond).
+    const MemoryReport &report() const;
+    /// verdict(scenario(), report()): what overflows, by how much, and why (core/verdict.h).
+    const Verdict &verdict() const;
+    /// compareStrategies(scenario()): the scenario under DDP, ZeRO-1, ZeRO-2 and ZeRO-3,
+    /// four estimates, computed on first use after a change.
+    const std::array<StrategyVariant, 4> &comparison() const;
+    /// scheduleParams(scenario()): the pipeline schedule the scenario runs.
+    ScheduleParams scheduleParameters() const { return scheduleParams(m_scenario); }
+    /// schedule(scheduleParameters()): the simulated pipeline timeline. Simulated on
+    /// first use, and again only when the schedule's parameters change (a model-size or
+    /// GPU drag keeps the timeline); at p 16, m 64 it takes about a millisecond.
+    const Timeline &timeline() const;
+
+    /// Selects a model preset by id; unknown ids are ignored.
+    void setModelPreset(const std::string &id);
+    /// Uses scaledArchitecture(parameters): a Llama-style shape near that count.
+    void setScaledModel(std::int64_t parameters);
+    void setGpus(std::int64_t gpus);
+    void setZeroStage(ZeroStage stage);
+    /// Selects a GPU from the catalog by id; unknown ids are ignored.
+    void setGpu(const std::string &id);
+    /// Selects a recipe preset by id; unknown ids are ignored.
+    void setRecipe(const std::string &id);
+    /// Replaces the bytes per parameter (the recipe becomes "custom" unless they match a preset).
+    void setRecipeBytes(std::int64_t weights, std::int64_t gradients, std::int64_t master,
+                        std::int64_t optimizer);
+    void setUnit(ByteUnit unit);
+    /// Counts model states only (the ZeRO paper's Figure 1 accounting) or everything.
+    void setModelStatesOnly(bool on);
+    /// Applies `change(Scenario &)` and signals once: the one way to edit any other
+    /// setting (layout degrees, training, overheads) without a setter each.
+    template <typename F> void edit(F &&change)
+    {
+        change(m_scenario);
+        invalidate();
+    }
+    /// Replaces everything at once (one changed() signal).
+    void setScenario(const Scenario &s, bool scaled = false);
+
+signals:
+    /// The scenario or unit changed; every derived value reads the new state.
+    void changed();
+
+private:
+    void invalidate();
+
+    const Catalog &m_catalog;
+    Scenario m_scenario;
+    ByteUnit m_unit = ByteUnit::GB;
+    bool m_scaled = false;
+    std::uint64_t m_revision = 0;
+    // Caches of the derived values, filled on first use after a change.
+    mutable std::optional<MemoryReport> m_report;
+    mutable std::optional<Verdict> m_verdict;
+    mutable std::optional<std::array<StrategyVariant, 4>> m_comparison;
+    mutable std::optional<Timeline> m_timeline;
+    mutable ScheduleParams m_timelineParams; ///< what m_timeline was simulated for
+};
+
+} // namespace shardscope
