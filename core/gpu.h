@@ -18,6 +18,22 @@ struct Gpu
     std::int64_t capacityBytes = 0;       ///< datasheet capacity, bytes
     std::int64_t driverReportedBytes = 0; ///< driver-reported total, bytes (0: unknown)
     std::string source;                   ///< datasheet or driver reading the figure follows
+
+    // Speeds for the step-time model (core/steptime.h, docs/steptime.md). Each is the
+    // vendor datasheet's figure; 0 means unknown or not supported (no FP8 on A100), and
+    // the step-time model refuses, naming the field, when it needs one that is 0.
+    /// Dense (not 2:4 sparse) BF16 tensor-core peak, FLOP/s; FP16 where the card has no
+    /// BF16 (V100).
+    double bf16FlopsPerSecond = 0;
+    /// Dense (not 2:4 sparse) FP8 tensor-core peak, FLOP/s (0: no FP8).
+    double fp8FlopsPerSecond = 0;
+    /// Memory (HBM or GDDR) bandwidth, bytes/s.
+    double memoryBytesPerSecond = 0;
+    /// NVLink / Infinity Fabric bandwidth one GPU sends to its node peers, bytes/s,
+    /// unidirectional (half the datasheet's bidirectional total: H100 SXM 900 GB/s
+    /// bidirectional gives 450e9). 0: no GPU-to-GPU link (PCIe only).
+    double nvlinkBytesPerSecond = 0;
+    std::string speedSource = {}; ///< datasheet(s) the four speeds follow
 };
 
 } // namespace shardscope

@@ -36,6 +36,14 @@ inline constexpr std::int64_t maxBufferSize = 1'000'000'000'000;
 /// Largest host RAM per node, bytes: 2^53, the largest integer a JSON number
 /// (an IEEE double) holds exactly.
 inline constexpr std::int64_t maxHostRamBytes = 9'007'199'254'740'992;
+/// Largest link bandwidth setting, bytes/s (1e13: 80,000 Gb/s, far above any link).
+inline constexpr std::int64_t maxLinkBytesPerSecond = 10'000'000'000'000;
+/// Largest latency setting, nanoseconds (1 s).
+inline constexpr std::int64_t maxLatencyNanoseconds = 1'000'000'000;
+/// Largest price setting, US cents per GPU-hour ($100,000).
+inline constexpr std::int64_t maxPriceCentsPerGpuHour = 10'000'000;
+/// Largest token budget, tokens (1e15: below 2^53, so a JSON number holds it exactly).
+inline constexpr std::int64_t maxTokenBudget = 1'000'000'000'000'000;
 /// Largest parameter count (1e14).
 inline constexpr std::int64_t maxParameters = 100'000'000'000'000;
 

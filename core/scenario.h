@@ -49,6 +49,34 @@ struct Overheads
     std::int64_t hostRamBytesPerNode = 2'000'000'000'000;
 };
 
+/// The cluster's links and the run's economics, for the step-time model only
+/// (core/steptime.h, docs/steptime.md): memory results never read them. GPUs per
+/// node is Layout::gpusPerNode; the GPU's own speeds are in Gpu.
+struct Throughput
+{
+    /// NIC bandwidth per GPU, bytes/s, one direction: 400 Gb/s = 50e9 (one InfiniBand
+    /// NDR ConnectX-7 port per GPU, as in a DGX H100).
+    std::int64_t nicBytesPerSecond = 50'000'000'000;
+    /// Host link per GPU (CPU offload traffic), bytes/s, one direction: PCIe 5.0 x16,
+    /// 32 GT/s x 16 lanes x 128/130 / 8 = 63 GB/s.
+    std::int64_t hostLinkBytesPerSecond = 63'000'000'000;
+    /// Achievable share of the dense tensor-core peak for matmuls, percent. 50: above
+    /// the 38-43% BF16 MFU Llama 3 405B reached on H100s (Dubey et al. 2024, section
+    /// 3.3.2), which also pays for communication and the pipeline bubble.
+    int computeEfficiencyPercent = 50;
+    /// Latency of one ring step over NVLink / xGMI, nanoseconds (NCCL's tuning model,
+    /// src/graph/tuning.cc, puts intra-node hardware latency near 1 us).
+    std::int64_t nvlinkLatencyNanoseconds = 1000;
+    /// Latency of one ring step over the NIC, nanoseconds (NCCL's tuning model puts
+    /// network hardware latency near 5 us).
+    std::int64_t nicLatencyNanoseconds = 5000;
+    /// Rental price, US cents per GPU-hour; 0: not priced (no cost shown).
+    std::int64_t priceCentsPerGpuHour = 0;
+    /// Tokens to train for "time to train": 15.6e12, Llama 3 405B's pre-training
+    /// (Dubey et al. 2024, section 3.1).
+    std::int64_t tokenBudget = 15'600'000'000'000;
+};
+
 /// Every input of an estimate, as one value: what is trained, how, on what.
 struct Scenario
 {
@@ -58,6 +86,7 @@ struct Scenario
     Layout layout;
     Training training;
     Overheads overheads;
+    Throughput throughput; ///< links and economics for step time (not read by estimate())
     /// Count weights, gradients, master weights and optimizer states only, as the
     /// ZeRO paper's Figure 1 does; activations and buffers become 0.
     bool modelStatesOnly = false;

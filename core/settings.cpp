@@ -225,6 +225,48 @@ const std::vector<Setting> &table()
             integer("host_ram_bytes_per_node", "host-ram-gb", "Host RAM per node",
                     "Host RAM per node, for CPU offload (a DGX H100 has 2 TB).", 0, maxHostRamBytes,
                     SHARDSCOPE_FIELD(overheads.hostRamBytesPerNode, std::int64_t), "GB", gb));
+        // Cluster and speed (step time only; core/steptime.h).
+        v.push_back(integer("nic_bytes_per_second", "nic-gbps", "NIC bandwidth per GPU",
+                            "NIC bandwidth per GPU, one direction, for collectives that leave "
+                            "a node (InfiniBand NDR: 400 Gb/s).",
+                            125'000'000, maxLinkBytesPerSecond,
+                            SHARDSCOPE_FIELD(throughput.nicBytesPerSecond, std::int64_t), "Gb/s",
+                            125'000'000));
+        v.push_back(integer("host_link_bytes_per_second", "host-link-gbs", "Host link per GPU",
+                            "Host link per GPU, one direction, for CPU offload traffic (PCIe "
+                            "5.0 x16: 63 GB/s).",
+                            gb, maxLinkBytesPerSecond,
+                            SHARDSCOPE_FIELD(throughput.hostLinkBytesPerSecond, std::int64_t),
+                            "GB/s", gb));
+        v.push_back(
+            integer("compute_efficiency_percent", "efficiency-percent", "Compute efficiency",
+                    "Achievable share of the GPU's dense peak for matmuls (Llama 3 405B "
+                    "reached 38-43% MFU on H100s, Dubey et al. 2024).",
+                    1, 100, SHARDSCOPE_FIELD(throughput.computeEfficiencyPercent, int), "%"));
+        v.push_back(integer("nvlink_latency_ns", "nvlink-latency-ns", "NVLink step latency",
+                            "Latency of one ring step inside a node (NCCL tuning model, about "
+                            "1 us).",
+                            0, maxLatencyNanoseconds,
+                            SHARDSCOPE_FIELD(throughput.nvlinkLatencyNanoseconds, std::int64_t),
+                            "ns"));
+        v.push_back(integer("nic_latency_ns", "nic-latency-ns", "NIC step latency",
+                            "Latency of one ring step across nodes (NCCL tuning model, about "
+                            "5 us).",
+                            0, maxLatencyNanoseconds,
+                            SHARDSCOPE_FIELD(throughput.nicLatencyNanoseconds, std::int64_t),
+                            "ns"));
+        v.push_back(integer("price_cents_per_gpu_hour", "price-cents", "Price per GPU-hour",
+                            "Rental price in US cents per GPU-hour for the cost to train; 0 "
+                            "leaves the run unpriced.",
+                            0, maxPriceCentsPerGpuHour,
+                            SHARDSCOPE_FIELD(throughput.priceCentsPerGpuHour, std::int64_t),
+                            "cents"));
+        v.push_back(integer("token_budget", "token-budget-b", "Token budget",
+                            "Tokens to train for the time to train, in billions (Llama 3 405B: "
+                            "15.6T, Dubey et al. 2024).",
+                            0, maxTokenBudget,
+                            SHARDSCOPE_FIELD(throughput.tokenBudget, std::int64_t), "B tokens",
+                            gb));
         v.push_back(boolean("model_states_only", "model-states-only", "Model states only",
                             "Count weights, gradients, master weights and optimizer states only, "
                             "as the ZeRO paper's Figure 1 does.",

@@ -106,6 +106,28 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
         }
         g.capacityBytes = gb * 1'000'000'000;
         g.driverReportedBytes = mib * 1024 * 1024;
+        // Optional speeds (files written before they existed stay valid): 0 = unknown.
+        const struct
+        {
+            const char *key;
+            double scale;
+            double *out;
+        } speeds[] = {{"bf16_tflops", 1e12, &g.bf16FlopsPerSecond},
+                      {"fp8_tflops", 1e12, &g.fp8FlopsPerSecond},
+                      {"memory_gbps", 1e9, &g.memoryBytesPerSecond},
+                      {"nvlink_gbps", 1e9, &g.nvlinkBytesPerSecond}};
+        for (const auto &sp : speeds) {
+            const QJsonValue v = o.value(QLatin1String(sp.key));
+            if (v.isUndefined())
+                continue;
+            if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1e7) {
+                *err = where + QStringLiteral(": \"%1\" must be a number from 0 to 1e7")
+                                   .arg(QLatin1String(sp.key));
+                return std::nullopt;
+            }
+            *sp.out = v.toDouble() * sp.scale;
+        }
+        g.speedSource = o.value(QLatin1String("speed_source")).toString().toStdString();
         c.m_gpus.push_back(std::move(g));
     }
     if (c.m_models.empty() || c.m_recipes.empty() || c.m_gpus.empty()) {

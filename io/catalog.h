@@ -19,8 +19,10 @@ namespace shardscope {
 class Catalog
 {
 public:
-    /// Parses the three JSON documents. On a malformed document returns nullopt
-    /// and sets `*error` to a message naming the file and the entry at fault.
+    /// Parses the three JSON documents. A GPU's speeds ("bf16_tflops", "fp8_tflops",
+    /// "memory_gbps", "nvlink_gbps" unidirectional, "speed_source"; core/gpu.h) are
+    /// optional: a file without them loads with 0 (unknown). On a malformed document returns
+    /// nullopt and sets `*error` to a message naming the file and the entry at fault.
     static std::optional<Catalog> fromJson(const QByteArray &models, const QByteArray &recipes,
                                            const QByteArray &gpus, QString *error);
 

@@ -3,6 +3,7 @@
 // enums' own ids, and whose accessors reach the right field.
 #include "estimate.h"
 #include "settings.h"
+#include "steptime.h"
 #include "testscenarios.h"
 
 #include <QTest>
@@ -35,8 +36,8 @@ private slots:
             QCOMPARE(settingByKey(s.key), &s);
             QCOMPARE(settingByFlag(s.flag), &s);
         }
-        // Every scalar field of Layout, Training and Overheads, and modelStatesOnly.
-        QCOMPARE(settings().size(), std::size_t(29));
+        // Every scalar field of Layout, Training, Overheads and Throughput, and modelStatesOnly.
+        QCOMPARE(settings().size(), std::size_t(36));
     }
 
     void accessorsRoundTrip()
@@ -94,6 +95,11 @@ private slots:
     {
         // One past the table's bound is refused by validate(): the engine and the table
         // agree, so no front end can hand the engine what the table allows it to refuse.
+        // The step-time settings, which estimate() never reads, by validateThroughput().
+        const auto validate = [](const Scenario &sc) {
+            const std::string e = shardscope::validate(sc);
+            return e.empty() ? validateThroughput(sc.throughput) : e;
+        };
         for (const Setting &s : settings()) {
             if (s.kind != SettingKind::Integer || s.key == "ep")
                 continue; // ep: past its range on a dense model is refused for that reason

@@ -1,0 +1,321 @@
+#include "plancommand.h"
+
+#include "format.h"
+#include "planner.h"
+#include "reportcommand.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+/// Takes a range "A-B" out of --gpus (which the settings table reads as one count):
+/// `args` gets A in its place, `*lo` and `*hi` the bounds. Returns false with `*error`
+/// for a malformed or reversed range; a plain count is left to the table.
+bool takeGpuRange(QStringList &args, std::int64_t *lo, std::int64_t *hi, QString *error)
+{
+    static const QRegularExpression range(QStringLiteral("^(\\d+)-(\\d+)$"));
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        QString value;
+        bool inline_ = false;
+        if (args[i] == QStringLiteral("--gpus") && i + 1 < args.size()) {
+            value = args[i + 1];
+        } else if (args[i].startsWith(QStringLiteral("--gpus="))) {
+            value = args[i].mid(7);
+            inline_ = true;
+        } else {
+            continue;
+        }
+        const auto m = range.match(value);
+        if (!m.hasMatch())
+            continue;
+        bool ok1 = false, ok2 = false;
+        *lo = m.captured(1).toLongLong(&ok1);
+        *hi = m.captured(2).toLongLong(&ok2);
+        if (!ok1 || !ok2 || *lo < 1 || *hi > maxGpus || *lo > *hi) {
+            *error = QStringLiteral("--gpus range must be A-B with 1 <= A <= B <= %1 (got '%2')")
+                         .arg(maxGpus)
+                         .arg(value);
+            return false;
+        }
+        const QString first = QString::number(*lo);
+        if (inline_)
+            args[i] = QStringLiteral("--gpus=") + first;
+        else
+            args[i + 1] = first;
+        return true;
+    }
+    return true;
+}
+
+QString scheduleText(const Training &t, int p)
+{
+    if (p == 1)
+        return QStringLiteral("-");
+    QString s = qs(pipelineScheduleId(t.schedule));
+    if (t.schedule == PipelineSchedule::Interleaved1F1B)
+        s += QStringLiteral(" v%1").arg(t.chunks);
+    return s;
+}
+
+QJsonObject candidateJson(const PlanCandidate &c)
+{
+    const Layout &l = c.layout;
+    const Training &t = c.training;
+    QJsonObject o{{"gpus", qint64(l.gpus)},
+                  {"dp", qint64(l.dataParallel())},
+                  {"tp", l.tensorParallel},
+                  {"pp", l.pipelineParallel},
+                  {"cp", l.contextParallel},
+                  {"ep", l.expertParallel},
+                  {"strategy", qs(zeroStageId(l.zeroStage))},
+                  {"hsdp_shard", qint64(l.hsdpShardSize)},
+                  {"micro_batch_size", qint64(t.microBatchSize)},
+                  {"microbatches", qint64(t.microBatches)},
+                  {"recompute", qs(recomputeId(t.recompute))},
+                  {"schedule", qs(pipelineScheduleId(t.schedule))},
+                  {"chunks", t.chunks},
+                  {"offload", qs(offloadId(l.offload))},
+                  {"peak_bytes", qint64(c.peakBytes)}};
+    if (c.time.valid()) {
+        o.insert("step_seconds", c.time.stepSeconds);
+        o.insert("mfu", c.time.mfu);
+        o.insert("hfu", c.time.hfu);
+        o.insert("tokens_per_second", c.time.tokensPerSecond);
+    } else {
+        o.insert("step_error", QString::fromStdString(c.time.error));
+    }
+    return o;
+}
+
+} // namespace
+
+int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err)
+{
+    const QString name = QStringLiteral("plan");
+    auto fail = [&err, &name](const QString &message) {
+        return subcommandError(err, name, message);
+    };
+    QStringList args = argsIn;
+    std::int64_t lo = 0, hi = 0;
+    QString error;
+    if (!takeGpuRange(args, &lo, &hi, &error))
+        return fail(error);
+
+    QCommandLineParser p;
+    p.setApplicationDescription(
+        QStringLiteral("Layouts that fit a model on a GPU type, ranked by step time.\n"
+                       "--gpus takes a count or a range A-B; the searched settings (degrees, "
+                       "strategy, micro-batching, recomputation, schedule, offload) are "
+                       "replaced by the search."));
+    p.addHelpOption();
+    p.addPositionalArgument(name, QStringLiteral("the subcommand"));
+    const ScenarioOptions options;
+    options.addTo(p);
+    auto valueOption = [](const char *flag, const QString &help, const char *value) {
+        return QCommandLineOption(QString::fromLatin1(flag), help, QString::fromLatin1(value));
+    };
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
+    const QCommandLineOption top = valueOption(
+        "top", QStringLiteral("Layouts to list, fastest first (0: all). Default 10."), "n");
+    const QCommandLineOption objective =
+        valueOption("objective",
+                    QStringLiteral("fastest (by step time, default) or fewest-gpus (by GPU "
+                                   "count, then step time)."),
+                    "goal");
+    const QCommandLineOption batch =
+        valueOption("global-batch-tokens",
+                    QStringLiteral("Global batch in tokens per step, a multiple of --seq (default "
+                                   "4,194,304 = 4M, Llama 3's initial batch, Dubey et al. 2024)."),
+                    "tokens");
+    const QCommandLineOption maxTp =
+        valueOption("max-tp",
+                    QStringLiteral("Largest tensor-parallel degree searched (powers of two; "
+                                   "default GPUs per node)."),
+                    "t");
+    const QCommandLineOption maxPp =
+        valueOption("max-pp",
+                    QStringLiteral("Largest pipeline degree searched (divisors of the layers; "
+                                   "default all)."),
+                    "p");
+    const QCommandLineOption maxCp =
+        valueOption("max-cp",
+                    QStringLiteral("Largest context-parallel degree searched (powers of two; "
+                                   "default 1)."),
+                    "c");
+    const QCommandLineOption maxEp = valueOption(
+        "max-ep",
+        QStringLiteral("Largest expert-parallel degree searched (divisors of the experts; "
+                       "default all)."),
+        "e");
+    const QCommandLineOption maxMbs = valueOption(
+        "max-mbs", QStringLiteral("Largest micro-batch size searched (powers of two; default 8)."),
+        "b");
+    p.addOptions({json, top, objective, batch, maxTp, maxPp, maxCp, maxEp, maxMbs});
+    if (const auto done = startSubcommand(p, args, name, out, err))
+        return *done;
+
+    const auto doc = options.document(p, &error, false);
+    if (!doc)
+        return fail(error);
+    PlanRequest q;
+    q.base = doc->scenario;
+    if (lo > 0) {
+        q.minGpus = lo;
+        q.maxGpus = hi;
+    } else {
+        q.minGpus = q.maxGpus = q.base.layout.gpus;
+    }
+    q.maxTensorParallel = int(std::min<std::int64_t>(q.base.layout.gpusPerNode, 65536));
+    auto number = [&p](const QCommandLineOption &o, std::int64_t min, std::int64_t max,
+                       std::int64_t *outValue, QString *why) {
+        if (!p.isSet(o))
+            return true;
+        bool ok = false;
+        const qlonglong v = p.value(o).toLongLong(&ok);
+        if (!ok || v < min || v > max) {
+            *why = QStringLiteral("--%1 must be a whole number from %2 to %3 (got '%4')")
+                       .arg(o.names().first())
+                       .arg(min)
+                       .arg(max)
+                       .arg(p.value(o));
+            return false;
+        }
+        *outValue = v;
+        return true;
+    };
+    std::int64_t topN = 10, t = q.maxTensorParallel, pp = 0, c = 1, e = 0,
+                 mbs = q.maxMicroBatchSize, tokens = q.globalBatchTokens;
+    if (!number(top, 0, 1'000'000'000, &topN, &error) ||
+        !number(maxTp, 1, maxParallelDegree, &t, &error) ||
+        !number(maxPp, 1, maxPipelineStages, &pp, &error) ||
+        !number(maxCp, 1, maxParallelDegree, &c, &error) ||
+        !number(maxEp, 1, maxParallelDegree, &e, &error) ||
+        !number(maxMbs, 1, maxMicroBatchSize, &mbs, &error) ||
+        !number(batch, 1, std::int64_t(1) << 50, &tokens, &error))
+        return fail(error);
+    q.maxTensorParallel = int(t);
+    q.maxPipelineParallel = int(pp);
+    q.maxContextParallel = int(c);
+    q.maxExpertParallel = int(e);
+    q.maxMicroBatchSize = mbs;
+    q.globalBatchTokens = tokens;
+    const QString goal = p.isSet(objective) ? p.value(objective) : QStringLiteral("fastest");
+    if (goal != QStringLiteral("fastest") && goal != QStringLiteral("fewest-gpus"))
+        return fail(
+            QStringLiteral("--objective must be fastest or fewest-gpus (got '%1')").arg(goal));
+
+    PlanResult r = plan(q);
+    if (!r.valid())
+        return fail(QString::fromStdString(r.error));
+    if (goal == QStringLiteral("fewest-gpus"))
+        std::stable_sort(r.fitting.begin(), r.fitting.end(),
+                         [](const PlanCandidate &a, const PlanCandidate &b) {
+                             return a.layout.gpus < b.layout.gpus;
+                         });
+    const std::size_t shown =
+        topN == 0 ? r.fitting.size() : std::min<std::size_t>(r.fitting.size(), std::size_t(topN));
+
+    if (p.isSet(json)) {
+        QJsonArray layouts;
+        for (std::size_t i = 0; i < shown; ++i)
+            layouts.append(candidateJson(r.fitting[i]));
+        const QJsonObject o{{"model", QString::fromStdString(q.base.model.id)},
+                            {"gpu", QString::fromStdString(q.base.gpu.id)},
+                            {"min_gpus", qint64(q.minGpus)},
+                            {"max_gpus", qint64(q.maxGpus)},
+                            {"global_batch_tokens", qint64(q.globalBatchTokens)},
+                            {"sequence_length", qint64(q.base.training.sequenceLength)},
+                            {"objective", goal},
+                            {"candidates_evaluated", qint64(r.candidatesEvaluated)},
+                            {"candidates_pruned", qint64(r.candidatesPruned)},
+                            {"fitting", qint64(r.fitting.size())},
+                            {"layouts", layouts}};
+        out << QJsonDocument(o).toJson(QJsonDocument::Indented);
+        out.flush();
+        return 0;
+    }
+
+    const QString gpus = q.minGpus == q.maxGpus
+                             ? QString::number(q.minGpus)
+                             : QStringLiteral("%1-%2").arg(q.minGpus).arg(q.maxGpus);
+    out << QStringLiteral("%1 on %2 x %3, %4 tokens per step, s %5: %6 of %7 candidates fit "
+                          "(%8 skipped by the model-states bound)\n")
+               .arg(QString::fromStdString(q.base.model.displayName), gpus,
+                    QString::fromStdString(q.base.gpu.name))
+               .arg(q.globalBatchTokens)
+               .arg(q.base.training.sequenceLength)
+               .arg(r.fitting.size())
+               .arg(r.candidatesEvaluated + r.candidatesPruned)
+               .arg(r.candidatesPruned);
+    if (shown == 0) {
+        out << "Nothing fits.\n";
+        out.flush();
+        return 0;
+    }
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 %16\n")
+               .arg(QStringLiteral("#"), 3)
+               .arg(QStringLiteral("gpus"), 6)
+               .arg(QStringLiteral("dp"), 5)
+               .arg(QStringLiteral("tp"), 3)
+               .arg(QStringLiteral("pp"), 3)
+               .arg(QStringLiteral("cp"), 3)
+               .arg(QStringLiteral("ep"), 3)
+               .arg(QStringLiteral("strategy"), -8)
+               .arg(QStringLiteral("mbs"), 4)
+               .arg(QStringLiteral("m"), 5)
+               .arg(QStringLiteral("recompute"), -9)
+               .arg(QStringLiteral("schedule"), -14)
+               .arg(QStringLiteral("offload"), -16)
+               .arg(QStringLiteral("peak GB"), 8)
+               .arg(QStringLiteral("step s"), 9)
+               .arg(QStringLiteral("MFU"), 6);
+    for (std::size_t i = 0; i < shown; ++i) {
+        const PlanCandidate &cand = r.fitting[i];
+        const Layout &l = cand.layout;
+        const Training &tr = cand.training;
+        const QString step = cand.time.valid() ? QString::number(cand.time.stepSeconds, 'f', 3)
+                                               : QStringLiteral("?");
+        const QString mfu = cand.time.valid() ? QString::number(100 * cand.time.mfu, 'f', 1) + u'%'
+                                              : QStringLiteral("?");
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 %16\n")
+                   .arg(qulonglong(i + 1), 3)
+                   .arg(l.gpus, 6)
+                   .arg(l.dataParallel(), 5)
+                   .arg(l.tensorParallel, 3)
+                   .arg(l.pipelineParallel, 3)
+                   .arg(l.contextParallel, 3)
+                   .arg(l.expertParallel, 3)
+                   .arg(qs(zeroStageId(l.zeroStage)) +
+                            (l.hsdpShardSize > 0 ? QStringLiteral("/%1").arg(l.hsdpShardSize)
+                                                 : QString()),
+                        -8)
+                   .arg(tr.microBatchSize, 4)
+                   .arg(tr.microBatches, 5)
+                   .arg(qs(recomputeId(tr.recompute)), -9)
+                   .arg(scheduleText(tr, l.pipelineParallel), -14)
+                   .arg(qs(offloadId(l.offload)), -16)
+                   .arg(QString::number(double(cand.peakBytes) / 1e9, 'f', 1), 8)
+                   .arg(step, 9)
+                   .arg(mfu, 6);
+    }
+    if (shown < r.fitting.size())
+        out << QStringLiteral("... %1 more (--top 0 lists all)\n").arg(r.fitting.size() - shown);
+    if (!r.fitting.front().time.valid())
+        out << QString::fromStdString(r.fitting.front().time.error) << "\n";
+    out.flush();
+    return 0;
+}
+
+} // namespace shardscope

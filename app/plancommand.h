@@ -1,0 +1,23 @@
+#pragma once
+
+#include <QStringList>
+#include <QTextStream>
+
+namespace shardscope {
+
+/// `shardscope plan ...`: searches the layouts of a model on a GPU type and a GPU count
+/// or range (`--gpus 64`, `--gpus 8-64`) for a global batch (`--global-batch-tokens`),
+/// keeps those that fit and prints them ranked (core/planner.h): a table of the top N
+/// (`--top`, 0 for all) or, with `--json`, { "candidates_evaluated",
+/// "candidates_pruned", "fitting", "layouts": [{ "gpus", "dp", "tp", "pp", "cp", "ep",
+/// "strategy", "hsdp_shard", "micro_batch_size", "microbatches", "recompute",
+/// "schedule", "chunks", "offload", "peak_bytes", "step_seconds", "mfu", "hfu",
+/// "tokens_per_second" }] }. `--objective fastest` (default) sorts by step time,
+/// `fewest-gpus` by GPU count then step time. Takes the model, recipe, GPU and
+/// settings-table flags of `report` (ScenarioOptions); the searched settings (degrees,
+/// strategy, micro-batching, recomputation, schedule, offload) are replaced by the
+/// search, bounded by --max-tp, --max-pp, --max-cp, --max-ep and --max-mbs. Returns
+/// 0 (also when nothing fits), or 2 with one line on `err` for bad arguments.
+int runPlanCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+
+} // namespace shardscope

@@ -1,0 +1,104 @@
+#pragma once
+
+// The planner: which layouts of a model fit a GPU type at a GPU count (or range) and a
+// global batch, ranked by step time (core/steptime.h). It enumerates a search space of
+// parallel degrees, sharding, micro-batching, recomputation, schedules and offload,
+// keeps what estimate() says fits (verdict() Kind::Fits), and times those. Its one
+// pruning rule is exact (docs/steptime.md "Planner"); tests/core/test_planner.cpp checks
+// the fit set equals a brute force over the same space.
+
+#include "memoryreport.h"
+#include "scenario.h"
+#include "steptime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// What to search. Model, recipe, GPU, overheads, throughput and the training flags
+/// that are not searched (FlashAttention, sequence parallel, activation bytes, loss
+/// kernel, dropout, GPUs per node) come from `base`; base's layout degrees, strategy,
+/// micro-batching, recomputation and schedule are replaced by the search.
+struct PlanRequest
+{
+    Scenario base;
+    std::int64_t minGpus = 8; ///< smallest world size searched
+    std::int64_t maxGpus = 8; ///< largest world size searched (every count in between)
+    /// Global batch, tokens per step; a multiple of base.training.sequenceLength. The
+    /// sequences G = tokens / s split as m x b x d (d | G, b | G / d).
+    std::int64_t globalBatchTokens = 4'194'304;
+    int maxTensorParallel = 8;          ///< t in powers of two up to this (and GPUs per node)
+    int maxPipelineParallel = 0;        ///< p: divisors of the layers up to this; 0: up to L
+    int maxContextParallel = 1;         ///< c in powers of two up to this
+    int maxExpertParallel = 0;          ///< e: divisors of the experts up to this; 0: all (MoE)
+    std::int64_t maxMicroBatchSize = 8; ///< b in powers of two up to this
+    std::vector<ZeroStage> strategies = {ZeroStage::Ddp, ZeroStage::Zero1, ZeroStage::Zero2,
+                                         ZeroStage::Zero3};
+    std::vector<Recompute> recomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
+    /// Schedules tried when p > 1 (one stage has no schedule: 1F1B only).
+    std::vector<PipelineSchedule> schedules = {
+        PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved1F1B,
+        PipelineSchedule::ZeroBubbleH1, PipelineSchedule::GPipe};
+    std::vector<int> interleavedChunks = {2, 4}; ///< v tried for interleaved 1F1B
+    bool offload = true; ///< also try CPU offload (optimizer from ZeRO-1, +params with ZeRO-3)
+    /// Also try HSDP for ZeRO-3: shard within a node (GPUs per node / t ranks).
+    bool hsdp = true;
+    /// Skip a (layout, schedule) whose model states alone overflow the GPU: exact, since
+    /// activations and buffers only add bytes (off: brute force, for the test).
+    bool prune = true;
+};
+
+/// One layout that fits, with its memory and its time.
+struct PlanCandidate
+{
+    Layout layout;
+    Training training;
+    std::int64_t peakBytes = 0; ///< MemoryReport::peakBytes(), bytes per GPU
+    StepTime time;              ///< stepTime() of the scenario
+};
+
+/// What plan() found.
+struct PlanResult
+{
+    std::string error;                    ///< non-empty when the request was refused
+    std::int64_t candidatesEvaluated = 0; ///< estimate() calls made on candidates
+    std::int64_t candidatesPruned = 0;    ///< candidates skipped by the exact bound
+    std::vector<PlanCandidate> fitting;   ///< fitting layouts, fastest first
+
+    bool valid() const { return error.empty(); }
+};
+
+/// The scenario a candidate describes: `base` with its layout and training replaced.
+Scenario candidateScenario(const Scenario &base, const Layout &layout, const Training &training);
+
+/// Searches the request's space; fitting layouts sorted by step time (ties: fewer
+/// bytes, then fewer GPUs). Candidates whose step cannot be timed (a GPU speed is
+/// unknown) still fit and sort last with their StepTime::error. Refuses (error) a
+/// model without an architecture, a global batch not a multiple of the sequence length,
+/// or a GPU range outside 1..maxGpus.
+PlanResult plan(const PlanRequest &request);
+
+/// The fewest GPUs in [minGpus, maxGpus] at which some layout of `strategy` fits
+/// (searching the request's space at each count in turn); 0 when none does.
+struct FewestGpus
+{
+    ZeroStage strategy = ZeroStage::Ddp;
+    std::int64_t gpus = 0; ///< 0: no count in the range fits
+    PlanCandidate fastest; ///< the fastest fitting layout at that count
+};
+/// fewestGpus() for each strategy of the request, in its order.
+std::vector<FewestGpus> fewestGpus(const PlanRequest &request);
+
+/// The largest micro-batch size b (m kept) at which `s` fits, up to maxMicroBatchSize;
+/// 0 when b = 1 does not. Memory grows with b (every activation term is linear in b),
+/// so a binary search is exact.
+std::int64_t largestMicroBatch(const Scenario &s);
+
+/// The longest sequence length at which `s` fits, among multiples of c (c x t with
+/// sequence parallel and t > 1), up to maxSequenceLength; 0 when none does. Memory
+/// grows with s, so a binary search is exact.
+std::int64_t longestSequence(const Scenario &s);
+
+} // namespace shardscope

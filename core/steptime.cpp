@@ -1,0 +1,326 @@
+#include "steptime.h"
+
+#include "estimate.h"
+#include "inputlimits.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope {
+
+namespace {
+
+/// Forward attention FLOPs per token of one layer: 2 s (a d_qk) + 2 s (a d_v).
+double attentionPerToken(const Architecture &a, std::int64_t s)
+{
+    const double dv = double(a.usesLatentAttention() ? a.vHeadDim : a.effectiveHeadDim());
+    return 2.0 * double(s) * (double(a.queryWidth()) + double(a.heads) * dv);
+}
+
+/// Forward QK^T FLOPs per token of one layer: what FlashAttention's backward recomputes.
+double scoresPerToken(const Architecture &a, std::int64_t s)
+{
+    return 2.0 * double(s) * double(a.queryWidth());
+}
+
+/// Parameters multiplying activations in the output head: V h (tied or not).
+double headParameters(const Architecture &a)
+{
+    return double(a.vocab) * double(a.hidden);
+}
+
+/// A link: bandwidth (bytes/s, one direction) and latency per ring step (seconds).
+struct Link
+{
+    double bytesPerSecond = 0;
+    double latencySeconds = 0;
+    bool crossesNodes = false;
+};
+
+} // namespace
+
+std::string validateThroughput(const Throughput &t)
+{
+    auto range = [](const char *name, std::int64_t v, std::int64_t lo, std::int64_t hi,
+                    const char *unit) -> std::string {
+        if (v >= lo && v <= hi)
+            return {};
+        return std::string(name) + " must be from " + std::to_string(lo) + " to " +
+               std::to_string(hi) + " " + unit + " (got " + std::to_string(v) + ")";
+    };
+    for (const std::string &e :
+         {range("NIC bandwidth", t.nicBytesPerSecond, 125'000'000, maxLinkBytesPerSecond,
+                "bytes/s"),
+          range("host link bandwidth", t.hostLinkBytesPerSecond, 1'000'000'000,
+                maxLinkBytesPerSecond, "bytes/s"),
+          range("compute efficiency", t.computeEfficiencyPercent, 1, 100, "%"),
+          range("NVLink latency", t.nvlinkLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"),
+          range("NIC latency", t.nicLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"),
+          range("price", t.priceCentsPerGpuHour, 0, maxPriceCentsPerGpuHour, "cents per GPU-hour"),
+          range("token budget", t.tokenBudget, 0, maxTokenBudget, "tokens")})
+        if (!e.empty())
+            return e;
+    return {};
+}
+
+TokenFlops tokenFlops(const Model &m, std::int64_t sequenceLength)
+{
+    TokenFlops f;
+    if (!m.architecture) {
+        f.matmul = 2.0 * double(m.plainParameters);
+        return f;
+    }
+    const Architecture &a = *m.architecture;
+    const bool uniform = !a.isMoe();
+    const double dense = double(activeLayerParameterCount(a, 0));
+    for (int l = 0; l < a.layers; ++l)
+        f.matmul += 2.0 * (uniform ? dense : double(activeLayerParameterCount(a, l)));
+    f.matmul += 2.0 * headParameters(a);
+    f.attention = double(a.layers) * attentionPerToken(a, sequenceLength);
+    return f;
+}
+
+StepTime stepTime(const Scenario &s, const MemoryReport &r)
+{
+    StepTime t;
+    if (!r.valid()) {
+        t.error = "the memory report is invalid: " + r.error;
+        return t;
+    }
+    const Gpu &gpu = s.gpu;
+    const Layout &l = s.layout;
+    const Training &tr = s.training;
+    const Throughput &th = s.throughput;
+    const bool fp8 = tr.activationBytes == 1;
+    t.peakFlopsPerSecond = fp8 ? gpu.fp8FlopsPerSecond : gpu.bf16FlopsPerSecond;
+    if (!(t.peakFlopsPerSecond > 0)) {
+        t.error = "GPU " + gpu.id + " has no dense " + (fp8 ? "FP8" : "BF16") +
+                  " peak in the catalog (" + (fp8 ? "fp8_tflops" : "bf16_tflops") +
+                  " is 0: unknown or unsupported)";
+        return t;
+    }
+    if (!(gpu.memoryBytesPerSecond > 0)) {
+        t.error = "GPU " + gpu.id + " has no memory bandwidth in the catalog (memory_gbps is 0)";
+        return t;
+    }
+    if (const std::string e = validateThroughput(th); !e.empty()) {
+        t.error = e;
+        return t;
+    }
+    if (!fp8 && tr.activationBytes != 2)
+        t.notes.push_back("Activations wider than 16 bits are timed at the BF16 peak.");
+    t.achievedFlopsPerSecond = t.peakFlopsPerSecond * th.computeEfficiencyPercent / 100.0;
+
+    // Links: NVLink / xGMI inside a node, the NIC across; no NVLink falls back to PCIe.
+    const double nicLatency = double(th.nicLatencyNanoseconds) * 1e-9;
+    const double nvLatency = double(th.nvlinkLatencyNanoseconds) * 1e-9;
+    double intraBandwidth = gpu.nvlinkBytesPerSecond;
+    if (!(intraBandwidth > 0)) {
+        intraBandwidth = double(th.hostLinkBytesPerSecond);
+        t.notes.push_back("GPU " + gpu.id +
+                          " has no NVLink in the catalog; collectives inside a node use the host "
+                          "link (PCIe).");
+    }
+    const std::int64_t perNode = std::max<std::int64_t>(1, l.gpusPerNode);
+    // A group whose members span `span` consecutive ranks fits a node when span <= perNode.
+    auto link = [&](std::int64_t span) {
+        const bool across = span > perNode;
+        return Link{across ? double(th.nicBytesPerSecond) : intraBandwidth,
+                    across ? nicLatency : nvLatency, across};
+    };
+    auto timed = [](std::int64_t bytes, const Link &k, double ringSteps) {
+        CollectiveTime c;
+        c.bytes = bytes;
+        c.crossesNodes = k.crossesNodes;
+        if (bytes > 0)
+            c.seconds = double(bytes) / k.bytesPerSecond + ringSteps * k.latencySeconds;
+        return c;
+    };
+
+    const std::int64_t tp = l.tensorParallel, pp = l.pipelineParallel, cp = l.contextParallel;
+    const std::int64_t ep = l.expertParallel, d = l.dataParallel();
+    const std::int64_t m = tr.microBatches, b = tr.microBatchSize, seq = tr.sequenceLength;
+    const double tokensLocal = double(b) * double(seq) / double(cp); // per GPU per micro-batch
+    const std::optional<Architecture> &arch = s.model.architecture;
+    const bool fullRecompute = tr.recompute == Recompute::Full;
+    const int chunks = tr.schedule == PipelineSchedule::Interleaved1F1B ? tr.chunks : 1;
+
+    // Bubble over busy time (docs/pipeline.md), 0 with one stage.
+    const ScheduleParams sp = scheduleParams(s);
+    const double overIdeal = pp > 1 ? std::max(0.0, bubbleClosedForm(sp).overIdeal()) : 0.0;
+
+    double slowestBusy = 0;
+    double exposedAfter = 0; // data-parallel sync, optimizer and offload after the pipeline
+    double hardwarePerStep = 0;
+    const GpuGroup *slowest = nullptr;
+    StepTime best = t;
+    for (const GpuGroup &g : r.groups) {
+        StepTime u = t;
+        // Forward FLOPs per GPU per micro-batch on this stage.
+        double matmul = 0, attention = 0, scores = 0, scoreElements = 0;
+        if (arch) {
+            const Architecture &a = *arch;
+            const double dense = double(activeLayerParameterCount(a, 0));
+            for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
+                matmul += 2.0 * (a.isMoe() ? double(activeLayerParameterCount(a, i)) : dense);
+            if (g.holdsOutputHead)
+                matmul += 2.0 * headParameters(a);
+            attention = g.layerCount * attentionPerToken(a, seq);
+            scores = g.layerCount * scoresPerToken(a, seq);
+            // Without flash, every layer's a x (s/c) x s score matrix per sequence.
+            scoreElements = double(g.layerCount) * double(a.heads) * double(seq) / double(cp) *
+                            double(seq) * double(b) / double(tp);
+        } else {
+            matmul = 2.0 * double(s.model.plainParameters) / double(pp);
+        }
+        const double fwdFlops = tokensLocal * (matmul + attention) / double(tp);
+        const double flashExtra = tr.flashAttention ? tokensLocal * scores / double(tp) : 0.0;
+        double recomputeFlops = 0;
+        if (tr.recompute == Recompute::Full)
+            recomputeFlops =
+                tokensLocal *
+                (matmul - (g.holdsOutputHead && arch ? 2.0 * headParameters(*arch) : 0.0) +
+                 attention) /
+                double(tp);
+        else if (tr.recompute == Recompute::Selective)
+            recomputeFlops = tokensLocal * attention / double(tp);
+        const double rate = u.achievedFlopsPerSecond;
+        u.forwardSeconds = double(m) * fwdFlops / rate;
+        u.backwardSeconds = double(m) * (2 * fwdFlops + flashExtra) / rate;
+        u.recomputeSeconds = double(m) * recomputeFlops / rate;
+        if (!tr.flashAttention) {
+            // Forward writes scores, softmax reads and writes them, AV reads them: 4
+            // passes; the backward twice that; a recomputed forward 4 more.
+            const double passes = 12.0 + (tr.recompute == Recompute::None ? 0.0 : 4.0);
+            u.attentionMemorySeconds = double(m) * passes * scoreElements *
+                                       double(tr.activationBytes) / gpu.memoryBytesPerSecond;
+        }
+        u.computeSeconds =
+            u.forwardSeconds + u.backwardSeconds + u.recomputeSeconds + u.attentionMemorySeconds;
+        hardwarePerStep +=
+            double(g.gpuCount) * double(m) * (3 * fwdFlops + flashExtra + recomputeFlops);
+
+        // Collectives (ring steps for the latency term; docs/steptime.md).
+        const CommunicationBytes &c = g.communication;
+        const int layersHere = std::max(1, g.layerCount);
+        const double tpCalls = double(m) * layersHere * (fullRecompute ? 6 : 4);
+        u.tensorParallel = timed(c.tensorParallel, link(tp), tpCalls * 2.0 * double(tp - 1));
+        u.tensorParallel.exposedSeconds = u.tensorParallel.seconds;
+        u.contextParallel =
+            timed(c.contextParallel, link(tp * cp), double(m) * layersHere * 3.0 * double(cp - 1));
+        // Ring attention sends the next block's keys and values while attending to this one.
+        const double attentionSeconds = double(m) * tokensLocal * attention *
+                                        (3.0 + (fullRecompute ? 1.0 : 0.0)) / double(tp) / rate;
+        u.contextParallel.exposedSeconds =
+            std::max(0.0, u.contextParallel.seconds - attentionSeconds);
+        int moeHere = 0;
+        if (arch)
+            for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
+                moeHere += arch->isMoeLayer(i) ? 1 : 0;
+        u.expertParallel = timed(c.expertParallel, link(tp * ep),
+                                 double(m) * moeHere * (fullRecompute ? 6 : 4) * double(ep - 1));
+        u.expertParallel.exposedSeconds = u.expertParallel.seconds;
+        // Neighbour stages are t c d ranks apart; both in one node when 2 t c d <= perNode.
+        u.pipelineParallel =
+            timed(c.pipelineParallel, link(2 * tp * cp * d), 2.0 * double(m) * chunks);
+        u.pipelineParallel.exposedSeconds = u.pipelineParallel.seconds;
+
+        // Data parallel: ranks sharing parameters are t apart; the ZeRO group spans
+        // t x shard group ranks, plain DDP t x d x c.
+        const std::int64_t shard = l.zeroStage == ZeroStage::Ddp ? d * cp : l.shardGroup();
+        const std::int64_t R = std::max<std::int64_t>(1, shard);
+        double dpSteps = 0, bucketBytes = 0;
+        const double gradBytes = double(g.parametersPerGpu) * double(s.recipe.gradientBytes);
+        switch (l.zeroStage) {
+        case ZeroStage::Ddp:
+        case ZeroStage::Zero1:
+        case ZeroStage::Zero2: {
+            bucketBytes = l.zeroStage == ZeroStage::Ddp ? double(s.overheads.ddpBucketBytes)
+                                                        : double(s.overheads.zeroBucketElements) *
+                                                              double(s.recipe.gradientBytes);
+            const double buckets = bucketBytes > 0 ? std::ceil(gradBytes / bucketBytes) : 1.0;
+            const double perBucket = l.zeroStage == ZeroStage::Ddp ? 2.0 : 1.0;
+            dpSteps = buckets * perBucket * double(R - 1) *
+                      (l.zeroStage == ZeroStage::Zero2 ? double(m) + 1.0 : 1.0);
+            break;
+        }
+        case ZeroStage::Zero3:
+            dpSteps = double(m) * 3.0 * layersHere * double(R - 1);
+            break;
+        }
+        u.dataParallel = timed(
+            c.dataParallel,
+            link(tp * (l.zeroStage == ZeroStage::Ddp || l.hsdpShardSize == 0 ? d * cp
+                                                                             : l.hsdpShardSize)),
+            dpSteps);
+        const double backwardOne = u.backwardSeconds / double(m);
+        if (l.zeroStage == ZeroStage::Zero3) {
+            // Prefetched gathers and reduce-scatters run behind compute.
+            u.dataParallel.exposedSeconds =
+                std::max(0.0, u.dataParallel.seconds - u.computeSeconds);
+        } else {
+            // Gradient buckets reduce during the backward (the last micro-batch's, or every
+            // micro-batch's for ZeRO-2); the last bucket's reduction is always exposed.
+            const double window = l.zeroStage == ZeroStage::Zero2 ? u.backwardSeconds : backwardOne;
+            const double lastBucket =
+                gradBytes > 0 ? u.dataParallel.seconds * std::min(1.0, bucketBytes / gradBytes)
+                              : 0.0;
+            u.dataParallel.exposedSeconds = std::min(
+                u.dataParallel.seconds, std::max(u.dataParallel.seconds - window, lastBucket));
+        }
+
+        // Optimizer: each GPU updates its shard, reading gradients, reading and writing
+        // master weights and moments, writing the working weights.
+        const double updated = l.zeroStage == ZeroStage::Ddp
+                                   ? double(g.parametersPerGpu)
+                                   : double(g.parametersPerGpu) / double(R);
+        const Recipe &rc = s.recipe;
+        if (l.offload == Offload::None) {
+            u.optimizerSeconds = updated *
+                                 double(rc.gradientBytes + 2 * rc.masterWeightBytes +
+                                        2 * rc.optimizerBytes + rc.weightBytes) /
+                                 gpu.memoryBytesPerSecond;
+        } else {
+            double moved = updated * double(rc.gradientBytes + rc.weightBytes);
+            if (l.offload == Offload::OptimizerAndParams)
+                moved += 2.0 * double(m) * updated * double(rc.weightBytes);
+            u.offloadSeconds = moved / double(th.hostLinkBytesPerSecond);
+        }
+
+        const double busy = u.computeSeconds + u.tensorParallel.exposedSeconds +
+                            u.contextParallel.exposedSeconds + u.expertParallel.exposedSeconds +
+                            u.pipelineParallel.exposedSeconds;
+        const double after = u.dataParallel.exposedSeconds + u.optimizerSeconds + u.offloadSeconds;
+        if (!slowest || busy > slowestBusy) {
+            slowest = &g;
+            slowestBusy = busy;
+            best = u;
+        }
+        exposedAfter = std::max(exposedAfter, after);
+    }
+    t = best;
+    t.bubbleSeconds = overIdeal * slowestBusy;
+    t.stepSeconds = slowestBusy + t.bubbleSeconds + exposedAfter;
+    if (l.offload != Offload::None)
+        t.notes.push_back("The CPU optimizer's own time is not modelled; only the host-link "
+                          "traffic is.");
+
+    t.tokensPerStep = tr.globalBatch(d) * seq;
+    const TokenFlops f = tokenFlops(s.model, seq);
+    t.modelFlopsPerStep = f.modelPerToken() * double(t.tokensPerStep);
+    t.hardwareFlopsPerStep = hardwarePerStep;
+    if (!(t.stepSeconds > 0)) {
+        t.error = "the step takes no time (nothing to compute)";
+        return t;
+    }
+    t.tokensPerSecond = double(t.tokensPerStep) / t.stepSeconds;
+    const double capacity = t.stepSeconds * double(l.gpus) * t.peakFlopsPerSecond;
+    t.mfu = t.modelFlopsPerStep / capacity;
+    t.hfu = t.hardwareFlopsPerStep / capacity;
+    t.trainSeconds = double(th.tokenBudget) / t.tokensPerSecond;
+    t.gpuHours = t.trainSeconds * double(l.gpus) / 3600.0;
+    t.costDollars = t.gpuHours * double(th.priceCentsPerGpuHour) / 100.0;
+    return t;
+}
+
+} // namespace shardscope

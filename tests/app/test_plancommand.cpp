@@ -1,0 +1,115 @@
+// `shardscope plan`: ranked layouts as a table or JSON, GPU ranges, objectives and
+// one-line refusals (app/plancommand.h).
+#include "plancommand.h"
+#include "runcommand.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+using namespace shardscope;
+using shardscope::test::Run;
+
+namespace {
+
+Run plan(const QStringList &rest)
+{
+    return shardscope::test::runCommand(runPlanCommand, "plan", rest);
+}
+
+QJsonObject planJson(const QStringList &rest)
+{
+    const Run r = plan(rest + QStringList{QStringLiteral("--json")});
+    if (r.code != 0)
+        qWarning("%s", qPrintable(r.err));
+    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+}
+
+} // namespace
+
+class TestPlanCommand : public QObject
+{
+    Q_OBJECT
+private slots:
+    void jsonListsFittingLayoutsFastestFirst()
+    {
+        const QJsonObject o =
+            planJson({"--model", "llama3-70b", "--gpus", "64", "--gpu", "h100-sxm-80gb", "--seq",
+                      "8192", "--max-mbs", "2", "--top", "0"});
+        QVERIFY(o.value("candidates_evaluated").toInteger() > 0);
+        const QJsonArray layouts = o.value("layouts").toArray();
+        QCOMPARE(layouts.size(), qsizetype(o.value("fitting").toInteger()));
+        QVERIFY(!layouts.isEmpty());
+        double last = 0;
+        for (const QJsonValue &v : layouts) {
+            const QJsonObject l = v.toObject();
+            for (const char *k : {"dp", "tp", "pp", "cp", "ep", "strategy", "micro_batch_size",
+                                  "microbatches", "recompute", "schedule", "chunks", "offload",
+                                  "peak_bytes", "step_seconds", "mfu", "tokens_per_second"})
+                QVERIFY2(l.contains(QLatin1String(k)), k);
+            // 64 GPUs = d x t x p x c, and the 4M-token batch (512 sequences of 8192)
+            // = m x b x d.
+            QCOMPARE(l.value("dp").toInteger() * l.value("tp").toInteger() *
+                         l.value("pp").toInteger() * l.value("cp").toInteger(),
+                     qint64(64));
+            QCOMPARE(l.value("microbatches").toInteger() * l.value("micro_batch_size").toInteger() *
+                         l.value("dp").toInteger(),
+                     qint64(512));
+            // Fits an 80 GB H100.
+            QVERIFY(l.value("peak_bytes").toInteger() <= 80'000'000'000LL);
+            const double step = l.value("step_seconds").toDouble();
+            QVERIFY(step >= last);
+            last = step;
+            QVERIFY(l.value("mfu").toDouble() > 0 && l.value("mfu").toDouble() < 1);
+        }
+    }
+
+    void rangeAndFewestGpus()
+    {
+        const QJsonObject o =
+            planJson({"--model", "llama3-8b", "--gpus", "8-16", "--seq", "8192", "--max-mbs", "1",
+                      "--objective", "fewest-gpus", "--top", "0"});
+        QCOMPARE(o.value("min_gpus").toInteger(), qint64(8));
+        QCOMPARE(o.value("max_gpus").toInteger(), qint64(16));
+        const QJsonArray layouts = o.value("layouts").toArray();
+        QVERIFY(!layouts.isEmpty());
+        qint64 last = 0;
+        for (const QJsonValue &v : layouts) {
+            const qint64 g = v.toObject().value("gpus").toInteger();
+            QVERIFY(g >= 8 && g <= 16);
+            QVERIFY(g >= last);
+            last = g;
+        }
+        // 8B with ZeRO-3 fits on 8 H100s, so the fewest-GPU answer starts at 8.
+        QCOMPARE(layouts.first().toObject().value("gpus").toInteger(), qint64(8));
+    }
+
+    void tableShowsTopN()
+    {
+        const Run r = plan({"--model", "llama3-8b", "--gpus", "8", "--seq", "8192", "--top", "3"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("candidates fit")), qPrintable(r.out));
+        const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
+        // Summary, header, 3 rows, "... more".
+        QCOMPARE(lines.size(), qsizetype(6));
+        QVERIFY(lines[2].trimmed().startsWith(QStringLiteral("1 ")));
+        QVERIFY(lines[5].startsWith(QStringLiteral("...")));
+    }
+
+    void refusesBadArguments()
+    {
+        for (const QStringList &args :
+             {QStringList{"--gpus", "64-8"}, QStringList{"--objective", "cheapest"},
+              QStringList{"--global-batch-tokens", "1000", "--seq", "4096"},
+              QStringList{"--top", "-1"}, QStringList{"--params", "70B"}}) {
+            const Run r = plan(args);
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.startsWith(QStringLiteral("shardscope plan: ")), qPrintable(r.err));
+            QCOMPARE(r.err.count(u'\n'), qsizetype(1));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanCommand)
+#include "test_plancommand.moc"
