@@ -148,4 +148,41 @@ std::string verdictText(const Verdict &v, const Scenario &s, const MemoryReport 
            shardOver;
 }
 
+std::string scenarioFileStem(const Scenario &s)
+{
+    // Keep [a-z0-9]; anything else becomes one hyphen, none at the ends.
+    const auto slug = [](std::string_view text) {
+        std::string out;
+        for (const char ch : text) {
+            const char c = (ch >= 'A' && ch <= 'Z') ? char(ch - 'A' + 'a') : ch;
+            if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+                out += c;
+            else if (!out.empty() && out.back() != '-')
+                out += '-';
+        }
+        while (!out.empty() && out.back() == '-')
+            out.pop_back();
+        return out;
+    };
+    std::string model = slug(s.model.id.empty() ? s.model.displayName : s.model.id);
+    if (model.empty())
+        model = "model";
+    std::string card = slug(s.gpu.shortName.empty() ? s.gpu.id : s.gpu.shortName);
+    if (card.empty())
+        card = "gpu";
+    // "ZeRO-3/FSDP" -> "zero3": the stage's name before any alias.
+    const std::string_view stage = zeroStageName(s.layout.zeroStage);
+    std::string strategy = slug(stage.substr(0, stage.find('/')));
+    std::erase(strategy, '-');
+    std::string stem = model + "-" + std::to_string(s.layout.gpus) + "x" + card + "-" + strategy;
+    const std::pair<const char *, std::int64_t> degrees[] = {{"t", s.layout.tensorParallel},
+                                                             {"p", s.layout.pipelineParallel},
+                                                             {"c", s.layout.contextParallel},
+                                                             {"e", s.layout.expertParallel}};
+    for (const auto &[name, degree] : degrees)
+        if (degree > 1)
+            stem += std::string("-") + name + std::to_string(degree);
+    return stem;
+}
+
 } // namespace shardscope

@@ -40,6 +40,11 @@ std::string formatParameters(std::int64_t parameters);
 /// model states, that data parallelism cannot split them. Invalid reports give
 /// "Cannot estimate: " and the error.
 std::string verdictText(const Scenario &s, const MemoryReport &r, ByteUnit u);
+/// A file-name stem that says what a scenario is, for exported charts and data:
+/// "<model id>-<gpus>x<card>-<strategy>", then "-t<t>", "-p<p>", "-c<c>", "-e<e>" for
+/// degrees above 1, in lower case ASCII letters, digits and hyphens only; for example
+/// "llama3-70b-64xh100-zero3" or "gpt3-175b-64xa100-zero1-t8-p8".
+std::string scenarioFileStem(const Scenario &s);
 /// The same sentence from a verdict already decided (v = verdict(s, r)).
 std::string verdictText(const Verdict &v, const Scenario &s, const MemoryReport &r, ByteUnit u);
 

@@ -42,39 +42,17 @@ LessonPlayer::LessonPlayer(Session *session, AsOneChange asOneChange, QWidget *p
     m_lessonName->setWordWrap(true); // a long title must not widen the window
     m_lessonTitle->setWordWrap(true);
     m_lessonChanges->setWordWrap(true);
-    QFont lf = m_lessonLabel->font();
-    lf.setPointSizeF(15);
-    m_lessonLabel->setFont(lf);
-    lf.setBold(true);
-    m_lessonTitle->setFont(lf);
-    QFont nf = m_lessonName->font();
-    nf.setPointSizeF(12);
-    m_lessonName->setFont(nf);
-    QFont cf = m_lessonChanges->font();
-    cf.setPointSizeF(13);
-    cf.setItalic(true);
-    m_lessonChanges->setFont(cf);
-    QFont bf = m_lessonPrev->font();
-    bf.setPointSizeF(13);
-    QSize buttonSize(0, 0);
-    for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd}) {
-        b->setFont(bf);
-        buttonSize = buttonSize.expandedTo(b->sizeHint());
-    }
-    buttonSize = buttonSize.expandedTo(QSize(120, 40));
-    for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd})
-        b->setFixedSize(buttonSize);
+    setTypeScale(1.0);
     auto *top = new QHBoxLayout;
     top->setSpacing(8);
     top->addWidget(m_lessonPrev, 0, Qt::AlignTop);
     top->addWidget(m_lessonNext, 0, Qt::AlignTop);
-    auto *titles = new QVBoxLayout; // the lesson's name over the step's title
-    titles->setSpacing(0);
-    titles->addWidget(m_lessonName);
-    titles->addWidget(m_lessonTitle);
-    top->addLayout(titles, 1);
+    // The lesson's name beside the buttons; the step's title on a row of its own, the
+    // bar's full width, so a long one wraps instead of being cut by the buttons' height.
+    top->addWidget(m_lessonName, 1, Qt::AlignVCenter);
     top->addWidget(m_lessonEnd, 0, Qt::AlignTop);
     lessonLayout->addLayout(top);
+    lessonLayout->addWidget(m_lessonTitle);
     lessonLayout->addWidget(m_lessonLabel);
     lessonLayout->addWidget(m_lessonChanges);
     setVisible(false);
@@ -87,12 +65,49 @@ void LessonPlayer::startLesson(int index)
 {
     if (index < 0 || index >= int(m_lessons.size()))
         return;
+    const bool wasRunning = m_lesson >= 0;
     m_lesson = index;
     m_lessonStep = 0;
     setVisible(true);
     // The presenter keys, whatever has focus: see eventFilter().
     qApp->installEventFilter(this);
     applyLessonStep();
+    if (!wasRunning)
+        emit runningChanged(true);
+}
+
+void LessonPlayer::setTypeScale(double scale)
+{
+    const auto sized = [scale](QFont f, double points) {
+        f.setPointSizeF(points * scale);
+        return f;
+    };
+    QFont text = sized(m_lessonLabel->font(), 15);
+    text.setBold(false);
+    m_lessonLabel->setFont(text);
+    text.setBold(true);
+    m_lessonTitle->setFont(text);
+    m_lessonName->setFont(sized(m_lessonName->font(), 12));
+    QFont changes = sized(m_lessonChanges->font(), 13);
+    changes.setItalic(true);
+    m_lessonChanges->setFont(changes);
+    // The buttons keep one size whatever their label, so repeated clicks land on Next.
+    const QFont buttonFont = sized(m_lessonPrev->font(), 13);
+    QSize buttonSize(0, 0);
+    for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd}) {
+        b->setFont(buttonFont);
+        b->setMinimumSize(0, 0);
+        b->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+        buttonSize = buttonSize.expandedTo(b->sizeHint());
+    }
+    buttonSize = buttonSize.expandedTo(QSize(int(120 * scale), int(40 * scale)));
+    for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd})
+        b->setFixedSize(buttonSize);
+}
+
+double LessonPlayer::sentencePointSize() const
+{
+    return m_lessonLabel->font().pointSizeF();
 }
 
 bool LessonPlayer::stepLesson(int delta)
@@ -121,9 +136,12 @@ void LessonPlayer::goToLessonStep(int step)
 
 void LessonPlayer::endLesson()
 {
+    const bool wasRunning = m_lesson >= 0;
     m_lesson = -1;
     setVisible(false);
     qApp->removeEventFilter(this);
+    if (wasRunning)
+        emit runningChanged(false);
 }
 
 QString LessonPlayer::lessonText() const

@@ -41,6 +41,13 @@ public:
     /// Leaves the lesson; the settings stay where the last step put them.
     void endLesson();
 
+    /// Type size of the bar: 1 is 15 pt sentences, 13 pt buttons; presentation mode
+    /// passes 1.6 (24 pt, 32 px at 96 dpi, for the back of a room), 1 on a short screen (the bars
+    /// need the height).
+    void setTypeScale(double scale);
+    /// The point size of the step's sentence now.
+    double sentencePointSize() const;
+
     /// The built-in lessons, in menu order.
     const std::vector<Lesson> &lessons() const { return m_lessons; }
     /// "" when every lesson loaded, else the reasons, joined by "; ".
@@ -63,6 +70,8 @@ public:
 signals:
     /// The step shows this view (its own, or the one the last step chose).
     void viewRequested(shardscope::LessonView view);
+    /// A lesson started (true) or ended (false).
+    void runningChanged(bool running);
 
 private:
     bool handleLessonKey(QKeyEvent *event);

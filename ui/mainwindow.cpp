@@ -10,8 +10,11 @@
 #include "lazyrefresh.h"
 #include "livepanel.h"
 #include "memorychart.h"
+#include "numberstable.h"
 #include "openedfile.h"
 #include "palette.h"
+#include "reportjson.h"
+#include "reporttable.h"
 #include "scenariochanges.h"
 #include "scenariofile.h"
 #include "scenariohistory.h"
@@ -39,6 +42,7 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPushButton>
+#include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -49,6 +53,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStyleFactory>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolButton>
@@ -89,6 +94,11 @@ MainWindow::MainWindow(QWidget *parent)
     vf.setBold(true);
     m_verdict->setFont(vf);
     m_verdict->setMargin(12);
+    // The reason under the verdict's headline, in the summary's type: a long sentence
+    // wraps there instead of taking four lines of the headline's size.
+    m_verdictReason = new QLabel;
+    m_verdictReason->setWordWrap(true);
+    m_verdictReason->setObjectName(QStringLiteral("verdictReason"));
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
     QFont sf = m_summary->font();
@@ -96,8 +106,17 @@ MainWindow::MainWindow(QWidget *parent)
     m_summary->setFont(sf);
     m_chart = new MemoryChart;
     m_breakdown = new BreakdownView;
+    m_numbers = new NumbersTable;
+    // The bars over their numbers; the table takes what the bars leave, and scrolls.
+    m_chartColumn = new QSplitter(Qt::Vertical);
+    m_chartColumn->addWidget(m_chart);
+    m_chartColumn->addWidget(m_numbers);
+    m_chartColumn->setStretchFactor(0, 4);
+    m_chartColumn->setStretchFactor(1, 1);
+    m_chartColumn->setChildrenCollapsible(false);
+    m_numbers->setMinimumHeight(110);
     auto *memorySplit = new QSplitter;
-    memorySplit->addWidget(m_chart);
+    memorySplit->addWidget(m_chartColumn);
     // The donut and its table scroll when the window is short (1280 x 720, presentation
     // type) rather than squeeze the table over the donut or make the window taller.
     m_breakdownScroll = new QScrollArea;
@@ -135,6 +154,7 @@ MainWindow::MainWindow(QWidget *parent)
         m_session, [this] { return m_controls && m_controls->dragging(); }, this);
     m_lessons = new LessonPlayer(
         m_session, [this](const std::function<void()> &change) { m_history->asOneChange(change); });
+    connect(m_lessons, &LessonPlayer::runningChanged, this, &MainWindow::applyTextSizes);
     connect(m_lessons, &LessonPlayer::viewRequested, this, [this](LessonView v) {
         showView(v == LessonView::Timeline  ? View::Timeline
                  : v == LessonView::Compare ? View::Compare
@@ -142,6 +162,7 @@ MainWindow::MainWindow(QWidget *parent)
     });
     rightLayout->addWidget(m_lessons);
     rightLayout->addWidget(m_verdict);
+    rightLayout->addWidget(m_verdictReason);
     rightLayout->addWidget(m_summary);
     rightLayout->addWidget(m_tabs, 1);
     m_breakdownTimer = new QTimer(this);
@@ -166,6 +187,7 @@ MainWindow::MainWindow(QWidget *parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setMinimumWidth(430);
     scroll->setMaximumWidth(540);
+    m_controlScroll = scroll;
     auto *splitter = new QSplitter;
     splitter->addWidget(scroll);
     splitter->addWidget(right);
@@ -289,7 +311,8 @@ void MainWindow::buildMenus()
     save->setShortcut(QKeySequence::Save);
     connect(save, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Save scenario"), QStringLiteral("scenario.shardscope.json"),
+            this, QStringLiteral("Save scenario"),
+            defaultFileName(QStringLiteral(".shardscope.json")),
             // *.shardscope.json is the MIME glob the desktop entry opens (packaging/).
             QStringLiteral("ShardScope scenario (*.shardscope.json);;JSON (*.json)"));
         QString error;
@@ -301,7 +324,7 @@ void MainWindow::buildMenus()
     exportChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     connect(exportChart, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Export chart"), QStringLiteral("shardscope.png"),
+            this, QStringLiteral("Export chart"), defaultFileName(QStringLiteral(".png")),
             QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf)"));
         QString error;
         if (!path.isEmpty() && !exportCurrentChart(path, QSize(1920, 1080), &error))
@@ -309,9 +332,9 @@ void MainWindow::buildMenus()
     });
     QAction *export4k = file->addAction(QStringLiteral("Export chart at 3840×2160…"));
     connect(export4k, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export chart (4K)"),
-                                                          QStringLiteral("shardscope-4k.png"),
-                                                          QStringLiteral("PNG (*.png)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, QStringLiteral("Export chart (4K)"), defaultFileName(QStringLiteral("-4k.png")),
+            QStringLiteral("PNG (*.png)"));
         QString error;
         if (!path.isEmpty() && !exportCurrentChart(path, QSize(3840, 2160), &error))
             showMessage(error);
@@ -322,12 +345,29 @@ void MainWindow::buildMenus()
         ExportOptions o;
         o.title = m_tabs->tabText(m_tabs->currentIndex());
         o.caption = scenarioCaption(m_session->scenario());
-        if (m_tabs->currentIndex() == int(View::Memory))
+        if (m_tabs->currentIndex() == int(View::Memory)) {
             copyPlotToClipboard(m_chart->plot(), o);
-        else if (m_tabs->currentIndex() == int(View::Compare))
+        } else if (m_tabs->currentIndex() == int(View::Compare)) {
             copyPlotToClipboard(m_compare->plot(), o);
-        else
+        } else if (m_tabs->currentIndex() == int(View::Timeline)) {
+            m_timeline->setControlsShown(false); // a slide shows no live controls
+            copyWidgetToClipboard(m_timeline, o);
+            m_timeline->setControlsShown(true);
+        } else {
             copyWidgetToClipboard(viewWidget(View(m_tabs->currentIndex())), o);
+        }
+    });
+    QAction *dataAction = file->addAction(QStringLiteral("Export &data…"));
+    dataAction->setObjectName(QStringLiteral("exportData"));
+    dataAction->setToolTip(QStringLiteral("The per-GPU numbers as CSV (exact bytes) or the "
+                                          "whole report as JSON (as shardscope report --json)"));
+    connect(dataAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, QStringLiteral("Export data"), defaultFileName(QStringLiteral(".csv")),
+            QStringLiteral("CSV (*.csv);;JSON (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !exportData(path, &error))
+            showMessage(error);
     });
     file->addSeparator();
     QAction *quit = file->addAction(QStringLiteral("&Quit"));
@@ -449,18 +489,52 @@ bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *er
     ExportOptions o;
     o.size = size;
     o.title =
-        QStringLiteral("%1: %2").arg(m_tabs->tabText(m_tabs->currentIndex()), m_verdict->text());
+        QStringLiteral("%1: %2").arg(m_tabs->tabText(m_tabs->currentIndex()), m_verdictSentence);
     o.caption = scenarioCaption(m_session->scenario());
     switch (View(m_tabs->currentIndex())) {
     case View::Memory:
         return exportPlot(m_chart->plot(), path, o, error);
     case View::Compare:
         return exportPlot(m_compare->plot(), path, o, error);
-    case View::Timeline:
+    case View::Timeline: {
+        // A slide shows the bubble, the schedule and the memory line, not live controls.
+        m_timeline->setControlsShown(false);
+        const bool ok = exportWidget(m_timeline, path, o, error);
+        m_timeline->setControlsShown(true);
+        return ok;
+    }
     case View::Live:
         break;
     }
     return exportWidget(viewWidget(View(m_tabs->currentIndex())), path, o, error);
+}
+
+QString MainWindow::defaultFileName(const QString &suffix) const
+{
+    return QString::fromStdString(scenarioFileStem(m_session->scenario())) + suffix;
+}
+
+bool MainWindow::exportData(const QString &path, QString *error)
+{
+    QByteArray bytes;
+    if (path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)) {
+        bytes = QJsonDocument(reportToJson(m_session->scenario(), m_session->report()))
+                    .toJson(QJsonDocument::Indented);
+    } else {
+        if (!m_session->report().valid()) {
+            *error = QStringLiteral("Nothing to export: ") +
+                     QString::fromStdString(m_session->report().error);
+            return false;
+        }
+        bytes = toCsv(reportTable(m_session->scenario(), m_session->report(), m_session->unit()))
+                    .toUtf8();
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        *error = QStringLiteral("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
 }
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
@@ -544,20 +618,41 @@ void MainWindow::applyLook()
 void MainWindow::applyTextSizes()
 {
     // Under 800 pixels of height (a 1280 x 720 projector) presentation type steps down a
-    // little, so a long verdict keeps to two or three lines; the donut gives its width
-    // and the summary line (the panel beside it says the same) its height to the bars,
-    // whose labels would collide at presentation size.
+    // little, and the summary line (the panel beside it says the same) gives its height
+    // to the bars.
     m_compact = height() < compactHeight;
     const bool roomy = !(m_presentation && m_compact);
-    m_breakdownScroll->setVisible(roomy);
-    m_summary->setVisible(roomy || !m_message.isEmpty());
+    // In presentation the bars take the donut's width: its table at projector type would
+    // wrap every cell, and the bars say the same in the room's type.
+    m_breakdownScroll->setVisible(!m_presentation);
+    // On a short screen a running lesson's sentence and "Changed:" line say what the
+    // summary line would, and the bars need its height.
+    const bool lesson = m_lessons->lesson() >= 0;
+    m_summary->setVisible((roomy && !(m_compact && lesson)) || !m_message.isEmpty());
     m_controls->applyLook(m_dark, panelPointSize());
+    // Presentation at 1080p: a 36 pt verdict (48 px at 96 dpi), 24 pt lesson sentences
+    // (32 px) and 18 pt tabs; a step smaller under 800 pixels of height.
     QFont vf = m_verdict->font();
-    vf.setPointSizeF(m_presentation ? (m_compact ? 22 : 30) : 20);
+    vf.setPointSizeF(m_presentation ? (m_compact ? 24 : 36) : 20);
     m_verdict->setFont(vf);
+    m_verdict->setMargin(m_compact ? 6 : 12);
     QFont sf = m_summary->font();
-    sf.setPointSizeF(m_presentation ? (m_compact ? 14 : 18) : 13);
+    sf.setPointSizeF(m_presentation ? (m_compact ? 15 : 20) : 13);
     m_summary->setFont(sf);
+    QFont rf = sf;
+    rf.setPointSizeF(m_presentation ? (m_compact ? 13 : 20) : 13);
+    rf.setBold(m_presentation && !m_compact);
+    m_verdictReason->setFont(rf);
+    m_lessons->setTypeScale(m_presentation ? (m_compact ? 1.0 : 1.6) : 1.0);
+    QFont tf = m_tabs->tabBar()->font();
+    tf.setPointSizeF(m_presentation ? (m_compact ? 15 : 18) : 13);
+    m_tabs->tabBar()->setFont(tf);
+    // The control column gives way to the chart; the headline controls stay in it.
+    m_controlScroll->setMinimumWidth(m_presentation ? (m_compact ? 370 : 420) : 430);
+    m_controlScroll->setMaximumWidth(m_presentation ? (m_compact ? 380 : 460) : 540);
+    // The numbers table is for the desk, not the projector, and under 800 pixels of
+    // height the bars need its room (File > Export data and Copy still have the numbers).
+    m_numbers->setVisible(!m_presentation && !m_compact);
 }
 
 double MainWindow::panelPointSize() const
@@ -578,7 +673,14 @@ void MainWindow::redraw()
     const MemoryReport &r = m_session->report();
     const ByteUnit unit = m_session->unit();
     const Verdict &v = m_session->verdict();
-    m_verdict->setText(qs(verdictText(v, s, r, unit)));
+    m_verdictSentence = qs(verdictText(v, s, r, unit));
+    // "Overflows by 12 GB per GPU: <why>": the headline before the first ": ", the
+    // reason under it (a verdict without a reason is all headline).
+    const qsizetype colon = m_verdictSentence.indexOf(QStringLiteral(": "));
+    const bool split = colon > 0 && v.kind != Verdict::Kind::Fits;
+    m_verdict->setText(split ? m_verdictSentence.left(colon) : m_verdictSentence);
+    m_verdictReason->setText(split ? m_verdictSentence.mid(colon + 2) : QString());
+    m_verdictReason->setVisible(split);
     const QColor bg = v.kind == Verdict::Kind::Fits ? fitsColor() : overflowsColor();
     m_verdict->setStyleSheet(QStringLiteral("QLabel#verdict { background: %1; color: white; "
                                             "border-radius: 8px; }")
@@ -600,6 +702,7 @@ void MainWindow::redraw()
 void MainWindow::redrawMemoryView()
 {
     m_chart->setReport(m_session->scenario(), m_session->report(), m_session->unit());
+    m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
     if (m_selectedGroup >= int(m_session->report().groups.size()))
         m_selectedGroup = -1;
     // The donut costs about 12 ms to redraw (tests/bench): during a drag it follows

@@ -18,6 +18,7 @@ class QSpinBox;
 class QTabWidget;
 class QMenu;
 class QScrollArea;
+class QSplitter;
 class QTimer;
 
 namespace shardscope {
@@ -28,6 +29,7 @@ class BreakdownView;
 class CompareChart;
 class LivePanel;
 class MemoryChart;
+class NumbersTable;
 class TimelinePanel;
 
 /// The explorer window, composed of parts that each own one job: HeadlineControls (the
@@ -68,7 +70,12 @@ public:
     QComboBox *modelCombo() const { return m_controls->modelCombo(); }
     QComboBox *gpuCombo() const { return m_controls->gpuCombo(); }
     QComboBox *recipeCombo() const { return m_controls->recipeCombo(); }
+    /// The verdict's headline ("Overflows by 1,115 GB per GPU", or the whole sentence when
+    /// it fits or has no reason) and, under it, the reason.
     QLabel *verdictLabel() const { return m_verdict; }
+    QLabel *verdictReasonLabel() const { return m_verdictReason; }
+    /// The whole verdict sentence (verdictText(), core/format.h).
+    QString verdictSentence() const { return m_verdictSentence; }
     QLabel *modelInfoLabel() const { return m_controls->modelInfoLabel(); }
     AdvancedPanel *advancedPanel() const { return m_controls->advancedPanel(); }
     BreakdownView *breakdownView() const { return m_breakdown; }
@@ -107,6 +114,15 @@ public:
     /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
     /// with a title and the settings as caption.
     bool exportCurrentChart(const QString &path, QSize size, QString *error);
+    /// Writes the current numbers (File > Export data): a path ending in .json gets the
+    /// report as `shardscope report --json` writes it, any other the per-GPU table as CSV
+    /// (toCsv(), exact bytes). Atomic; on failure sets `*error` and writes nothing.
+    bool exportData(const QString &path, QString *error);
+    /// The file name a save or export dialog proposes: scenarioFileStem() + `suffix`,
+    /// e.g. "llama3-70b-64xh100-ddp.png".
+    QString defaultFileName(const QString &suffix) const;
+    /// The numbers table under the memory bars.
+    NumbersTable *numbersTable() const { return m_numbers; }
 
     /// The undo history: one ScenarioChangeCommand per change of the scenario or unit
     /// (a slider drag, a lesson step or an opened file is one). It starts empty when the
@@ -168,7 +184,12 @@ private:
     HeadlineControls *m_controls = nullptr;
     LessonPlayer *m_lessons = nullptr;
     MemoryChart *m_chart = nullptr;
+    NumbersTable *m_numbers = nullptr;
+    QSplitter *m_chartColumn = nullptr; ///< the bars over the numbers table
     QLabel *m_verdict = nullptr;
+    QLabel *m_verdictReason = nullptr;
+    QString m_verdictSentence;
+    QScrollArea *m_controlScroll = nullptr; ///< holds m_controls
     QLabel *m_summary = nullptr;
     BreakdownView *m_breakdown = nullptr;
     QScrollArea *m_breakdownScroll = nullptr; ///< holds m_breakdown

@@ -341,8 +341,24 @@ void TimelinePanel::refresh()
             QStringLiteral("Memory engine: ") + QString::fromStdString(m_session->report().error);
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
+    // An impossible layout shows its one message, not empty plots with broken axes.
+    const bool drawable = error.isEmpty();
+    m_view->setVisible(drawable);
+    m_memory->setVisible(drawable);
+    m_scrub->setVisible(drawable && m_controlsShown);
     updateBubbleText();
     updatePlaybackControls();
+}
+
+void TimelinePanel::setControlsShown(bool shown)
+{
+    m_controlsShown = shown;
+    m_settingsRow->setVisible(shown);
+    m_playbackRow->setVisible(shown);
+    m_scrub->setVisible(shown && m_view->isVisibleTo(this));
+    if (shown)
+        arrangeControls();
+    layout()->activate();
 }
 
 void TimelinePanel::syncControls()

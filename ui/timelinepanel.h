@@ -99,6 +99,10 @@ public:
 
     /// True while the animation runs.
     bool isPlaying() const;
+    /// Shows or hides the live controls (schedule settings, playback, scrub bar): a
+    /// slide export draws the bubble line, the timeline and the memory chart only.
+    void setControlsShown(bool shown);
+    bool controlsShown() const { return m_controlsShown; }
     /// Playhead time, time units.
     double playhead() const { return m_playhead; }
     /// Speed factor (1 = unitsPerSecond time units per second).
@@ -143,6 +147,7 @@ private:
     void updatePlaybackControls();
 
     Session *m_session;
+    bool m_controlsShown = true; ///< setControlsShown()
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;

@@ -6,6 +6,8 @@
 #include "lesson.h"
 #include "mainwindow.h"
 #include "memorychart.h"
+#include "numberstable.h"
+#include "reporttable.h"
 #include "scenariochangecommand.h"
 #include "scenariofile.h"
 #include "timelinepanel.h"
@@ -15,6 +17,7 @@
 #include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QImage>
 #include <QJsonDocument>
@@ -28,11 +31,12 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabBar>
+#include <QTableWidget>
 #include <QTabWidget>
-#include <QUndoStack>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QUndoStack>
 #include <QWheelEvent>
 #include <QtTest/qtestspontaneevent.h>
 #include <algorithm>
@@ -154,6 +158,9 @@ class TestMainWindow : public QObject
 private slots:
     void initTestCase() { QLocale::setDefault(QLocale::c()); }
     void startsOnSeventyBOverflowingUnderDdp();
+    void numbersTableCopiesAndExports();
+    void slidesShowNoLiveControls();
+    void presentationTypeFillsTheRoom();
     void strategyButtonsReachZero3Fit();
     void gpuSliderUpdatesWhileDragging();
     void modelSliderScalesAnArchitecture();
@@ -194,8 +201,11 @@ void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
     // plus 8.73 GB of activations (tests/app/test_reportcommand.cpp writes them out),
     // 0.54 GB CUDA context, a 25 MiB DDP bucket, and 5 % fragmentation reserve:
     // (1,128.86 + 8.73 + 0.537 + 0.026) x 1.05 = 1,195.06 GB, 1,115 GB over 80 GB.
-    QCOMPARE(w.verdictLabel()->text(),
+    QCOMPARE(w.verdictSentence(),
              QStringLiteral("Overflows by 1,115 GB per GPU: DDP keeps a full copy on every GPU"));
+    // The headline in the verdict's type, the reason under it.
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Overflows by 1,115 GB per GPU"));
+    QCOMPARE(w.verdictReasonLabel()->text(), QStringLiteral("DDP keeps a full copy on every GPU"));
     QCOMPARE(w.chart()->barCount(), 1);
     const MemoryReport &r = w.session()->report();
     QCOMPARE(w.chart()->stackTop(0), double(r.peakBytes()) / 1e9);
@@ -416,9 +426,10 @@ void TestMainWindow::impossibleLayoutSaysWhy()
 {
     MainWindow w;
     w.advancedPanel()->tensorParallel()->setValue(3); // 64 heads are not divisible by 3
-    QCOMPARE(w.verdictLabel()->text(),
+    QCOMPARE(w.verdictSentence(),
              QStringLiteral("Cannot estimate: activations: heads (64) is not divisible by tensor "
                             "parallel size (3)"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Cannot estimate"));
     QCOMPARE(w.chart()->barCount(), 0);
     QVERIFY(!w.verdictLabel()->text().contains(QStringLiteral("nan")));
     w.advancedPanel()->tensorParallel()->setValue(8);
@@ -456,7 +467,7 @@ void TestMainWindow::presentationModeAndThemes()
     QVERIFY(w.strategyButtons()->button(0)->isVisible());
     QCOMPARE(w.chart()->style().fontScale, 1.5);
     QCOMPARE(w.chart()->style().ink, QColor(Qt::black));
-    QCOMPARE(w.verdictLabel()->font().pointSizeF(), 30.0);
+    QCOMPARE(w.verdictLabel()->font().pointSizeF(), 36.0); // 48 px at 96 dpi
     w.setDarkTheme(true);
     QCOMPARE(w.chart()->style().background, ChartStyle::dark().background);
     QVERIFY(w.palette().color(QPalette::Window).lightness() < 60);
@@ -499,7 +510,7 @@ void TestMainWindow::tabsShareTheScenario()
     w.timelinePanel()->stagesSpin()->setValue(4);
     QCOMPARE(w.session()->scenario().layout.pipelineParallel, 4);
     QCOMPARE(qint64(w.session()->scenario().layout.gpus), 32LL); // d 8 kept
-    QCOMPARE(w.chart()->barCount(), 4);                                // 32 GPUs: one bar per stage
+    QCOMPARE(w.chart()->barCount(), 4);                          // 32 GPUs: one bar per stage
 }
 
 void TestMainWindow::lessonsStepThroughTheSeeds()
@@ -1034,6 +1045,82 @@ void TestMainWindow::undoRedoAndReset()
     undo->trigger(); // before the lesson
     QCOMPARE(s.model.id, std::string("llama3-70b"));
     QCOMPARE(gpus(), 128LL);
+}
+
+void TestMainWindow::numbersTableCopiesAndExports()
+{
+    MainWindow w;
+    w.strategyButtons()->button(3)->click(); // ZeRO-3 on 64 H100s
+    // One row (all 64 GPUs hold the same bytes), its total the report's peak.
+    const ReportTable &t = w.numbersTable()->table();
+    QCOMPARE(t.values.size(), std::size_t(1));
+    QCOMPARE(t.values[0][9], w.session()->report().peakBytes());
+    QCOMPARE(w.numbersTable()->tableWidget()->rowCount(), 1);
+    QCOMPARE(w.numbersTable()->tableWidget()->item(0, 0)->text(), QStringLiteral("GPU 0–63"));
+    w.numbersTable()->copyMarkdown();
+    QVERIFY(QApplication::clipboard()->text().startsWith(QStringLiteral("| GPUs | Count |")));
+    w.numbersTable()->copyCsv();
+    QVERIFY(QApplication::clipboard()->text().contains(
+        QString::number(w.session()->report().peakBytes())));
+    QCOMPARE(w.defaultFileName(QStringLiteral(".csv")),
+             QStringLiteral("llama3-70b-64xh100-zero3.csv"));
+    QTemporaryDir dir;
+    QString error;
+    const QString csv = dir.filePath(QStringLiteral("n.csv"));
+    QVERIFY2(w.exportData(csv, &error), qPrintable(error));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), toCsv(t));
+    const QString json = dir.filePath(QStringLiteral("n.json"));
+    QVERIFY2(w.exportData(json, &error), qPrintable(error));
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::ReadOnly));
+    const QJsonObject o = QJsonDocument::fromJson(j.readAll()).object();
+    QCOMPARE(o.value(QStringLiteral("peak_bytes")).toInteger(), w.session()->report().peakBytes());
+    QVERIFY(!w.exportData(dir.filePath(QStringLiteral("missing/n.csv")), &error));
+    QVERIFY(error.startsWith(QStringLiteral("Cannot write")));
+}
+
+void TestMainWindow::slidesShowNoLiveControls()
+{
+    MainWindow w;
+    w.resize(1600, 950);
+    w.show();
+    w.showView(MainWindow::View::Timeline);
+    TimelinePanel *panel = w.timelinePanel();
+    QVERIFY(panel->controlsShown());
+    QVERIFY(panel->scheduleCombo()->isVisible());
+    panel->setControlsShown(false);
+    QVERIFY(!panel->scheduleCombo()->isVisible());
+    QVERIFY(!panel->playButton()->isVisible());
+    panel->setControlsShown(true);
+    QVERIFY(panel->scheduleCombo()->isVisible());
+    // An export hides them for the picture and brings them back.
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(w.exportCurrentChart(dir.filePath(QStringLiteral("t.png")), QSize(1920, 1080), &error),
+             qPrintable(error));
+    QVERIFY(panel->scheduleCombo()->isVisible());
+    QCOMPARE(QImage(dir.filePath(QStringLiteral("t.png"))).size(), QSize(1920, 1080));
+}
+
+void TestMainWindow::presentationTypeFillsTheRoom()
+{
+    MainWindow w;
+    w.resize(1920, 1080);
+    w.show();
+    w.startLesson(0);
+    w.setPresentationMode(true);
+    // 36 pt verdict (48 px at 96 dpi), 24 pt lesson sentence (32 px), 18 pt tabs.
+    QCOMPARE(w.verdictLabel()->font().pointSizeF(), 36.0);
+    QCOMPARE(w.lessonPlayer()->sentencePointSize(), 24.0);
+    QCOMPARE(w.tabs()->tabBar()->font().pointSizeF(), 18.0);
+    QVERIFY(!w.numbersTable()->isVisible());
+    w.setPresentationMode(false);
+    QCOMPARE(w.verdictLabel()->font().pointSizeF(), 20.0);
+    QCOMPARE(w.tabs()->tabBar()->font().pointSizeF(), 13.0);
+    QCOMPARE(w.lessonPlayer()->sentencePointSize(), 15.0);
+    QVERIFY(w.numbersTable()->isVisible());
 }
 
 QTEST_MAIN(TestMainWindow)
