@@ -1,5 +1,8 @@
 #include "activations.h"
 
+#include "intmath.h"
+
+#include <algorithm>
 #include <initializer_list>
 
 namespace shardscope {
@@ -11,33 +14,43 @@ constexpr std::int64_t maxMicroBatchSize = 1'000'000;
 constexpr std::int64_t maxSequenceLength = 1'000'000'000;
 constexpr int maxParallelSize = 1'048'576;
 
-// Exact int64 arithmetic that remembers whether anything overflowed.
+// Exact int64 arithmetic that remembers whether anything overflowed: a product or sum
+// stops at the first step that overflows, sets `overflow` and gives 0.
 struct Checked
 {
     bool overflow = false;
 
-    std::int64_t product(std::initializer_list<std::int64_t> factors)
+    template <typename... Factors> std::int64_t product(Factors... factors)
     {
         std::int64_t r = 1;
-        for (std::int64_t f : factors) {
-            if (__builtin_mul_overflow(r, f, &r)) {
-                overflow = true;
-                return 0;
-            }
-        }
-        return r;
+        if ((... && !__builtin_mul_overflow(r, std::int64_t(factors), &r)))
+            return r;
+        overflow = true;
+        return 0;
     }
 
-    std::int64_t sum(std::initializer_list<std::int64_t> terms)
+    template <typename... Terms> std::int64_t sum(Terms... terms)
     {
         std::int64_t r = 0;
-        for (std::int64_t x : terms) {
-            if (__builtin_add_overflow(r, x, &r)) {
-                overflow = true;
-                return 0;
-            }
-        }
-        return r;
+        if ((... && !__builtin_add_overflow(r, std::int64_t(terms), &r)))
+            return r;
+        overflow = true;
+        return 0;
+    }
+};
+
+// Plain int64 arithmetic, for extents whose products and sums provably fit
+// (cannotOverflow): the same values as Checked, without the checks.
+struct Unchecked
+{
+    template <typename... Factors> static std::int64_t product(Factors... factors)
+    {
+        return (std::int64_t(1) * ... * std::int64_t(factors));
+    }
+
+    template <typename... Terms> static std::int64_t sum(Terms... terms)
+    {
+        return (std::int64_t(0) + ... + std::int64_t(terms));
     }
 };
 
@@ -59,16 +72,16 @@ struct Local
     std::int64_t e = 0;          // bytes per activation element
 };
 
-Local localExtents(const Architecture &a, const ActivationSettings &s)
+[[gnu::always_inline]] inline Local localExtents(const Architecture &a, const ActivationSettings &s)
 {
     const std::int64_t t = s.tensorParallel;
     Local l;
     l.b = s.microBatchSize;
     l.s = s.sequenceLength;
-    l.tokens = s.sequenceLength / s.contextParallel;
-    l.normTokens = s.sequenceParallel ? l.tokens / t : l.tokens;
+    l.tokens = quotient(s.sequenceLength, s.contextParallel);
+    l.normTokens = s.sequenceParallel ? quotient(l.tokens, t) : l.tokens;
     l.h = a.hidden;
-    l.heads = a.heads / t;
+    l.heads = quotient(a.heads, t);
     if (a.usesLatentAttention()) {
         // MLA: a query and key heads of nope + rope, a value heads of v (kv heads == a).
         l.q = l.heads * (a.qkNopeHeadDim + a.qkRopeHeadDim);
@@ -78,27 +91,28 @@ Local localExtents(const Architecture &a, const ActivationSettings &s)
     } else {
         const std::int64_t d = a.effectiveHeadDim();
         l.q = l.heads * d;
-        l.kv = (a.kvHeads / t) * d;
+        l.kv = quotient(a.kvHeads, t) * d;
         l.v = l.kv;
         l.vExpanded = l.q;
     }
-    l.ffn = a.ffn / t;
-    l.expertFfn = a.isMoe() ? a.effectiveExpertFfn() / t : 0;
+    l.ffn = quotient(a.ffn, t);
+    l.expertFfn = a.isMoe() ? quotient(a.effectiveExpertFfn(), t) : 0;
     l.e = s.activationBytes;
     return l;
 }
 
-LayerActivationTerms computeLayer(const Architecture &a, const ActivationSettings &s, int layer,
-                                  Checked &c)
+template <typename Arith>
+[[gnu::always_inline]] inline LayerActivationTerms computeLayer(const Architecture &a,
+                                                                const ActivationSettings &s,
+                                                                const Local &l, int layer, Arith &c)
 {
-    const Local l = localExtents(a, s);
     LayerActivationTerms r;
-    const std::int64_t normTensor = c.product({l.normTokens, l.b, l.h, l.e});
+    const std::int64_t normTensor = c.product(l.normTokens, l.b, l.h, l.e);
     if (s.recompute == Recompute::Full) {
         r.layerInput = normTensor;
         return r;
     }
-    const std::int64_t normMask = s.dropout ? c.product({l.normTokens, l.b, l.h}) : 0;
+    const std::int64_t normMask = s.dropout ? c.product(l.normTokens, l.b, l.h) : 0;
     // Unfused attention repeats K and V once per query head before the matmuls
     // (Megatron-Core DotProductAttention, Hugging Face eager), so the saved copies are
     // q wide; fused kernels take grouped K and V as they are.
@@ -106,27 +120,27 @@ LayerActivationTerms computeLayer(const Architecture &a, const ActivationSetting
 
     r.attentionNormInput = normTensor;
     r.qkvInput = normTensor;
-    r.query = c.product({l.tokens, l.b, l.q, l.e});
-    r.key = c.product({l.tokens, l.b, s.flashAttention ? l.kv : l.q, l.e});
-    r.value = c.product({l.tokens, l.b, s.flashAttention ? l.v : l.vExpanded, l.e});
+    r.query = c.product(l.tokens, l.b, l.q, l.e);
+    r.key = c.product(l.tokens, l.b, s.flashAttention ? l.kv : l.q, l.e);
+    r.value = c.product(l.tokens, l.b, s.flashAttention ? l.v : l.vExpanded, l.e);
     if (a.usesLatentAttention()) {
         // MLA: the query latent before and after q_a_layernorm, the key/value latent
         // (with the shared rotary key) before kv_a_layernorm and after it, whole on
         // every tensor rank (the up-projections are column-parallel).
         const std::int64_t width = 2 * a.qLoraRank + 2 * a.kvLoraRank + a.qkRopeHeadDim;
-        r.attentionLatents = c.product({l.tokens, l.b, width, l.e});
+        r.attentionLatents = c.product(l.tokens, l.b, width, l.e);
     }
     if (keepCore && !s.flashAttention) {
-        const std::int64_t scores = c.product({l.heads, l.tokens, l.s, l.b});
-        r.softmaxOutput = c.product({scores, l.e});
+        const std::int64_t scores = c.product(l.heads, l.tokens, l.s, l.b);
+        r.softmaxOutput = c.product(scores, l.e);
         if (s.dropout) {
             r.softmaxDropoutMask = scores;
-            r.softmaxDropoutOutput = c.product({scores, l.e});
+            r.softmaxDropoutOutput = c.product(scores, l.e);
         }
     }
     if (keepCore && s.flashAttention)
-        r.softmaxStatistics = c.product({4, l.heads, l.tokens, l.b});
-    r.projectionInput = c.product({l.tokens, l.b, l.vExpanded, l.e});
+        r.softmaxStatistics = c.product(4, l.heads, l.tokens, l.b);
+    r.projectionInput = c.product(l.tokens, l.b, l.vExpanded, l.e);
     r.attentionDropoutMask = normMask;
 
     r.mlpNormInput = normTensor;
@@ -135,7 +149,7 @@ LayerActivationTerms computeLayer(const Architecture &a, const ActivationSetting
     // A dense block's MLP, or the shared experts of a MoE block (one MLP n_s f_e wide).
     const std::int64_t denseWidth =
         a.isMoeLayer(layer) ? std::int64_t(a.sharedExperts) * l.expertFfn : l.ffn;
-    const std::int64_t ffnTensor = c.product({l.tokens, l.b, denseWidth, l.e});
+    const std::int64_t ffnTensor = c.product(l.tokens, l.b, denseWidth, l.e);
     r.upOutput = ffnTensor;
     r.gateOutput = a.gatedMlp ? ffnTensor : 0;
     r.downInput = ffnTensor;
@@ -147,71 +161,56 @@ LayerActivationTerms computeLayer(const Architecture &a, const ActivationSetting
     // their output (for the gradient of the routing weights); and the k copies'
     // expert-MLP tensors, f_e / t wide. Balanced routing: with expert parallelism a
     // rank receives as many token copies as it sends.
-    const std::int64_t copies = c.product({l.tokens, l.b, a.activeExperts});
-    r.routerScores = c.product({l.normTokens, l.b, a.experts, 4});
-    r.expertInput = c.product({copies, l.h, l.e});
-    const std::int64_t expertTensor = c.product({copies, l.expertFfn, l.e});
+    const std::int64_t copies = c.product(l.tokens, l.b, a.activeExperts);
+    r.routerScores = c.product(l.normTokens, l.b, a.experts, 4);
+    r.expertInput = c.product(copies, l.h, l.e);
+    const std::int64_t expertTensor = c.product(copies, l.expertFfn, l.e);
     r.expertUpOutput = expertTensor;
     r.expertGateOutput = a.gatedMlp ? expertTensor : 0;
     r.expertDownInput = expertTensor;
-    r.expertOutput = c.product({copies, l.h, l.e});
+    r.expertOutput = c.product(copies, l.h, l.e);
     return r;
 }
 
-OutputActivationTerms computeOutput(const Architecture &a, const ActivationSettings &s, Checked &c)
+template <typename Arith>
+[[gnu::always_inline]] inline OutputActivationTerms
+computeOutput(const Architecture &a, const ActivationSettings &s, const Local &l, Arith &c)
 {
-    const Local l = localExtents(a, s);
     const std::int64_t t = s.tensorParallel;
-    const std::int64_t vocabPerRank = (a.vocab + t - 1) / t;
+    const std::int64_t vocabPerRank = quotient(a.vocab + t - 1, t);
     const std::int64_t logitBytes = s.fp32Logits ? 4 : l.e;
     OutputActivationTerms r;
-    r.finalNormInput = c.product({l.normTokens, l.b, l.h, l.e});
+    r.finalNormInput = c.product(l.normTokens, l.b, l.h, l.e);
     r.outputInput = r.finalNormInput;
-    r.logits = c.product({l.tokens, l.b, vocabPerRank, logitBytes});
-    r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product({r.logits, 2}) : 0;
+    r.logits = c.product(l.tokens, l.b, vocabPerRank, logitBytes);
+    r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product(r.logits, 2) : 0;
     return r;
 }
 
-std::int64_t computeEmbedding(const Architecture &a, const ActivationSettings &s, Checked &c)
+template <typename Arith>
+[[gnu::always_inline]] inline std::int64_t computeEmbedding(const ActivationSettings &s,
+                                                            const Local &l, Arith &c)
 {
     if (!s.dropout)
         return 0;
-    const Local l = localExtents(a, s);
-    return c.product({l.normTokens, l.b, l.h});
+    return c.product(l.normTokens, l.b, l.h);
 }
 
-std::int64_t checkedTotal(const LayerActivationTerms &t, Checked &c)
+template <typename Arith>
+[[gnu::always_inline]] inline std::int64_t checkedTotal(const LayerActivationTerms &t, Arith &c)
 {
-    return c.sum({t.attentionNormInput,
-                  t.qkvInput,
-                  t.query,
-                  t.key,
-                  t.value,
-                  t.attentionLatents,
-                  t.softmaxOutput,
-                  t.softmaxDropoutMask,
-                  t.softmaxDropoutOutput,
-                  t.softmaxStatistics,
-                  t.projectionInput,
-                  t.attentionDropoutMask,
-                  t.mlpNormInput,
-                  t.mlpInput,
-                  t.upOutput,
-                  t.gateOutput,
-                  t.downInput,
-                  t.mlpDropoutMask,
-                  t.routerScores,
-                  t.expertInput,
-                  t.expertUpOutput,
-                  t.expertGateOutput,
-                  t.expertDownInput,
-                  t.expertOutput,
-                  t.layerInput});
+    return c.sum(t.attentionNormInput, t.qkvInput, t.query, t.key, t.value, t.attentionLatents,
+                 t.softmaxOutput, t.softmaxDropoutMask, t.softmaxDropoutOutput, t.softmaxStatistics,
+                 t.projectionInput, t.attentionDropoutMask, t.mlpNormInput, t.mlpInput, t.upOutput,
+                 t.gateOutput, t.downInput, t.mlpDropoutMask, t.routerScores, t.expertInput,
+                 t.expertUpOutput, t.expertGateOutput, t.expertDownInput, t.expertOutput,
+                 t.layerInput);
 }
 
-std::int64_t checkedTotal(const OutputActivationTerms &t, Checked &c)
+template <typename Arith>
+[[gnu::always_inline]] inline std::int64_t checkedTotal(const OutputActivationTerms &t, Arith &c)
 {
-    return c.sum({t.finalNormInput, t.outputInput, t.logits});
+    return c.sum(t.finalNormInput, t.outputInput, t.logits);
 }
 
 std::string notDivisible(const std::string &what, std::int64_t n, const std::string &by,
@@ -229,6 +228,66 @@ std::string atLeastOne(const std::string &what, std::int64_t got)
 std::string atMost(const std::string &what, std::int64_t cap, std::int64_t got)
 {
     return what + " must be at most " + std::to_string(cap) + " (got " + std::to_string(got) + ")";
+}
+
+/// The largest of the values, as a double (a fold: no loop).
+template <typename... Values> double largest(double first, Values... rest)
+{
+    double m = first;
+    ((m = std::max(m, double(rest))), ...);
+    return m;
+}
+
+/// True when no product or sum computeLayer, computeOutput and computeEmbedding form
+/// for these extents can exceed 2^62, so Unchecked gives Checked's values with no
+/// overflow. Every product is (tokens or the fewer norm-region tokens) x b x at most 8
+/// bytes (e, or the 4-byte fp32 scores, statistics and logits) x one per-token width,
+/// at most W below; every partial product is at most the whole, since each factor is
+/// at least 1 or 0 (valid extents are positive). A total adds at most 32 such terms
+/// (the loss backward is 2 logits), so 32 x P < 2^62 suffices; the bound is taken with
+/// a further factor 2 in double precision (rounding is far below that).
+bool cannotOverflow(const Architecture &a, const ActivationSettings &s, const Local &l)
+{
+    const double k = a.activeExperts;
+    const double vocabPerRank = double(quotient(a.vocab + s.tensorParallel - 1, s.tensorParallel));
+    const double latentWidth = double(2 * a.qLoraRank + 2 * a.kvLoraRank + a.qkRopeHeadDim);
+    const double widest =
+        largest(l.h, l.q, l.kv, l.v, l.vExpanded, latentWidth, double(l.heads) * double(l.s), l.ffn,
+                double(a.sharedExperts) * double(l.expertFfn), a.experts, k * double(l.h),
+                k * double(l.expertFfn), vocabPerRank);
+    const double largestTerm = double(l.tokens) * double(l.b) * 8.0 * widest;
+    return largestTerm * 64.0 < 4611686018427387904.0; // 2^62
+}
+
+/// The figures of activationFigures() with the arithmetic `c` (Checked or Unchecked).
+template <typename Arith>
+void computeFigures(const Architecture &a, const ActivationSettings &s, const Local &l, Arith &c,
+                    ActivationFigures &out)
+{
+    const OutputActivationTerms output = computeOutput(a, s, l, c);
+    out.output = checkedTotal(output, c);
+    out.lossBackward = output.lossBackward;
+    out.embedding = computeEmbedding(s, l, c);
+    c.sum(out.output, out.lossBackward, out.embedding);
+    // The layer terms under no recomputation bound every level; check them too, for a
+    // dense block and (in a MoE model) a MoE block. Without recomputation both are the
+    // same terms, computed once.
+    ActivationSettings none = s;
+    none.recompute = Recompute::None;
+    const auto block = [&](int layer, std::int64_t &kept, std::int64_t &noRecompute) {
+        kept = checkedTotal(computeLayer(a, s, l, layer, c), c);
+        noRecompute = s.recompute == Recompute::None
+                          ? kept
+                          : checkedTotal(computeLayer(a, none, l, layer, c), c);
+    };
+    block(0, out.firstBlock, out.firstBlockNoRecompute);
+    out.moeBlock = out.moeBlockNoRecompute = 0;
+    if (a.isMoe() && a.denseLayers > 0) {
+        block(a.denseLayers, out.moeBlock, out.moeBlockNoRecompute);
+    } else if (a.isMoe()) {
+        out.moeBlock = out.firstBlock;
+        out.moeBlockNoRecompute = out.firstBlockNoRecompute;
+    }
 }
 
 } // namespace
@@ -281,10 +340,9 @@ std::int64_t OutputActivationTerms::total() const
     return checkedTotal(*this, c);
 }
 
-std::string validateActivationSettings(const Architecture &a, const ActivationSettings &s)
+std::string activationFigures(const Architecture &a, const ActivationSettings &s,
+                              ActivationFigures &out)
 {
-    if (std::string e = validateArchitecture(a); !e.empty())
-        return e;
     if (s.microBatchSize < 1)
         return atLeastOne("micro-batch size", s.microBatchSize);
     if (s.microBatchSize > maxMicroBatchSize)
@@ -306,45 +364,52 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
         return "activation bytes must be 1, 2, 4 or 8 (got " + std::to_string(s.activationBytes) +
                ")";
     const int t = s.tensorParallel;
-    if (a.heads % t != 0)
+    if (remainder(a.heads, t) != 0)
         return notDivisible("heads", a.heads, "tensor parallel size", t);
     // Megatron-Core's TransformerConfig raises "num_query_groups must be a multiple of
     // tensor_model_parallel_size"; KV heads are not replicated across tensor ranks.
-    if (a.kvHeads % t != 0)
+    if (remainder(a.kvHeads, t) != 0)
         return notDivisible("kv heads", a.kvHeads, "tensor parallel size", t);
-    if (a.ffn % t != 0)
+    if (remainder(a.ffn, t) != 0)
         return notDivisible("ffn size", a.ffn, "tensor parallel size", t);
     // Experts are split over the expert tensor-parallel size, which Megatron-Core
     // defaults to t (--expert-tensor-parallel-size).
-    if (a.isMoe() && a.effectiveExpertFfn() % t != 0)
+    if (a.isMoe() && remainder(a.effectiveExpertFfn(), t) != 0)
         return notDivisible("expert ffn size", a.effectiveExpertFfn(), "tensor parallel size", t);
-    if (a.usesLatentAttention() && a.valueWidth() % t != 0)
+    if (a.usesLatentAttention() && remainder(a.valueWidth(), t) != 0)
         return notDivisible("value width", a.valueWidth(), "tensor parallel size", t);
-    if (s.sequenceLength % s.contextParallel != 0)
+    if (remainder(s.sequenceLength, s.contextParallel) != 0)
         return notDivisible("sequence length", s.sequenceLength, "context parallel size",
                             s.contextParallel);
-    if (s.sequenceParallel && (s.sequenceLength / s.contextParallel) % t != 0) {
+    if (s.sequenceParallel && remainder(quotient(s.sequenceLength, s.contextParallel), t) != 0) {
         const std::string what =
             s.contextParallel == 1 ? "sequence length" : "sequence length per context rank";
         return notDivisible(what, s.sequenceLength / s.contextParallel, "tensor parallel size", t) +
                " with sequence parallel on";
     }
-    Checked c;
-    const OutputActivationTerms out = computeOutput(a, s, c);
-    const std::int64_t lastStage = checkedTotal(out, c);
-    c.sum({lastStage, out.lossBackward, computeEmbedding(a, s, c)});
-    // The layer terms under no recomputation bound every level; check them too, for a
-    // dense block and (in a MoE model) a MoE block.
-    ActivationSettings none = s;
-    none.recompute = Recompute::None;
-    for (int layer = 0; layer <= (a.isMoe() && a.denseLayers > 0 ? 1 : 0); ++layer) {
-        const int block = layer == 0 ? 0 : a.denseLayers;
-        checkedTotal(computeLayer(a, s, block, c), c);
-        checkedTotal(computeLayer(a, none, block, c), c);
+    // Every figure once, from one set of per-rank extents; any overflow refuses. When no
+    // product or sum can reach 2^62 the checks are left out (the values are the same).
+    const Local l = localExtents(a, s);
+    bool overflow = false;
+    if (cannotOverflow(a, s, l)) {
+        Unchecked c;
+        computeFigures(a, s, l, c, out);
+    } else {
+        Checked c;
+        computeFigures(a, s, l, c, out);
+        overflow = c.overflow;
     }
-    if (c.overflow)
+    if (overflow)
         return "activation sizes are too large: a byte count exceeds 64-bit integers";
     return {};
+}
+
+std::string validateActivationSettings(const Architecture &a, const ActivationSettings &s)
+{
+    if (std::string e = validateArchitecture(a); !e.empty())
+        return e;
+    ActivationFigures unused;
+    return activationFigures(a, s, unused);
 }
 
 LayerActivationTerms layerActivationTerms(const Architecture &a, const ActivationSettings &s,
@@ -353,7 +418,7 @@ LayerActivationTerms layerActivationTerms(const Architecture &a, const Activatio
     if (!validateActivationSettings(a, s).empty())
         return {};
     Checked c;
-    return computeLayer(a, s, layer, c);
+    return computeLayer(a, s, localExtents(a, s), layer, c);
 }
 
 std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s, int layer)
@@ -366,7 +431,7 @@ std::int64_t embeddingActivationBytes(const Architecture &a, const ActivationSet
     if (!validateActivationSettings(a, s).empty())
         return 0;
     Checked c;
-    return computeEmbedding(a, s, c);
+    return computeEmbedding(s, localExtents(a, s), c);
 }
 
 OutputActivationTerms outputActivationTerms(const Architecture &a, const ActivationSettings &s)
@@ -374,7 +439,7 @@ OutputActivationTerms outputActivationTerms(const Architecture &a, const Activat
     if (!validateActivationSettings(a, s).empty())
         return {};
     Checked c;
-    return computeOutput(a, s, c);
+    return computeOutput(a, s, localExtents(a, s), c);
 }
 
 std::int64_t outputActivationBytes(const Architecture &a, const ActivationSettings &s)

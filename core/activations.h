@@ -146,6 +146,31 @@ struct OutputActivationTerms
 /// divisible by t (experts use t as their tensor-parallel size, Megatron-Core's default).
 std::string validateActivationSettings(const Architecture &a, const ActivationSettings &s);
 
+/// Every activation figure the memory engine reads for one scenario, bytes on one GPU
+/// per micro-batch, as activationFigures() computes them in one pass. Each equals the
+/// single-figure function named beside it.
+struct ActivationFigures
+{
+    std::int64_t firstBlock = 0;            ///< layerActivationBytes(a, s, 0)
+    std::int64_t firstBlockNoRecompute = 0; ///< the same with Recompute::None
+    /// MoE model: layerActivationBytes(a, s, denseLayers), the first block with routed
+    /// experts (equal to firstBlock when denseLayers is 0); 0 for a dense model.
+    std::int64_t moeBlock = 0;
+    std::int64_t moeBlockNoRecompute = 0; ///< the same with Recompute::None
+    std::int64_t embedding = 0;           ///< embeddingActivationBytes(a, s)
+    std::int64_t output = 0;              ///< outputActivationBytes(a, s)
+    std::int64_t lossBackward = 0;        ///< lossBackwardBytes(a, s)
+};
+
+/// validateActivationSettings(a, s) for an architecture that has already passed
+/// validateArchitecture (the engine's prepared model checks it once): the same reason,
+/// or empty, and then `out` holds every figure. The checks run in the same order and
+/// the overflow check covers the same products, so the reason is the one
+/// validateActivationSettings gives. On a reason `out` is unspecified. Allocates
+/// nothing unless it returns a reason.
+std::string activationFigures(const Architecture &a, const ActivationSettings &s,
+                              ActivationFigures &out);
+
 /// Per-tensor bytes kept by one transformer layer, one GPU, one micro-batch.
 /// With the paper's assumptions (GELU 4h MLP, multi-head attention, dropout on,
 /// 2-byte activations, no flash) the total is exactly Korthikanti et al. Table 2:

@@ -1,8 +1,13 @@
 #include "estimate.h"
 
 #include "format.h"
+#include "intmath.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <string_view>
 
 namespace shardscope {
 
@@ -46,27 +51,44 @@ struct BlockShare
     std::int64_t total() const { return dense + experts; }
 };
 
-/// Block `layer` on one GPU: the matrices (and their column-parallel biases) split t
-/// ways, norms, row-parallel output biases, MLA latent norms and the MoE router
-/// replicated (Megatron-LM ColumnParallelLinear / RowParallelLinear; Megatron-Core's
-/// TopKRouter weight is not split). Routed experts: experts / e of them, each split t
-/// ways (Megatron-Core's expert tensor-parallel size defaults to t).
-BlockShare blockParametersPerRank(const Architecture &a, int t, int e, int layer)
+/// Block `layer` of `a`, prepared for the split over t and e ranks: the matrices (and
+/// their column-parallel biases) split t ways, norms, row-parallel output biases, MLA
+/// latent norms and the MoE router replicated (Megatron-LM ColumnParallelLinear /
+/// RowParallelLinear; Megatron-Core's TopKRouter weight is not split). Routed experts:
+/// each split t ways but for its down-projection bias (Megatron-Core's expert
+/// tensor-parallel size defaults to t).
+PreparedModel::Block prepareBlock(const Architecture &a, int layer)
 {
     const std::int64_t h = a.hidden;
     std::int64_t replicated = std::int64_t(a.normsPerLayer) * h * (a.layerNormBias ? 2 : 1) +
                               (a.linearBiases ? h : 0) +
                               (a.usesLatentAttention() ? a.qLoraRank + a.kvLoraRank : 0);
+    PreparedModel::Block b;
     if (!a.isMoeLayer(layer)) {
         replicated += a.linearBiases ? h : 0; // the MLP's down-projection bias
-        return {shardElements(layerParameterCount(a, layer) - replicated, t) + replicated, 0};
+        b.split = layerParameterCount(a, layer) - replicated;
+        b.replicated = replicated;
+        return b;
     }
     const std::int64_t expert = expertParameterCount(a);
     const std::int64_t expertBias = a.linearBiases ? h : 0;
     replicated += h * a.experts + (a.routerBias ? a.experts : 0) + expertBias * a.sharedExperts;
     const std::int64_t nonRouted = layerParameterCount(a, layer) - std::int64_t(a.experts) * expert;
-    return {shardElements(nonRouted - replicated, t) + replicated,
-            std::int64_t(a.experts / e) * (shardElements(expert - expertBias, t) + expertBias)};
+    b.split = nonRouted - replicated;
+    b.replicated = replicated;
+    b.expertSplit = expert - expertBias;
+    b.expertReplicated = expertBias;
+    return b;
+}
+
+/// A prepared block on one GPU of t tensor ranks, holding `routedExperts` / e of its
+/// routed experts (0 for a dense block).
+BlockShare blockParametersPerRank(const PreparedModel::Block &b, int routedExperts, int t, int e)
+{
+    return {shardElements(b.split, t) + b.replicated,
+            routedExperts == 0 ? 0
+                               : quotient(routedExperts, e) *
+                                     (shardElements(b.expertSplit, t) + b.expertReplicated)};
 }
 
 /// One vocabulary-sized matrix on one tensor-parallel rank: ceil(V / t) rows of h
@@ -76,10 +98,87 @@ std::int64_t vocabParametersPerRank(const Architecture &a, int t)
     return shardElements(a.vocab, t) * a.hidden;
 }
 
+/// a / b for b > 0, truncated toward zero as 128-bit division is: in 64 bits when a
+/// fits (the same quotient, without the 128-bit division routine).
+Wide wideQuotient(Wide a, std::int64_t b)
+{
+    if (a >= std::numeric_limits<std::int64_t>::min() &&
+        a <= std::numeric_limits<std::int64_t>::max())
+        return quotient(std::int64_t(a), b);
+    return a / b;
+}
+
 /// (n - 1) / n x bytes, the per-GPU traffic of a ring reduce-scatter or all-gather.
 Wide ringShare(Wide bytes, std::int64_t n)
 {
-    return n <= 1 ? 0 : bytes * (n - 1) / n;
+    return n <= 1 ? 0 : wideQuotient(bytes * (n - 1), n);
+}
+
+/// Appends the decimal digits of `v` to `out` (no allocation once it has room).
+void appendNumber(std::string &out, std::int64_t v)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out.append(digits, end);
+}
+
+/// A group's label, "1 GPU", "all 64 GPUs" or "stage 3", written over `label` (left
+/// as it is when it already reads so: a re-estimate rewrites nothing).
+void setLabel(std::string &label, int stages, std::int64_t gpuCount, int stage)
+{
+    char text[40];
+    char *end = text;
+    const auto put = [&end](std::string_view part) {
+        end = std::copy(part.begin(), part.end(), end);
+    };
+    if (stages == 1 && gpuCount == 1) {
+        put("1 GPU");
+    } else {
+        put(stages == 1 ? "all " : "stage ");
+        end = std::to_chars(end, text + sizeof text, stages == 1 ? gpuCount : stage).ptr;
+        if (stages == 1)
+            put(" GPUs");
+    }
+    // Compared in place: a library memcmp call costs more than these few characters.
+    const std::size_t length = std::size_t(end - text);
+    bool same = label.size() == length;
+    for (std::size_t k = 0; same && k < length; ++k)
+        same = label[k] == text[k];
+    if (!same)
+        label.assign(text, length);
+}
+// resetKeepingLabel() below names every field of GpuGroup: one added to memoryreport.h
+// must be reset there too (the prepared-path test in tests/core/test_equivalence.cpp
+// reuses one report across 100,000 estimates). 288 bytes on LP64 (x86-64, AArch64).
+static_assert(sizeof(void *) != 8 || sizeof(GpuGroup) == 288,
+              "GpuGroup changed: reset the new field in resetKeepingLabel()");
+
+/// Every field of `g` but its label back to its default, one by one: value-initialising
+/// the whole group (a temporary, or construct_at) is a rep stos the next stores wait
+/// for, the hottest instruction of the estimate.
+void resetKeepingLabel(GpuGroup &g)
+{
+    // The defaults of memoryreport.h's member initialisers.
+    g.firstRank = 0;
+    g.gpuCount = 0;
+    g.pipelineStage = 0;
+    g.firstLayer = 0;
+    g.layerCount = 0;
+    g.holdsEmbedding = false;
+    g.holdsOutputHead = false;
+    g.parametersPerGpu = 0;
+    g.gatheredUnitParameters = 0;
+    g.peakInFlight = 1;
+    g.embeddingInFlight = 0;
+    g.outputInFlight = 0;
+    g.chunkActivationBytes = 0;
+    g.embeddingBytesPerMicroBatch = 0;
+    g.outputBytesPerMicroBatch = 0;
+    g.bytes = ComponentBytes();
+    g.buffers = BufferBytes();
+    g.activations = ActivationBytes();
+    g.hostBytes = 0;
+    g.communication = CommunicationBytes();
 }
 
 /// Overheads that add nothing (modelStatesOnly).
@@ -163,20 +262,24 @@ std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &g, const InFlightSte
 
 std::int64_t shardElements(std::int64_t n, std::int64_t d)
 {
-    return d <= 1 ? n : (n + d - 1) / d;
+    return d <= 1 ? n : quotient(n + d - 1, d);
 }
 
 int stageLayerCount(int layers, int stages, int stage)
 {
     if (stages <= 0)
         return 0;
-    return layers / stages + (stage < layers % stages ? 1 : 0);
+    return int(quotient(layers, stages)) + (stage < remainder(layers, stages) ? 1 : 0);
 }
 
 std::string validateRecipe(const Recipe &r)
 {
     const std::int64_t fields[] = {r.weightBytes, r.gradientBytes, r.masterWeightBytes,
                                    r.optimizerBytes};
+    const auto inRange = [](std::int64_t v) { return v >= 0 && v <= 64; };
+    if (inRange(fields[0]) && inRange(fields[1]) && inRange(fields[2]) && inRange(fields[3]) &&
+        r.totalBytesPerParameter() > 0)
+        return {};
     const char *names[] = {"weight", "gradient", "master-weight", "optimizer"};
     for (int i = 0; i < 4; ++i) {
         if (fields[i] < 0 || fields[i] > 64)
@@ -188,18 +291,17 @@ std::string validateRecipe(const Recipe &r)
     return {};
 }
 
-std::string validate(const Scenario &s)
+namespace {
+
+/// validate(prepared, s), also filling `figures` (the activation figures) once the
+/// checks reach them with an architecture: the engine reads them instead of computing
+/// them again.
+std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFigures &figures)
 {
-    const auto &arch = s.model.architecture;
-    if (arch) {
-        if (auto e = validateArchitecture(*arch); !e.empty())
-            return "model: " + e;
-    }
-    const std::int64_t params = s.model.parameters();
-    if (params <= 0)
-        return "parameters must be positive (got " + str(params) + ")";
-    if (params > maxParameters)
-        return "parameters must be at most 1e14 (got " + str(params) + ")";
+    // The model's own checks (architecture, then the count bounds) come first.
+    if (!prepared.error.empty())
+        return prepared.error;
+    const auto &arch = prepared.architecture;
     if (auto e = validateRecipe(s.recipe); !e.empty())
         return "recipe: " + e;
 
@@ -216,7 +318,7 @@ std::string validate(const Scenario &s)
         if (v < 1 || v > maxParallelDegree)
             return std::string(name) + " size must be between 1 and " + str(maxParallelDegree) +
                    " (got " + str(v) + ")";
-    if (l.gpus % l.modelParallel() != 0)
+    if (remainder(l.gpus, l.modelParallel()) != 0)
         return "gpus (" + str(l.gpus) + ") is not divisible by t x p x c (" +
                str(l.tensorParallel) + " x " + str(l.pipelineParallel) + " x " +
                str(l.contextParallel) + " = " + str(l.modelParallel()) + ")";
@@ -227,12 +329,13 @@ std::string validate(const Scenario &s)
         if (l.pipelineParallel > arch->layers)
             return "pipeline stages (" + str(l.pipelineParallel) + ") exceed layers (" +
                    str(arch->layers) + ")";
-        if (arch->layers % l.pipelineParallel != 0 && !l.allowUnevenStages)
+        if (remainder(arch->layers, l.pipelineParallel) != 0 && !l.allowUnevenStages)
             return "layers (" + str(arch->layers) + ") are not divisible by pipeline stages (" +
                    str(l.pipelineParallel) + "); allow uneven stages or change p";
     }
-    const std::int64_t dc = l.dataParallel() * l.contextParallel;
-    if (l.hsdpShardSize < 0 || (l.hsdpShardSize > 0 && dc % l.hsdpShardSize != 0))
+    // d x c; the degrees are positive here, so dataParallel() is gpus / (t p c).
+    const std::int64_t dc = quotient(l.gpus, l.modelParallel()) * l.contextParallel;
+    if (l.hsdpShardSize < 0 || (l.hsdpShardSize > 0 && remainder(dc, l.hsdpShardSize) != 0))
         return "HSDP shard size (" + str(l.hsdpShardSize) +
                ") must divide the data x context parallel ranks (" + str(dc) + ")";
     if (l.hsdpShardSize > 0 && l.zeroStage == ZeroStage::Ddp)
@@ -242,13 +345,13 @@ std::string validate(const Scenario &s)
         // context) parallel ranks: expert data parallel = world / (t x e x p).
         if (!arch || !arch->isMoe())
             return "expert parallelism needs a mixture-of-experts model";
-        if (arch->experts % e != 0)
+        if (remainder(arch->experts, e) != 0)
             return "experts (" + str(arch->experts) +
                    ") are not divisible by expert parallel size (" + str(e) + ")";
-        if (dc % e != 0)
+        if (remainder(dc, e) != 0)
             return "expert parallel size (" + str(e) +
                    ") must divide the data x context parallel ranks (" + str(dc) + ")";
-        if (l.hsdpShardSize > 0 && l.hsdpShardSize % e != 0)
+        if (l.hsdpShardSize > 0 && remainder(l.hsdpShardSize, e) != 0)
             return "expert parallel size (" + str(e) + ") must divide the HSDP shard size (" +
                    str(l.hsdpShardSize) + ")";
     }
@@ -283,15 +386,20 @@ std::string validate(const Scenario &s)
         if (auto e = validateSchedule(sp); !e.empty())
             return "pipeline: " + e;
         const int v = chunksOf(s);
-        for (int i = 0; arch && i < l.pipelineParallel; ++i) {
-            const int layers = stageLayerCount(arch->layers, l.pipelineParallel, i);
-            if (layers % v != 0)
-                return "layers per stage (" + str(layers) + ") are not divisible by chunks (" +
-                       str(v) + ")";
+        if (arch) {
+            // Stage by stage from 0, as stageLayerCount places them: the first L % p
+            // stages hold L / p + 1 layers, the others L / p; the first stage whose
+            // count v does not divide is named.
+            const int base = int(quotient(arch->layers, l.pipelineParallel));
+            const int extra = int(remainder(arch->layers, l.pipelineParallel));
+            for (const int layers : {extra > 0 ? base + 1 : base, base})
+                if (remainder(layers, v) != 0)
+                    return "layers per stage (" + str(layers) + ") are not divisible by chunks (" +
+                           str(v) + ")";
         }
     }
     if (arch) {
-        if (auto e = validateActivationSettings(*arch, activationSettings(s)); !e.empty())
+        if (auto e = activationFigures(*arch, activationSettings(s), figures); !e.empty())
             return "activations: " + e;
     }
     const Overheads &o = s.overheads;
@@ -313,38 +421,114 @@ std::string validate(const Scenario &s)
     return {};
 }
 
+} // namespace
+
+PreparedModel prepare(const Model &model)
+{
+    PreparedModel prepared;
+    prepared.architecture = model.architecture;
+    if (model.architecture) {
+        if (auto e = validateArchitecture(*model.architecture); !e.empty()) {
+            prepared.error = "model: " + e;
+            return prepared;
+        }
+    }
+    const std::int64_t params = model.parameters();
+    prepared.parameters = params;
+    if (params <= 0) {
+        prepared.error = "parameters must be positive (got " + str(params) + ")";
+        return prepared;
+    }
+    if (params > maxParameters) {
+        prepared.error = "parameters must be at most 1e14 (got " + str(params) + ")";
+        return prepared;
+    }
+    prepared.activeParameters = model.activeParameters();
+    if (const auto &arch = model.architecture) {
+        const int denseBlocks = arch->isMoe() ? arch->denseLayers : arch->layers;
+        if (denseBlocks > 0)
+            prepared.dense = prepareBlock(*arch, 0);
+        if (arch->isMoe()) {
+            prepared.moe = prepareBlock(*arch, denseBlocks);
+            prepared.moeNotePrefix =
+                "Mixture of experts: " + formatParameters(prepared.activeParameters) + " of " +
+                formatParameters(params) + " parameters active per token; each GPU holds ";
+        }
+        prepared.keyValueWidth = arch->keyWidth() + arch->valueWidth();
+    }
+    return prepared;
+}
+
+std::string validate(const PreparedModel &prepared, const Scenario &s)
+{
+    ActivationFigures figures;
+    return check(prepared, s, figures);
+}
+
+std::string validate(const Scenario &s)
+{
+    return validate(prepare(s.model), s);
+}
+
 MemoryReport estimate(const Scenario &s)
 {
     MemoryReport report;
-    report.error = validate(s);
-    if (!report.valid())
-        return report;
+    estimate(prepare(s.model), s, report);
+    return report;
+}
 
+MemoryReport estimate(const PreparedModel &prepared, const Scenario &s)
+{
+    MemoryReport report;
+    estimate(prepared, s, report);
+    return report;
+}
+
+namespace {
+
+/// The report's notes from `count` on are unused: the next note reuses the string at
+/// `count` (and its storage) when there is one.
+std::string &nextNote(MemoryReport &report, std::size_t &count)
+{
+    if (report.notes.size() <= count)
+        report.notes.emplace_back();
+    return report.notes[count++];
+}
+
+/// Fills `report` (whose error is empty and whose other fields are reset) for a valid
+/// scenario; on a refusal found while estimating (a byte count past 1 EB) sets the
+/// error and clears the groups. `noteCount` is how many notes it wrote.
+void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigures &figures,
+          MemoryReport &report, std::size_t &noteCount)
+{
     const Layout &l = s.layout;
     const Training &tr = s.training;
     const Recipe &r = s.recipe;
-    const auto &arch = s.model.architecture;
+    const auto &arch = prepared.architecture;
     const ZeroStage z = l.zeroStage;
     const int t = l.tensorParallel, p = l.pipelineParallel, c = l.contextParallel;
     const int v = chunksOf(s);
     const int e = l.expertParallel;
-    const std::int64_t d = l.dataParallel();
-    const std::int64_t shardGroup = l.shardGroup();
+    // Layout's dataParallel(), shardGroup(), expertShardGroup() and expertDataParallel(),
+    // each once (every degree is positive here).
+    const std::int64_t d = quotient(l.gpus, l.modelParallel());
+    const std::int64_t shardGroup = l.hsdpShardSize > 0 ? l.hsdpShardSize : d * c;
     const std::int64_t reduceGroup = d * c; // ranks holding the same parameters
-    const std::int64_t expertShardGroup = l.expertShardGroup();
-    const std::int64_t expertReduceGroup = l.expertDataParallel();
+    const std::int64_t expertShardGroup = quotient(shardGroup, e);
+    const std::int64_t expertReduceGroup = quotient(d * c, e);
     const std::int64_t m = tr.microBatches;
-    const ActivationSettings act = activationSettings(s);
 
-    report.parameters = s.model.parameters();
+    report.parameters = prepared.parameters;
     report.capacityBytes = s.gpu.capacityBytes;
     report.hostCapacityBytesPerNode = s.overheads.hostRamBytesPerNode;
     report.activationsModelled = arch.has_value() && !s.modelStatesOnly;
     if (s.modelStatesOnly)
-        report.notes.push_back("Model states only: activations and buffers are not counted.");
+        nextNote(report, noteCount)
+            .assign("Model states only: activations and buffers are not counted.");
     else if (!arch)
-        report.notes.push_back("Activations and FSDP gathered units are not modelled: a plain "
-                               "parameter count has no layer shapes.");
+        nextNote(report, noteCount)
+            .assign("Activations and FSDP gathered units are not modelled: a plain "
+                    "parameter count has no layer shapes.");
 
     // Per-block figures that every stage shares, for the two kinds of block a model
     // has at most: kind 0 the dense blocks (the first denseLayers of a MoE model), kind
@@ -359,30 +543,33 @@ MemoryReport estimate(const Scenario &s)
     if (arch) {
         for (int k = 0; k < 2; ++k) {
             if ((k == 0 && denseBlocks == 0) || (k == 1 && !arch->isMoe()))
-                continue; // no block of this kind: skip the work (a slider drag re-estimates)
-            const int layer = k == 0 ? 0 : denseBlocks;
+                continue; // no block of this kind
             BlockKind &kind = kinds[k];
-            kind.perRank = blockParametersPerRank(*arch, t, e, layer);
-            kind.activation = layerActivationBytes(*arch, act, layer);
-            if (act.recompute != Recompute::None) {
-                ActivationSettings none = act;
-                none.recompute = Recompute::None;
-                const std::int64_t full = layerActivationBytes(*arch, none, layer);
-                kind.workingSet = act.recompute == Recompute::Full ? full : full - kind.activation;
+            kind.perRank = k == 0 ? blockParametersPerRank(prepared.dense, 0, t, e)
+                                  : blockParametersPerRank(prepared.moe, arch->experts, t, e);
+            kind.activation = k == 0 ? figures.firstBlock : figures.moeBlock;
+            if (tr.recompute != Recompute::None) {
+                const std::int64_t full =
+                    k == 0 ? figures.firstBlockNoRecompute : figures.moeBlockNoRecompute;
+                kind.workingSet = tr.recompute == Recompute::Full ? full : full - kind.activation;
             }
         }
-        embeddingActivation = embeddingActivationBytes(*arch, act);
-        const OutputActivationTerms out = outputActivationTerms(*arch, act);
-        outputActivation = out.total();
-        lossBackward = out.lossBackward;
+        embeddingActivation = figures.embedding;
+        outputActivation = figures.output;
+        lossBackward = figures.lossBackward;
         vocabPerRank = vocabParametersPerRank(*arch, t);
     }
-    const std::int64_t tokensPerRank = tr.microBatchSize * (tr.sequenceLength / c);
+    const std::int64_t tokensPerRank = tr.microBatchSize * quotient(tr.sequenceLength, c);
+    const Overheads o = s.modelStatesOnly ? noOverheads() : s.overheads;
 
+    report.groups.resize(std::size_t(p));
+    const int layersPerStage = arch ? int(quotient(arch->layers, p)) : 0;
+    const int extraLayers = arch ? int(remainder(arch->layers, p)) : 0;
     int firstLayer = 0;
     std::int64_t maxHostPerGpu = 0;
     for (int i = 0; i < p; ++i) {
-        GpuGroup g;
+        GpuGroup &g = report.groups[std::size_t(i)];
+        resetKeepingLabel(g);
         g.pipelineStage = i;
         g.firstRank = std::int64_t(i) * d * t * c;
         g.gpuCount = d * t * c;
@@ -397,7 +584,7 @@ MemoryReport estimate(const Scenario &s)
         std::int64_t blocksOfKind[2] = {0, 0};
         if (arch) {
             g.firstLayer = firstLayer;
-            g.layerCount = stageLayerCount(arch->layers, p, i);
+            g.layerCount = layersPerStage + (i < extraLayers ? 1 : 0); // stageLayerCount
             firstLayer += g.layerCount;
             blocksOfKind[0] =
                 std::max(0, std::min(g.firstLayer + g.layerCount, denseBlocks) - g.firstLayer);
@@ -465,7 +652,7 @@ MemoryReport estimate(const Scenario &s)
             // since v divides L_i); for a MoE model the stage's blocks averaged over v.
             const Wide stageBlocks = Wide(blocksOfKind[0]) * kinds[0].activation +
                                      Wide(blocksOfKind[1]) * kinds[1].activation;
-            const Wide chunk = stageBlocks / v;
+            const Wide chunk = wideQuotient(stageBlocks, v);
             const std::int64_t workingSet = std::max(blocksOfKind[0] > 0 ? kinds[0].workingSet : 0,
                                                      blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
             const Wide layers = Wide(g.peakInFlight) * chunk;
@@ -477,7 +664,7 @@ MemoryReport estimate(const Scenario &s)
                 report.error = "activation memory exceeds 1 EB per GPU: lower the micro-batch "
                                "size or sequence length";
                 report.groups.clear();
-                return report;
+                return;
             }
             g.chunkActivationBytes = std::int64_t(chunk);
             g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? embeddingActivation : 0;
@@ -489,7 +676,6 @@ MemoryReport estimate(const Scenario &s)
 
         // Buffers (Overheads; docs/architecture.md "Buffers").
         BufferBytes &buf = g.buffers;
-        const Overheads o = s.modelStatesOnly ? noOverheads() : s.overheads;
         buf.cudaContext = o.cudaContextBytes;
         if (d * c > 1 || shardGroup > 1) {
             if (z == ZeroStage::Ddp)
@@ -509,7 +695,7 @@ MemoryReport estimate(const Scenario &s)
         }
         const Wide beforeReserve = Wide(b.modelStates()) + b.activations + buf.cudaContext +
                                    buf.communicationBuckets + buf.gatheredUnits;
-        buf.fragmentation = std::int64_t(beforeReserve * o.fragmentationPercent / 100);
+        buf.fragmentation = std::int64_t(wideQuotient(beforeReserve * o.fragmentationPercent, 100));
         b.buffers =
             buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
 
@@ -526,7 +712,8 @@ MemoryReport estimate(const Scenario &s)
                 // micro-batch; HSDP all-reduces the shard across the replicas.
                 if (l.hsdpShardSize > 0)
                     return m * ringShare(Wide(n) * (2 * w + gr), shards) +
-                           2 * ringShare(Wide(shardElements(n, shards)) * gr, ranks / shards);
+                           2 * ringShare(Wide(shardElements(n, shards)) * gr,
+                                         quotient(ranks, shards));
                 return m * ringShare(Wide(n) * (2 * w + gr), ranks);
             }
             if (z == ZeroStage::Zero2)
@@ -537,66 +724,96 @@ MemoryReport estimate(const Scenario &s)
         };
         // Each collective in 128 bits, then refused rather than wrapped past 1 EB
         // (100T parameters x 65,536 micro-batches would wrap 64 bits).
-        Wide traffic[5] = {dataParallelBytes(psiDense, shardGroup, reduceGroup) +
-                               dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup),
-                           0, 0, 0, 0};
+        // (Separate variables, not an array: GCC spills a 128-bit array element as two
+        // 64-bit halves and reloads it whole, a store-forwarding stall per group.)
+        const Wide dataTraffic = dataParallelBytes(psiDense, shardGroup, reduceGroup) +
+                                 dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup);
+        Wide tensorTraffic = 0, pipelineTraffic = 0, contextTraffic = 0, expertTraffic = 0;
         if (arch) {
             const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;
             const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
-            traffic[1] =
+            tensorTraffic =
                 Wide(m) * g.layerCount * allReducesPerLayer * 2 * ringShare(hiddenBytes, t);
-            const Wide boundary = hiddenBytes / (tr.sequenceParallel && t > 1 ? t : 1);
+            const Wide boundary = wideQuotient(hiddenBytes, tr.sequenceParallel && t > 1 ? t : 1);
             const int neighbours = (i > 0 ? 1 : 0) + (i < p - 1 ? 1 : 0);
-            traffic[2] = Wide(m) * boundary * neighbours;
-            const Wide kvBytes = Wide(tokensPerRank) * (arch->keyWidth() + arch->valueWidth()) / t *
-                                 tr.activationBytes;
-            traffic[3] = Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1);
+            pipelineTraffic = Wide(m) * boundary * neighbours;
+            const Wide kvBytes =
+                wideQuotient(Wide(tokensPerRank) * prepared.keyValueWidth, t) * tr.activationBytes;
+            contextTraffic = Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1);
             // Expert-parallel all-to-all: each MoE block dispatches the k copies of the
             // rank's tokens (its sequence-parallel share) and combines them back, in the
             // forward and the backward pass (again in the recomputed forward under full
             // recomputation); (e - 1) / e of it leaves the GPU (Megatron-Core's
             // MoEAlltoAllTokenDispatcher; uniform routing assumed).
             if (e > 1 && blocksOfKind[1] > 0) {
-                const Wide copies = Wide(tokensPerRank) / (tr.sequenceParallel && t > 1 ? t : 1) *
-                                    arch->activeExperts;
+                const Wide copies =
+                    wideQuotient(Wide(tokensPerRank), tr.sequenceParallel && t > 1 ? t : 1) *
+                    arch->activeExperts;
                 const int passes = tr.recompute == Recompute::Full ? 6 : 4;
-                traffic[4] = Wide(m) * blocksOfKind[1] * passes *
-                             ringShare(copies * arch->hidden * tr.activationBytes, e);
+                expertTraffic = Wide(m) * blocksOfKind[1] * passes *
+                                ringShare(copies * arch->hidden * tr.activationBytes, e);
             }
         }
-        static const char *const collective[5] = {"data-parallel", "tensor-parallel",
-                                                  "pipeline-parallel", "context-parallel",
-                                                  "expert-parallel"};
-        for (int k = 0; k < 5; ++k)
-            if (traffic[k] > maxReportBytes) {
-                report.error = std::string(collective[k]) +
-                               " traffic exceeds 1 EB per GPU per step: fewer micro-batches per "
-                               "step (got " +
-                               str(m) + "), a smaller model or more GPUs";
-                report.groups.clear();
-                return report;
-            }
-        cm.dataParallel = std::int64_t(traffic[0]);
-        cm.tensorParallel = std::int64_t(traffic[1]);
-        cm.pipelineParallel = std::int64_t(traffic[2]);
-        cm.contextParallel = std::int64_t(traffic[3]);
-        cm.expertParallel = std::int64_t(traffic[4]);
+        const int tooLarge = dataTraffic > maxReportBytes       ? 0
+                             : tensorTraffic > maxReportBytes   ? 1
+                             : pipelineTraffic > maxReportBytes ? 2
+                             : contextTraffic > maxReportBytes  ? 3
+                             : expertTraffic > maxReportBytes   ? 4
+                                                                : -1;
+        if (tooLarge >= 0) {
+            static const char *const collective[5] = {"data-parallel", "tensor-parallel",
+                                                      "pipeline-parallel", "context-parallel",
+                                                      "expert-parallel"};
+            report.error = std::string(collective[tooLarge]) +
+                           " traffic exceeds 1 EB per GPU per step: fewer micro-batches per "
+                           "step (got " +
+                           str(m) + "), a smaller model or more GPUs";
+            report.groups.clear();
+            return;
+        }
+        cm.dataParallel = std::int64_t(dataTraffic);
+        cm.tensorParallel = std::int64_t(tensorTraffic);
+        cm.pipelineParallel = std::int64_t(pipelineTraffic);
+        cm.contextParallel = std::int64_t(contextTraffic);
+        cm.expertParallel = std::int64_t(expertTraffic);
 
-        g.label = p == 1 ? (g.gpuCount == 1 ? "1 GPU" : "all " + str(g.gpuCount) + " GPUs")
-                         : "stage " + str(i);
-        report.groups.push_back(g);
+        setLabel(g.label, p, g.gpuCount, i);
     }
     report.hostBytesPerNode = maxHostPerGpu * std::min(l.gpusPerNode, l.gpus);
     if (arch && arch->isMoe()) {
-        report.notes.push_back(
-            "Mixture of experts: " + formatParameters(activeParameterCount(*arch)) + " of " +
-            formatParameters(report.parameters) + " parameters active per token; each GPU holds " +
-            str(arch->experts / e) + " of " + str(arch->experts) +
-            " routed experts per MoE layer, " +
-            (expertShardGroup > 1 ? "their states sharded over " + str(expertShardGroup) + " ranks."
-                                  : std::string("their states not sharded.")));
+        std::string &note = nextNote(report, noteCount);
+        note.assign(prepared.moeNotePrefix);
+        appendNumber(note, quotient(arch->experts, e));
+        note.append(" of ");
+        appendNumber(note, arch->experts);
+        note.append(" routed experts per MoE layer, ");
+        if (expertShardGroup > 1) {
+            note.append("their states sharded over ");
+            appendNumber(note, expertShardGroup);
+            note.append(" ranks.");
+        } else {
+            note.append("their states not sharded.");
+        }
     }
-    return report;
+}
+
+} // namespace
+
+void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &report)
+{
+    ActivationFigures figures;
+    report.error = check(prepared, s, figures);
+    report.parameters = 0;
+    report.capacityBytes = 0;
+    report.activationsModelled = false;
+    report.hostBytesPerNode = 0;
+    report.hostCapacityBytesPerNode = 0;
+    std::size_t noteCount = 0;
+    if (report.valid())
+        fill(prepared, s, figures, report, noteCount);
+    else
+        report.groups.clear();
+    report.notes.resize(noteCount);
 }
 
 } // namespace shardscope

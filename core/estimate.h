@@ -4,6 +4,7 @@
 #include "memoryreport.h"
 #include "scenario.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,50 @@ namespace shardscope {
 /// "gpus (100) is not divisible by t x p x c (8 x 4 x 1 = 32)". Impossible
 /// layouts are refused, never rounded.
 std::string validate(const Scenario &s);
+
+/// What the estimate needs of a model that depends on the model alone, worked out once
+/// by prepare(): the architecture check, the exact total and active parameter counts,
+/// each kind of block's parameters (before the t and e splits) and the MoE note's
+/// model part. A planner or a layout slider that keeps the model reuses one across
+/// scenarios; estimate(prepared, s) then skips that work. Read-only once prepared:
+/// the fields are filled by prepare() and read by the engine.
+struct PreparedModel
+{
+    /// Parameters of one kind of block (blockParametersPerRank in core/estimate.cpp):
+    /// `split` elements are split t ways, `replicated` ones are whole on every tensor
+    /// rank (norms, row-parallel output biases, MLA latent norms, the MoE router);
+    /// for a MoE block each of the `experts` routed experts has `expertSplit` elements
+    /// split t ways and `expertReplicated` whole (its down-projection bias).
+    struct Block
+    {
+        std::int64_t split = 0;
+        std::int64_t replicated = 0;
+        std::int64_t expertSplit = 0;
+        std::int64_t expertReplicated = 0;
+    };
+
+    std::optional<Architecture> architecture; ///< the model's shape; nullopt: a plain count
+    /// validate()'s reason for the model alone ("model: ..." for a bad architecture, or
+    /// a parameter count out of 1 .. 1e14), which it reports before any other input;
+    /// empty when the model can be estimated.
+    std::string error;
+    std::int64_t parameters = 0;       ///< Model::parameters() (0 with an architecture error)
+    std::int64_t activeParameters = 0; ///< Model::activeParameters() (likewise)
+    Block dense;                       ///< the dense blocks (layer 0, or the first denseLayers)
+    Block moe;                         ///< the MoE blocks (layer denseLayers on); MoE only
+    std::int64_t keyValueWidth = 0;    ///< keyWidth() + valueWidth(), elements per token
+    /// MoE only: the note's start, "Mixture of experts: 37.6B of 671.0B parameters active
+    /// per token; each GPU holds " (formatParameters of the counts).
+    std::string moeNotePrefix;
+};
+
+/// Prepares `model` for estimate(prepared, s). Never fails: an invalid model gives a
+/// PreparedModel whose `error` is the reason validate() would give for it.
+PreparedModel prepare(const Model &model);
+
+/// validate(s) with `prepared` standing for s.model (which is not read): the same
+/// reason for a scenario whose model is the prepared one. Allocates nothing when valid.
+std::string validate(const PreparedModel &prepared, const Scenario &s);
 
 /// Elements of an n-element tensor one rank of a d-way shard holds: ceil(n / d).
 /// Flat shards are padded to a multiple of d (PyTorch FSDP FlatParameter,
@@ -84,5 +129,16 @@ std::vector<MemoryStep> stageMemoryOverTime(const GpuGroup &group, const InFligh
 /// "Communication per GPU per step".
 /// An invalid scenario yields a report whose `error` says why, and no groups.
 MemoryReport estimate(const Scenario &s);
+
+/// estimate(s) with `prepared` standing for s.model (which is not read): for a scenario
+/// whose model was prepared, the same report, field for field
+/// (tests/core/test_equivalence.cpp checks 100,000 scenarios).
+MemoryReport estimate(const PreparedModel &prepared, const Scenario &s);
+
+/// The same into `out`, which is overwritten completely and whose storage (groups,
+/// labels, notes) is reused: once `out` has held a report at least as large, a valid
+/// estimate allocates nothing. The fast path for a planner or a slider that estimates
+/// many scenarios of one model (tests/bench BM_Estimate measures it).
+void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &out);
 
 } // namespace shardscope

@@ -1,5 +1,7 @@
 #include "model.h"
 
+#include "intmath.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -9,7 +11,7 @@ std::int64_t Architecture::effectiveHeadDim() const
 {
     if (headDim > 0)
         return headDim;
-    return heads > 0 ? hidden / heads : 0;
+    return heads > 0 ? quotient(hidden, heads) : 0;
 }
 
 std::int64_t Architecture::queryWidth() const

@@ -1,0 +1,466 @@
+// Byte-identical results: 100,000 pseudo-random scenarios, valid and invalid, run
+// through the engine and every field of every report hashed into one 64-bit FNV-1a
+// digest (Fowler, Noll and Vo; offset basis 14695981039346656037, prime
+// 1099511628211, as published at www.isthe.com/chongo/tech/comp/fnv). The recorded
+// digest pins the engine's output exactly, so an optimisation that changes any
+// byte, any string or any group of any report fails here.
+//
+// The generator maps std::mt19937_64's raw output (fully specified by the C++
+// standard, [rand.predef]) to ranges with `%`; std::uniform_int_distribution is not
+// used because its algorithm differs between standard libraries. Models, recipes and
+// GPUs are looked up by id in the built-in catalog (resources/data), so adding a
+// catalog entry changes nothing here; editing one that is listed changes the digest.
+// Fields added to Scenario after the digest was recorded stay at their defaults.
+#include "catalog.h"
+#include "estimate.h"
+
+#include <QTest>
+#include <cstdint>
+#include <initializer_list>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace shardscope;
+
+namespace {
+
+/// The digest of the 100,000 reports below. Recorded from the unchanged engine of
+/// commit 6e4aa68 (before the prepared-model fast path existed). Any change to a
+/// result must change this constant deliberately, in the same commit, with the reason.
+constexpr std::uint64_t recordedDigest = 13404727428044361729ULL;
+/// How many of the 100,000 scenarios are valid (recorded with the digest); guards the
+/// generator against silently producing only errors.
+constexpr int recordedValid = 53786;
+constexpr int scenarioCount = 100'000;
+
+/// 64-bit FNV-1a over bytes; integers are fed as 8 little-endian bytes, strings as
+/// their length and then their bytes, so the digest is the same on every platform.
+struct Fnv
+{
+    std::uint64_t state = 14695981039346656037ULL;
+
+    void byte(unsigned char b)
+    {
+        state ^= b;
+        state *= 1099511628211ULL;
+    }
+    void integer(std::int64_t v)
+    {
+        const auto u = static_cast<std::uint64_t>(v);
+        for (int i = 0; i < 8; ++i)
+            byte(static_cast<unsigned char>(u >> (8 * i)));
+    }
+    void text(const std::string &s)
+    {
+        integer(std::int64_t(s.size()));
+        for (char c : s)
+            byte(static_cast<unsigned char>(c));
+    }
+};
+
+/// Every field of a report, in declaration order (memoryreport.h).
+void hashReport(Fnv &h, const MemoryReport &r)
+{
+    h.text(r.error);
+    h.integer(r.parameters);
+    h.integer(r.capacityBytes);
+    h.integer(std::int64_t(r.groups.size()));
+    for (const GpuGroup &g : r.groups) {
+        h.text(g.label);
+        h.integer(g.firstRank);
+        h.integer(g.gpuCount);
+        h.integer(g.pipelineStage);
+        h.integer(g.firstLayer);
+        h.integer(g.layerCount);
+        h.integer(g.holdsEmbedding);
+        h.integer(g.holdsOutputHead);
+        h.integer(g.parametersPerGpu);
+        h.integer(g.gatheredUnitParameters);
+        h.integer(g.peakInFlight);
+        h.integer(g.embeddingInFlight);
+        h.integer(g.outputInFlight);
+        h.integer(g.chunkActivationBytes);
+        h.integer(g.embeddingBytesPerMicroBatch);
+        h.integer(g.outputBytesPerMicroBatch);
+        for (std::int64_t v : {g.bytes.weights, g.bytes.gradients, g.bytes.masterWeights,
+                               g.bytes.optimizerStates, g.bytes.activations, g.bytes.buffers})
+            h.integer(v);
+        for (std::int64_t v : {g.buffers.cudaContext, g.buffers.communicationBuckets,
+                               g.buffers.gatheredUnits, g.buffers.fragmentation})
+            h.integer(v);
+        for (std::int64_t v :
+             {g.activations.layers, g.activations.workingSet, g.activations.embedding,
+              g.activations.output, g.activations.lossBackward})
+            h.integer(v);
+        h.integer(g.hostBytes);
+        for (std::int64_t v : {g.communication.dataParallel, g.communication.tensorParallel,
+                               g.communication.pipelineParallel, g.communication.contextParallel,
+                               g.communication.expertParallel})
+            h.integer(v);
+    }
+    h.integer(r.activationsModelled);
+    h.integer(std::int64_t(r.notes.size()));
+    for (const std::string &n : r.notes)
+        h.text(n);
+    h.integer(r.hostBytesPerNode);
+    h.integer(r.hostCapacityBytesPerNode);
+}
+
+/// Raw mt19937_64 output mapped to ranges by `%` (portable; the bias is irrelevant here).
+struct Draw
+{
+    std::mt19937_64 engine{20261201};
+
+    std::uint64_t below(std::uint64_t n) { return engine() % n; }
+    bool oneIn(std::uint64_t n) { return below(n) == 0; }
+    template <typename T> T pick(std::initializer_list<T> values)
+    {
+        return *(values.begin() + below(values.size()));
+    }
+};
+
+const char *const modelIds[] = {
+    "llama2-7b",   "llama2-13b",   "llama2-70b", "llama3-8b",    "llama3-70b", "llama3.1-405b",
+    "llama3.1-8b", "llama3.1-70b", "mistral-7b", "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b",
+    "gemma2-27b",  "deepseek-v3",  "gpt3-175b",  "plain-70b",    "plain-7.5b"};
+const char *const recipeIds[] = {"mixed-adam", "mixed-adam-fp32-grads", "bf16-adamw", "fp32-adam",
+                                 "adam-8bit",  "sgd-momentum"};
+const char *const gpuIds[] = {"h100-sxm-80gb", "h200-141gb",   "a100-40gb", "b200-180gb",
+                              "mi300x-192gb",  "rtx4090-24gb", "v100-16gb"};
+
+/// A few edits of a catalog architecture, valid or not, reaching the branches the
+/// catalog alone does not (biases, LayerNorm, tied heads, odd layer counts, ...).
+void mutate(Architecture &a, Draw &d)
+{
+    const int edits = 1 + int(d.below(3));
+    for (int i = 0; i < edits; ++i) {
+        switch (d.below(14)) {
+        case 0:
+            a.layers = d.pick({1, 2, 3, 7, 61, 96, a.layers + 1, a.layers - 1, 0});
+            break;
+        case 1:
+            a.tiedEmbeddings = !a.tiedEmbeddings;
+            break;
+        case 2:
+            a.linearBiases = !a.linearBiases;
+            break;
+        case 3:
+            a.layerNormBias = !a.layerNormBias;
+            break;
+        case 4:
+            a.qkvBiases = !a.qkvBiases;
+            break;
+        case 5:
+            a.normsPerLayer = d.pick({1, 2, 4, 0, 9});
+            break;
+        case 6:
+            a.positionEmbeddings = d.pick<std::int64_t>({0, 2048, 4096, -1});
+            break;
+        case 7:
+            a.gatedMlp = !a.gatedMlp;
+            break;
+        case 8:
+            a.kvHeads = d.pick({1, 2, 4, 8, a.heads, 3});
+            break;
+        case 9:
+            a.ffn = d.pick<std::int64_t>({a.ffn + 1, 4 * a.hidden, 1024, 0});
+            break;
+        case 10:
+            a.denseLayers = d.pick({0, 1, 3, a.layers});
+            break;
+        case 11:
+            a.routerBias = !a.routerBias;
+            break;
+        case 12:
+            a.sharedExperts = d.pick({0, 1, 2});
+            break;
+        default:
+            a.vocab = d.pick<std::int64_t>({32000, 32001, 128256, 256000, 50257});
+            break;
+        }
+    }
+}
+
+/// One invalid input, so that every refusal of validate() and of the estimate's
+/// overflow checks is reached (a fifth of the scenarios get one).
+void spoil(Scenario &s, Draw &d, int *catalogModel)
+{
+    Layout &l = s.layout;
+    Training &t = s.training;
+    Overheads &o = s.overheads;
+    switch (d.below(28)) {
+    case 0:
+        l.gpus = d.pick<std::int64_t>({l.gpus + 1, 0, -8, 2'000'000, 1});
+        break;
+    case 1:
+        l.tensorParallel = d.pick({0, 3, 5, 32, 2000});
+        break;
+    case 2:
+        l.pipelineParallel = d.pick({0, 7, 200, 2000});
+        break;
+    case 3:
+        l.contextParallel = d.pick({0, 3, 5, 2000});
+        break;
+    case 4:
+        l.expertParallel = d.pick({0, 2, 3, 32, 2000});
+        break;
+    case 5:
+        s.recipe.weightBytes = d.pick<std::int64_t>({-1, 65});
+        break;
+    case 6:
+        s.recipe = Recipe{"none", "", "", 0, 0, 0, 0};
+        break;
+    case 7:
+        s.gpu.capacityBytes = d.pick<std::int64_t>({0, -1});
+        break;
+    case 8:
+        t.microBatchSize = d.pick<std::int64_t>({0, -1, 1'000'000});
+        break;
+    case 9:
+        t.sequenceLength = d.pick<std::int64_t>({0, 4000, 4097, 1'000'000, 2'000'000'000});
+        break;
+    case 10:
+        t.microBatches = d.pick<std::int64_t>({0, 65536, 70000, 7});
+        break;
+    case 11:
+        t.chunks = d.pick({0, 65, 3});
+        break;
+    case 12:
+        t.activationBytes = d.pick<std::int64_t>({0, 3, 16});
+        break;
+    case 13:
+        l.gpusPerNode = d.pick<std::int64_t>({0, -1, 100'000});
+        break;
+    case 14:
+        l.hsdpShardSize = d.pick<std::int64_t>({-1, 3, 7, l.gpus * 2});
+        break;
+    case 15:
+        l.offload = d.oneIn(2) ? Offload::Optimizer : Offload::OptimizerAndParams;
+        l.zeroStage = d.oneIn(2) ? ZeroStage::Ddp : ZeroStage::Zero2;
+        break;
+    case 16:
+        o.cudaContextBytes = d.pick<std::int64_t>({-1, 2'000'000'000'000});
+        break;
+    case 17:
+        o.ddpBucketBytes = d.pick<std::int64_t>({-1, 2'000'000'000'000});
+        break;
+    case 18:
+        o.zeroBucketElements = d.pick<std::int64_t>({-1, 2'000'000'000'000});
+        break;
+    case 19:
+        o.gatheredUnits = d.pick({0, 3});
+        break;
+    case 20:
+        o.fragmentationPercent = d.pick({-1, 101});
+        break;
+    case 21:
+        o.hostRamBytesPerNode = d.pick<std::int64_t>({-1, 1'000'000'000'000'000'000});
+        break;
+    case 22:
+        s.model.plainParameters =
+            d.pick<std::int64_t>({0, -1, 100'000'000'000'000, 100'000'000'000'001});
+        *catalogModel = -1;
+        break;
+    case 23:
+        // Overflow refusals: the largest batch shapes and step sizes.
+        t.microBatchSize = 65536;
+        t.sequenceLength = d.pick<std::int64_t>({131072, 1'048'576});
+        t.microBatches = 65536;
+        t.recompute = Recompute::None;
+        t.flashAttention = d.oneIn(2);
+        break;
+    case 24:
+        l.allowUnevenStages = false;
+        l.pipelineParallel = d.pick({3, 5, 6});
+        break;
+    case 25:
+        // Either side of the activations' 64-bit refusal (s x s scores without flash).
+        t.microBatchSize = d.pick<std::int64_t>({4096, 16384, 65536});
+        t.sequenceLength = d.pick<std::int64_t>({1 << 20, 1 << 22, 16'777'216});
+        t.flashAttention = d.oneIn(2);
+        break;
+    case 26:
+        // Data-parallel traffic past 1 EB: 1e14 parameters x 65,536 micro-batches.
+        s.model.architecture.reset();
+        s.model.plainParameters = 100'000'000'000'000;
+        l.gpus /= std::int64_t(l.tensorParallel) * l.pipelineParallel;
+        l.tensorParallel = l.pipelineParallel = 1;
+        t.microBatches = 65536;
+        *catalogModel = -1;
+        break;
+    default:
+        t.schedule = PipelineSchedule(d.pick({0, 1, 3, 4}));
+        t.chunks = 2;
+        break;
+    }
+}
+
+/// The next scenario of the sequence: every input the engine reads, drawn over
+/// ranges that include the edges; a share gets an invalid input (spoil). `*catalogModel`
+/// is the index in modelIds of an unedited catalog model, else -1.
+Scenario randomScenario(Draw &d, const Catalog &catalog, int *catalogModel)
+{
+    Scenario s;
+    const std::uint64_t modelPick = d.below(std::size(modelIds) + 1);
+    *catalogModel = int(modelPick);
+    if (modelPick == std::size(modelIds)) {
+        // The window's model-size slider (scaledArchitecture).
+        s.model.id = "scaled";
+        s.model.architecture = scaledArchitecture(d.pick<std::int64_t>(
+            {1'000'000'000, 7'000'000'000, 70'000'000'000, 400'000'000'000, 2'000'000'000'000}));
+    } else {
+        s.model = *catalog.model(modelIds[modelPick]);
+    }
+    if (modelPick == std::size(modelIds))
+        *catalogModel = -1;
+    if (s.model.architecture && d.oneIn(8)) {
+        mutate(*s.model.architecture, d);
+        *catalogModel = -1;
+    }
+    const bool shaped = s.model.architecture.has_value();
+    const bool moe = shaped && s.model.architecture->isMoe();
+    s.recipe = *catalog.recipe(recipeIds[d.below(std::size(recipeIds))]);
+    s.gpu = *catalog.gpu(gpuIds[d.below(std::size(gpuIds))]);
+
+    Layout &l = s.layout;
+    l.tensorParallel = shaped ? d.pick({1, 1, 2, 4, 8, 8, 16}) : 1;
+    l.pipelineParallel = shaped ? d.pick({1, 1, 1, 2, 4, 8, 16, 3, 5}) : 1;
+    l.contextParallel = d.pick({1, 1, 1, 2, 4});
+    l.expertParallel = moe ? d.pick({1, 1, 2, 4, 8, 16}) : 1;
+    const std::int64_t dp = d.pick<std::int64_t>({1, 2, 4, 8, 16, 32, 64, 128, 3, 6, 1024});
+    l.gpus = dp * l.modelParallel();
+    l.zeroStage = ZeroStage(int(d.below(4)));
+    const std::int64_t dc = dp * l.contextParallel;
+    if (l.zeroStage != ZeroStage::Ddp && d.oneIn(4))
+        l.hsdpShardSize = d.pick<std::int64_t>({1, 2, 4, 8, 16, dc, dc / 2});
+    if (l.zeroStage != ZeroStage::Ddp && d.oneIn(3))
+        l.offload = l.zeroStage == ZeroStage::Zero3 && d.oneIn(2) ? Offload::OptimizerAndParams
+                                                                  : Offload::Optimizer;
+    l.allowUnevenStages = !d.oneIn(4);
+    l.gpusPerNode = d.pick<std::int64_t>({8, 8, 8, 4, 1, 16, 72});
+
+    Training &t = s.training;
+    t.microBatchSize = d.pick<std::int64_t>({1, 1, 2, 4, 8, 16});
+    t.sequenceLength = d.pick<std::int64_t>({1024, 2048, 4096, 4096, 8192, 16384, 32768, 131072});
+    t.microBatches = d.pick<std::int64_t>({1, 2, 4, 8, 8, 16, 32, 64, 128, 256, 4096});
+    t.recompute = Recompute(int(d.below(3)));
+    t.flashAttention = !d.oneIn(4);
+    t.sequenceParallel = !d.oneIn(3);
+    t.fp32Logits = !d.oneIn(3);
+    t.lossKernel = d.oneIn(3) ? LossKernel::Eager : LossKernel::Fused;
+    t.dropout = d.oneIn(4);
+    t.activationBytes = d.pick<std::int64_t>({2, 2, 2, 4, 1, 8});
+    t.schedule = PipelineSchedule(int(d.below(4)));
+    t.chunks = t.schedule == PipelineSchedule::Interleaved1F1B ? d.pick({2, 2, 3, 4, 8}) : 1;
+
+    if (d.oneIn(4)) {
+        Overheads &o = s.overheads;
+        o.cudaContextBytes = d.pick<std::int64_t>({0, 1LL << 30, 512LL << 20});
+        o.ddpBucketBytes = d.pick<std::int64_t>({0, 1, 1LL << 20, 25LL << 20, 1'000'000'000'000});
+        o.zeroBucketElements =
+            d.pick<std::int64_t>({0, 1000, 500'000'000, 100'000'000'000, 1'000'000'000'000});
+        o.gatheredUnits = d.pick({1, 2});
+        o.fragmentationPercent = d.pick({0, 5, 10, 100});
+        o.hostRamBytesPerNode =
+            d.pick<std::int64_t>({0, 1'000'000'000, 2'000'000'000'000, 9'007'199'254'740'992});
+    }
+    s.modelStatesOnly = d.oneIn(8);
+    if (d.oneIn(5))
+        spoil(s, d, catalogModel);
+    return s;
+}
+
+} // namespace
+
+class TestEquivalence : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        for (const char *id : modelIds)
+            QVERIFY2(catalog.model(id), id);
+        for (const char *id : recipeIds)
+            QVERIFY2(catalog.recipe(id), id);
+        for (const char *id : gpuIds)
+            QVERIFY2(catalog.gpu(id), id);
+    }
+
+    /// estimate(Scenario) on the fixed sequence reproduces the recorded digest.
+    void plainPathMatchesRecordedDigest()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        Draw draw;
+        Fnv digest;
+        int valid = 0;
+        for (int i = 0; i < scenarioCount; ++i) {
+            int catalogModel = -1;
+            const MemoryReport r = estimate(randomScenario(draw, catalog, &catalogModel));
+            valid += r.valid() ? 1 : 0;
+            hashReport(digest, r);
+        }
+        qInfo("valid %d of %d, digest %llu", valid, scenarioCount,
+              static_cast<unsigned long long>(digest.state));
+        QCOMPARE(valid, recordedValid);
+        QCOMPARE(digest.state, recordedDigest);
+    }
+
+    /// The prepared path on the same sequence, as a planner runs it: each catalog model
+    /// prepared once and reused, an edited model prepared for its scenario, and one
+    /// report overwritten by every estimate (so nothing of an earlier report may
+    /// survive into a later one). Both the reused report and estimate(prepared, s)
+    /// reproduce the recorded digest, and validate(prepared, s) equals validate(s).
+    void preparedPathMatchesRecordedDigest()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        std::vector<PreparedModel> prepared;
+        for (const char *id : modelIds)
+            prepared.push_back(prepare(*catalog.model(id)));
+        Draw draw;
+        Fnv reused, returned;
+        MemoryReport report;
+        int valid = 0, sameReason = 0;
+        for (int i = 0; i < scenarioCount; ++i) {
+            int catalogModel = -1;
+            const Scenario s = randomScenario(draw, catalog, &catalogModel);
+            const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
+            const PreparedModel &model =
+                catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
+            estimate(model, s, report);
+            valid += report.valid() ? 1 : 0;
+            hashReport(reused, report);
+            hashReport(returned, estimate(model, s));
+            sameReason += validate(model, s) == validate(s) ? 1 : 0;
+        }
+        QCOMPARE(valid, recordedValid);
+        QCOMPARE(reused.state, recordedDigest);
+        QCOMPARE(returned.state, recordedDigest);
+        QCOMPARE(sameReason, scenarioCount);
+    }
+
+    /// validate(s) is the report's error: empty exactly for the valid scenarios.
+    void validateAgreesWithEstimate()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        Draw draw;
+        int agree = 0;
+        for (int i = 0; i < scenarioCount; ++i) {
+            int catalogModel = -1;
+            const Scenario s = randomScenario(draw, catalog, &catalogModel);
+            const MemoryReport r = estimate(s);
+            const std::string reason = validate(s);
+            // A report refused while estimating (a byte count past 1 EB) passed validate().
+            agree +=
+                (reason == r.error || (reason.empty() && r.error.find("1 EB") != std::string::npos))
+                    ? 1
+                    : 0;
+        }
+        QCOMPARE(agree, scenarioCount);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEquivalence)
+#include "test_equivalence.moc"
