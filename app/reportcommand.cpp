@@ -7,11 +7,13 @@
 #include "inputfile.h"
 #include "reportjson.h"
 #include "settings.h"
+#include "steptime.h"
 
 #include <QCommandLineParser>
 #include <QFile>
 #include <QJsonDocument>
 #include <cmath>
+#include <cstdio>
 
 namespace shardscope {
 
@@ -42,6 +44,28 @@ QString ids(const auto &items)
         out << QString::fromStdString(x.id);
     return out.join(QStringLiteral(", "));
 }
+
+} // namespace
+
+std::string stepLine(const Scenario &s, const MemoryReport &r)
+{
+    const StepTime t = stepTime(s, r);
+    if (!t.valid())
+        return "Step: not timed: " + t.error;
+    char buf[160];
+    const double tps = t.tokensPerSecond;
+    const char *suffix = tps >= 1e9 ? "G" : tps >= 1e6 ? "M" : tps >= 1e3 ? "k" : "";
+    const double scaled = tps >= 1e9   ? tps / 1e9
+                          : tps >= 1e6 ? tps / 1e6
+                          : tps >= 1e3 ? tps / 1e3
+                                       : tps;
+    std::snprintf(buf, sizeof buf, "Step: %.*f s, %.1f%% MFU, %.1f%s tokens/s on %lld GPUs",
+                  t.stepSeconds < 10 ? 2 : 1, t.stepSeconds, 100 * t.mfu, scaled, suffix,
+                  static_cast<long long>(s.layout.gpus));
+    return buf;
+}
+
+namespace {
 
 void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStream &out)
 {
@@ -89,6 +113,7 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
     for (const auto &n : r.notes)
         out << QString::fromStdString(n) << "\n";
     out << QString::fromStdString(verdictText(s, r, unit)) << "\n";
+    out << QString::fromStdString(stepLine(s, r)) << "\n";
 }
 
 } // namespace

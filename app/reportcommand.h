@@ -1,6 +1,7 @@
 #pragma once
 
 #include "format.h"
+#include "memoryreport.h"
 #include "scenario.h"
 #include "scenariofile.h"
 
@@ -9,6 +10,7 @@
 #include <QStringList>
 #include <QTextStream>
 #include <optional>
+#include <string>
 
 namespace shardscope {
 
@@ -69,6 +71,11 @@ std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &arg
 /// Parses a parameter count: "70e9", "7.5e9", "70B", "1.5T", "300M", "70000000000".
 /// Returns nullopt for anything not a positive finite count below 1e14.
 std::optional<std::int64_t> parseParameterCount(const QString &text);
+
+/// The report's step-time line: "Step: 12.3 s, 45.1% MFU, 1.2M tokens/s on 64 GPUs"
+/// (stepTime(s, r), core/steptime.h; seconds with 2 decimals below 10 s, else 1), or
+/// "Step: not timed: " and the reason when it cannot be timed (a GPU speed is unknown).
+std::string stepLine(const Scenario &s, const MemoryReport &r);
 
 /// `shardscope report ...`: prints the per-GPU memory report as text or JSON
 /// (`--json`) to `out`. Returns the process exit code: 0 on success, 2 on bad

@@ -5,6 +5,7 @@
 #include "verdict.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 
 namespace shardscope {
@@ -40,52 +41,86 @@ bool fasterThan(const PlanCandidate &a, const PlanCandidate &b)
     return std::tie(a.peakBytes, a.layout.gpus) < std::tie(b.peakBytes, b.layout.gpus);
 }
 
-/// Calls `visit(n, layout, training)` for every candidate of the request's space at
-/// world size n, with `group(n, layout, training)` first for every (layout, schedule,
-/// chunks) group of candidates sharing their model states; when it returns false the
-/// group's `count` candidates are skipped and `skipped(count)` is called.
-template <typename Group, typename Visit, typename Skipped>
-void enumerate(const PlanRequest &q, std::int64_t n, Group group, Visit visit, Skipped skipped)
+/// Calls `visit(layout, training)` for every candidate of the request's space at world
+/// size n. Before a layout's candidates (every schedule, recomputation and micro-batch
+/// size of one set of degrees, strategy, HSDP shard and offload) it calls
+/// `layoutOk(layout, training)`; when that returns false the layout's `count`
+/// candidates are skipped and `skipped(count)` is called. Within one (layout, schedule,
+/// recomputation) the micro-batch sizes run from the smallest up, and when `visit`
+/// returns false the larger ones are skipped (and counted with `skipped`).
+template <typename LayoutOk, typename Visit, typename Skipped>
+void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit visit,
+               Skipped skipped)
 {
     const Scenario &base = q.base;
     const Architecture &a = *base.model.architecture;
     const std::int64_t seq = base.training.sequenceLength;
     const std::int64_t sequences = q.globalBatchTokens / seq;
     const std::int64_t perNode = std::max<std::int64_t>(1, base.layout.gpusPerNode);
-    const int maxP = q.maxPipelineParallel > 0 ? q.maxPipelineParallel : a.layers;
+    const int maxP =
+        std::min<std::int64_t>(q.maxPipelineParallel > 0 ? q.maxPipelineParallel : a.layers,
+                               std::min<std::int64_t>(a.layers, maxPipelineStages));
     const int maxE = a.isMoe() ? (q.maxExpertParallel > 0 ? q.maxExpertParallel : a.experts) : 1;
     const std::vector<int> bs = powersOfTwo(q.maxMicroBatchSize);
+    const std::vector<int> ts = powersOfTwo(std::min<std::int64_t>(q.maxTensorParallel, perNode));
+    const std::vector<int> cs = powersOfTwo(q.maxContextParallel);
+    const std::vector<int> es = a.isMoe() ? divisors(a.experts, maxE) : std::vector<int>{1};
+    std::vector<int> ps;
+    for (int p = 1; p <= maxP; ++p)
+        if (a.layers % p == 0 || q.unevenStages)
+            ps.push_back(p);
+    std::vector<std::pair<PipelineSchedule, int>> pipelined;
+    for (PipelineSchedule s : q.schedules) {
+        if (s == PipelineSchedule::Interleaved1F1B) {
+            for (int v : q.interleavedChunks)
+                pipelined.push_back({s, v});
+        } else {
+            pipelined.push_back({s, 1});
+        }
+    }
+    const std::vector<std::pair<PipelineSchedule, int>> single = {{PipelineSchedule::OneFOneB, 1}};
+    std::vector<int> microBatchSizes;
 
-    for (int t : powersOfTwo(std::min<std::int64_t>(q.maxTensorParallel, perNode))) {
+    for (int t : ts) {
         if (n % t != 0)
             continue;
-        for (int c : powersOfTwo(q.maxContextParallel)) {
+        for (int c : cs) {
             if ((n / t) % c != 0)
                 continue;
-            for (int p : divisors(a.layers, std::min<std::int64_t>(maxP, maxPipelineStages))) {
+            for (int p : ps) {
                 if ((n / t / c) % p != 0)
                     continue;
                 const std::int64_t d = n / (std::int64_t(t) * c * p);
                 if (sequences % d != 0)
                     continue;
-                const std::vector<int> es =
-                    a.isMoe() ? divisors(a.experts, maxE) : std::vector<int>{1};
+                microBatchSizes.clear();
+                for (int b : bs)
+                    if ((sequences / d) % b == 0)
+                        microBatchSizes.push_back(b);
+                const auto &scheds = p == 1 ? single : pipelined;
+                const std::int64_t perLayout = std::int64_t(scheds.size()) *
+                                               std::int64_t(microBatchSizes.size()) *
+                                               std::int64_t(q.recomputes.size());
+                if (perLayout == 0)
+                    continue;
                 for (int e : es) {
                     if ((d * c) % e != 0)
                         continue;
                     for (ZeroStage z : q.strategies) {
-                        std::vector<std::int64_t> shards = {0};
+                        std::int64_t shards[2] = {0, 0};
+                        int shardCount = 1;
                         const std::int64_t inNode = perNode / t;
                         if (q.hsdp && z == ZeroStage::Zero3 && inNode > 1 && inNode < d * c &&
                             (d * c) % inNode == 0)
-                            shards.push_back(inNode);
-                        std::vector<Offload> offloads = {Offload::None};
+                            shards[shardCount++] = inNode;
+                        Offload offloads[3] = {Offload::None, Offload::None, Offload::None};
+                        int offloadCount = 1;
                         if (q.offload && z != ZeroStage::Ddp)
-                            offloads.push_back(Offload::Optimizer);
+                            offloads[offloadCount++] = Offload::Optimizer;
                         if (q.offload && z == ZeroStage::Zero3)
-                            offloads.push_back(Offload::OptimizerAndParams);
-                        for (std::int64_t shard : shards) {
-                            for (Offload o : offloads) {
+                            offloads[offloadCount++] = Offload::OptimizerAndParams;
+                        for (int si = 0; si < shardCount; ++si) {
+                            for (int oi = 0; oi < offloadCount; ++oi) {
                                 Layout l = base.layout;
                                 l.gpus = n;
                                 l.tensorParallel = t;
@@ -93,49 +128,32 @@ void enumerate(const PlanRequest &q, std::int64_t n, Group group, Visit visit, S
                                 l.contextParallel = c;
                                 l.expertParallel = e;
                                 l.zeroStage = z;
-                                l.hsdpShardSize = shard;
-                                l.offload = o;
-                                l.allowUnevenStages = false;
-                                std::vector<std::pair<PipelineSchedule, int>> scheds;
-                                if (p == 1)
-                                    scheds.push_back({PipelineSchedule::OneFOneB, 1});
-                                else
-                                    for (PipelineSchedule s : q.schedules) {
-                                        if (s == PipelineSchedule::Interleaved1F1B) {
-                                            for (int v : q.interleavedChunks)
-                                                scheds.push_back({s, v});
-                                        } else {
-                                            scheds.push_back({s, 1});
-                                        }
-                                    }
+                                l.hsdpShardSize = shards[si];
+                                l.offload = offloads[oi];
+                                l.allowUnevenStages = a.layers % p != 0;
+                                Training tr = base.training;
+                                tr.schedule = scheds.front().first;
+                                tr.chunks = scheds.front().second;
+                                tr.microBatchSize = microBatchSizes.front();
+                                tr.microBatches = sequences / d / tr.microBatchSize;
+                                tr.recompute = q.recomputes.front();
+                                if (!layoutOk(l, tr)) {
+                                    skipped(perLayout);
+                                    continue;
+                                }
                                 for (const auto &[schedule, v] : scheds) {
-                                    Training tr = base.training;
                                     tr.schedule = schedule;
                                     tr.chunks = v;
-                                    std::int64_t count = 0, firstM = 0;
-                                    for (int b : bs)
-                                        if ((sequences / d) % b == 0) {
-                                            if (firstM == 0) {
-                                                firstM = sequences / d / b;
-                                                tr.microBatchSize = b;
-                                                tr.microBatches = firstM;
+                                    for (Recompute rc : q.recomputes) {
+                                        tr.recompute = rc;
+                                        for (std::size_t i = 0; i < microBatchSizes.size(); ++i) {
+                                            tr.microBatchSize = microBatchSizes[i];
+                                            tr.microBatches = sequences / d / tr.microBatchSize;
+                                            if (!visit(l, tr)) {
+                                                skipped(
+                                                    std::int64_t(microBatchSizes.size() - i - 1));
+                                                break;
                                             }
-                                            count += std::int64_t(q.recomputes.size());
-                                        }
-                                    if (count == 0)
-                                        continue;
-                                    if (!group(n, l, tr)) {
-                                        skipped(count);
-                                        continue;
-                                    }
-                                    for (int b : bs) {
-                                        if ((sequences / d) % b != 0)
-                                            continue;
-                                        tr.microBatchSize = b;
-                                        tr.microBatches = sequences / d / b;
-                                        for (Recompute rc : q.recomputes) {
-                                            tr.recompute = rc;
-                                            visit(n, l, tr);
                                         }
                                     }
                                 }
@@ -146,6 +164,23 @@ void enumerate(const PlanRequest &q, std::int64_t n, Group group, Visit visit, S
             }
         }
     }
+}
+
+/// A lower bound on the busiest GPU's bytes that never falls as the micro-batch size b
+/// grows (m = G / (b d) shrinking with it): over the stages, the model states, the CUDA
+/// context, the communication buckets and the gathered ZeRO-3 units (none of which
+/// depend on b or m) plus one chunk set of layer activations (every stage holds at
+/// least one while it computes: peakInFlight >= 1, and each term of a layer's
+/// activations is linear in b, docs/activations.md). Fragmentation, the working set,
+/// the embedding and logits are left out; they only add bytes.
+std::int64_t growingFloorBytes(const MemoryReport &r)
+{
+    std::int64_t out = 0;
+    for (const GpuGroup &g : r.groups)
+        out = std::max(out, g.bytes.modelStates() + g.buffers.cudaContext +
+                                g.buffers.communicationBuckets + g.buffers.gatheredUnits +
+                                g.chunkActivationBytes);
+    return out;
 }
 
 std::string checkRequest(const PlanRequest &q)
@@ -185,38 +220,47 @@ PlanResult plan(const PlanRequest &q)
     out.error = checkRequest(q);
     if (!out.error.empty())
         return out;
+    const PreparedModel prepared = prepare(q.base.model);
     Scenario work = q.base; // mutated in place: one copy of the model for the whole search
     work.modelStatesOnly = false;
-    auto group = [&](std::int64_t, const Layout &l, const Training &tr) {
+    MemoryReport r; // reused: its storage is kept from one estimate to the next
+    auto layoutOk = [&](const Layout &l, const Training &tr) {
         if (!q.prune)
             return true;
-        // Model states only: no activations, no buffers. Every candidate of the group has
-        // these same model states plus non-negative activations and buffers, so when they
-        // alone overflow the GPU no candidate of the group fits.
+        // Model states only: no activations, no buffers. Every candidate of the layout
+        // (any schedule, b, m, recomputation) has these same model states on every stage
+        // plus non-negative activations and buffers, so when they alone overflow the GPU
+        // no candidate of the layout fits.
         work.layout = l;
         work.training = tr;
         work.modelStatesOnly = true;
-        const MemoryReport r = estimate(work);
+        estimate(prepared, work, r);
         work.modelStatesOnly = false;
         return !(r.valid() && r.peakBytes() > r.capacityBytes);
     };
-    auto visit = [&](std::int64_t, const Layout &l, const Training &tr) {
+    auto visit = [&](const Layout &l, const Training &tr) {
         work.layout = l;
         work.training = tr;
         ++out.candidatesEvaluated;
-        const MemoryReport r = estimate(work);
-        if (verdict(work, r).kind != Verdict::Kind::Fits)
-            return;
-        PlanCandidate c;
-        c.layout = l;
-        c.training = tr;
-        c.peakBytes = r.peakBytes();
-        c.time = stepTime(work, r);
-        out.fitting.push_back(std::move(c));
+        estimate(prepared, work, r);
+        if (!r.valid())
+            return true;
+        if (verdict(work, r).kind == Verdict::Kind::Fits) {
+            PlanCandidate c;
+            c.layout = l;
+            c.training = tr;
+            c.peakBytes = r.peakBytes();
+            c.time = stepTime(work, r);
+            out.fitting.push_back(std::move(c));
+            return true;
+        }
+        // A larger b of the same (layout, schedule, recomputation) has a floor at least
+        // this one's: when this floor overflows, none of them fits.
+        return !(q.prune && growingFloorBytes(r) > r.capacityBytes);
     };
     auto skipped = [&](std::int64_t count) { out.candidatesPruned += count; };
     for (std::int64_t n = q.minGpus; n <= q.maxGpus; ++n)
-        enumerate(q, n, group, visit, skipped);
+        enumerate(q, n, layoutOk, visit, skipped);
     std::stable_sort(out.fitting.begin(), out.fitting.end(), fasterThan);
     return out;
 }
@@ -293,6 +337,141 @@ std::int64_t longestSequence(const Scenario &s)
                w.training.sequenceLength = k * step;
                return fits(w);
            });
+}
+
+} // namespace shardscope
+
+namespace shardscope {
+
+namespace {
+
+/// "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3": the short names of the "What fits?" line.
+const char *strategyShortName(ZeroStage z)
+{
+    switch (z) {
+    case ZeroStage::Ddp:
+        return "DDP";
+    case ZeroStage::Zero1:
+        return "ZeRO-1";
+    case ZeroStage::Zero2:
+        return "ZeRO-2";
+    case ZeroStage::Zero3:
+        return "ZeRO-3";
+    }
+    return "?";
+}
+
+/// `v` with `decimals` decimals, e.g. 12.1.
+std::string fixed(double v, int decimals)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+} // namespace
+
+WhatFits whatFits(const Scenario &s)
+{
+    WhatFits out;
+    out.gpus = s.layout.gpus;
+    const PreparedModel prepared = prepare(s.model);
+    if (std::string e = validate(prepared, s); !e.empty()) {
+        out.error = std::move(e);
+        return out;
+    }
+    Scenario w = s;
+    w.modelStatesOnly = false;
+    MemoryReport r;
+    auto fitsNow = [&] {
+        ++out.evaluated;
+        estimate(prepared, w, r);
+        return r.valid() && verdict(w, r).kind == Verdict::Kind::Fits;
+    };
+
+    // Fewest GPUs: the slider's counts 1, 2, 3, 4, 6, 8, 12, ... times t p c, bottom up.
+    const std::int64_t multiple = s.layout.modelParallel();
+    std::vector<std::int64_t> counts;
+    std::vector<std::int64_t> nice = {1}; // ui/headlinecontrols.cpp gpuSliderCounts()
+    for (std::int64_t k = 2; k <= maxGpuSliderCount; k *= 2) {
+        if (k >= 4)
+            nice.push_back(k * 3 / 4);
+        nice.push_back(k);
+    }
+    for (std::int64_t k : nice)
+        if (k * multiple <= maxGpuSliderCount)
+            counts.push_back(k * multiple);
+    for (WhatFits::Fewest &f : out.fewest) {
+        w.layout = s.layout;
+        w.layout.zeroStage = f.strategy;
+        for (std::int64_t n : counts) {
+            w.layout.gpus = n;
+            if (fitsNow()) {
+                f.gpus = n;
+                break;
+            }
+        }
+    }
+
+    // Fastest at the scenario's count: strategy x recomputation x b, degrees kept, the
+    // per-rank batch b x m kept.
+    w.layout = s.layout;
+    const std::int64_t perRank = s.training.microBatchSize * s.training.microBatches;
+    for (ZeroStage z : {ZeroStage::Ddp, ZeroStage::Zero1, ZeroStage::Zero2, ZeroStage::Zero3}) {
+        w.layout.zeroStage = z;
+        for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+            w.training.recompute = rc;
+            for (std::int64_t b = 1; b <= perRank && b <= maxMicroBatchSize; b *= 2) {
+                if (perRank % b != 0)
+                    continue;
+                w.training.microBatchSize = b;
+                w.training.microBatches = perRank / b;
+                if (!fitsNow())
+                    continue;
+                PlanCandidate c;
+                c.layout = w.layout;
+                c.training = w.training;
+                c.peakBytes = r.peakBytes();
+                c.time = stepTime(w, r);
+                if (!out.fastestFound || fasterThan(c, out.fastest)) {
+                    out.fastest = std::move(c);
+                    out.fastestFound = true;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+std::string whatFitsText(const WhatFits &w, ByteUnit unit)
+{
+    if (!w.valid())
+        return "What fits: cannot search: " + w.error;
+    std::string out = "Fits from: ";
+    bool first = true, unitShown = false; // "GPUs" after the first count only
+    for (const WhatFits::Fewest &f : w.fewest) {
+        if (!first)
+            out += " \u00b7 ";
+        out += strategyShortName(f.strategy);
+        if (f.gpus == 0) {
+            out += " never";
+        } else {
+            out += " " + std::to_string(f.gpus) + (unitShown ? "" : " GPUs");
+            unitShown = true;
+        }
+        first = false;
+    }
+    out += " \u00b7 ";
+    if (!w.fastestFound)
+        return out + "nothing fits at " + std::to_string(w.gpus);
+    const PlanCandidate &c = w.fastest;
+    out += "fastest at " + std::to_string(w.gpus) + ": " + strategyShortName(c.layout.zeroStage) +
+           ", " + std::string(recomputeId(c.training.recompute)) + ", b " +
+           std::to_string(c.training.microBatchSize) + ", ";
+    if (c.time.valid())
+        out += fixed(c.time.stepSeconds, c.time.stepSeconds < 10 ? 2 : 1) + " s/step, " +
+               fixed(100 * c.time.mfu, 0) + "% MFU, ";
+    return out + formatBytes(c.peakBytes, unit);
 }
 
 } // namespace shardscope

@@ -3,10 +3,11 @@
 // The planner: which layouts of a model fit a GPU type at a GPU count (or range) and a
 // global batch, ranked by step time (core/steptime.h). It enumerates a search space of
 // parallel degrees, sharding, micro-batching, recomputation, schedules and offload,
-// keeps what estimate() says fits (verdict() Kind::Fits), and times those. Its one
-// pruning rule is exact (docs/steptime.md "Planner"); tests/core/test_planner.cpp checks
-// the fit set equals a brute force over the same space.
+// keeps what estimate() says fits (verdict() Kind::Fits), and times those. Its two
+// pruning rules are exact (docs/steptime.md "Planner"); tests/core/test_planner.cpp
+// checks the fit set equals a brute force over the same space.
 
+#include "format.h"
 #include "memoryreport.h"
 #include "scenario.h"
 #include "steptime.h"
@@ -29,8 +30,12 @@ struct PlanRequest
     /// Global batch, tokens per step; a multiple of base.training.sequenceLength. The
     /// sequences G = tokens / s split as m x b x d (d | G, b | G / d).
     std::int64_t globalBatchTokens = 4'194'304;
-    int maxTensorParallel = 8;          ///< t in powers of two up to this (and GPUs per node)
-    int maxPipelineParallel = 0;        ///< p: divisors of the layers up to this; 0: up to L
+    int maxTensorParallel = 8;   ///< t in powers of two up to this (and GPUs per node)
+    int maxPipelineParallel = 0; ///< p: divisors of the layers up to this; 0: up to L
+    /// Also p that do not divide the layers, with uneven stages (Layout::
+    /// allowUnevenStages: the first L % p stages take one more layer). Llama 3 405B ran
+    /// its 126 layers on 16 stages (Dubey et al. 2024, section 3.3.2).
+    bool unevenStages = true;
     int maxContextParallel = 1;         ///< c in powers of two up to this
     int maxExpertParallel = 0;          ///< e: divisors of the experts up to this; 0: all (MoE)
     std::int64_t maxMicroBatchSize = 8; ///< b in powers of two up to this
@@ -45,8 +50,12 @@ struct PlanRequest
     bool offload = true; ///< also try CPU offload (optimizer from ZeRO-1, +params with ZeRO-3)
     /// Also try HSDP for ZeRO-3: shard within a node (GPUs per node / t ranks).
     bool hsdp = true;
-    /// Skip a (layout, schedule) whose model states alone overflow the GPU: exact, since
-    /// activations and buffers only add bytes (off: brute force, for the test).
+    /// Exact pruning (off: brute force, for the test). Skips a layout (every schedule,
+    /// recomputation and micro-batch of one set of degrees, strategy, HSDP shard and
+    /// offload) whose model states alone overflow the GPU, since activations and
+    /// buffers only add bytes; and within one (layout, schedule, recomputation) every
+    /// micro-batch size above one whose b-growing floor (model states, fixed buffers and
+    /// one chunk set of activations) overflows, since that floor never falls as b grows.
     bool prune = true;
 };
 
@@ -64,7 +73,7 @@ struct PlanResult
 {
     std::string error;                    ///< non-empty when the request was refused
     std::int64_t candidatesEvaluated = 0; ///< estimate() calls made on candidates
-    std::int64_t candidatesPruned = 0;    ///< candidates skipped by the exact bound
+    std::int64_t candidatesPruned = 0;    ///< candidates skipped by the exact bounds
     std::vector<PlanCandidate> fitting;   ///< fitting layouts, fastest first
 
     bool valid() const { return error.empty(); }
@@ -100,5 +109,47 @@ std::int64_t largestMicroBatch(const Scenario &s);
 /// sequence parallel and t > 1), up to maxSequenceLength; 0 when none does. Memory
 /// grows with s, so a binary search is exact.
 std::int64_t longestSequence(const Scenario &s);
+
+/// The "What fits?" line of a scenario: for its model, recipe, GPU and every other
+/// setting (t, p, c, e, micro-batching, recomputation, offload, HSDP shard kept), the
+/// fewest GPUs at which each strategy fits with the data-parallel degree searched, and
+/// the fastest fitting layout at its own GPU count.
+struct WhatFits
+{
+    /// The fewest GPUs of one strategy: the first of the GPU slider's counts (1, 2, 3,
+    /// 4, 6, 8, 12, 16, ... x t p c, up to maxGpuSliderCount) at which it fits; 0 when
+    /// none does ("never").
+    struct Fewest
+    {
+        ZeroStage strategy = ZeroStage::Ddp;
+        std::int64_t gpus = 0;
+    };
+    std::string error; ///< non-empty when the scenario itself is refused (validate())
+    Fewest fewest[4] = {{ZeroStage::Ddp, 0},
+                        {ZeroStage::Zero1, 0},
+                        {ZeroStage::Zero2, 0},
+                        {ZeroStage::Zero3, 0}}; ///< DDP, ZeRO-1, ZeRO-2, ZeRO-3
+    std::int64_t gpus = 0;      ///< the scenario's GPU count, where `fastest` is searched
+    bool fastestFound = false;  ///< some strategy x recompute x micro-batch fits at `gpus`
+    PlanCandidate fastest;      ///< the fastest of those (fewer bytes on ties)
+    std::int64_t evaluated = 0; ///< estimate() calls made
+
+    bool valid() const { return error.empty(); }
+};
+
+/// whatFits() of `s`. Fewest GPUs: a linear scan up the slider's counts n = k x t p c
+/// (d = k), the first fitting count per strategy (exact by construction: every count
+/// below it was estimated and did not fit). Fastest at s.layout.gpus: every strategy x
+/// {none, selective, full} recomputation x micro-batch size b (powers of two dividing
+/// the scenario's b x m, m = b x m / b, so the global batch is kept), keeping the
+/// degrees; ranked by stepTime(), untimable ones last. Takes tens of microseconds for
+/// Llama 3 70B (tests/bench BM_WhatFits).
+WhatFits whatFits(const Scenario &s);
+
+/// One line, e.g. "Fits from: DDP never · ZeRO-1 256 GPUs · ZeRO-2 128 · ZeRO-3 24 ·
+/// fastest at 64: ZeRO-3, selective, b 2, 12.1 s/step, 41% MFU, 71.2 GB". Bytes in
+/// `unit`; a fastest layout whose step cannot be timed shows its bytes only, and
+/// "nothing fits at N" when none fits. The error when `w` is invalid.
+std::string whatFitsText(const WhatFits &w, ByteUnit unit);
 
 } // namespace shardscope

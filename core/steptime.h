@@ -61,7 +61,11 @@ struct StepTime
     double bubbleSeconds = 0;    ///< pipeline bubble: idle / busy (bubbleClosedForm) x busy
     double optimizerSeconds = 0; ///< optimizer step through HBM (0 with the optimizer offloaded)
     double offloadSeconds = 0;   ///< CPU offload traffic over the host link
-    double stepSeconds = 0;      ///< the whole step
+    /// The CPU's own optimizer step with offload: (g + 2 M + 2 O + w) bytes per updated
+    /// parameter through host DRAM, 614.4 GB/s per node shared by its GPUs
+    /// (docs/steptime.md "Memory-bound optimizer step"); 0 without offload.
+    double cpuOptimizerSeconds = 0;
+    double stepSeconds = 0; ///< the whole step
 
     std::int64_t tokensPerStep = 0;  ///< global batch x sequence length
     double tokensPerSecond = 0;      ///< tokensPerStep / stepSeconds

@@ -2,6 +2,7 @@
 
 #include "estimate.h"
 #include "schedule.h"
+#include "steptime.h"
 
 #include <QJsonArray>
 
@@ -182,6 +183,20 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                      busiest ? communicationJson(busiest->communication) : QJsonObject{}},
                     {"notes", notes},
                     {"groups", groups}};
+    // Step time (core/steptime.h): null, with a note saying why, when it cannot be timed
+    // (a GPU speed the catalog does not know).
+    const StepTime st = stepTime(s, r);
+    if (st.valid()) {
+        out.insert("step_seconds", st.stepSeconds);
+        out.insert("mfu", st.mfu);
+        out.insert("hfu", st.hfu);
+        out.insert("tokens_per_second", st.tokensPerSecond);
+    } else {
+        for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second"})
+            out.insert(QLatin1String(k), QJsonValue::Null);
+        notes.append(QStringLiteral("Step time not computed: ") + QString::fromStdString(st.error));
+        out.insert("notes", notes);
+    }
     if (withTimeline && l.pipelineParallel > 1)
         out.insert("timeline", timelineToJson(s));
     return out;

@@ -12,7 +12,9 @@ namespace shardscope {
 /// Keys: "parameters", "capacity_bytes", "fits", "headroom_bytes", "peak_bytes",
 /// "model", "recipe", "gpu", "layout", "training", "overheads", "modelled",
 /// "host_bytes_per_node", "communication_bytes_per_step" (by collective, for the
-/// busiest stage), "notes", "timeline" (only with `withTimeline` and p > 1: it
+/// busiest stage), "notes", "step_seconds", "mfu", "hfu", "tokens_per_second" (stepTime(),
+/// core/steptime.h; null, with a note saying why, when the GPU's speeds are unknown),
+/// "timeline" (only with `withTimeline` and p > 1: it
 /// simulates the schedule, O(p x m x v) time and memory), and "groups": one per
 /// pipeline stage, { "label", "pipeline_stage", "first_rank", "gpus", "bytes": {
 /// "weights", "gradients", "master_weights", "optimizer_states", "activations",

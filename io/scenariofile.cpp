@@ -285,6 +285,19 @@ bool readRecipe(Reader &r, Recipe *out)
     return true;
 }
 
+/// A GPU speed in a scenario file: its key, the catalog's unit (TFLOP/s or GB/s) in
+/// base units, and the Gpu field it sets.
+struct GpuSpeedKey
+{
+    const char *key;
+    double scale;
+    double Gpu::*field;
+};
+constexpr GpuSpeedKey gpuSpeedKeys[] = {{"bf16_tflops", 1e12, &Gpu::bf16FlopsPerSecond},
+                                        {"fp8_tflops", 1e12, &Gpu::fp8FlopsPerSecond},
+                                        {"memory_gbps", 1e9, &Gpu::memoryBytesPerSecond},
+                                        {"nvlink_gbps", 1e9, &Gpu::nvlinkBytesPerSecond}};
+
 bool readGpu(Reader &r, Gpu *out)
 {
     if (!r.has("gpu"))
@@ -305,11 +318,25 @@ bool readGpu(Reader &r, Gpu *out)
     Gpu gpu;
     gpu.id = "custom";
     gpu.name = "Custom GPU";
-    if (!r.onlyKeys(o, {"id", "name", "short", "capacity_bytes", "driver_bytes", "source"},
+    if (!r.onlyKeys(o,
+                    {"id", "name", "short", "capacity_bytes", "driver_bytes", "source",
+                     "bf16_tflops", "fp8_tflops", "memory_gbps", "nvlink_gbps", "speed_source"},
                     prefix) ||
         !r.text(o, "id", prefix, &gpu.id) || !r.text(o, "name", prefix, &gpu.name) ||
-        !r.text(o, "short", prefix, &gpu.shortName) || !r.text(o, "source", prefix, &gpu.source))
+        !r.text(o, "short", prefix, &gpu.shortName) || !r.text(o, "source", prefix, &gpu.source) ||
+        !r.text(o, "speed_source", prefix, &gpu.speedSource))
         return false;
+    // The step-time speeds, in the catalog's units (io/catalog.cpp); optional, so files
+    // written before they existed still load (0: unknown, and step time says so).
+    for (const GpuSpeedKey &k : gpuSpeedKeys) {
+        const QJsonValue sv = o.value(QLatin1String(k.key));
+        if (sv.isUndefined())
+            continue;
+        if (!sv.isDouble() || !(sv.toDouble() >= 0) || sv.toDouble() > 1e7)
+            return r.fail(QStringLiteral("\"gpu.%1\" must be a number from 0 to 1e7 (got %2)")
+                              .arg(QLatin1String(k.key), describe(sv)));
+        gpu.*k.field = sv.toDouble() * k.scale;
+    }
     if (!o.contains(QLatin1String("capacity_bytes")))
         return r.fail(QStringLiteral("missing \"gpu.capacity_bytes\""));
     Reader inner(o, QString());
@@ -336,12 +363,16 @@ QJsonObject recipeToJson(const Recipe &r)
 
 QJsonObject gpuToJson(const Gpu &g)
 {
-    return {{"id", QString::fromStdString(g.id)},
-            {"name", QString::fromStdString(g.name)},
-            {"short", QString::fromStdString(g.shortName)},
-            {"capacity_bytes", qint64(g.capacityBytes)},
-            {"driver_bytes", qint64(g.driverReportedBytes)},
-            {"source", QString::fromStdString(g.source)}};
+    QJsonObject o{{"id", QString::fromStdString(g.id)},
+                  {"name", QString::fromStdString(g.name)},
+                  {"short", QString::fromStdString(g.shortName)},
+                  {"capacity_bytes", qint64(g.capacityBytes)},
+                  {"driver_bytes", qint64(g.driverReportedBytes)},
+                  {"source", QString::fromStdString(g.source)},
+                  {"speed_source", QString::fromStdString(g.speedSource)}};
+    for (const GpuSpeedKey &k : gpuSpeedKeys)
+        o.insert(QLatin1String(k.key), g.*k.field / k.scale);
+    return o;
 }
 
 } // namespace

@@ -47,6 +47,7 @@ private slots:
     void dropoutGivesKorthikantiTable2();
     void timelineOnlyWhenAsked();
     void readmeDocumentsEveryJsonKey();
+    void stepTimeInJsonAndText();
     void errorsStayOneLine();
     void torchtitanRowFromTheCommandLine();
     void badArguments_data();
@@ -270,6 +271,42 @@ void TestReportCommand::readmeDocumentsEveryJsonKey()
     documented(g["activation_bytes"].toObject(), QStringLiteral("groups[0].activation_bytes"));
     documented(o["timeline"].toObject()["per_stage"].toArray()[0].toObject(),
                QStringLiteral("timeline.per_stage[0]"));
+}
+
+void TestReportCommand::stepTimeInJsonAndText()
+{
+    // Llama 3 70B on 64 H100s, ZeRO-3: the step-time fields follow from one another.
+    // Tokens per step = m b d s = 8 x 1 x 64 x 4096 = 2,097,152 (the defaults).
+    const QStringList args{"--model", "llama3-70b", "--gpus", "64", "--strategy", "zero3"};
+    const Run j = run(args + QStringList{"--json"});
+    QCOMPARE(j.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    const double step = o["step_seconds"].toDouble();
+    QVERIFY(step > 0);
+    QVERIFY(std::abs(o["tokens_per_second"].toDouble() * step - 2'097'152.0) < 1e-3);
+    const double mfu = o["mfu"].toDouble(), hfu = o["hfu"].toDouble();
+    QVERIFY(mfu > 0 && mfu < 1);
+    QVERIFY(hfu > mfu); // full recomputation, the default, adds a forward
+    // The text report's line: "Step: 67.3 s, 22.1% MFU, 31.2k tokens/s on 64 GPUs".
+    const Run t = run(args);
+    QCOMPARE(t.code, 0);
+    const QString line = QStringLiteral("Step: %1 s, %2% MFU, ")
+                             .arg(step, 0, 'f', step < 10 ? 2 : 1)
+                             .arg(100 * mfu, 0, 'f', 1);
+    QVERIFY2(t.out.contains(line), qPrintable(t.out));
+    QVERIFY2(t.out.contains(QStringLiteral(" tokens/s on 64 GPUs\n")), qPrintable(t.out));
+    // FP8 activations on an A100, which has no FP8 (NVIDIA A100 datasheet): null, not
+    // 0, with a note naming the missing speed; the text says it is not timed.
+    const QStringList a100{"--model", "llama3-8b", "--gpu", "a100-80gb", "--activation-bytes", "1"};
+    const Run n = run(a100 + QStringList{"--json"});
+    QCOMPARE(n.code, 0);
+    const QJsonObject no = QJsonDocument::fromJson(n.out.toUtf8()).object();
+    for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second"})
+        QVERIFY2(no[QLatin1String(k)].isNull(), k);
+    QVERIFY(no["notes"].toArray().last().toString().contains(QStringLiteral("fp8_tflops")));
+    QVERIFY2(run(a100).out.contains(QStringLiteral("Step: not timed: GPU a100-80gb has no dense "
+                                                   "FP8 peak")),
+             qPrintable(run(a100).out));
 }
 
 void TestReportCommand::torchtitanRowFromTheCommandLine()

@@ -43,6 +43,89 @@ void BM_PlanLlama70bOn64(benchmark::State &state)
 }
 BENCHMARK(BM_PlanLlama70bOn64)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
+/// Calculon's search (Isaev et al. 2023, SC23: GPT-3 175B on 1,024 A100s, 92,052
+/// configurations in 556 s of CPU): GPT-3 175B (96 layers), s 2048, the GPT-3 paper's
+/// 1,536-sequence (3.1M-token) batch (Brown et al. 2020, Table 2.1), on 1,024 A100
+/// 80GB; every default strategy, HSDP, offload, schedule and chunk count, uneven
+/// stages, and, to make the space larger than Calculon's, micro-batch sizes up to 64
+/// and context parallel up to 16: 102,225 candidates.
+PlanRequest gpt3On1024()
+{
+    const Catalog &c = Catalog::builtIn();
+    PlanRequest q;
+    q.base.model = *c.model("gpt3-175b");
+    q.base.recipe = *c.recipe("mixed-adam");
+    q.base.gpu = *c.gpu("a100-80gb");
+    q.base.training.sequenceLength = 2048;
+    q.globalBatchTokens = 1536 * 2048;
+    q.minGpus = 1024;
+    q.maxGpus = 1024;
+    q.maxMicroBatchSize = 64;
+    q.maxContextParallel = 16;
+    return q;
+}
+
+void planCounters(benchmark::State &state, const PlanResult &r)
+{
+    state.counters["evaluated"] = double(r.candidatesEvaluated);
+    state.counters["pruned"] = double(r.candidatesPruned);
+    state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
+    state.counters["fitting"] = double(r.fitting.size());
+}
+
+/// The Calculon-sized GPT-3 search, pruned (1) and as a brute force (0).
+void BM_PlanGpt3On1024(benchmark::State &state)
+{
+    PlanRequest q = gpt3On1024();
+    q.prune = state.range(0) != 0;
+    PlanResult r;
+    for (auto _ : state) {
+        r = plan(q);
+        benchmark::DoNotOptimize(r.fitting.data());
+    }
+    planCounters(state, r);
+}
+BENCHMARK(BM_PlanGpt3On1024)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+
+/// The whole default space for Llama 3.1 405B on 16,384 H100s with its 16M-token
+/// batch (Dubey et al. 2024, Table 4: s 8192, 2,048 sequences), uneven stages included.
+void BM_PlanLlama405bOn16384(benchmark::State &state)
+{
+    const Catalog &c = Catalog::builtIn();
+    PlanRequest q;
+    q.base.model = *c.model("llama3.1-405b");
+    q.base.recipe = *c.recipe("mixed-adam");
+    q.base.gpu = *c.gpu("h100-sxm-80gb");
+    q.base.training.sequenceLength = 8192;
+    q.globalBatchTokens = 2048LL * 8192;
+    q.minGpus = q.maxGpus = 16384;
+    PlanResult r;
+    for (auto _ : state) {
+        r = plan(q);
+        benchmark::DoNotOptimize(r.fitting.data());
+    }
+    planCounters(state, r);
+}
+BENCHMARK(BM_PlanLlama405bOn16384)->Unit(benchmark::kMillisecond);
+
+/// The "What fits?" line for Llama 3 70B on 64 H100s (ZeRO-3, t 1): fewest GPUs per
+/// strategy over the slider's counts and the fastest layout at 64.
+void BM_WhatFits(benchmark::State &state)
+{
+    Scenario s = llama70bOn64().base;
+    s.layout.gpus = 64;
+    s.layout.zeroStage = ZeroStage::Zero3;
+    s.training.microBatchSize = 1;
+    s.training.microBatches = 8;
+    WhatFits w;
+    for (auto _ : state) {
+        w = whatFits(s);
+        benchmark::DoNotOptimize(w.fastest.peakBytes);
+    }
+    state.counters["estimates"] = double(w.evaluated);
+}
+BENCHMARK(BM_WhatFits)->Unit(benchmark::kMicrosecond);
+
 /// One candidate: estimate() plus stepTime() on a fitting 70B layout.
 void BM_EstimateAndStepTime(benchmark::State &state)
 {

@@ -22,6 +22,10 @@ Scenario scenario(const char *model, const char *gpu, std::int64_t gpus)
     return s;
 }
 
+/// The one compute efficiency the Korthikanti et al. 2022 Table 5 rows are checked
+/// with (docs/steptime.md "Validation").
+constexpr int korthikantiEfficiency = 61;
+
 bool near(double a, double b, double relative)
 {
     return std::abs(a - b) <= relative * std::abs(b);
@@ -232,6 +236,125 @@ private slots:
         MemoryReport bad;
         bad.error = "gpus must be at least 1 (got 0)";
         QVERIFY(!stepTime(s, bad).valid());
+    }
+
+    void korthikantiTable5_data()
+    {
+        // Korthikanti et al. 2022 (arXiv:2205.05198). Table 3: s 2048, V 51200 (the
+        // GPT-3 entry's catalogue vocabulary is GPT-2's 50257: 0.3% of its FLOPs);
+        // 22B: 64 heads, h 6144, 48 layers, t 8, p 1 on 8 GPUs, global batch 4,
+        // micro-batch 4; 175B: 96 heads, h 12288, 96 layers, t 8, p 8 on 64 GPUs,
+        // global batch 64, micro-batch 1 (d 1 both: m = 1 and 64). Table 5: iteration
+        // time with full recomputation (no sequence parallelism) and with sequence
+        // parallelism + selective recomputation. A100 80GB (Selene), no FlashAttention
+        // (the paper predates its use in Megatron), 1F1B.
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("present");
+        QTest::addColumn<double>("paperSeconds");
+        QTest::newRow("22B full") << "22b" << false << 1.42;
+        QTest::newRow("22B sp+selective") << "22b" << true << 1.10;
+        QTest::newRow("175B full") << "175b" << false << 18.13;
+        QTest::newRow("175B sp+selective") << "175b" << true << 13.75;
+    }
+
+    void korthikantiTable5()
+    {
+        QFETCH(QString, model);
+        QFETCH(bool, present);
+        QFETCH(double, paperSeconds);
+        Scenario s = scenario("gpt3-175b", "a100-80gb", 8);
+        Architecture &a = *s.model.architecture;
+        a.vocab = 51200;
+        if (model == QLatin1String("22b")) {
+            a.layers = 48;
+            a.hidden = 6144;
+            a.ffn = 4 * 6144;
+            a.heads = a.kvHeads = 64;
+            s.layout.gpus = 8;
+            s.layout.pipelineParallel = 1;
+            s.training.microBatchSize = 4;
+            s.training.microBatches = 1;
+        } else {
+            s.layout.gpus = 64;
+            s.layout.pipelineParallel = 8;
+            s.training.microBatchSize = 1;
+            s.training.microBatches = 64;
+        }
+        s.layout.tensorParallel = 8;
+        s.layout.zeroStage = ZeroStage::Zero1; // Megatron's distributed optimizer; d 1
+        s.training.sequenceLength = 2048;
+        s.training.flashAttention = false;
+        s.training.sequenceParallel = present;
+        s.training.recompute = present ? Recompute::Selective : Recompute::Full;
+        s.training.schedule = PipelineSchedule::OneFOneB;
+        s.throughput.computeEfficiencyPercent = korthikantiEfficiency;
+        const MemoryReport r = estimate(s);
+        QVERIFY2(r.valid(), r.error.c_str());
+        const StepTime t = stepTime(s, r);
+        QVERIFY2(t.valid(), t.error.c_str());
+        qInfo("%s: %.3f s (paper %.2f s, %+.1f%%), MFU %.1f%%, HFU %.1f%%, bubble %.3f s, tp "
+              "%.3f s",
+              QTest::currentDataTag(), t.stepSeconds, paperSeconds,
+              100 * (t.stepSeconds / paperSeconds - 1), 100 * t.mfu, 100 * t.hfu, t.bubbleSeconds,
+              t.tensorParallel.exposedSeconds);
+        // One efficiency (61%) for all four rows: the 22B rows (one micro-batch, no
+        // bubble) come out 7-8% fast and the 175B rows (64 micro-batches over 8 1F1B
+        // stages, bubble 7/64 of the busy time) 9-10% slow; 60% puts 175B at +11%, 62%
+        // 22B at -9%. The paper reports no per-row efficiency to calibrate against.
+        QVERIFY(near(t.stepSeconds, paperSeconds, 0.10));
+    }
+
+    void korthikantiSpeedupFromRecompute()
+    {
+        // Table 5's own ratios, independent of the efficiency setting: full
+        // recomputation over sequence parallelism + selective, 1.42 / 1.10 = 1.291
+        // (22B) and 18.13 / 13.75 = 1.319 (175B). Within 3%.
+        Scenario s = scenario("gpt3-175b", "a100-80gb", 64);
+        s.model.architecture->vocab = 51200;
+        s.layout.tensorParallel = 8;
+        s.layout.pipelineParallel = 8;
+        s.layout.zeroStage = ZeroStage::Zero1;
+        s.training.sequenceLength = 2048;
+        s.training.microBatchSize = 1;
+        s.training.microBatches = 64;
+        s.training.flashAttention = false;
+        s.training.sequenceParallel = false;
+        s.training.recompute = Recompute::Full;
+        const double full = stepTime(s, estimate(s)).stepSeconds;
+        s.training.sequenceParallel = true;
+        s.training.recompute = Recompute::Selective;
+        const double present = stepTime(s, estimate(s)).stepSeconds;
+        QVERIFY2(near(full / present, 18.13 / 13.75, 0.03),
+                 qPrintable(QString::number(full / present)));
+    }
+
+    void bubbleShareOfTheMakespan_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("gpipe") << int(PipelineSchedule::GPipe);
+        QTest::newRow("1f1b") << int(PipelineSchedule::OneFOneB);
+    }
+
+    void bubbleShareOfTheMakespan()
+    {
+        // Uniform stages (Llama 3 8B: 32 layers over p 4 = 8 each), m 8: the bubble is
+        // (p - 1) / (m + p - 1) = 3 / 11 of the makespan (busy + bubble; Huang et al.
+        // 2019, GPipe, section 2.3; Narayanan et al. 2021, section 2.2.1), in seconds
+        // and in the simulated timeline.
+        QFETCH(int, kind);
+        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 4);
+        s.layout.pipelineParallel = 4;
+        s.training.microBatches = 8;
+        s.training.schedule = PipelineSchedule(kind);
+        const StepTime t = stepTime(s, estimate(s));
+        QVERIFY2(t.valid(), t.error.c_str());
+        const double busy = t.computeSeconds + t.tensorParallel.exposedSeconds +
+                            t.contextParallel.exposedSeconds + t.expertParallel.exposedSeconds +
+                            t.pipelineParallel.exposedSeconds;
+        QVERIFY(near(t.bubbleSeconds / (busy + t.bubbleSeconds), 3.0 / 11, 1e-12));
+        const Timeline tl = shardscope::schedule(scheduleParams(s));
+        QVERIFY2(tl.valid(), tl.error.c_str());
+        QVERIFY(near(tl.bubbleFraction, 3.0 / 11, 1e-12));
     }
 
     void llama3_405bMfu()

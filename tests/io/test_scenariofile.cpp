@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocale>
 #include <QSaveFile>
@@ -103,6 +104,8 @@ private slots:
     void everyFieldSurvives();
     void writesSchemaAndVersion();
     void handWrittenFileUsesDefaults();
+    void gpuSpeedsSurvive();
+    void oldGpuObjectWithoutSpeedsLoads();
     void malformed_data();
     void malformed();
     void truncatedFile();
@@ -232,6 +235,65 @@ void TestScenarioFile::handWrittenFileUsesDefaults()
     QCOMPARE(d->scenario.recipe.id, std::string("mixed-adam"));
 }
 
+void TestScenarioFile::gpuSpeedsSurvive()
+{
+    // An inline GPU carries the four step-time speeds and their source. NVIDIA H100 SXM
+    // datasheet: 989.4 TFLOP/s dense BF16, 1,978.9 dense FP8, 3.35 TB/s HBM3, NVLink
+    // 900 GB/s bidirectional = 450 GB/s each way.
+    Scenario s = plainCount();
+    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
+    const QJsonObject o = scenarioToJson(s, ByteUnit::GB);
+    const QJsonObject g = o["gpu"].toObject();
+    QCOMPARE(g["bf16_tflops"].toDouble(), 989.4);
+    QCOMPARE(g["memory_gbps"].toDouble(), 3350.0);
+    QCOMPARE(g["nvlink_gbps"].toDouble(), 450.0);
+    QCOMPARE(g["speed_source"].toString(), QString::fromStdString(s.gpu.speedSource));
+    QString error;
+    const auto d = scenarioFromJson(o, QStringLiteral("x"), &error);
+    QVERIFY2(d, qPrintable(error));
+    const Gpu &t = d->scenario.gpu;
+    QCOMPARE(t.bf16FlopsPerSecond, s.gpu.bf16FlopsPerSecond);
+    QCOMPARE(t.fp8FlopsPerSecond, s.gpu.fp8FlopsPerSecond);
+    QCOMPARE(t.memoryBytesPerSecond, s.gpu.memoryBytesPerSecond);
+    QCOMPARE(t.nvlinkBytesPerSecond, s.gpu.nvlinkBytesPerSecond);
+    QCOMPARE(t.speedSource, s.gpu.speedSource);
+    // A hand-written custom card with its own speeds.
+    const auto custom = scenarioFromBytes(
+        R"({"schema": "shardscope-scenario", "version": 1, "model": "plain-70b",
+            "gpu": {"capacity_bytes": 96000000000, "bf16_tflops": 500, "memory_gbps": 2000,
+                    "speed_source": "my datasheet"}})",
+        QStringLiteral("custom.json"), &error);
+    QVERIFY2(custom, qPrintable(error));
+    QCOMPARE(custom->scenario.gpu.bf16FlopsPerSecond, 500e12);
+    QCOMPARE(custom->scenario.gpu.memoryBytesPerSecond, 2000e9);
+    QCOMPARE(custom->scenario.gpu.fp8FlopsPerSecond, 0.0);
+    QCOMPARE(custom->scenario.gpu.speedSource, std::string("my datasheet"));
+}
+
+void TestScenarioFile::oldGpuObjectWithoutSpeedsLoads()
+{
+    // A file written before the speeds existed: the card loads with speeds 0 (unknown),
+    // and the report's step time is null with a note, not 0.
+    QString error;
+    const auto d = scenarioFromBytes(
+        R"({"schema": "shardscope-scenario", "version": 1, "model": "llama3-8b",
+            "gpu": {"id": "old", "name": "Old card", "short": "Old",
+                    "capacity_bytes": 80000000000, "driver_bytes": 0, "source": "x"}})",
+        QStringLiteral("old.json"), &error);
+    QVERIFY2(d, qPrintable(error));
+    QCOMPARE(d->scenario.gpu.bf16FlopsPerSecond, 0.0);
+    QCOMPARE(d->scenario.gpu.memoryBytesPerSecond, 0.0);
+    const QJsonObject r = reportToJson(d->scenario, estimate(d->scenario));
+    QVERIFY(r["step_seconds"].isNull());
+    QVERIFY(r["mfu"].isNull());
+    QVERIFY(r["hfu"].isNull());
+    QVERIFY(r["tokens_per_second"].isNull());
+    const QJsonArray notes = r["notes"].toArray();
+    QVERIFY(!notes.isEmpty());
+    QVERIFY2(notes.last().toString().contains(QStringLiteral("bf16_tflops")),
+             qPrintable(notes.last().toString()));
+}
+
 void TestScenarioFile::malformed_data()
 {
     QTest::addColumn<QByteArray>("json");
@@ -256,6 +318,12 @@ void TestScenarioFile::malformed_data()
                                << "\"gpus\" must be a whole number from 1 to 1048576 (got 1e+300)";
     QTest::newRow("fractional gpus") << head + R"("gpus": 6.5})"
                                      << "\"gpus\" must be a whole number";
+    QTest::newRow("negative gpu speed")
+        << head + R"("gpu": {"capacity_bytes": 80000000000, "bf16_tflops": -1}})"
+        << "\"gpu.bf16_tflops\" must be a number from 0 to 1e7 (got -1)";
+    QTest::newRow("gpu speed as text")
+        << head + R"("gpu": {"capacity_bytes": 80000000000, "memory_gbps": "fast"}})"
+        << "\"gpu.memory_gbps\" must be a number from 0 to 1e7 (got \"fast\")";
     QTest::newRow("gpus as text")
         << head + R"("gpus": "64"})"
         << "\"gpus\" must be a whole number from 1 to 1048576 (got \"64\")";
