@@ -4,7 +4,10 @@
 #include "memoryreport.h"
 #include "palette.h"
 
+#include <QBrush>
+#include <QMargins>
 #include <QPen>
+#include <QRectF>
 #include <QSize>
 #include <QString>
 #include <QVector>
@@ -30,6 +33,11 @@ namespace shardscope {
 // chart looks and behaves alike: MemoryChart, CompareChart, LivePanel, TimelineView and
 // StageMemoryChart. Styling follows ChartStyle (ui/palette.h): sizes are points x
 // fontScale and pens pixels x lineScale.
+
+/// The hatch over the part of a bar above capacity: Qt::BDiagPattern's diagonal stripes
+/// (one pixel every 8) in `color`, as a tiled premultiplied-ARGB image brush, which the
+/// raster engine fills several times faster than the pattern brush.
+QBrush hatchBrush(const QColor &color);
 
 /// Engine text (UTF-8) as a QString.
 QString toQString(std::string_view text);
@@ -75,6 +83,11 @@ QCPItemText *addCapacityLabel(QCustomPlot *plot,
 /// A capacity label's look: 14 pt bold x fontScale, ink on the canvas colour at 86 %
 /// opacity (the line under it stays faintly visible).
 void styleCapacityLabel(QCPItemText *label, const ChartStyle &style, const QFont &base);
+/// Keeps a capacity label (addCapacityLabel()) beside its line at `value` (plot
+/// coordinates) and inside the axis rect's height: centred on the line, moved up or down
+/// no more than it must; on one line ("H100 80 GB") where the axis rect is shorter than
+/// its lines. Call it after the layout, with the label's full `text`.
+void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const QString &text);
 /// The label of a card's capacity: "H100\n80 GB", and "\n= 74.5 GiB" when `unit` is GiB
 /// (cards are sold in GB, 10^9 bytes).
 QString capacityText(const std::string &gpuName, std::int64_t capacityBytes, ByteUnit unit);
@@ -82,6 +95,56 @@ QString capacityText(const std::string &gpuName, std::int64_t capacityBytes, Byt
 /// A text item for the value above a bar: anchored at its bottom centre, `gap` pixels above
 /// the point it is placed at.
 QCPItemText *addBarValue(QCustomPlot *plot, int gap);
+
+/// The box, pixels, that `text` in `font` fills when a QCPItemText draws it with `padding`
+/// (QCPItemText::draw: QFontMetrics::boundingRect of the text, grown by the padding), at
+/// the origin.
+QRectF textBox(const QFont &font, const QString &text, const QMargins &padding);
+/// The widest box (textBox() width, pixels) of `texts` in `font`, without padding; 0 for none.
+double widestText(const QFont &font, const QVector<QString> &texts);
+
+/// Places the value texts above bars so that none covers another, none is struck by the
+/// capacity line and none leaves the axis rect; call it after the plot's layout (the
+/// QCustomPlot::afterLayout signal), when pixels are known.
+///
+/// items[i] (from addBarValue()) holds the value of the bar at keys[i] whose stack ends at
+/// tops[i] (plot coordinates), `barWidth` key units wide. A text sits `gap` pixels above
+/// its bar and never over another bar. One that the
+/// capacity line at `lineValue` (plot coordinates; NaN for none), drawn `lineWidth` pixels
+/// wide, would cross moves just above the line, or just below it where there is no room
+/// above; one that would leave the axis rect sideways is shifted inside. Bars are served
+/// tallest first (the peak's number always shows); a text that would still overlap one
+/// already placed, or cannot fit the axis rect, is hidden (the bar's tooltip keeps the
+/// number). Every text gets a plate in `plate` (the canvas colour) so the grid and the
+/// line stay behind it. Returns how many were hidden.
+int placeBarValues(QCustomPlot *plot, const std::vector<QCPItemText *> &items,
+                   const QVector<double> &keys, const QVector<double> &tops, double barWidth,
+                   double lineValue, double lineWidth, int gap, const QColor &plate);
+
+/// Lays `plot` out again (QCPLayoutElement::update, preparation, margins and layout) after
+/// a change of tick labels or legend made in QCustomPlot::afterLayout; draws nothing.
+void relayoutPlot(QCustomPlot *plot);
+
+/// Spaces a value axis' ticks so that its labels stand about 2.5 label heights apart in
+/// the axis rect's height (the ticker's tick count, 1 to 6), and shows its tick labels
+/// when `labels` and the axis is at least that tall; true when that changed anything
+/// (lay the plot out again).
+bool fitValueTicks(QCPAxis *axis, bool labels = true);
+
+/// True when `plot` is laid out for pixels someone will see: it is visible, or it is being
+/// drawn at another size than its widget's (an export through QCustomPlot::toPainter). A
+/// plot that was never shown has no real size, and a chart keeps its default choices.
+bool hasRealGeometry(const QCustomPlot *plot);
+
+/// The boxes, pixels, of the tick labels QCustomPlot draws on `axis` (a bottom or left
+/// axis) at its last layout, computed as QCPAxisPainterPrivate places them: centred under
+/// (beside) the tick, tickLengthOut + tickLabelPadding past the axis, QFontMetrics of the
+/// tick label font; labels that are empty, or that QCustomPlot skips because they would
+/// cross the viewport's border, are left out. For tests and fitting.
+QVector<QRectF> tickLabelRects(const QCPAxis *axis);
+/// The box, pixels, of a text item at the last layout (its topLeft and bottomRight anchors,
+/// padding included); empty when the item is hidden.
+QRectF itemTextRect(const QCPItemText *item);
 
 /// The legend row's look: `points` pt x fontScale in the ink on the canvas colour, icons
 /// `icon` pixels x fontScale.
@@ -158,7 +221,12 @@ public:
     void applyStyle(const ChartStyle &style, const QFont &base, bool outlines);
 
 private:
+    /// Puts in the legend exactly the parts (and the overflow) m_inLegend names, in
+    /// Component order, the overflow last; no change when it already lists them so.
+    void syncLegend();
+
     std::array<QCPBars *, componentCount> m_parts{};
+    std::array<bool, componentCount + 1> m_inLegend{}; ///< parts, then the overflow
     QCPBars *m_overflow = nullptr;
     QCPItemStraightLine *m_line = nullptr;
     QCPItemText *m_label = nullptr;

@@ -3,6 +3,7 @@
 #include "compare.h"
 #include "estimate.h"
 
+#include <QScopedValueRollback>
 #include <algorithm>
 #include <qcustomplot.h>
 
@@ -21,14 +22,98 @@ CompareChart::CompareChart(QWidget *parent)
     useCategoryAxis(m_plot->xAxis, QStringLiteral("Strategy (busiest GPU of each)"), 4);
     m_plot->xAxis->setRange(0.4, 4.6);
     for (auto &t : m_totals) {
-        t = addBarValue(m_plot, 3);
+        t = addBarValue(m_plot, 0);
+        t->setPadding(QMargins(3, 1, 3, 1));
         t->setClipToAxisRect(false);
     }
 
     // Legend in a row above the axis rect, as in MemoryChart.
     placeLegendAbove(m_plot, 7, 18);
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    // One paint buffer, not two: nothing is drawn on the overlay layer (no selection rect),
+    // and each buffer costs a clear and a blend of the whole plot per replot.
+    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
     setStyle(m_style);
+    // Every layout, on screen or for an export, fits the text to the pixels it has.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &CompareChart::fitToPlot);
+}
+
+QString CompareChart::tickLabelAt(int i, int level) const
+{
+    QString label = strategyLabel(i);
+    if (level >= 1) // one part a line: "ZeRO-3\n/ FSDP\nstage 0\nno offload"
+        label.replace(QStringLiteral(" / "), QStringLiteral("\n/ "))
+            .replace(QStringLiteral(", "), QStringLiteral("\n"));
+    if (level >= 2) // one word a line: "optimizer\noffload"
+        label.replace(u' ', u'\n');
+    return label;
+}
+
+void CompareChart::fitToPlot()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    QRect area = m_plot->axisRect()->rect();
+    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+        return;
+    // Legend columns and value ticks first: they decide the axis rect's width.
+    const int wrap = m_plot->legend->wrap();
+    fitLegendColumns(m_plot, 7); // also for exports, which emit no beforeReplot
+    // Headroom above the tallest bar or the line for one total and the line's pen.
+    const double need =
+        textBox(scaledFont(13, true), QStringLiteral("8"), QMargins(3, 1, 3, 1)).height() +
+        capacityPen(m_style).widthF() + 8;
+    const double headroom =
+        std::max(1.14, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+    const bool rerange = std::abs(headroom - m_headroom) > 1e-3;
+    if (rerange) {
+        m_headroom = headroom;
+        setMemoryAxis(m_plot->yAxis, m_top, m_capacity, m_headroom, m_unit);
+    }
+    if (fitValueTicks(m_plot->yAxis) || m_plot->legend->wrap() != wrap || rerange) {
+        relayoutPlot(m_plot);
+        area = m_plot->axisRect()->rect();
+    }
+    bool changed = false;
+
+    // Labels on one line while they fit their slots; else a part a line; else smaller
+    // type (down to 8 pt).
+    const double slot = area.width() / 4.2 - 8;
+    auto labels = [this](int level) {
+        QVector<QString> texts;
+        for (int i = 0; i < 4; ++i)
+            texts << tickLabelAt(i, level);
+        return texts;
+    };
+    QFont font = scaledFont(13, true);
+    int level = 0;
+    while (level < 2 && widestText(font, labels(level)) > slot)
+        ++level;
+    const QVector<QString> texts = labels(level);
+    while (widestText(font, texts) > slot && font.pointSizeF() > 8)
+        font.setPointSizeF(font.pointSizeF() - 0.5);
+    if (level != m_level || font != m_plot->xAxis->tickLabelFont()) {
+        m_level = level;
+        m_plot->xAxis->setTickLabelFont(font);
+        QVector<double> keys = {1, 2, 3, 4};
+        m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, texts);
+        changed = true;
+    }
+    if (changed)
+        relayoutPlot(m_plot);
+
+    // The capacity label stays beside its line, inside the axis rect's height.
+    fitCapacityLabel(m_plot, m_bars.label(), m_capacity, m_capacityText);
+
+    QVector<double> keys(4), tops(4);
+    for (int i = 0; i < 4; ++i) {
+        keys[i] = i + 1;
+        tops[i] = stackTop(i);
+        m_totals[std::size_t(i)]->setVisible(true);
+    }
+    placeBarValues(m_plot, std::vector<QCPItemText *>(m_totals.begin(), m_totals.end()), keys, tops,
+                   barWidth, m_capacity, capacityPen(m_style).widthF(), 3, m_style.background);
 }
 
 QFont CompareChart::scaledFont(double points, bool bold) const
@@ -90,7 +175,8 @@ void CompareChart::setScenario(const Scenario &s, ByteUnit unit)
     const MemoryReport &own = m_reports[std::size_t(m_current)];
     const std::int64_t capacityBytes = own.valid() ? own.capacityBytes : s.gpu.capacityBytes;
     m_capacity = double(capacityBytes) / scale;
-    m_bars.setCapacity(m_capacity, capacityText(s.gpu.shortName, capacityBytes, unit));
+    m_capacityText = capacityText(s.gpu.shortName, capacityBytes, unit);
+    m_bars.setCapacity(m_capacity, m_capacityText);
     double top = 0;
     for (int i = 0; i < 4; ++i) {
         top = std::max(top, stackTop(i));
@@ -99,9 +185,12 @@ void CompareChart::setScenario(const Scenario &s, ByteUnit unit)
         text->setText(totalText(i));
     }
 
-    auto ticker = m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>();
-    ticker->setTicks(keys, QVector<QString>(m_labels.begin(), m_labels.end()));
-    setMemoryAxis(m_plot->yAxis, top, m_capacity, 1.14, unit);
+    QVector<QString> ticks;
+    for (int i = 0; i < 4; ++i)
+        ticks << tickLabelAt(i, m_level);
+    m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, ticks);
+    m_top = top;
+    setMemoryAxis(m_plot->yAxis, top, m_capacity, m_headroom, unit);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -57,11 +57,25 @@ public:
     QString totalText(int i) const;
     /// The capacity line's value in display units.
     double capacityValue() const { return m_capacity; }
+    /// The capacity label's text item (for tests: its pixel box).
+    const QCPItemText *capacityItem() const { return m_bars.label(); }
     /// Index of the scenario's own strategy, 0 (DDP) .. 3 (ZeRO-3).
     int currentIndex() const { return m_current; }
+    /// The total drawn above strategy i's bar (0..3); null out of range.
+    QCPItemText *totalItem(int i) const
+    {
+        return i >= 0 && i < 4 ? m_totals[std::size_t(i)] : nullptr;
+    }
 
 private:
     QFont scaledFont(double points, bool bold = false) const;
+    /// Strategy i's tick label at length `level`: 0 strategyLabel(i), 1 a part a line, 2 a
+    /// word a line.
+    QString tickLabelAt(int i, int level) const;
+    /// After each layout (QCustomPlot::afterLayout): legend columns, tick labels that fit
+    /// their slots (a part a line, then smaller type), the capacity label beside its line
+    /// and the totals where neither the line nor another total covers them.
+    void fitToPlot();
 
     QCustomPlot *m_plot = nullptr;
     CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
@@ -70,7 +84,12 @@ private:
     std::array<Scenario, 4> m_scenarios;
     std::array<QString, 4> m_labels;
     double m_capacity = 0;
+    double m_top = 0;         ///< the tallest stack, display units
+    double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
+    QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
     int m_current = 0;
+    int m_level = 0;        ///< tick label length: 0 as written, 1 a part a line, 2 a word
+    bool m_fitting = false; ///< inside fitToPlot()
     ByteUnit m_unit = ByteUnit::GB;
     ChartStyle m_style;
 };

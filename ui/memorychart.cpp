@@ -1,7 +1,9 @@
 #include "memorychart.h"
 
 #include <QLocale>
+#include <QScopedValueRollback>
 #include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 
 namespace shardscope {
@@ -9,6 +11,14 @@ namespace shardscope {
 namespace {
 
 constexpr double barWidth = 0.62;
+
+/// Pixels kept free between two tick labels.
+constexpr double labelGap = 8;
+
+QString defaultAxisTitle()
+{
+    return QStringLiteral("GPUs (global rank)");
+}
 
 QString exactBytes(std::int64_t bytes)
 {
@@ -21,7 +31,7 @@ MemoryChart::MemoryChart(QWidget *parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_bars(m_plot, barWidth, true)
 {
     fillWithPlot(this, m_plot, QSize(480, 320));
-    useCategoryAxis(m_plot->xAxis, QStringLiteral("GPUs (global rank)"), 4);
+    useCategoryAxis(m_plot->xAxis, defaultAxisTitle(), 4);
     m_message = addPlotMessage(m_plot);
 
     // Legend in a row above the axis rect, so it can never cover a bar.
@@ -29,7 +39,13 @@ MemoryChart::MemoryChart(QWidget *parent)
 
     // Room right of the axis rect for the capacity label.
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    // One paint buffer, not two: nothing is drawn on the overlay layer (no selection rect),
+    // and each buffer costs a clear and a blend of the whole plot per replot.
+    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
     setStyle(m_style);
+
+    // Every layout, on screen or for an export, fits the text to the pixels it has.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &MemoryChart::fitToPlot);
 
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &MemoryChart::showTooltip);
@@ -44,22 +60,9 @@ QFont MemoryChart::scaledFont(double points, bool bold) const
     return m_style.font(font(), points, bold);
 }
 
-QFont MemoryChart::totalsFont(int bars) const
+QFont MemoryChart::totalsFont() const
 {
-    // Large type, but never wider than a bar's slot: "1,120 GB" is about 5.5 em.
-    // The axis rect is about 80 % of the widget (its size is known only after a replot).
-    const double slot = 0.8 * std::max(1, width()) / std::max(1, bars);
-    const double fits = slot / 5.5 * 72.0 / std::max(1.0, double(logicalDpiX()));
-    QFont f = scaledFont(bars > 10 ? 11 : 13, true);
-    f.setPointSizeF(std::max(7.0, std::min(f.pointSizeF(), fits)));
-    return f;
-}
-
-void MemoryChart::resizeEvent(QResizeEvent *event)
-{
-    QWidget::resizeEvent(event);
-    for (QCPItemText *t : m_totals)
-        t->setFont(totalsFont(barCount()));
+    return scaledFont(13, true);
 }
 
 void MemoryChart::setStyle(const ChartStyle &style)
@@ -73,7 +76,7 @@ void MemoryChart::setStyle(const ChartStyle &style)
     m_plot->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
     for (QCPItemText *t : m_totals) {
         t->setColor(st.ink);
-        t->setFont(totalsFont(barCount()));
+        t->setFont(totalsFont());
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -81,59 +84,77 @@ void MemoryChart::setStyle(const ChartStyle &style)
 void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit)
 {
     m_unit = unit;
-    const double scale = unitBytes(unit);
-    m_barInfo.clear();
-    if (r.valid()) {
-        const bool individual = r.gpuCount() <= maxIndividualBars;
-        const bool staged = r.groups.size() > 1;
-        const QLocale en(QLocale::English);
-        for (std::size_t gi = 0; gi < r.groups.size(); ++gi) {
-            const GpuGroup &g = r.groups[gi];
-            const QString stage =
-                staged ? QStringLiteral("\nstage %1").arg(g.pipelineStage) : QString();
-            if (individual) {
-                for (std::int64_t k = 0; k < g.gpuCount; ++k)
-                    m_barInfo.push_back({QStringLiteral("GPU %1").arg(g.firstRank + k) + stage,
-                                         g.firstRank + k, 1, g.bytes, int(gi)});
-            } else {
-                const std::int64_t last = g.firstRank + g.gpuCount - 1;
-                const QString label = staged ? QStringLiteral("Stage %1\nGPU %2–%3\n× %4")
-                                                   .arg(g.pipelineStage)
-                                                   .arg(g.firstRank)
-                                                   .arg(last)
-                                                   .arg(en.toString(qlonglong(g.gpuCount)))
-                                      : g.gpuCount == 1
-                                          ? QStringLiteral("GPU %1").arg(g.firstRank)
-                                          : QStringLiteral("GPU %1–%2\n× %3")
-                                                .arg(g.firstRank)
-                                                .arg(last)
-                                                .arg(en.toString(qlonglong(g.gpuCount)));
-                m_barInfo.push_back({label, g.firstRank, g.gpuCount, g.bytes, int(gi)});
-            }
+    m_scale = unitBytes(unit);
+    m_valid = r.valid();
+    m_groups.clear();
+    m_gpuCount = 0;
+    if (m_valid) {
+        for (const GpuGroup &g : r.groups) {
+            m_groups.push_back({g.firstRank, g.gpuCount, g.pipelineStage, g.bytes});
+            m_gpuCount += g.gpuCount;
         }
+    }
+    m_staged = m_groups.size() > 1;
+    m_capacity = double(r.capacityBytes) / m_scale;
+    m_bars.setCapacityVisible(m_valid);
+    m_capacityText = capacityText(s.gpu.shortName, r.capacityBytes, unit);
+
+    // Decide from the pixels of the last layout; the next layout checks again.
+    const double width = m_plot->axisRect()->width();
+    m_grouped = m_gpuCount > maxIndividualBars ||
+                (hasRealGeometry(m_plot) && width > 0 && !individualFits(width));
+    m_level = 0;
+    m_stride = 1;
+    rebuildBars();
+
+    m_message->setVisible(!m_valid);
+    m_message->setText(toQString("Cannot draw this layout:\n" + r.error));
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryChart::rebuildBars()
+{
+    m_barInfo.clear();
+    const QLocale en(QLocale::English);
+    for (std::size_t gi = 0; gi < m_groups.size(); ++gi) {
+        const Group &g = m_groups[gi];
+        const QString stage = m_staged ? QStringLiteral("\nstage %1").arg(g.stage) : QString();
+        if (!m_grouped) {
+            for (std::int64_t k = 0; k < g.gpuCount; ++k)
+                m_barInfo.push_back({QStringLiteral("GPU %1").arg(g.firstRank + k) + stage,
+                                     g.firstRank + k, 1, g.bytes, int(gi), g.stage});
+            continue;
+        }
+        const std::int64_t last = g.firstRank + g.gpuCount - 1;
+        const QString ranks = g.gpuCount == 1 ? QStringLiteral("GPU %1").arg(g.firstRank)
+                                              : QStringLiteral("GPU %1–%2\n× %3")
+                                                    .arg(g.firstRank)
+                                                    .arg(last)
+                                                    .arg(en.toString(qlonglong(g.gpuCount)));
+        const QString label = m_staged ? QStringLiteral("Stage %1\n").arg(g.stage) + ranks : ranks;
+        m_barInfo.push_back({label, g.firstRank, g.gpuCount, g.bytes, int(gi), g.stage});
     }
 
     const int n = int(m_barInfo.size());
     QVector<double> keys(n);
     std::vector<ComponentBytes> bytes;
-    QVector<QString> labels;
+    bytes.reserve(std::size_t(n));
     for (int i = 0; i < n; ++i) {
         keys[i] = i + 1;
         bytes.push_back(m_barInfo[std::size_t(i)].bytes);
-        labels << m_barInfo[std::size_t(i)].label;
     }
-    m_bars.setBars(keys, bytes, scale);
-    m_capacity = double(r.capacityBytes) / scale;
-    m_bars.setCapacity(m_capacity, capacityText(s.gpu.shortName, r.capacityBytes, unit));
-    m_bars.setCapacityVisible(r.valid());
+    m_bars.setBars(keys, bytes, m_scale);
+    m_bars.setCapacity(m_capacity, m_capacityText);
     double top = 0;
     for (int i = 0; i < n; ++i)
         top = std::max(top, stackTop(i));
 
     // Total above every bar.
     while (int(m_totals.size()) < n) {
-        auto *t = addBarValue(m_plot, 3);
+        auto *t = addBarValue(m_plot, 0);
+        t->setPadding(QMargins(3, 1, 3, 1));
         t->setColor(m_style.ink);
+        t->setFont(totalsFont());
         m_totals.push_back(t);
     }
     for (int i = 0; i < int(m_totals.size()); ++i) {
@@ -141,24 +162,175 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
         t->setVisible(i < n);
         if (i < n) {
             t->position->setCoords(keys[i], stackTop(i));
-            t->setText(toQString(formatBytes(bytes[std::size_t(i)].total(), unit)));
-            t->setFont(totalsFont(n));
+            t->setText(toQString(formatBytes(bytes[std::size_t(i)].total(), m_unit)));
         }
     }
 
-    m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, labels);
+    applyTickLabels();
     m_plot->xAxis->setRange(0.4, std::max(1, n) + 0.6);
-    setMemoryAxis(m_plot->yAxis, top, m_capacity, 1.14, unit);
+    m_top = top;
+    if (m_valid) {
+        setMemoryAxis(m_plot->yAxis, top, m_capacity, m_headroom, m_unit);
+    } else {
+        m_plot->yAxis->setRange(0, 1); // no "1.25·10⁻⁹" ticks under the message
+    }
+    m_plot->yAxis->setTickLabels(m_valid);
+}
 
-    m_message->setVisible(!r.valid());
-    m_message->setText(toQString("Cannot draw this layout:\n" + r.error));
+QString MemoryChart::labelAt(int i, int level) const
+{
+    const Bar &b = m_barInfo[std::size_t(i)];
+    if (level == 0 || !m_grouped)
+        return b.label;
+    const std::int64_t last = b.firstRank + b.gpuCount - 1;
+    if (m_staged)
+        return level == 1 ? QStringLiteral("Stage %1").arg(b.stage) : QString::number(b.stage);
+    const QString ranks = b.gpuCount == 1 ? QString::number(b.firstRank)
+                                          : QStringLiteral("%1–%2").arg(b.firstRank).arg(last);
+    return level == 1 ? QStringLiteral("GPU ") + ranks : ranks;
+}
 
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+void MemoryChart::applyTickLabels()
+{
+    const int n = barCount();
+    QVector<double> keys(n);
+    QVector<QString> labels(n);
+    for (int i = 0; i < n; ++i) {
+        keys[i] = i + 1;
+        if (i % m_stride == 0)
+            labels[i] = labelAt(i, m_level);
+    }
+    m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, labels);
+    // Numbers alone under stage bars: the axis title says what they count.
+    QString title = defaultAxisTitle();
+    if (m_grouped && m_staged && m_level > 0) {
+        const bool uniform = std::all_of(m_groups.begin(), m_groups.end(), [this](const Group &g) {
+            return g.gpuCount == m_groups.front().gpuCount;
+        });
+        title =
+            uniform
+                ? QStringLiteral("Pipeline stage (%1 GPUs each)")
+                      .arg(QLocale(QLocale::English).toString(qlonglong(m_groups.front().gpuCount)))
+                : QStringLiteral("Pipeline stage");
+        if (uniform && m_groups.front().gpuCount == 1)
+            title = QStringLiteral("Pipeline stage (1 GPU each)");
+    }
+    if (m_plot->xAxis->label() != title)
+        m_plot->xAxis->setLabel(title);
+}
+
+bool MemoryChart::individualFits(double axisWidth) const
+{
+    if (!m_valid || m_gpuCount > maxIndividualBars || m_gpuCount < 1)
+        return m_gpuCount >= 1 && m_gpuCount <= maxIndividualBars;
+    const double slot = axisWidth / (double(m_gpuCount) + 0.2);
+    // The widest label: the largest rank, with its stage line where there are stages.
+    QVector<QString> labels, totals;
+    for (const Group &g : m_groups) {
+        const QString stage = m_staged ? QStringLiteral("\nstage %1").arg(g.stage) : QString();
+        labels << QStringLiteral("GPU %1").arg(g.firstRank + g.gpuCount - 1) + stage;
+        totals << toQString(formatBytes(g.bytes.total(), m_unit));
+    }
+    const double label = widestText(m_plot->xAxis->tickLabelFont(), labels);
+    const double total = widestText(totalsFont(), totals) + 6; // padding and a gap
+    return label + labelGap <= slot && total + 2 <= slot;
+}
+
+void MemoryChart::fitToPlot()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    QRect area = m_plot->axisRect()->rect();
+    const bool real = hasRealGeometry(m_plot) && area.width() > 0 && area.height() > 0;
+    bool changed = false;
+
+    if (real) {
+        // Legend columns and value ticks first: they decide the axis rect's width.
+        const int wrap = m_plot->legend->wrap();
+        fitLegendColumns(m_plot, 7); // also for exports, which emit no beforeReplot
+        // Headroom above the tallest bar or the line for one total and the line's pen.
+        const double need =
+            textBox(totalsFont(), QStringLiteral("8"), QMargins(3, 1, 3, 1)).height() +
+            capacityPen(m_style).widthF() + 8;
+        const double headroom =
+            std::max(1.14, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+        const bool rerange = m_valid && std::abs(headroom - m_headroom) > 1e-3;
+        if (rerange) {
+            m_headroom = headroom;
+            setMemoryAxis(m_plot->yAxis, m_top, m_capacity, m_headroom, m_unit);
+        }
+        if (fitValueTicks(m_plot->yAxis, m_valid) || m_plot->legend->wrap() != wrap || rerange) {
+            relayoutPlot(m_plot);
+            area = m_plot->axisRect()->rect();
+        }
+
+        const bool grouped = !individualFits(area.width());
+        if (grouped != m_grouped) {
+            m_grouped = grouped;
+            m_level = 0;
+            m_stride = 1;
+            rebuildBars();
+            changed = true;
+        }
+        // The longest labels that fit their slots; then every k-th of the shortest.
+        const int n = barCount();
+        const double slot = area.width() / (double(std::max(1, n)) + 0.2);
+        const QFont font = m_plot->xAxis->tickLabelFont();
+        int level = 0, stride = 1;
+        if (m_grouped) {
+            auto widest = [&](int lv) {
+                QVector<QString> texts;
+                for (int i = 0; i < n; ++i)
+                    texts << labelAt(i, lv);
+                return widestText(font, texts) + labelGap;
+            };
+            double need = widest(0);
+            while (need > slot && level < 2)
+                need = widest(++level);
+            stride = std::max(1, int(std::ceil(need / slot)));
+        }
+        if (level != m_level || stride != m_stride) {
+            m_level = level;
+            m_stride = stride;
+            applyTickLabels();
+            changed = true;
+        }
+        if (changed)
+            relayoutPlot(m_plot);
+    }
+
+    // The capacity label stays beside its line, inside the axis rect's height.
+    fitCapacityLabel(m_plot, m_bars.label(), m_capacity, m_capacityText);
+
+    // Totals: tallest first, none over another or under the line.
+    const int n = barCount();
+    QVector<double> keys(n), tops(n);
+    for (int i = 0; i < int(m_totals.size()); ++i)
+        m_totals[std::size_t(i)]->setVisible(i < n);
+    for (int i = 0; i < n; ++i) {
+        keys[i] = i + 1;
+        tops[i] = stackTop(i);
+    }
+    if (real)
+        placeBarValues(m_plot, m_totals, keys, tops, barWidth,
+                       m_bars.line()->visible() ? m_capacity : std::nan(""),
+                       capacityPen(m_style).widthF(), 3, m_style.background);
 }
 
 QString MemoryChart::barLabel(int i) const
 {
     return i >= 0 && i < barCount() ? m_barInfo[std::size_t(i)].label : QString();
+}
+
+QString MemoryChart::tickLabel(int i) const
+{
+    return i >= 0 && i < barCount() && i % m_stride == 0 ? labelAt(i, m_level) : QString();
+}
+
+QCPItemText *MemoryChart::totalItem(int i) const
+{
+    return i >= 0 && i < barCount() ? m_totals[std::size_t(i)] : nullptr;
 }
 
 double MemoryChart::componentHeight(int i, Component c) const
@@ -173,7 +345,7 @@ double MemoryChart::stackTop(int i) const
 
 QString MemoryChart::capacityLabel() const
 {
-    return m_bars.label()->text();
+    return m_capacityText;
 }
 
 QString MemoryChart::tooltipText(int i) const

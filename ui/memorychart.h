@@ -14,10 +14,14 @@ namespace shardscope {
 
 /// Stacked memory bars per GPU against the card's capacity line (QCustomPlot).
 ///
-/// One bar per GPU while the report covers at most `maxIndividualBars` GPUs;
-/// beyond that one bar per group of identical GPUs, labelled with its rank range
-/// and count. The part of a bar above capacity is hatched. The view only draws
-/// the report it is given; it computes nothing.
+/// One bar per GPU while the report covers at most `maxIndividualBars` GPUs and every
+/// bar's label and total fit its slot (measured with QFontMetrics in the current style at
+/// each layout, on screen and in exports); otherwise one bar per group of identical GPUs
+/// (the report's groups: one per pipeline stage), labelled with its rank range and count.
+/// Labels that still do not fit get shorter ("Stage 3" → "3"), then only every k-th is
+/// written; totals never cover each other or the capacity line (placeBarValues()). The
+/// part of a bar above capacity is hatched. The view only draws the report it is given;
+/// it computes nothing.
 class MemoryChart : public QWidget, public StyledView
 {
     Q_OBJECT
@@ -41,8 +45,18 @@ public:
     QCustomPlot *plot() const { return m_plot; }
     /// Number of bars drawn.
     int barCount() const { return int(m_barInfo.size()); }
-    /// Axis label of bar i ("GPU 3", "GPU 0–63 × 64").
+    /// Axis label of bar i ("GPU 3", "GPU 0–63 × 64"), in full (the tick may show less).
     QString barLabel(int i) const;
+    /// The tick label drawn under bar i at the last layout: barLabel(i), a shorter form
+    /// ("Stage 3", "3"), or empty where only every labelStride()-th bar is labelled.
+    QString tickLabel(int i) const;
+    /// Every how many bars a tick label is written (1: all) at the last layout.
+    int labelStride() const { return m_stride; }
+    /// True when identical GPUs share one bar (too many GPUs, or their text would not fit).
+    bool grouped() const { return m_grouped; }
+    /// The total drawn above bar i ("17.5 GB"); null out of range. Hidden when it would
+    /// cover another total (its tooltip keeps the number).
+    QCPItemText *totalItem(int i) const;
     /// Height of bar i's component in display units (GB or GiB).
     double componentHeight(int i, Component c) const;
     /// Top of bar i's stack in display units: the sum of its components.
@@ -51,6 +65,8 @@ public:
     double capacityValue() const { return m_capacity; }
     /// The label on the capacity line, e.g. "H100\n80 GB".
     QString capacityLabel() const;
+    /// The capacity label's text item (for tests: its pixel box).
+    const QCPItemText *capacityItem() const { return m_bars.label(); }
     /// Tooltip text for bar i: its GPUs and every component's exact size in bytes.
     QString tooltipText(int i) const;
     /// Index of the bar under a widget-relative pixel position, or -1.
@@ -62,15 +78,24 @@ signals:
     /// The user clicked a bar of group `group` (an index into MemoryReport::groups).
     void groupClicked(int group);
 
-protected:
-    void resizeEvent(QResizeEvent *event) override;
-
 private:
     void showTooltip(QMouseEvent *event);
     /// The widget font at `points` x the style's font scale.
     QFont scaledFont(double points, bool bold = false) const;
-    /// The per-bar total's font for `bars` bars: the style's size, shrunk to fit a slot.
-    QFont totalsFont(int bars) const;
+    /// The per-bar totals' font: 13 pt bold x fontScale.
+    QFont totalsFont() const;
+    /// Fills m_barInfo (one bar per GPU or per group), the bars, the totals' text and the
+    /// value axis from m_groups.
+    void rebuildBars();
+    /// Writes the tick labels for m_level and m_stride.
+    void applyTickLabels();
+    /// After each layout (QCustomPlot::afterLayout): legend columns, grouping, label
+    /// length and stride for the axis rect's width, then the totals' places.
+    void fitToPlot();
+    /// True when one bar per GPU fits `axisWidth` pixels: labels and totals in their slots.
+    bool individualFits(double axisWidth) const;
+    /// The tick label of bar i at length `level` (0 full, 1 one line, 2 a number).
+    QString labelAt(int i, int level) const;
 
     struct Bar
     {
@@ -79,6 +104,15 @@ private:
         std::int64_t gpuCount = 0;
         ComponentBytes bytes;
         int group = 0;
+        int stage = 0;
+    };
+    /// One group of the report: what the bars are made of.
+    struct Group
+    {
+        std::int64_t firstRank = 0;
+        std::int64_t gpuCount = 0;
+        int stage = 0;
+        ComponentBytes bytes;
     };
 
     QCustomPlot *m_plot = nullptr;
@@ -86,7 +120,19 @@ private:
     QCPItemText *m_message = nullptr;
     std::vector<QCPItemText *> m_totals;
     std::vector<Bar> m_barInfo;
+    std::vector<Group> m_groups;
+    std::int64_t m_gpuCount = 0;
+    bool m_valid = false;
+    bool m_staged = false;
+    bool m_grouped = false;
+    int m_level = 0;  ///< tick label length: 0 full, 1 one line, 2 a number
+    int m_stride = 1; ///< every m_stride-th bar labelled
+    bool m_fitting = false;
     double m_capacity = 0;
+    double m_top = 0;         ///< the tallest stack, display units
+    double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
+    QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
+    double m_scale = 1;       ///< bytes per display unit
     ByteUnit m_unit = ByteUnit::GB;
     ChartStyle m_style;
 };

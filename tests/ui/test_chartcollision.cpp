@@ -1,0 +1,408 @@
+// Text never collides (issue 13): the memory chart and the comparison chart drawn at many
+// sizes, in the normal and the presentation style, for 1 to 16,384 GPUs and 1 to 16
+// pipeline stages. In every drawing no two texts (tick labels, bar totals, the capacity
+// label, legend entries) overlap, none leaves the widget, no legend entry is cut, and the
+// dashed capacity line crosses no total.
+//
+// The boxes are QCustomPlot's own geometry: QCPItemText's topLeft / bottomRight anchors,
+// the legend items' outer rects, and tick labels placed as QCPAxisPainterPrivate places
+// them (tickLabelRects() in ui/chartparts.h).
+#include "catalog.h"
+#include "chartscenarios.h"
+#include "comparechart.h"
+#include "estimate.h"
+#include "memorychart.h"
+
+#include <QLocale>
+#include <QPainter>
+#include <QTest>
+#include <cmath>
+#include <qcustomplot.h>
+
+using namespace shardscope;
+
+namespace {
+
+struct Box
+{
+    QString what;
+    QRectF rect;
+};
+
+/// Every text box of `plot` at its last layout, with `items` (totals, capacity label).
+QVector<Box> textBoxes(const QCustomPlot *plot, const QVector<const QCPItemText *> &items)
+{
+    QVector<Box> boxes;
+    for (const QRectF &r : tickLabelRects(plot->xAxis))
+        boxes.push_back({QStringLiteral("x tick"), r});
+    for (const QRectF &r : tickLabelRects(plot->yAxis))
+        boxes.push_back({QStringLiteral("y tick"), r});
+    for (const QCPItemText *t : items)
+        if (t && t->visible() && t->realVisibility())
+            boxes.push_back({QStringLiteral("text \"%1\"").arg(t->text()), itemTextRect(t)});
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem *item = plot->legend->item(i))
+            boxes.push_back({QStringLiteral("legend %1").arg(i), QRectF(item->rect())});
+    return boxes;
+}
+
+QString describe(const QRectF &r)
+{
+    return QStringLiteral("(%1,%2 %3x%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+/// The checks of one drawing; an empty string when all hold, else what failed.
+QString collisions(const QCustomPlot *plot, const QVector<const QCPItemText *> &totals,
+                   const QCPItemText *capacityLabel, double capacity, double lineWidth)
+{
+    QVector<const QCPItemText *> items = totals;
+    items << capacityLabel;
+    const QVector<Box> boxes = textBoxes(plot, items);
+    const QRectF viewport(plot->viewport());
+    for (int i = 0; i < boxes.size(); ++i) {
+        if (!viewport.contains(boxes[i].rect))
+            return boxes[i].what + QStringLiteral(" leaves the widget ") + describe(boxes[i].rect);
+        for (int j = i + 1; j < boxes.size(); ++j)
+            if (boxes[i].rect.intersects(boxes[j].rect))
+                return boxes[i].what + u' ' + describe(boxes[i].rect) +
+                       QStringLiteral(" overlaps ") + boxes[j].what + u' ' +
+                       describe(boxes[j].rect);
+    }
+    // A legend entry narrower than its icon and text is cut ("Weig").
+    for (int i = 0; i < plot->legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem *item = plot->legend->item(i))
+            if (item->outerRect().width() < item->minimumOuterSizeHint().width())
+                return QStringLiteral("legend %1 is cut").arg(i);
+    // Totals: inside the axis rect, clear of the dashed line.
+    const QRectF area(plot->axisRect()->rect());
+    const double linePx = plot->yAxis->coordToPixel(capacity);
+    int shown = 0;
+    for (const QCPItemText *t : totals) {
+        if (!t || !t->visible())
+            continue;
+        ++shown;
+        const QRectF r = itemTextRect(t);
+        if (!area.adjusted(-1, -1, 1, 1).contains(r))
+            return QStringLiteral("total %1 leaves the axis rect").arg(t->text());
+        if (r.top() < linePx + lineWidth / 2 && r.bottom() > linePx - lineWidth / 2)
+            return QStringLiteral("the capacity line crosses total %1").arg(t->text());
+    }
+    // The peak's total shows wherever the plot has room for it: three of its heights above
+    // the line or below it (a 54-pixel plot at 600 x 300 in presentation type has not).
+    if (!totals.isEmpty() && shown == 0 && totals.front()) {
+        const double h =
+            textBox(totals.front()->font(), totals.front()->text(), totals.front()->padding())
+                .height();
+        if (area.height() > 4 * h)
+            return QStringLiteral("no total shown");
+    }
+    return {};
+}
+
+/// The sizes drawn: a small window's chart to a 1080p export, and short to tall.
+const QList<QSize> &sizes()
+{
+    static const QList<QSize> list = {{600, 300},  {600, 720},  {800, 450},
+                                      {960, 540},  {1280, 300}, {1280, 720},
+                                      {1600, 900}, {1920, 400}, {1920, 1080}};
+    return list;
+}
+
+Scenario llama70b(qint64 gpus, int stages, ZeroStage z)
+{
+    Scenario s;
+    s.model = *Catalog::builtIn().model("llama3-70b");
+    s.recipe = *Catalog::builtIn().recipe("mixed-adam");
+    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
+    s.layout.gpus = gpus;
+    s.layout.pipelineParallel = stages;
+    s.layout.zeroStage = z;
+    return s;
+}
+
+/// The scenarios: 1 to 16,384 GPUs, 1 to 16 stages of Llama 3 70B (80 layers divide into
+/// 1, 2, 4, 8 and 16 stages), and the ZeRO paper's 70B model states near the line: 1,120 GB
+/// / 15 = 74.7 GB just under 80 GB (its total is where the line would strike it), and the
+/// 17.5 GB of ZeRO-3 on 64 GPUs under a 1,120 GB DDP bar's scale.
+QList<Scenario> scenarios()
+{
+    QList<Scenario> list;
+    for (const qint64 gpus : {1, 2, 8, 16, 17, 64, 16384})
+        list << llama70b(gpus, 1, ZeroStage::Zero3);
+    for (const int stages : {2, 4, 8, 16})
+        for (const qint64 gpus : {2, 4, 8, 16, 32, 64})
+            if (gpus % stages == 0)
+                list << llama70b(gpus, stages, ZeroStage::Zero1);
+    list << seventyB(15, ZeroStage::Zero3) << seventyB(14, ZeroStage::Zero3)
+         << seventyB(64, ZeroStage::Zero3) << seventyB(64, ZeroStage::Ddp)
+         << seventyB(8, ZeroStage::Zero1);
+    return list;
+}
+
+QString name(const Scenario &s)
+{
+    return QStringLiteral("%1 GPUs, p %2, %3")
+        .arg(s.layout.gpus)
+        .arg(s.layout.pipelineParallel)
+        .arg(QString::fromUtf8(zeroStageName(s.layout.zeroStage).data()));
+}
+
+QString styleName(bool presentation)
+{
+    return presentation ? QStringLiteral("presentation") : QStringLiteral("normal");
+}
+
+/// Draws `plot` into an image of `size` as an export does (QCustomPlot::toPainter), so
+/// the layout runs for that size without the widget changing.
+void exportAt(QCustomPlot *plot, QSize size)
+{
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    QCPPainter painter(&image);
+    plot->toPainter(&painter, size.width(), size.height());
+}
+
+} // namespace
+
+class TestChartCollision : public QObject
+{
+    Q_OBJECT
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void memoryChartTextNeverCollides();
+    void memoryChartExportNeverCollides();
+    void compareChartTextNeverCollides();
+    void groupsWhenTextWouldNotFit();
+    void totalLeavesTheLine();
+    void legendOrderIsFixed();
+};
+
+void TestChartCollision::memoryChartTextNeverCollides()
+{
+    MemoryChart chart;
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    int drawings = 0;
+    for (const bool presentation : {false, true}) {
+        chart.setStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        for (const QSize size : sizes()) {
+            chart.resize(size);
+            for (const Scenario &s : scenarios()) {
+                const MemoryReport r = estimate(s);
+                QVERIFY2(r.valid(), qPrintable(name(s)));
+                chart.setReport(s, r, ByteUnit::GB);
+                chart.plot()->replot();
+                QVector<const QCPItemText *> totals;
+                for (int i = 0; i < chart.barCount(); ++i)
+                    totals << chart.totalItem(i);
+                const QString failure =
+                    collisions(chart.plot(), totals, chart.capacityItem(), chart.capacityValue(),
+                               3 * (presentation ? 1.6 : 1.0));
+                QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("%1 at %2x%3, %4: %5")
+                                                           .arg(name(s))
+                                                           .arg(size.width())
+                                                           .arg(size.height())
+                                                           .arg(styleName(presentation), failure)));
+                ++drawings;
+            }
+        }
+    }
+    QVERIFY(drawings > 400);
+}
+
+void TestChartCollision::memoryChartExportNeverCollides()
+{
+    // An export lays the plot out at the slide's size without resizing the widget
+    // (ui/chartexport.cpp draws through QCustomPlot::toPainter): the chart fits its text at
+    // that layout. The check runs right after the chart's own fitting, in the same layout.
+    MemoryChart chart;
+    chart.resize(700, 450);
+    QString failure;
+    QSize exported;
+    const Scenario *current = nullptr;
+    QObject::connect(chart.plot(), &QCustomPlot::afterLayout, &chart, [&] {
+        if (!current || !failure.isEmpty())
+            return;
+        QVector<const QCPItemText *> totals;
+        for (int i = 0; i < chart.barCount(); ++i)
+            totals << chart.totalItem(i);
+        failure = collisions(chart.plot(), totals, chart.capacityItem(), chart.capacityValue(),
+                             3 * chart.style().lineScale);
+        if (!failure.isEmpty())
+            failure = QStringLiteral("%1 exported at %2x%3: %4")
+                          .arg(name(*current))
+                          .arg(exported.width())
+                          .arg(exported.height())
+                          .arg(failure);
+    });
+    for (const bool presentation : {false, true}) {
+        chart.setStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080), QSize(800, 600)}) {
+            for (const Scenario &s : scenarios()) {
+                current = &s;
+                exported = size;
+                chart.setReport(s, estimate(s), ByteUnit::GB);
+                exportAt(chart.plot(), size);
+                QVERIFY2(failure.isEmpty(), qPrintable(failure));
+            }
+        }
+    }
+    current = nullptr;
+}
+
+void TestChartCollision::compareChartTextNeverCollides()
+{
+    CompareChart chart;
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QList<Scenario> list = {seventyB(64, ZeroStage::Zero3), seventyB(8, ZeroStage::Ddp),
+                            llama70b(64, 4, ZeroStage::Zero1), llama70b(16384, 1, ZeroStage::Zero3),
+                            llama70b(16, 16, ZeroStage::Zero2)};
+    Scenario offload = llama70b(64, 1, ZeroStage::Zero3);
+    offload.layout.offload = Offload::OptimizerAndParams; // "DDP\nno offload", ...
+    list << offload;
+    for (const bool presentation : {false, true}) {
+        chart.setStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        for (const QSize size : sizes()) {
+            chart.resize(size);
+            for (const Scenario &s : list) {
+                chart.setScenario(s, ByteUnit::GB);
+                chart.plot()->replot();
+                QVector<const QCPItemText *> totals;
+                for (int i = 0; i < 4; ++i)
+                    totals << chart.totalItem(i);
+                const QString failure =
+                    collisions(chart.plot(), totals, chart.capacityItem(), chart.capacityValue(),
+                               3 * chart.style().lineScale);
+                QVERIFY2(failure.isEmpty(),
+                         qPrintable(QStringLiteral("compare, %1 at %2x%3, %4: %5")
+                                        .arg(name(s))
+                                        .arg(size.width())
+                                        .arg(size.height())
+                                        .arg(styleName(presentation), failure)));
+            }
+        }
+    }
+}
+
+void TestChartCollision::groupsWhenTextWouldNotFit()
+{
+    MemoryChart chart;
+    chart.resize(600, 300);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    // 1,120 GB / 16 = 70 GB on each of 16 identical GPUs (ZeRO paper accounting): at 600 px
+    // sixteen "70 GB" totals cannot stand side by side, so one bar stands for them all.
+    const Scenario sixteen = seventyB(16, ZeroStage::Zero3);
+    chart.setReport(sixteen, estimate(sixteen), ByteUnit::GB);
+    chart.plot()->replot();
+    QVERIFY(chart.grouped());
+    QCOMPARE(chart.barCount(), 1);
+    QCOMPARE(chart.barLabel(0), QStringLiteral("GPU 0–15\n× 16"));
+    QCOMPARE(chart.totalItem(0)->text(), QStringLiteral("70 GB"));
+    // Two GPUs fit side by side, each with its own label and total.
+    const Scenario two = seventyB(2, ZeroStage::Zero3); // 1,120 / 2 = 560 GB
+    chart.setReport(two, estimate(two), ByteUnit::GB);
+    chart.plot()->replot();
+    QVERIFY(!chart.grouped());
+    QCOMPARE(chart.barCount(), 2);
+    QCOMPARE(chart.tickLabel(1), QStringLiteral("GPU 1"));
+    // 16 stages of Llama 3 70B in 600 px: one bar per stage, numbered, the title saying
+    // what the numbers are; where even numbers crowd, every k-th is written.
+    const Scenario stages = llama70b(16, 16, ZeroStage::Zero1);
+    chart.setReport(stages, estimate(stages), ByteUnit::GB);
+    chart.plot()->replot();
+    QCOMPARE(chart.barCount(), 16);
+    QCOMPARE(chart.barLabel(3), QStringLiteral("Stage 3\nGPU 3"));
+    QCOMPARE(chart.plot()->xAxis->label(), QStringLiteral("Pipeline stage (1 GPU each)"));
+    QVERIFY(chart.tickLabel(0) == QStringLiteral("0"));
+    QVERIFY(chart.labelStride() >= 1);
+    // A big window gives each of the 16 GPUs its bar and its full label back.
+    chart.resize(1920, 1080);
+    chart.plot()->replot();
+    QCOMPARE(chart.labelStride(), 1);
+    QCOMPARE(chart.tickLabel(3), chart.barLabel(3));
+}
+
+void TestChartCollision::totalLeavesTheLine()
+{
+    // 1,120 GB / 15 = 74.67 GB ends 5.3 GB under the 80 GB line, about the height of its
+    // own total; 1,120 GB / 14 = 80 GB ends on it: each total stays clear of the line, on
+    // one side or the other, on a plate of the canvas colour.
+    MemoryChart chart;
+    chart.resize(1280, 720);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    for (const auto &[gpus, text] : {std::pair{15, "74.7 GB"}, std::pair{14, "80 GB"}}) {
+        const Scenario s = seventyB(gpus, ZeroStage::Zero3);
+        chart.setReport(s, estimate(s), ByteUnit::GB);
+        chart.plot()->replot();
+        const QCPItemText *total = chart.totalItem(0);
+        QCOMPARE(total->text(), QString::fromUtf8(text));
+        QVERIFY(total->visible());
+        const QRectF box = itemTextRect(total);
+        const double linePx = chart.plot()->yAxis->coordToPixel(80.0);
+        const double half = capacityPen(chart.style()).widthF() / 2;
+        QVERIFY2(box.bottom() < linePx - half || box.top() > linePx + half,
+                 qPrintable(
+                     QStringLiteral("%1..%2 vs %3").arg(box.top()).arg(box.bottom()).arg(linePx)));
+        QCOMPARE(total->brush().color(), chart.style().background); // on a plate
+    }
+
+    // The comparison: ZeRO-3's 17.5 GB (70e9 x 16 / 64) under a 1,120 GB DDP bar's scale,
+    // where the 80 GB line runs a few pixels above the short bar.
+    CompareChart compare;
+    compare.resize(1280, 720);
+    compare.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&compare));
+    compare.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    compare.plot()->replot();
+    const QCPItemText *zero3 = compare.totalItem(3);
+    QCOMPARE(zero3->text(), QStringLiteral("17.5 GB"));
+    QVERIFY(zero3->visible());
+    const QRectF r = itemTextRect(zero3);
+    const double line = compare.plot()->yAxis->coordToPixel(80.0);
+    const double half = capacityPen(compare.style()).widthF() / 2;
+    QVERIFY2(r.bottom() < line - half || r.top() > line + half,
+             qPrintable(QStringLiteral("%1..%2 vs %3").arg(r.top()).arg(r.bottom()).arg(line)));
+}
+
+void TestChartCollision::legendOrderIsFixed()
+{
+    // The legend lists what is drawn in Component order, whatever came and went before.
+    MemoryChart chart;
+    auto names = [&chart] {
+        QStringList list;
+        for (int i = 0; i < chart.plot()->legend->itemCount(); ++i)
+            if (auto *item = qobject_cast<QCPPlottableLegendItem *>(chart.plot()->legend->item(i)))
+                list << item->plottable()->name();
+        return list;
+    };
+    auto inOrder = [](const QStringList &list) {
+        QStringList all;
+        for (int c = 0; c < componentCount; ++c)
+            all << QString::fromUtf8(componentName(Component(c)).data());
+        all << QStringLiteral("Above capacity");
+        int at = -1;
+        for (const QString &n : list) {
+            const int k = int(all.indexOf(n));
+            if (k <= at)
+                return false;
+            at = k;
+        }
+        return true;
+    };
+    const Scenario full = llama70b(8, 1, ZeroStage::Ddp);   // activations, buffers, overflow
+    const Scenario states = seventyB(64, ZeroStage::Zero3); // model states only, fits
+    chart.setReport(full, estimate(full), ByteUnit::GB);
+    const QStringList first = names();
+    QVERIFY(first.contains(QStringLiteral("Above capacity")));
+    QVERIFY(inOrder(first));
+    chart.setReport(states, estimate(states), ByteUnit::GB);
+    QVERIFY(!names().contains(QStringLiteral("Above capacity")));
+    QVERIFY(inOrder(names()));
+    chart.setReport(full, estimate(full), ByteUnit::GB);
+    QCOMPARE(names(), first);
+}
+
+QTEST_MAIN(TestChartCollision)
+#include "test_chartcollision.moc"
