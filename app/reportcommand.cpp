@@ -177,8 +177,10 @@ ScenarioOptions::ScenarioOptions()
                          "count")),
       hfConfig(valueOption("hf-config",
                            QStringLiteral("Model from a Hugging Face config.json instead of "
-                                          "--model (llama, mistral, mixtral, qwen2, gemma, "
-                                          "gemma2, deepseek_v3)."),
+                                          "--model (llama, mistral, mixtral, qwen2, qwen2_moe, "
+                                          "gemma, gemma2, phi3, gpt_neox, llama4_text, "
+                                          "deepseek_v2, deepseek_v3; the language model of "
+                                          "llava, llava_next, qwen2_vl, qwen2_5_vl, llama4)."),
                            "file")),
       layers(
           valueOption("layers", QStringLiteral("Inline architecture: transformer layers."), "L")),

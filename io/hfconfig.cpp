@@ -6,8 +6,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
+#include <QList>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace shardscope {
 
@@ -25,26 +27,95 @@ struct Family
     bool headDimRequired;     ///< head_dim's class default is not hidden / heads
 };
 
-// Defaults from each transformers configuration_*.py: LlamaConfig, MistralConfig,
-// MixtralConfig, Qwen2Config and DeepseekV3Config default tie_word_embeddings to
-// False, GemmaConfig and Gemma2Config to True; LlamaConfig and DeepseekV3Config set
-// num_key_value_heads = num_attention_heads when it is None, the others default it to
-// a fixed number, so it is required there; Gemma's head_dim defaults to 256.
+// Defaults from each transformers configuration_*.py (src/transformers/models/<type>/):
+// every class here defaults tie_word_embeddings to False except GemmaConfig and
+// Gemma2Config (True); LlamaConfig, Phi3Config, DeepseekV2Config and DeepseekV3Config
+// set num_key_value_heads = num_attention_heads when it is None (GPTNeoXConfig has no
+// such field: always multi-head), the others default it to a fixed number, so it is
+// required there; Gemma's head_dim defaults to 256 and Llama4TextConfig's to 128, not
+// hidden / heads.
 constexpr Family families[] = {
     {"llama", "LlamaForCausalLM", "Llama", false, true, false},
     {"mistral", "MistralForCausalLM", "Mistral", false, false, false},
     {"mixtral", "MixtralForCausalLM", "Mixtral", false, false, false},
     {"qwen2", "Qwen2ForCausalLM", "Qwen2", false, false, false},
+    {"qwen2_moe", "Qwen2MoeForCausalLM", "Qwen2-MoE", false, false, false},
     {"gemma", "GemmaForCausalLM", "Gemma", true, false, true},
     {"gemma2", "Gemma2ForCausalLM", "Gemma 2", true, false, true},
+    {"phi3", "Phi3ForCausalLM", "Phi-3", false, true, false},
+    {"gpt_neox", "GPTNeoXForCausalLM", "GPT-NeoX", false, true, false},
+    {"llama4_text", "Llama4ForCausalLM", "Llama 4", false, false, true},
+    {"deepseek_v2", "DeepseekV2ForCausalLM", "DeepSeek-V2", false, true, false},
     {"deepseek_v3", "DeepseekV3ForCausalLM", "DeepSeek-V3", false, true, false},
+};
+
+/// A vision-language wrapper whose language model is one of the families above: its
+/// fields sit in `text_config` (or, for Qwen2-VL's original files, at the top level).
+struct Wrapper
+{
+    const char *modelType;
+    const char *architecture;
+    const char *textType; ///< the language model's family; nullptr: text_config's model_type
+    bool flatAllowed;     ///< without text_config the top-level object is the text config
+};
+
+// LlavaConfig / LlavaNextConfig build text_config from its own model_type, "llama" when
+// absent (configuration_llava.py); Qwen2VLConfig, Qwen2_5_VLConfig, Llama4Config and
+// Gemma3Config have one fixed text model (Qwen2-style decoder, Llama4TextConfig,
+// Gemma3TextConfig).
+constexpr Wrapper wrappers[] = {
+    {"llava", "LlavaForConditionalGeneration", nullptr, false},
+    {"llava_next", "LlavaNextForConditionalGeneration", nullptr, false},
+    {"qwen2_vl", "Qwen2VLForConditionalGeneration", "qwen2", true},
+    {"qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", "qwen2", true},
+    {"llama4", "Llama4ForConditionalGeneration", "llama4_text", false},
+    {"gemma3", "Gemma3ForConditionalGeneration", "gemma3_text", false},
+};
+
+/// A family recognised but refused: its parameters need a feature Architecture lacks.
+struct Unmodelled
+{
+    const char *modelType;
+    const char *architecture;
+    const char *reason;
+};
+
+constexpr Unmodelled unmodelled[] = {
+    {"qwen3", "Qwen3ForCausalLM",
+     "per-head q_norm and k_norm RMSNorms (2 x head_dim weights per block, Qwen3Attention) "
+     "are not modelled"},
+    {"qwen3_moe", "Qwen3MoeForCausalLM",
+     "per-head q_norm and k_norm RMSNorms (2 x head_dim weights per block, "
+     "Qwen3MoeAttention) are not modelled"},
+    {"gemma3_text", "Gemma3ForCausalLM",
+     "per-head q_norm and k_norm RMSNorms (2 x head_dim weights per block, Gemma3Attention) "
+     "are not modelled"},
+    {"mllama", "MllamaForConditionalGeneration",
+     "the cross-attention layers of Llama 3.2 Vision (cross_attention_layers) are not modelled"},
+};
+
+/// The config class defaults of a text model that a wrapper's nested text_config may
+/// leave out: transformers' PretrainedConfig.to_diff_dict drops a nested config's values
+/// that equal its class defaults, so llava-hf/llava-1.5-7b-hf's text_config holds only
+/// vocab_size of the fields below. Values from LlamaConfig and MistralConfig.
+struct NestedDefaults
+{
+    const char *modelType;
+    const char *configClass;
+    std::int64_t vocab, hidden, intermediate, layers, heads, kvHeads; ///< kvHeads 0: = heads
+};
+
+constexpr NestedDefaults nestedDefaults[] = {
+    {"llama", "LlamaConfig", 32000, 4096, 11008, 32, 32, 0},
+    {"mistral", "MistralConfig", 32000, 4096, 14336, 32, 32, 8},
 };
 
 /// Reads fields of one config object, collecting every missing and malformed one.
 class Fields
 {
 public:
-    explicit Fields(const QJsonObject &o) : m_o(o) {}
+    /// `scope` prefixes the missing list ("text_config " for a wrapper's nested config).
+    Fields(const QJsonObject &o, QString scope) : m_o(o), m_scope(std::move(scope)) {}
 
     /// A positive whole number (0 allowed when `allowZero`). Absent or null: the
     /// default when `optional`, else recorded as missing.
@@ -86,11 +157,27 @@ public:
         return v.toBool();
     }
 
-    /// True when `key` is present with a non-null value.
-    bool has(const char *key) const
+    /// A list of layer indices in [0, layers); absent or null gives nullopt.
+    std::optional<QList<int>> layerList(const char *key, int layers)
     {
         const QJsonValue v = m_o.value(QLatin1String(key));
-        return !v.isUndefined() && !v.isNull();
+        if (v.isUndefined() || v.isNull())
+            return std::nullopt;
+        QList<int> out;
+        bool ok = v.isArray();
+        for (const QJsonValue &e : v.toArray()) {
+            const double d = e.toDouble(-1);
+            ok = ok && e.isDouble() && d >= 0 && d < layers && d == std::floor(d);
+            if (ok)
+                out << int(d);
+        }
+        if (!ok) {
+            m_malformed << QStringLiteral("%1 must be a list of layer indices below %2")
+                               .arg(QLatin1String(key))
+                               .arg(layers);
+            return std::nullopt;
+        }
+        return out;
     }
 
     /// Records a field whose value the model cannot represent.
@@ -101,33 +188,109 @@ public:
     {
         QStringList parts;
         if (!m_missing.isEmpty())
-            parts << QStringLiteral("missing ") + m_missing.join(QStringLiteral(", "));
+            parts << m_scope + QStringLiteral("missing ") + m_missing.join(QStringLiteral(", "));
         parts << m_malformed;
         return parts.join(QStringLiteral("; "));
     }
 
 private:
     const QJsonObject &m_o;
+    QString m_scope;
     QStringList m_missing, m_malformed;
 };
 
-const Family *findFamily(const QJsonObject &o, QString *modelType)
+/// The entry of `table` named by `type`, or, when `type` is empty, by an
+/// `architectures` class.
+template <typename T, std::size_t N>
+const T *lookup(const T (&table)[N], const QString &type, const QJsonArray &archs)
 {
-    *modelType = o.value(QLatin1String("model_type")).toString();
-    const QJsonArray archs = o.value(QLatin1String("architectures")).toArray();
-    for (const Family &f : families) {
-        if (!modelType->isEmpty()) {
-            if (*modelType == QLatin1String(f.modelType))
-                return &f;
+    for (const T &t : table) {
+        if (!type.isEmpty()) {
+            if (type == QLatin1String(t.modelType))
+                return &t;
             continue;
         }
         for (const QJsonValue &a : archs)
-            if (a.toString() == QLatin1String(f.architecture)) {
-                *modelType = QLatin1String(f.modelType);
-                return &f;
-            }
+            if (a.toString() == QLatin1String(t.architecture))
+                return &t;
     }
     return nullptr;
+}
+
+/// What the file is: its family (or the reason it is refused) and the object the
+/// language model's fields are read from.
+struct Resolved
+{
+    QString label; ///< the file's model_type (or the one its architectures imply)
+    QString type;  ///< the language model's model_type
+    const Family *family = nullptr;
+    const Unmodelled *unmodelled = nullptr;
+    const Wrapper *wrapper = nullptr;
+    bool nested = false;   ///< fields come from text_config
+    QJsonObject text;      ///< the language model's config
+    QStringList defaulted; ///< text_config fields filled from the class defaults
+    QString defaultsClass; ///< the class those defaults come from
+};
+
+Resolved resolve(const QJsonObject &o)
+{
+    Resolved r;
+    const QString type = o.value(QLatin1String("model_type")).toString();
+    const QJsonArray archs = o.value(QLatin1String("architectures")).toArray();
+    r.label = type;
+    r.text = o;
+    r.type = type;
+    r.wrapper = lookup(wrappers, type, archs);
+    if (r.wrapper) {
+        r.label = QLatin1String(r.wrapper->modelType);
+        const QJsonValue tc = o.value(QLatin1String("text_config"));
+        if (tc.isObject()) {
+            r.nested = true;
+            r.text = tc.toObject();
+            const QString inner = r.text.value(QLatin1String("model_type")).toString();
+            r.type = r.wrapper->textType ? QLatin1String(r.wrapper->textType)
+                                         : (inner.isEmpty() ? QStringLiteral("llama") : inner);
+            // Llama4Config and the llava configs keep tie_word_embeddings at the top.
+            const QLatin1String tie("tie_word_embeddings");
+            if (!r.text.contains(tie) && o.contains(tie))
+                r.text.insert(tie, o.value(tie));
+            for (const NestedDefaults &d : nestedDefaults) {
+                if (r.type != QLatin1String(d.modelType))
+                    continue;
+                const std::pair<const char *, std::int64_t> fields[] = {
+                    {"vocab_size", d.vocab},
+                    {"hidden_size", d.hidden},
+                    {"intermediate_size", d.intermediate},
+                    {"num_hidden_layers", d.layers},
+                    {"num_attention_heads", d.heads},
+                    {"num_key_value_heads", d.kvHeads}};
+                for (const auto &[key, value] : fields) {
+                    if (value == 0 || r.text.contains(QLatin1String(key)))
+                        continue;
+                    r.text.insert(QLatin1String(key), double(value));
+                    r.defaulted << QLatin1String(key);
+                }
+                r.defaultsClass = QLatin1String(d.configClass);
+            }
+        } else if (r.wrapper->flatAllowed) {
+            r.type = QLatin1String(r.wrapper->textType);
+        } else {
+            r.type.clear(); // reported as a missing text_config
+            return r;
+        }
+        r.family = lookup(families, r.type, {});
+        r.unmodelled = r.family ? nullptr : lookup(unmodelled, r.type, {});
+        return r;
+    }
+    r.family = lookup(families, type, archs);
+    r.unmodelled = r.family ? nullptr : lookup(unmodelled, type, archs);
+    if (type.isEmpty()) {
+        if (r.family)
+            r.label = r.type = QLatin1String(r.family->modelType);
+        else if (r.unmodelled)
+            r.label = r.type = QLatin1String(r.unmodelled->modelType);
+    }
+    return r;
 }
 
 /// The last path component of `_name_or_path`, lowercased: "Qwen/Qwen2.5-7B" -> "qwen2.5-7b".
@@ -137,6 +300,44 @@ QString repositoryName(const QJsonObject &o)
     return path.section(u'/', -1).trimmed();
 }
 
+/// Llama 4's MoE blocks: `moe_layers`, else every `interleave_moe_layer_step`-th block
+/// (Llama4TextConfig). Sets experts and dense blocks when they are a dense prefix then
+/// MoE blocks, the only order Architecture models.
+void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
+{
+    const int step = f.count("interleave_moe_layer_step", true, 1);
+    const std::optional<QList<int>> listed = f.layerList("moe_layers", std::max(a.layers, 1));
+    QList<int> moe;
+    if (listed) {
+        moe = *listed;
+        std::sort(moe.begin(), moe.end());
+        moe.erase(std::unique(moe.begin(), moe.end()), moe.end());
+    } else {
+        for (int l = step - 1; l < a.layers; l += step)
+            moe << l;
+    }
+    const int dense = a.layers - int(moe.size());
+    for (int i = 0; i < moe.size(); ++i) {
+        if (moe[i] != dense + i) {
+            f.unsupported(listed ? QStringLiteral("interleaved dense/MoE layers (moe_layers) are "
+                                                  "not modelled")
+                                 : QStringLiteral("interleaved dense/MoE layers "
+                                                  "(interleave_moe_layer_step %1) are not modelled")
+                                       .arg(step));
+            return;
+        }
+    }
+    const int experts = f.count("num_local_experts");
+    const int active = f.count("num_experts_per_tok");
+    if (moe.isEmpty())
+        return; // every block dense, intermediate_size_mlp wide
+    a.experts = experts;
+    a.activeExperts = active;
+    a.expertFfn = intermediate; // Llama4TextExperts: expert_dim = intermediate_size
+    a.sharedExperts = 1;        // Llama4TextMoe.shared_expert: one intermediate_size MLP
+    a.denseLayers = dense;
+}
+
 } // namespace
 
 QStringList supportedHfModelTypes()
@@ -144,6 +345,9 @@ QStringList supportedHfModelTypes()
     QStringList out;
     for (const Family &f : families)
         out << QLatin1String(f.modelType);
+    for (const Wrapper &w : wrappers)
+        if (w.textType == nullptr || lookup(families, QLatin1String(w.textType), {}))
+            out << QLatin1String(w.modelType);
     return out;
 }
 
@@ -163,40 +367,61 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         return std::nullopt;
     }
     const QJsonObject o = doc.object();
-    QString type;
-    const Family *family = findFamily(o, &type);
+    const Resolved r = resolve(o);
+    const QString where = QStringLiteral("config.json (%1)").arg(r.label);
+    if (r.wrapper && r.type.isEmpty()) {
+        *err = where + QStringLiteral(": missing text_config");
+        return std::nullopt;
+    }
+    if (r.unmodelled) {
+        *err = where + QStringLiteral(": ") + QLatin1String(r.unmodelled->reason);
+        return std::nullopt;
+    }
+    const Family *family = r.family;
     if (!family) {
         QStringList archs;
         for (const QJsonValue &a : o.value(QLatin1String("architectures")).toArray())
             archs << a.toString();
         const QString what =
-            type.isEmpty()
+            r.wrapper ? QStringLiteral("unsupported text_config model_type '%1'").arg(r.type)
+            : r.type.isEmpty()
                 ? (archs.isEmpty()
                        ? QStringLiteral("no model_type or architectures")
                        : QStringLiteral("unsupported architectures %1").arg(archs.join(u',')))
                 : QStringLiteral("unsupported model_type '%1'%2")
-                      .arg(type, archs.isEmpty() ? QString()
-                                                 : QStringLiteral(" (%1)").arg(archs.join(u',')));
-        *err = QStringLiteral("config.json: %1; supported: %2")
+                      .arg(r.type, archs.isEmpty() ? QString()
+                                                   : QStringLiteral(" (%1)").arg(archs.join(u',')));
+        *err = (r.wrapper ? where : QStringLiteral("config.json")) +
+               QStringLiteral(": %1; supported: %2")
                    .arg(what, supportedHfModelTypes().join(QStringLiteral(", ")));
         return std::nullopt;
     }
 
-    Fields f(o);
+    const QJsonObject &text = r.text;
+    Fields f(text, r.nested ? QStringLiteral("text_config ") : QString());
+    const QString &t = r.type;
+    const bool deepseek = t.startsWith(QLatin1String("deepseek_v"));
+    const bool neox = t == QLatin1String("gpt_neox");
+    const bool llama4 = t == QLatin1String("llama4_text");
     Architecture a;
     a.hidden = f.integer("hidden_size");
-    a.ffn = f.integer("intermediate_size");
+    const std::int64_t intermediate = f.integer("intermediate_size");
+    a.ffn = llama4 ? f.integer("intermediate_size_mlp") : intermediate;
     a.layers = f.count("num_hidden_layers");
     a.heads = f.count("num_attention_heads");
-    a.kvHeads = f.count("num_key_value_heads", family->kvHeadsDefaultHeads, 0);
+    // GPTNeoXAttention: one fused query_key_value of 3 x hidden, always multi-head.
+    a.kvHeads = neox ? 0 : f.count("num_key_value_heads", family->kvHeadsDefaultHeads, 0);
     a.vocab = f.integer("vocab_size");
     a.tiedEmbeddings = f.boolean("tie_word_embeddings", family->tiedByDefault);
-    a.gatedMlp = true; // every supported family: SwiGLU or GeGLU (gate, up, down)
+    // Every family but GPT-NeoX (GPTNeoXMLP: dense_h_to_4h, dense_4h_to_h) has a gated
+    // MLP: gate, up, down (SwiGLU or GeGLU). Phi3MLP fuses gate and up into one
+    // gate_up_proj of 2 x intermediate_size and Phi3Attention Q, K and V into one qkv_proj
+    // of (heads + 2 kv heads) x head_dim: the same counts as the separate matrices.
+    a.gatedMlp = !neox;
     if (a.kvHeads == 0)
         a.kvHeads = a.heads;
-    const QString &t = type;
-    const bool deepseek = t == QLatin1String("deepseek_v3");
-    if (!deepseek)
+    // GPTNeoXAttention uses hidden / heads and DeepSeek's MLA its own head sizes.
+    if (!deepseek && !neox)
         a.headDim = f.integer("head_dim", !family->headDimRequired, 0);
 
     if (t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
@@ -218,6 +443,61 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         a.activeExperts = f.count("num_experts_per_tok");
         a.expertFfn = a.ffn; // MixtralBlockSparseTop2MLP uses intermediate_size
     }
+    bool sharedExpertGate = false;
+    if (t == QLatin1String("qwen2_moe")) {
+        // modular_qwen2_moe.py: Qwen2MoeAttention biases q, k, v when qkv_bias (default
+        // true); Qwen2MoeSparseMoeBlock holds a router num_experts x hidden, the experts
+        // moe_intermediate_size wide, one shared_expert of shared_expert_intermediate_size
+        // and a shared_expert_gate Linear(hidden, 1, bias=False).
+        a.qkvBiases = f.boolean("qkv_bias", true);
+        a.experts = f.count("num_experts");
+        a.activeExperts = f.count("num_experts_per_tok");
+        a.expertFfn = f.integer("moe_intermediate_size");
+        const std::int64_t shared = f.integer("shared_expert_intermediate_size");
+        if (a.expertFfn > 0 && shared > 0) {
+            if (shared % a.expertFfn != 0)
+                f.unsupported(QStringLiteral("shared_expert_intermediate_size %1 is not a "
+                                             "multiple of moe_intermediate_size %2")
+                                  .arg(shared)
+                                  .arg(a.expertFfn));
+            else
+                a.sharedExperts = int(std::min<std::int64_t>(shared / a.expertFfn, 1'000'000));
+        }
+        // The shared_expert_gate's hidden weights per block are exactly one more
+        // hidden-wide RMSNorm's; both are tiny vectors kept whole on every tensor rank.
+        a.normsPerLayer = 3;
+        sharedExpertGate = true;
+        const int step = f.count("decoder_sparse_step", true, 1);
+        const std::optional<QList<int>> mlpOnly =
+            f.layerList("mlp_only_layers", std::max(a.layers, 1));
+        if (step != 1)
+            f.unsupported(QStringLiteral("dense blocks between MoE blocks (decoder_sparse_step "
+                                         "%1) are not modelled")
+                              .arg(step));
+        else if (mlpOnly && !mlpOnly->isEmpty())
+            f.unsupported(QStringLiteral("dense blocks among MoE blocks (mlp_only_layers) are "
+                                         "not modelled"));
+    }
+    if (neox) {
+        // modular_gpt_neox.py: LayerNorms with bias (two per block and a final one),
+        // biases on both MLP matrices always and on query_key_value and dense when
+        // attention_bias (default true), untied embed_in and embed_out. The parallel
+        // residual (use_parallel_residual) does not change the count.
+        a.layerNormBias = true;
+        if (!f.boolean("attention_bias", true))
+            f.unsupported(QStringLiteral("attention_bias false (MLP biases without attention "
+                                         "biases) is not modelled"));
+        a.linearBiases = true;
+    }
+    if (llama4) {
+        // modeling_llama4.py: Llama4TextAttention biases q, k, v and o only with
+        // attention_bias; its qk_norm (use_qk_norm) is an L2 norm without weights.
+        if (f.boolean("attention_bias", false))
+            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
+                                         "biases) is not modelled"));
+        if (a.layers > 0)
+            readLlama4Experts(f, a, intermediate);
+    }
     int mtp = 0;
     if (deepseek) {
         a.experts = f.count("n_routed_experts");
@@ -225,9 +505,11 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         a.expertFfn = f.integer("moe_intermediate_size");
         a.sharedExperts = f.count("n_shared_experts", false, 0, true);
         a.denseLayers = f.count("first_k_dense_replace", false, 0, true);
-        a.routerBias = true; // DeepseekV3TopkRouter registers e_score_correction_bias
+        // DeepseekV3TopkRouter registers e_score_correction_bias; DeepseekV2Moe's gate is
+        // a plain Linear(hidden, n_routed_experts, bias=False) (modular_deepseek_v2.py).
+        a.routerBias = t == QLatin1String("deepseek_v3");
         // q_lora_rank must be given; null means one full-rank q_proj.
-        if (!o.contains(QLatin1String("q_lora_rank")))
+        if (!text.contains(QLatin1String("q_lora_rank")))
             f.integer("q_lora_rank");
         a.qLoraRank = f.integer("q_lora_rank", true, 0);
         a.kvLoraRank = f.integer("kv_lora_rank");
@@ -242,7 +524,6 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         mtp = f.count("num_nextn_predict_layers", true, 0, true);
     }
 
-    const QString where = QStringLiteral("config.json (%1)").arg(t);
     if (const QString p = f.problems(); !p.isEmpty()) {
         *err = where + QStringLiteral(": ") + p;
         return std::nullopt;
@@ -255,12 +536,23 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     Model m;
     const QString repo = repositoryName(o);
     const std::string count = formatParameters(parameterCount(a));
-    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + t : repo.toLower()).toStdString();
+    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + r.label : repo.toLower()).toStdString();
     m.displayName = repo.isEmpty()
-                        ? std::string(family->displayName) + " " + count + " (config.json)"
+                        ? std::string(family->displayName) + (r.wrapper ? " (text)" : "") + " " +
+                              count + " (config.json)"
                         : repo.toStdString();
-    m.source = "Hugging Face config.json, model_type " + t.toStdString() + " (" +
-               family->architecture + ")";
+    m.source = "Hugging Face config.json, model_type " + r.label.toStdString() + " (" +
+               (r.wrapper ? r.wrapper->architecture : family->architecture) + ")";
+    if (r.wrapper)
+        m.source += "; only the language model (" + t.toStdString() +
+                    ") is counted, not the vision encoder and projector (vision_config)";
+    if (!r.defaulted.isEmpty())
+        m.source += "; text_config leaves out " +
+                    r.defaulted.join(QStringLiteral(", ")).toStdString() + ", taken from the " +
+                    r.defaultsClass.toStdString() + " defaults";
+    if (sharedExpertGate)
+        m.source += "; each block's shared_expert_gate (hidden x 1) is counted as a third "
+                    "hidden-wide norm";
     if (mtp > 0)
         m.source += "; its " + std::to_string(mtp) +
                     " multi-token-prediction module(s) (num_nextn_predict_layers) are not "

@@ -32,6 +32,7 @@ private slots:
     void publishedCounts_data();
     void publishedCounts();
     void familyDetails();
+    void newerFamilyDetails();
     void defaultsFromTheConfigClasses();
     void namesFromTheRepository();
     void errors_data();
@@ -56,6 +57,65 @@ void TestHfConfig::publishedCounts_data()
     // DeepSeek-V3: 671B total without the MTP module, 37B activated (model card);
     // derivation in tests/core/test_moe.cpp and docs/models.md.
     QTest::newRow("DeepSeek-V3") << "deepseek-v3.json" << 671026419200LL << 37552297472LL;
+
+    // Qwen1.5-MoE-A2.7B ("14.3B" total, "2.7B activated", 2.0B non-embedding activated).
+    // Block: attention 4 x 2048^2 + 3 x 2048 Q/K/V biases = 16,783,360; 60 routed + 4
+    // shared (5632 / 1408) experts of 3 x 2048 x 1408 = 8,650,752 each = 553,648,128;
+    // router 60 x 2048 = 122,880; shared_expert_gate 2048 + 2 RMSNorms 4096 = 6,144:
+    // 570,560,512. Total 24 x 570,560,512 + 2 x 151936 x 2048 + 2048 = 14,315,784,192.
+    // Active: 4 routed + 4 shared experts, 24 x 86,118,400 + 622,331,904 = 2,689,173,504
+    // (2,066,841,600 without the embeddings: "2.0B non-embedding").
+    QTest::newRow("Qwen1.5-MoE-A2.7B") << "qwen1.5-moe-a2.7b.json" << 14315784192LL << 2689173504LL;
+    // Qwen2-57B-A14B ("57B", "14B activated"): 8 shared experts (20480 / 2560). Block:
+    // attention 29,364,736 (incl. 4,608 biases) + 72 experts x 27,525,120 + router
+    // 229,376 + gate and norms 10,752 = 2,011,413,504; 28 blocks + 1,089,080,832
+    // outside = 57,408,658,944 (57.4B). Active 28 x 470,006,784 + 1,089,080,832 =
+    // 14,249,270,784 (14.2B).
+    QTest::newRow("Qwen2-57B-A14B") << "qwen2-57b-a14b.json" << 57408658944LL << 14249270784LL;
+    // DeepSeek-V2-Lite ("15.7B total, 2.4B activated"): MLA without q_lora_rank, q_proj
+    // 2048 x 16 x 192 = 6,291,456, kv_a 2048 x 576 = 1,179,648, kv_a_norm 512, kv_b 512 x
+    // 16 x 256 = 2,097,152, o 2048 x 2048 = 4,194,304: 13,763,072. Block 0 dense (MLP 3 x
+    // 2048 x 10944): 81,007,104; blocks 1-26: 66 experts x 8,650,752 + router 64 x 2048
+    // (no correction bias in V2) = 584,847,872. Total 81,007,104 + 26 x 584,847,872 +
+    // 419,432,448 = 15,706,484,224. Active (6 routed + 2 shared): 2,661,150,208; without
+    // the 209,715,200 input embedding (DeepSeek's convention, see V3's 36.6B)
+    // 2,451,435,008, the card's "2.4B".
+    QTest::newRow("DeepSeek-V2-Lite") << "deepseek-v2-lite.json" << 15706484224LL << 2661150208LL;
+    // DeepSeek-V2 ("236B total, 21B activated"): q_lora_rank 1536, 128 heads on h 5120;
+    // MLA 149,227,520 per block; block 0 dense 337,981,440, blocks 1-59 (160 routed + 2
+    // shared experts of 3 x 5120 x 1536) 3,972,116,480; outside 1,048,581,120. Total
+    // 235,741,434,880 (235.7B); active 21,375,800,320 (21.4B).
+    QTest::newRow("DeepSeek-V2") << "deepseek-v2.json" << 235741434880LL << 21375800320LL;
+    // Llama 4 Scout, text model only ("17B active", "109B total" with the vision
+    // encoder). Block (every one MoE, interleave_moe_layer_step 1): attention 5120 x 5120
+    // x 2 + 5120 x 1024 x 2 = 62,914,560; 16 routed + 1 shared experts of 3 x 5120 x
+    // 8192 = 125,829,120 each; router 16 x 5120 = 81,920; 2 norms 10,240:
+    // 2,202,101,760. Total 48 x 2,202,101,760 + 2 x 202048 x 5120 + 5120 =
+    // 107,769,861,120. The vision_config adds 871,932,416 (34 ViT blocks of 23,807,872,
+    // embeddings 1,641,728, pre/post LayerNorms 5,632, pixel-shuffle MLP 39,845,888,
+    // projector 4096 x 5120): 108,641,793,536 in all, the card's "109B". Active: one
+    // routed + the shared expert, 48 x 314,664,960 + 2,068,976,640 = 17,172,894,720.
+    QTest::newRow("Llama 4 Scout (text)")
+        << "llama-4-scout-17b-16e.json" << 107769861120LL << 17172894720LL;
+    // Phi-3-mini ("3.8B"): fused qkv_proj 3072 x 9216 and o_proj = 4 x 3072^2, fused
+    // gate_up_proj 3072 x 16384 and down_proj = 3 x 3072 x 8192, 2 RMSNorms: 113,252,352
+    // per block; 32 x 113,252,352 + 2 x 32064 x 3072 + 3072 = 3,821,079,552 (3.82B).
+    QTest::newRow("Phi-3-mini") << "phi-3-mini-4k-instruct.json" << 3821079552LL << 3821079552LL;
+    // Pythia-1B: the card's 805,736,448 non-embedding + 2 x 50304 x 2048 embed_in and
+    // embed_out. By hand per block: query_key_value 2048 x 6144 + 6144, dense 2048^2 +
+    // 2048, MLP 2 x 2048 x 8192 + 8192 + 2048, 2 LayerNorms 4 x 2048 = 50,358,272;
+    // 16 x 50,358,272 + final LayerNorm 4,096 = 805,736,448.
+    QTest::newRow("Pythia-1B") << "pythia-1b.json" << 1011781632LL << 1011781632LL;
+    // Qwen2-VL-7B's language model is Qwen2-7B's shape (the Qwen2.5 7B row above):
+    // 8,291,375,616 (Hub total) - 675,759,104 (vision: patch_embed 1,505,280 + 32 blocks
+    // of 19,677,440 + merger 44,575,744) = 7,615,616,512.
+    QTest::newRow("Qwen2-VL-7B (text)")
+        << "qwen2-vl-7b-instruct.json" << 7615616512LL << 7615616512LL;
+    // LLaVA-1.5-7B: text_config = LlamaConfig defaults (Llama 2 7B's shape) with vocab
+    // 32064: 6,738,415,616 + 2 x 64 x 4096 = 6,738,939,904. With the CLIP ViT-L/14-336
+    // tower (303,507,456) and the 2-layer projector (4,198,400 + 16,781,312) that is
+    // 7,063,427,072, the Hub total.
+    QTest::newRow("LLaVA-1.5-7B (text)") << "llava-1.5-7b-hf.json" << 6738939904LL << 6738939904LL;
 }
 
 void TestHfConfig::publishedCounts()
@@ -114,6 +174,91 @@ void TestHfConfig::familyDetails()
              m->source.c_str());
 }
 
+void TestHfConfig::newerFamilyDetails()
+{
+    QString error;
+    // Qwen2-MoE: 4 shared experts of moe_intermediate_size (5632 / 1408), Q/K/V biases,
+    // the shared_expert_gate as a third norm, named in the source.
+    auto m = import(readData(QFINDTESTDATA("data/qwen1.5-moe-a2.7b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->experts, 60);
+    QCOMPARE(m->architecture->activeExperts, 4);
+    QCOMPARE(m->architecture->sharedExperts, 4);
+    QCOMPARE(qint64(m->architecture->effectiveExpertFfn()), 1408LL);
+    QCOMPARE(m->architecture->normsPerLayer, 3);
+    QVERIFY(m->architecture->qkvBiases);
+    QVERIFY(!m->architecture->routerBias);
+    QVERIFY2(QString::fromStdString(m->source).contains(QStringLiteral("shared_expert_gate")),
+             m->source.c_str());
+    // DeepSeek-V2-Lite: one full-rank q_proj, no router correction bias, 1 dense block.
+    m = import(readData(QFINDTESTDATA("data/deepseek-v2-lite.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->architecture->qLoraRank), 0LL);
+    QVERIFY(!m->architecture->routerBias);
+    QCOMPARE(m->architecture->denseLayers, 1);
+    QCOMPARE(m->architecture->sharedExperts, 2);
+    // Pythia: LayerNorm with bias, a plain GELU MLP, biases everywhere, multi-head.
+    m = import(readData(QFINDTESTDATA("data/pythia-1b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QVERIFY(m->architecture->layerNormBias);
+    QVERIFY(!m->architecture->gatedMlp);
+    QVERIFY(m->architecture->linearBiases);
+    QCOMPARE(m->architecture->kvHeads, 8);
+    QCOMPARE(qint64(m->architecture->effectiveHeadDim()), 256LL);
+    // Pythia's card counts 805,736,448 parameters besides embed_in and embed_out.
+    QCOMPARE(qint64(m->parameters()) - 2 * 50304LL * 2048, 805736448LL);
+    // Phi-3: the fused matrices are counted as Llama's separate ones.
+    m = import(readData(QFINDTESTDATA("data/phi-3-mini-4k-instruct.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QVERIFY(m->architecture->gatedMlp);
+    QCOMPARE(QString::fromStdString(m->id), QStringLiteral("phi-3-mini-4k-instruct"));
+    // Llama 4 Scout: text_config read, every block MoE with one shared expert, the dense
+    // size (intermediate_size_mlp) kept for ffn, only the language model counted.
+    m = import(readData(QFINDTESTDATA("data/llama-4-scout-17b-16e.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->experts, 16);
+    QCOMPARE(m->architecture->activeExperts, 1);
+    QCOMPARE(m->architecture->sharedExperts, 1);
+    QCOMPARE(m->architecture->denseLayers, 0);
+    QCOMPARE(qint64(m->architecture->ffn), 16384LL);
+    QCOMPARE(qint64(m->architecture->effectiveExpertFfn()), 8192LL);
+    QCOMPARE(qint64(m->architecture->headDim), 128LL);
+    QVERIFY(!m->architecture->tiedEmbeddings);
+    QCOMPARE(QString::fromStdString(m->id), QStringLiteral("hf-llama4"));
+    QCOMPARE(QString::fromStdString(m->displayName),
+             QStringLiteral("Llama 4 (text) 107.8B (config.json)"));
+    QCOMPARE(QString::fromStdString(m->source),
+             QStringLiteral("Hugging Face config.json, model_type llama4 "
+                            "(Llama4ForConditionalGeneration); only the language model "
+                            "(llama4_text) is counted, not the vision encoder and projector "
+                            "(vision_config)"));
+    // Qwen2-VL's original file: the text fields at the top level, Qwen2's Q/K/V biases.
+    m = import(readData(QFINDTESTDATA("data/qwen2-vl-7b-instruct.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QVERIFY(m->architecture->qkvBiases);
+    QVERIFY(QString::fromStdString(m->source).contains(QStringLiteral("only the language model")));
+    // LLaVA-1.5: the four fields text_config leaves out come from LlamaConfig.
+    m = import(readData(QFINDTESTDATA("data/llava-1.5-7b-hf.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->architecture->hidden), 4096LL);
+    QCOMPARE(qint64(m->architecture->ffn), 11008LL);
+    QCOMPARE(m->architecture->kvHeads, 32);
+    QVERIFY2(QString::fromStdString(m->source).endsWith(QStringLiteral(
+                 "; text_config leaves out hidden_size, intermediate_size, "
+                 "num_hidden_layers, num_attention_heads, taken from the LlamaConfig "
+                 "defaults")),
+             m->source.c_str());
+    // The same text_config in a Qwen2-VL file written by newer transformers (nested,
+    // model_type qwen2_vl_text) gives the same count as the flat file.
+    const QByteArray nested = R"({"model_type": "qwen2_vl", "text_config": {
+        "model_type": "qwen2_vl_text", "hidden_size": 3584, "intermediate_size": 18944,
+        "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "vocab_size": 152064, "tie_word_embeddings": false}})";
+    m = import(nested, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 7615616512LL);
+}
+
 void TestHfConfig::defaultsFromTheConfigClasses()
 {
     // LlamaConfig: num_key_value_heads absent means as many as the attention heads;
@@ -164,20 +309,21 @@ void TestHfConfig::errors_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("message");
+    const QString supported = QStringLiteral(
+        "llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3, gpt_neox, llama4_text, "
+        "deepseek_v2, deepseek_v3, llava, llava_next, qwen2_vl, qwen2_5_vl, llama4");
     QTest::newRow("not json") << QByteArray(R"({"model_type": )")
                               << "config.json: unterminated object at offset 15";
     QTest::newRow("array") << QByteArray("[1, 2]") << "config.json: expected a JSON object";
     QTest::newRow("unknown model_type")
         << QByteArray(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})")
-        << "config.json: unsupported model_type 'gpt2' (GPT2LMHeadModel); supported: llama, "
-           "mistral, mixtral, qwen2, gemma, gemma2, deepseek_v3";
+        << "config.json: unsupported model_type 'gpt2' (GPT2LMHeadModel); supported: " + supported;
     QTest::newRow("unknown architecture")
         << QByteArray(R"({"architectures": ["FalconForCausalLM"]})")
-        << "config.json: unsupported architectures FalconForCausalLM; supported: llama, "
-           "mistral, mixtral, qwen2, gemma, gemma2, deepseek_v3";
+        << "config.json: unsupported architectures FalconForCausalLM; supported: " + supported;
     QTest::newRow("nothing") << QByteArray("{}")
-                             << "config.json: no model_type or architectures; supported: llama, "
-                                "mistral, mixtral, qwen2, gemma, gemma2, deepseek_v3";
+                             << "config.json: no model_type or architectures; supported: " +
+                                    supported;
     // Every missing field at once, in reading order.
     QTest::newRow("mixtral missing four")
         << QByteArray(R"({"model_type": "mixtral", "intermediate_size": 14336,
@@ -209,6 +355,60 @@ void TestHfConfig::errors_data()
             "attention_bias": true})")
         << "config.json (llama): attention_bias without mlp_bias (or the reverse) is not "
            "modelled";
+    // Families whose parameters need a field Architecture lacks are named and refused.
+    QTest::newRow("qwen3 q/k norms")
+        << QByteArray(R"({"model_type": "qwen3", "hidden_size": 4096, "head_dim": 128})")
+        << "config.json (qwen3): per-head q_norm and k_norm RMSNorms (2 x head_dim weights per "
+           "block, Qwen3Attention) are not modelled";
+    QTest::newRow("qwen3_moe by architecture")
+        << QByteArray(R"({"architectures": ["Qwen3MoeForCausalLM"]})")
+        << "config.json (qwen3_moe): per-head q_norm and k_norm RMSNorms (2 x head_dim weights "
+           "per block, Qwen3MoeAttention) are not modelled";
+    QTest::newRow("gemma3 text_config")
+        << QByteArray(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
+            "hidden_size": 5376}})")
+        << "config.json (gemma3): per-head q_norm and k_norm RMSNorms (2 x head_dim weights per "
+           "block, Gemma3Attention) are not modelled";
+    QTest::newRow("mllama")
+        << QByteArray(R"({"model_type": "mllama", "text_config": {"hidden_size": 4096}})")
+        << "config.json (mllama): the cross-attention layers of Llama 3.2 Vision "
+           "(cross_attention_layers) are not modelled";
+    // Llama 4 Maverick: MoE every second block (layers 1, 3, ...).
+    QTest::newRow("llama4 interleaved")
+        << QByteArray(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
+            "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+            "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
+            "head_dim": 128, "vocab_size": 202048, "num_local_experts": 128,
+            "num_experts_per_tok": 1, "interleave_moe_layer_step": 2}})")
+        << "config.json (llama4): interleaved dense/MoE layers (interleave_moe_layer_step 2) are "
+           "not modelled";
+    QTest::newRow("llama4 without text_config")
+        << QByteArray(R"({"model_type": "llama4", "vision_config": {}})")
+        << "config.json (llama4): missing text_config";
+    QTest::newRow("llava sparse qwen2 text_config")
+        << QByteArray(R"({"model_type": "llava", "text_config": {"model_type": "qwen2",
+            "vocab_size": 152000}})")
+        << "config.json (llava): text_config missing hidden_size, intermediate_size, "
+           "num_hidden_layers, num_attention_heads, num_key_value_heads";
+    QTest::newRow("llava unknown text model")
+        << QByteArray(R"({"model_type": "llava", "text_config": {"model_type": "gpt2"}})")
+        << "config.json (llava): unsupported text_config model_type 'gpt2'; supported: " +
+               supported;
+    QTest::newRow("qwen2_moe sparse step")
+        << QByteArray(R"({"model_type": "qwen2_moe", "hidden_size": 2048,
+            "intermediate_size": 5632, "num_hidden_layers": 24, "num_attention_heads": 16,
+            "num_key_value_heads": 16, "vocab_size": 151936, "num_experts": 60,
+            "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
+            "shared_expert_intermediate_size": 5000, "decoder_sparse_step": 2})")
+        << "config.json (qwen2_moe): shared_expert_intermediate_size 5000 is not a multiple of "
+           "moe_intermediate_size 1408; dense blocks between MoE blocks (decoder_sparse_step 2) "
+           "are not modelled";
+    QTest::newRow("gpt_neox without attention biases")
+        << QByteArray(R"({"model_type": "gpt_neox", "hidden_size": 2048,
+            "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 8,
+            "vocab_size": 50304, "attention_bias": false})")
+        << "config.json (gpt_neox): attention_bias false (MLP biases without attention biases) "
+           "is not modelled";
     QTest::newRow("invalid shape")
         << QByteArray(R"({"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
             "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 5,
