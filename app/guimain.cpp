@@ -32,9 +32,10 @@ struct GuiFlags
     const QCommandLineOption present{QStringLiteral("present"),
                                      QStringLiteral("Start in presentation mode.")};
     const QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use the dark theme.")};
-    const QCommandLineOption view{QStringLiteral("view"),
-                                  QStringLiteral("Tab to open: memory, timeline, compare or live."),
-                                  QStringLiteral("tab")};
+    const QCommandLineOption view{
+        QStringLiteral("view"),
+        QStringLiteral("Tab to open: memory, timeline, compare, live or plan."),
+        QStringLiteral("tab")};
     const QCommandLineOption lesson{QStringLiteral("lesson"),
                                     QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
                                     QStringLiteral("N[:S]")};
@@ -200,10 +201,11 @@ int runGui(int argc, char **argv)
     }
     if (p.isSet(view)) {
         const QStringList names{QStringLiteral("memory"), QStringLiteral("timeline"),
-                                QStringLiteral("compare"), QStringLiteral("live")};
+                                QStringLiteral("compare"), QStringLiteral("live"),
+                                QStringLiteral("plan")};
         const int i = int(names.indexOf(p.value(view)));
         if (i < 0) {
-            err << "shardscope: --view must be memory, timeline, compare or live (got '"
+            err << "shardscope: --view must be memory, timeline, compare, live or plan (got '"
                 << p.value(view) << "')\n";
             return 2;
         }

@@ -13,6 +13,7 @@
 #include "numberstable.h"
 #include "openedfile.h"
 #include "palette.h"
+#include "planpanel.h"
 #include "reportjson.h"
 #include "reporttable.h"
 #include "scenariochanges.h"
@@ -31,6 +32,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -99,11 +101,19 @@ MainWindow::MainWindow(QWidget *parent)
     m_verdictReason = new QLabel;
     m_verdictReason->setWordWrap(true);
     m_verdictReason->setObjectName(QStringLiteral("verdictReason"));
+    // "What fits?": the fewest GPUs per strategy and the fastest layout here, one line
+    // (elided; the whole line is its tooltip), following every change.
+    m_whatFits = new QLabel;
+    m_whatFits->setObjectName(QStringLiteral("whatFits"));
+    m_whatFits->setTextFormat(Qt::RichText);
+    m_whatFits->setWordWrap(true);
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
     QFont sf = m_summary->font();
     sf.setPointSizeF(13);
     m_summary->setFont(sf);
+    m_whatFits->setFont(sf);
+    showWhatFits();
     m_chart = new MemoryChart;
     m_breakdown = new BreakdownView;
     m_numbers = new NumbersTable;
@@ -111,10 +121,9 @@ MainWindow::MainWindow(QWidget *parent)
     m_chartColumn = new QSplitter(Qt::Vertical);
     m_chartColumn->addWidget(m_chart);
     m_chartColumn->addWidget(m_numbers);
-    m_chartColumn->setStretchFactor(0, 4);
-    m_chartColumn->setStretchFactor(1, 1);
+    m_chartColumn->setStretchFactor(0, 1);
+    m_chartColumn->setStretchFactor(1, 0);
     m_chartColumn->setChildrenCollapsible(false);
-    m_numbers->setMinimumHeight(110);
     auto *memorySplit = new QSplitter;
     memorySplit->addWidget(m_chartColumn);
     // The donut and its table scroll when the window is short (1280 x 720, presentation
@@ -143,6 +152,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(m_compare, QStringLiteral("Compare strategies"));
     m_live = new LivePanel(m_session);
     m_tabs->addTab(m_live, QStringLiteral("Live GPUs"));
+    // Which layout is fastest that fits: the planner's ranking, plotted; a row loads it.
+    m_plan = new PlanPanel(m_session);
+    auto *planScroll = new QScrollArea; // its controls and table scroll, not widen the window
+    planScroll->setWidget(m_plan);
+    planScroll->setWidgetResizable(true);
+    planScroll->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(planScroll, QStringLiteral("Plan"));
     // The comparison's four estimates, like every hidden view, wait until it is shown.
     new LazyRefresh(m_compare, m_session,
                     [this] { m_compare->setScenario(m_session->scenario(), m_session->unit()); });
@@ -163,6 +179,7 @@ MainWindow::MainWindow(QWidget *parent)
     rightLayout->addWidget(m_lessons);
     rightLayout->addWidget(m_verdict);
     rightLayout->addWidget(m_verdictReason);
+    rightLayout->addWidget(m_whatFits);
     rightLayout->addWidget(m_summary);
     rightLayout->addWidget(m_tabs, 1);
     m_breakdownTimer = new QTimer(this);
@@ -440,7 +457,11 @@ void MainWindow::showView(View v)
 
 QWidget *MainWindow::viewWidget(View v) const
 {
-    return v == View::Timeline ? static_cast<QWidget *>(m_timeline) : m_tabs->widget(int(v));
+    if (v == View::Timeline)
+        return m_timeline;
+    if (v == View::Plan)
+        return m_plan;
+    return m_tabs->widget(int(v));
 }
 
 bool MainWindow::openFile(const QString &path, QString *error)
@@ -503,6 +524,8 @@ bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *er
         m_timeline->setControlsShown(true);
         return ok;
     }
+    case View::Plan:
+        return exportPlot(m_plan->plot(), path, o, error);
     case View::Live:
         break;
     }
@@ -629,6 +652,7 @@ void MainWindow::applyTextSizes()
     // summary line would, and the bars need its height.
     const bool lesson = m_lessons->lesson() >= 0;
     m_summary->setVisible((roomy && !(m_compact && lesson)) || !m_message.isEmpty());
+    m_whatFits->setVisible(!(m_compact && lesson));
     m_controls->applyLook(m_dark, panelPointSize());
     // Presentation at 1080p: a 36 pt verdict (48 px at 96 dpi), 24 pt lesson sentences
     // (32 px) and 18 pt tabs; a step smaller under 800 pixels of height.
@@ -660,6 +684,11 @@ double MainWindow::panelPointSize() const
     return m_presentation ? (m_compact ? 15 : 17) : 12;
 }
 
+void MainWindow::showWhatFits()
+{
+    m_whatFits->setText(QStringLiteral("<b>What fits?</b> %1").arg(m_whatFitsText.toHtmlEscaped()));
+}
+
 void MainWindow::resizeEvent(QResizeEvent *event)
 {
     QMainWindow::resizeEvent(event);
@@ -679,12 +708,17 @@ void MainWindow::redraw()
     const qsizetype colon = m_verdictSentence.indexOf(QStringLiteral(": "));
     const bool split = colon > 0 && v.kind != Verdict::Kind::Fits;
     m_verdict->setText(split ? m_verdictSentence.left(colon) : m_verdictSentence);
-    m_verdictReason->setText(split ? m_verdictSentence.mid(colon + 2) : QString());
+    QString reason = split ? m_verdictSentence.mid(colon + 2) : QString();
+    if (!reason.isEmpty())
+        reason[0] = reason[0].toUpper(); // a sentence of its own now
+    m_verdictReason->setText(reason);
     m_verdictReason->setVisible(split);
     const QColor bg = v.kind == Verdict::Kind::Fits ? fitsColor() : overflowsColor();
     m_verdict->setStyleSheet(QStringLiteral("QLabel#verdict { background: %1; color: white; "
                                             "border-radius: 8px; }")
                                  .arg(bg.name()));
+    m_whatFitsText = qs(shardscope::whatFitsText(m_session->whatFits(), unit));
+    showWhatFits();
     if (r.valid()) {
         m_summary->setText(
             QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). %6")

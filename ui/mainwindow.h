@@ -28,6 +28,7 @@ class ScenarioHistory;
 class BreakdownView;
 class CompareChart;
 class LivePanel;
+class PlanPanel;
 class MemoryChart;
 class NumbersTable;
 class TimelinePanel;
@@ -74,6 +75,9 @@ public:
     /// it fits or has no reason) and, under it, the reason.
     QLabel *verdictLabel() const { return m_verdict; }
     QLabel *verdictReasonLabel() const { return m_verdictReason; }
+    /// The "What fits?" line under the verdict (whatFitsText(), core/planner.h), whole.
+    QString whatFitsText() const { return m_whatFitsText; }
+    QLabel *whatFitsLabel() const { return m_whatFits; }
     /// The whole verdict sentence (verdictText(), core/format.h).
     QString verdictSentence() const { return m_verdictSentence; }
     QLabel *modelInfoLabel() const { return m_controls->modelInfoLabel(); }
@@ -100,7 +104,8 @@ public:
         Memory = 0,
         Timeline = 1,
         Compare = 2,
-        Live = 3
+        Live = 3,
+        Plan = 4
     };
     void showView(View v);
     /// The widget that draws view v (the panel itself, not its scroll area).
@@ -152,6 +157,7 @@ public:
     TimelinePanel *timelinePanel() const { return m_timeline; }
     CompareChart *compareChart() const { return m_compare; }
     LivePanel *livePanel() const { return m_live; }
+    PlanPanel *planPanel() const { return m_plan; }
     /// The one-line message of the last failed open/save/export ("" when none).
     QString lastMessage() const { return m_message; }
 
@@ -177,6 +183,7 @@ private:
     void redrawMemoryView();
     void openFromUser(const QString &path);
     void showMessage(const QString &text);
+    void showWhatFits();
     void rebuildRecentMenu();
 
     Session *m_session = nullptr;
@@ -189,6 +196,8 @@ private:
     QLabel *m_verdict = nullptr;
     QLabel *m_verdictReason = nullptr;
     QString m_verdictSentence;
+    QLabel *m_whatFits = nullptr;
+    QString m_whatFitsText;
     QScrollArea *m_controlScroll = nullptr; ///< holds m_controls
     QLabel *m_summary = nullptr;
     BreakdownView *m_breakdown = nullptr;
@@ -200,6 +209,7 @@ private:
     TimelinePanel *m_timeline = nullptr;
     CompareChart *m_compare = nullptr;
     LivePanel *m_live = nullptr;
+    PlanPanel *m_plan = nullptr;
     bool m_shown = false;
     bool m_compact = false;                   ///< shorter than compactHeight: smaller type
     static constexpr int compactHeight = 800; ///< below this, presentation type steps down

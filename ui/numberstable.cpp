@@ -5,8 +5,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <algorithm>
 
 namespace shardscope {
 
@@ -62,6 +65,12 @@ void NumbersTable::setReport(const Scenario &s, const MemoryReport &r, ByteUnit 
         }
     }
     m_view->setUpdatesEnabled(true);
+    // As tall as its rows (up to four; more scroll), so the bars keep the height.
+    const int rows = std::clamp(int(m_table.values.size()), 1, 4);
+    const int rowHeight = m_view->verticalHeader()->defaultSectionSize();
+    m_view->setFixedHeight(m_view->horizontalHeader()->sizeHint().height() + rows * rowHeight +
+                           2 * m_view->frameWidth() +
+                           m_view->horizontalScrollBar()->sizeHint().height());
     const bool any = !m_table.values.empty();
     m_copyCsv->setEnabled(any);
     m_copyMarkdown->setEnabled(any);

@@ -28,6 +28,13 @@ const Verdict &Session::verdict() const
     return *m_verdict;
 }
 
+const WhatFits &Session::whatFits() const
+{
+    if (!m_whatFits)
+        m_whatFits = shardscope::whatFits(m_scenario);
+    return *m_whatFits;
+}
+
 const std::array<StrategyVariant, 4> &Session::comparison() const
 {
     if (!m_comparison)
@@ -50,6 +57,7 @@ void Session::invalidate()
     // The timeline stays: timeline() resimulates only when its parameters changed.
     m_report.reset();
     m_verdict.reset();
+    m_whatFits.reset();
     m_comparison.reset();
     ++m_revision;
     emit changed();

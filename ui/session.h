@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "estimate.h"
 #include "format.h"
+#include "planner.h"
 #include "schedule.h"
 #include "verdict.h"
 
@@ -46,6 +47,10 @@ public:
     /// compareStrategies(scenario()): the scenario under DDP, ZeRO-1, ZeRO-2 and ZeRO-3,
     /// four estimates, computed on first use after a change.
     const std::array<StrategyVariant, 4> &comparison() const;
+    /// whatFits(scenario()): the fewest GPUs at which each strategy fits this model and
+    /// card, and the fastest fitting layout at the current GPU count (core/planner.h;
+    /// tens of microseconds, so the line under the verdict follows a drag).
+    const WhatFits &whatFits() const;
     /// scheduleParams(scenario()): the pipeline schedule the scenario runs.
     ScheduleParams scheduleParameters() const { return scheduleParams(m_scenario); }
     /// schedule(scheduleParameters()): the simulated pipeline timeline. Simulated on
@@ -94,6 +99,7 @@ private:
     // Caches of the derived values, filled on first use after a change.
     mutable std::optional<MemoryReport> m_report;
     mutable std::optional<Verdict> m_verdict;
+    mutable std::optional<WhatFits> m_whatFits;
     mutable std::optional<std::array<StrategyVariant, 4>> m_comparison;
     mutable std::optional<Timeline> m_timeline;
     mutable ScheduleParams m_timelineParams; ///< what m_timeline was simulated for

@@ -1,0 +1,818 @@
+#include "planpanel.h"
+
+#include "chartparts.h"
+#include "estimate.h"
+#include "inputlimits.h"
+#include "lazyrefresh.h"
+#include "plantablemodel.h"
+#include "scenariofile.h"
+#include "session.h"
+
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QThread>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <qcustomplot.h>
+
+namespace shardscope {
+
+namespace {
+
+/// What a worker hands back.
+struct Outcome
+{
+    PlanResult result;
+    double milliseconds = 0;
+};
+
+/// True when `c` describes the layout and batch `l`, `t` run (the fields the planner
+/// searches).
+bool sameLayout(const PlanCandidate &c, const Layout &l, const Training &t)
+{
+    const Layout &a = c.layout;
+    const Training &b = c.training;
+    return a.gpus == l.gpus && a.tensorParallel == l.tensorParallel &&
+           a.pipelineParallel == l.pipelineParallel && a.contextParallel == l.contextParallel &&
+           a.expertParallel == l.expertParallel && a.zeroStage == l.zeroStage &&
+           a.hsdpShardSize == l.hsdpShardSize && a.offload == l.offload &&
+           a.allowUnevenStages == l.allowUnevenStages && b.microBatchSize == t.microBatchSize &&
+           b.microBatches == t.microBatches && b.recompute == t.recompute &&
+           b.schedule == t.schedule && b.chunks == t.chunks && b.sequenceLength == t.sequenceLength;
+}
+
+/// Okabe-Ito colours (Okabe and Ito 2008): blue for the layouts, vermillion for the
+/// frontier; on a dark canvas their light variants, sky blue and orange.
+QColor pointsColor(const ChartStyle &st)
+{
+    return st.isDark() ? QColor(0x56, 0xB4, 0xE9) : QColor(0x00, 0x72, 0xB2);
+}
+
+QColor frontierColor(const ChartStyle &st)
+{
+    return st.isDark() ? QColor(0xE6, 0x9F, 0x00) : QColor(0xD5, 0x5E, 0x00);
+}
+
+/// Counts with thousands separators, as formatBytes() writes bytes ("2,097,152").
+QLocale countLocale()
+{
+    QLocale l(QLocale::English, QLocale::UnitedStates);
+    l.setNumberOptions(QLocale::DefaultNumberOptions);
+    return l;
+}
+
+QString number(std::int64_t v)
+{
+    return countLocale().toString(qlonglong(v));
+}
+
+/// The largest multiple of `step` a QSpinBox holds.
+int spinMaximum(std::int64_t step)
+{
+    const std::int64_t s = std::max<std::int64_t>(1, step);
+    return int(std::max<std::int64_t>(s, INT_MAX / s * s));
+}
+
+} // namespace
+
+PlanPanel::PlanPanel(Session *session, QWidget *parent)
+    : QWidget(parent), m_session(session), m_style(ChartStyle::light())
+{
+    m_rest = new QTimer(this);
+    m_rest->setSingleShot(true);
+    m_rest->setInterval(restMilliseconds);
+    connect(m_rest, &QTimer::timeout, this, [this] {
+        // A hidden tab of a shown window plans when it is next shown.
+        if (window()->isVisible() && !isVisible()) {
+            m_deferred = true;
+            return;
+        }
+        if (!m_worker)
+            startWorker(); // else the worker's end starts the latest inputs
+    });
+
+    // Controls: the global batch, the GPU range, the export.
+    m_batchLabel = new QLabel(QStringLiteral("Global &batch"), this);
+    m_batch = new QSpinBox(this);
+    m_batch->setLocale(countLocale());
+    m_batch->setGroupSeparatorShown(true);
+    m_batch->setSuffix(QStringLiteral(" tokens"));
+    m_batch->setAccelerated(true);
+    m_batch->setToolTip(QStringLiteral(
+        "Tokens per training step, a multiple of the sequence length s. Follows m × b × d × s "
+        "of the memory view's layout until you edit it."));
+    m_batchLabel->setBuddy(m_batch);
+    m_batchReset = new QToolButton(this);
+    m_batchReset->setText(QStringLiteral("From layout"));
+    m_batchReset->setToolTip(QStringLiteral("Use m × b × d × s of the memory view's layout again"));
+    m_range = new QCheckBox(QStringLiteral("GPU &range"), this);
+    m_range->setToolTip(QStringLiteral(
+        "Plan every GPU count from the first to the second box, not only the memory view's"));
+    m_minGpus = new QSpinBox(this);
+    m_maxGpus = new QSpinBox(this);
+    for (QSpinBox *box : {m_minGpus, m_maxGpus}) {
+        box->setRange(1, int(std::min<std::int64_t>(maxGpus, INT_MAX)));
+        box->setLocale(countLocale());
+        box->setGroupSeparatorShown(true);
+        box->setEnabled(false);
+    }
+    m_toLabel = new QLabel(QStringLiteral("to"), this);
+    m_export = new QPushButton(QStringLiteral("&Export launch config…"), this);
+    m_export->setToolTip(QStringLiteral(
+        "Write the chosen row as a DeepSpeed, Accelerate (FSDP) or torchtitan config, as "
+        "`shardscope export-config` does"));
+    m_export->setEnabled(false);
+
+    auto *controls = new QHBoxLayout;
+    controls->setSpacing(8);
+    controls->addWidget(m_batchLabel);
+    controls->addWidget(m_batch);
+    controls->addWidget(m_batchReset);
+    controls->addSpacing(24);
+    controls->addWidget(m_range);
+    controls->addWidget(m_minGpus);
+    controls->addWidget(m_toLabel);
+    controls->addWidget(m_maxGpus);
+    controls->addStretch(1);
+    controls->addWidget(m_export);
+
+    m_summary = new QLabel(this);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true); // large type in a narrow window takes two lines
+    m_message = new QLabel(this);
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: white; background: #B3261E; padding: 6px;"));
+    m_message->setVisible(false);
+
+    // The ranked table.
+    m_model = new PlanTableModel(this);
+    m_table = new QTableView(this);
+    m_table->setModel(m_model);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSortIndicator(PlanTableModel::Rank, Qt::AscendingOrder);
+    m_table->setSortingEnabled(true);
+    m_table->setAccessibleName(QStringLiteral("Layouts that fit, fastest first"));
+
+    // The chart: points, frontier, the chosen row, the capacity line.
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumSize(360, 240);
+    m_points = m_plot->addGraph();
+    m_points->setName(QStringLiteral("Fitting layout"));
+    m_points->setLineStyle(QCPGraph::lsNone);
+    m_frontier = m_plot->addGraph();
+    m_frontier->setName(QStringLiteral("Fastest for its memory (Pareto frontier)"));
+    m_frontier->setLineStyle(QCPGraph::lsStepLeft);
+    m_selected = m_plot->addGraph();
+    m_selected->setName(QStringLiteral("Chosen row"));
+    m_selected->setLineStyle(QCPGraph::lsNone);
+    for (QCPGraph *g : {m_points, m_frontier, m_selected})
+        g->setSelectable(QCP::stNone);
+    m_capacityLine = new QCPItemStraightLine(m_plot);
+    m_capacityLabel = addCapacityLabel(m_plot, Qt::AlignRight | Qt::AlignBottom);
+    m_plotMessage = addPlotMessage(m_plot);
+    m_plot->xAxis->setLabel(QStringLiteral("Step time (s)"));
+    setMemoryAxis(m_plot->yAxis, 0, 1, 1.12, m_unit);
+    placeLegendAbove(m_plot, 3, 24);
+    // A memory axis shorter than its title (large type, a short chart) says it in short.
+    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
+        QCPAxis *y = m_plot->yAxis;
+        const QString full = QStringLiteral("Memory per GPU (%1)").arg(toQString(unitName(m_unit)));
+        const QString brief = QStringLiteral("%1 / GPU").arg(toQString(unitName(m_unit)));
+        const int room = m_plot->axisRect()->height();
+        const QString label =
+            QFontMetrics(y->labelFont()).horizontalAdvance(full) <= room ? full : brief;
+        if (y->label() != label)
+            y->setLabel(label);
+    });
+
+    m_split = new QSplitter(Qt::Vertical, this);
+    QSplitter *split = m_split;
+    split->addWidget(m_table);
+    split->addWidget(m_plot);
+    split->setChildrenCollapsible(false);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(10, 8, 10, 6);
+    layout->setSpacing(6);
+    layout->addLayout(controls);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_message);
+    layout->addWidget(split, 1);
+
+    connect(m_batch, &QSpinBox::valueChanged, this, [this] {
+        m_batchFollows = false;
+        refresh();
+    });
+    connect(m_batch, &QSpinBox::editingFinished, this, [this] {
+        // Snap to the multiple of s the plan uses.
+        const QSignalBlocker block(m_batch);
+        m_batch->setValue(int(request().globalBatchTokens));
+    });
+    connect(m_batchReset, &QToolButton::clicked, this, [this] {
+        m_batchFollows = true;
+        refresh();
+    });
+    connect(m_range, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) {
+            const QSignalBlocker b1(m_minGpus), b2(m_maxGpus);
+            const int n = int(std::clamp<std::int64_t>(m_session->scenario().layout.gpus, 1,
+                                                       m_maxGpus->maximum()));
+            m_minGpus->setValue(std::max(1, n / 2));
+            m_maxGpus->setValue(n);
+        }
+        refresh();
+    });
+    connect(m_minGpus, &QSpinBox::valueChanged, this, [this] { refresh(); });
+    connect(m_maxGpus, &QSpinBox::valueChanged, this, [this] { refresh(); });
+    connect(m_table, &QTableView::clicked, this,
+            [this](const QModelIndex &index) { loadRow(index.row()); });
+    connect(m_table, &QTableView::activated, this,
+            [this](const QModelIndex &index) { loadRow(index.row()); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { updateSelectedPoint(); });
+    connect(m_export, &QPushButton::clicked, this, &PlanPanel::chooseExportFile);
+
+    m_lazy = new LazyRefresh(this, m_session, [this] { refresh(); });
+    applyStyle();
+    syncControls();
+}
+
+PlanPanel::~PlanPanel()
+{
+    joinWorker();
+}
+
+void PlanPanel::joinWorker()
+{
+    if (!m_worker)
+        return;
+    m_worker->wait();
+    delete m_worker;
+    m_worker = nullptr;
+    m_runningKey.clear();
+    ++m_workerId; // its queued finished call, if any, is now stale
+}
+
+std::int64_t PlanPanel::scenarioBatchTokens() const
+{
+    const Scenario &s = m_session->scenario();
+    const std::int64_t seq = std::max<std::int64_t>(1, s.training.sequenceLength);
+    const std::int64_t d = std::max<std::int64_t>(1, s.layout.dataParallel());
+    // m x b x d sequences, at least one; a huge product is clamped to what the box holds.
+    const double sequences = double(std::max<std::int64_t>(1, s.training.microBatches)) *
+                             double(std::max<std::int64_t>(1, s.training.microBatchSize)) *
+                             double(d);
+    const double most = double(spinMaximum(seq) / seq);
+    return std::int64_t(std::clamp(sequences, 1.0, most)) * seq;
+}
+
+PlanRequest PlanPanel::request() const
+{
+    return currentInputs().request;
+}
+
+QString PlanPanel::inputError() const
+{
+    return currentInputs().error;
+}
+
+PlanPanel::Inputs PlanPanel::currentInputs() const
+{
+    const Scenario &s = m_session->scenario();
+    Inputs in;
+    PlanRequest &q = in.request;
+    q.base = s;
+    if (m_range->isChecked()) {
+        q.minGpus = m_minGpus->value();
+        q.maxGpus = m_maxGpus->value();
+    } else {
+        q.minGpus = q.maxGpus = s.layout.gpus;
+    }
+    // As `shardscope plan`: t up to the GPUs per node.
+    q.maxTensorParallel =
+        int(std::clamp<std::int64_t>(s.layout.gpusPerNode, 1, std::int64_t(maxParallelDegree)));
+    const std::int64_t seq = s.training.sequenceLength;
+    if (m_batchFollows || seq < 1) {
+        q.globalBatchTokens = scenarioBatchTokens();
+    } else {
+        // The box's value to the nearest multiple of s, at least s.
+        const std::int64_t sequences =
+            std::max<std::int64_t>(1, std::llround(double(m_batch->value()) / double(seq)));
+        q.globalBatchTokens = sequences * seq;
+    }
+
+    // What plan() reads, in one fingerprint: the scenario with the searched fields
+    // fixed (every setting is in a scenario file), the GPU's speeds, and the bounds.
+    Scenario fixed = s;
+    fixed.layout.gpus = q.minGpus;
+    fixed.layout.tensorParallel = fixed.layout.pipelineParallel = fixed.layout.contextParallel =
+        fixed.layout.expertParallel = 1;
+    fixed.layout.zeroStage = ZeroStage::Ddp;
+    fixed.layout.hsdpShardSize = 0;
+    fixed.layout.offload = Offload::None;
+    fixed.layout.allowUnevenStages = false; // the planner sets it per p
+    fixed.training.microBatchSize = fixed.training.microBatches = 1;
+    fixed.training.recompute = Recompute::None;
+    fixed.training.schedule = PipelineSchedule::OneFOneB;
+    fixed.training.chunks = 1;
+    fixed.modelStatesOnly = false;
+    in.key = QJsonDocument(scenarioToJson(fixed, ByteUnit::GB)).toJson(QJsonDocument::Compact);
+    in.key += QStringLiteral("|%1 %2 %3 %4 %5|%6 %7 %8 %9")
+                  .arg(q.minGpus)
+                  .arg(q.maxGpus)
+                  .arg(q.globalBatchTokens)
+                  .arg(q.maxTensorParallel)
+                  .arg(q.maxMicroBatchSize)
+                  .arg(s.gpu.bf16FlopsPerSecond, 0, 'g', 17)
+                  .arg(s.gpu.fp8FlopsPerSecond, 0, 'g', 17)
+                  .arg(s.gpu.memoryBytesPerSecond, 0, 'g', 17)
+                  .arg(s.gpu.nvlinkBytesPerSecond, 0, 'g', 17)
+                  .toUtf8();
+
+    // Refusals, each one line naming the input.
+    if (!s.model.architecture) {
+        in.error = QStringLiteral("Cannot plan: %1 has no architecture (a plain parameter count "
+                                  "has no layers to split); choose a model preset")
+                       .arg(s.model.displayName.empty() ? QStringLiteral("the model")
+                                                        : toQString(s.model.displayName));
+        return in;
+    }
+    // The scenario at t = p = c = 1 must estimate: a bad recipe, sequence length or
+    // overhead is the scenario's error, not the planner's.
+    const MemoryReport r = estimate(fixed);
+    if (!r.valid()) {
+        in.error = QStringLiteral("Cannot plan: ") + QString::fromStdString(r.error);
+        return in;
+    }
+    in.capacityBytes = r.capacityBytes;
+    return in;
+}
+
+void PlanPanel::syncControls()
+{
+    const Scenario &s = m_session->scenario();
+    const std::int64_t seq = std::max<std::int64_t>(1, s.training.sequenceLength);
+    {
+        const QSignalBlocker block(m_batch);
+        m_batch->setRange(int(std::min<std::int64_t>(seq, spinMaximum(seq))), spinMaximum(seq));
+        m_batch->setSingleStep(int(std::min<std::int64_t>(seq, INT_MAX)));
+        if (m_batchFollows)
+            m_batch->setValue(int(scenarioBatchTokens()));
+    }
+    m_batchReset->setEnabled(!m_batchFollows);
+    const bool range = m_range->isChecked();
+    m_minGpus->setEnabled(range);
+    m_maxGpus->setEnabled(range);
+    m_toLabel->setEnabled(range);
+    if (!range) {
+        const QSignalBlocker b1(m_minGpus), b2(m_maxGpus);
+        const int n = int(std::clamp<std::int64_t>(s.layout.gpus, 1, m_maxGpus->maximum()));
+        m_minGpus->setValue(n);
+        m_maxGpus->setValue(n);
+    }
+}
+
+bool PlanPanel::isPlanning() const
+{
+    return m_rest->isActive() || m_worker || m_deferred;
+}
+
+void PlanPanel::refresh()
+{
+    syncControls();
+    m_latest = currentInputs();
+    if (!m_latest.error.isEmpty()) {
+        m_rest->stop();
+        m_deferred = false;
+        showMessage(m_latest.error, m_latest.key);
+        return;
+    }
+    if (m_latest.key == m_shownKey) {
+        m_rest->stop();
+        m_deferred = false;
+        redraw();
+        return;
+    }
+    m_summary->setText(QStringLiteral("Planning…"));
+    m_summary->setVisible(true);
+    if (m_latest.key == m_runningKey) {
+        m_rest->stop(); // already on its way
+        return;
+    }
+    m_rest->start(); // restarted by every change: plans once the session rests
+}
+
+void PlanPanel::planNow()
+{
+    m_rest->stop();
+    m_deferred = false;
+    joinWorker();
+    syncControls();
+    m_latest = currentInputs();
+    if (!m_latest.error.isEmpty()) {
+        showMessage(m_latest.error, m_latest.key);
+        return;
+    }
+    QElapsedTimer clock;
+    clock.start();
+    PlanResult r = plan(m_latest.request);
+    showResult(std::move(r), m_latest, double(clock.nsecsElapsed()) / 1e6);
+}
+
+void PlanPanel::startWorker()
+{
+    if (m_worker || !m_latest.error.isEmpty() || m_latest.key == m_shownKey)
+        return;
+    m_runningKey = m_latest.key;
+    const int id = ++m_workerId;
+    auto outcome = std::make_shared<Outcome>();
+    const PlanRequest q = m_latest.request; // the worker's own copy
+    m_worker = QThread::create([q, outcome] {
+        QElapsedTimer clock;
+        clock.start();
+        outcome->result = plan(q);
+        outcome->milliseconds = double(clock.nsecsElapsed()) / 1e6;
+    });
+    connect(m_worker, &QThread::finished, this, [this, id, outcome] {
+        workerFinished(id, std::move(outcome->result), outcome->milliseconds);
+    });
+    m_worker->start(QThread::LowPriority);
+}
+
+void PlanPanel::workerFinished(int id, PlanResult result, double milliseconds)
+{
+    if (id != m_workerId || !m_worker)
+        return; // joined already (planNow(), the destructor)
+    const QByteArray key = m_runningKey;
+    m_worker->wait();
+    delete m_worker;
+    m_worker = nullptr;
+    m_runningKey.clear();
+    if (key == m_latest.key && m_latest.error.isEmpty()) {
+        showResult(std::move(result), m_latest, milliseconds);
+        return;
+    }
+    // The inputs moved on while it ran: plan the latest, unless the rest timer will.
+    if (!m_rest->isActive() && !m_deferred)
+        startWorker();
+}
+
+void PlanPanel::showMessage(const QString &message, const QByteArray &key)
+{
+    m_shownKey = key;
+    m_result = PlanResult{};
+    m_result.error = message.toStdString();
+    m_chosenRank = 0;
+    m_model->clear();
+    m_message->setText(message);
+    m_message->setVisible(true);
+    m_summary->setText(QString());
+    m_summary->setVisible(false);
+    m_export->setEnabled(false);
+    drawChart();
+    emit planned();
+}
+
+void PlanPanel::showResult(PlanResult result, const Inputs &inputs, double milliseconds)
+{
+    m_result = std::move(result);
+    m_shownKey = inputs.key;
+    m_shownRequest = inputs.request;
+    m_capacityBytes = inputs.capacityBytes;
+    m_unit = m_session->unit();
+    if (!m_result.valid()) {
+        showMessage(QStringLiteral("Cannot plan: ") + QString::fromStdString(m_result.error),
+                    inputs.key);
+        return;
+    }
+    const PlanRequest &q = inputs.request;
+    const QString gpus = q.minGpus == q.maxGpus
+                             ? number(q.minGpus)
+                             : QStringLiteral("%1–%2").arg(number(q.minGpus), number(q.maxGpus));
+    const QString what =
+        QStringLiteral("%1 on %2 × %3, %4 tokens per step, s %5")
+            .arg(toQString(q.base.model.displayName), gpus, toQString(q.base.gpu.name),
+                 number(q.globalBatchTokens), number(q.base.training.sequenceLength));
+    const std::int64_t fit = std::int64_t(m_result.fitting.size());
+    m_summary->setText(QStringLiteral("%1: %2 candidates evaluated (%3 more skipped by the exact "
+                                      "model-states bound), %4 fit; planned in %5 ms")
+                           .arg(what, number(m_result.candidatesEvaluated),
+                                number(m_result.candidatesPruned), number(fit))
+                           .arg(milliseconds, 0, 'f', milliseconds < 10 ? 1 : 0));
+    m_summary->setVisible(true);
+
+    m_model->setCandidates(m_result.fitting, m_unit);
+    // The chosen row: the session's own layout when the plan holds it.
+    m_chosenRank = 0;
+    const Scenario &s = m_session->scenario();
+    for (std::size_t i = 0; i < m_result.fitting.size(); ++i)
+        if (sameLayout(m_result.fitting[i], s.layout, s.training)) {
+            m_chosenRank = int(i) + 1;
+            break;
+        }
+    // Re-apply the header's sort (a reset shows rank order).
+    const QHeaderView *header = m_table->horizontalHeader();
+    m_model->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
+
+    if (m_result.fitting.empty()) {
+        m_message->setText(
+            QStringLiteral("Nothing fits %1 × %2 at %3 tokens per step: more GPUs (GPU range), "
+                           "a smaller batch or a shorter sequence may fit")
+                .arg(gpus, toQString(q.base.gpu.name), number(q.globalBatchTokens)));
+        m_message->setVisible(true);
+    } else {
+        m_message->setVisible(false);
+        m_message->setText(QString());
+    }
+    m_export->setEnabled(!m_result.fitting.empty());
+    redraw();
+    emit planned();
+}
+
+void PlanPanel::redraw()
+{
+    if (m_session->unit() != m_unit) {
+        m_unit = m_session->unit();
+        m_model->setUnit(m_unit);
+    }
+    // The session now runs one of the rows (a row was loaded, or its layout set by hand).
+    const Scenario &s = m_session->scenario();
+    const int chosen = m_model->rowOfRank(m_chosenRank);
+    const PlanCandidate *c = m_model->candidateAt(chosen);
+    if (!c || !sameLayout(*c, s.layout, s.training)) {
+        for (std::size_t i = 0; i < m_result.fitting.size(); ++i)
+            if (sameLayout(m_result.fitting[i], s.layout, s.training)) {
+                m_chosenRank = int(i) + 1;
+                break;
+            }
+    }
+    {
+        const QSignalBlocker block(m_table->selectionModel());
+        const int row = m_model->rowOfRank(m_chosenRank);
+        if (row >= 0) {
+            m_table->selectionModel()->setCurrentIndex(m_model->index(row, 0),
+                                                       QItemSelectionModel::ClearAndSelect |
+                                                           QItemSelectionModel::Rows);
+        } else {
+            m_table->selectionModel()->clear();
+        }
+    }
+    drawChart();
+}
+
+std::vector<int> PlanPanel::paretoFrontier(const std::vector<PlanCandidate> &fitting)
+{
+    std::vector<int> timed;
+    for (std::size_t i = 0; i < fitting.size(); ++i)
+        if (fitting[i].time.valid() && std::isfinite(fitting[i].time.stepSeconds))
+            timed.push_back(int(i));
+    // Fastest first; among equal times the smallest first, so it alone can enter.
+    std::stable_sort(timed.begin(), timed.end(), [&fitting](int a, int b) {
+        const PlanCandidate &x = fitting[std::size_t(a)], &y = fitting[std::size_t(b)];
+        if (x.time.stepSeconds != y.time.stepSeconds)
+            return x.time.stepSeconds < y.time.stepSeconds;
+        return x.peakBytes < y.peakBytes;
+    });
+    std::vector<int> frontier;
+    std::int64_t smallest = std::numeric_limits<std::int64_t>::max();
+    for (int i : timed) {
+        const std::int64_t bytes = fitting[std::size_t(i)].peakBytes;
+        if (bytes < smallest) {
+            frontier.push_back(i);
+            smallest = bytes;
+        }
+    }
+    return frontier;
+}
+
+void PlanPanel::drawChart()
+{
+    const double scale = unitBytes(m_unit);
+    const std::vector<PlanCandidate> &fit = m_result.fitting;
+    QVector<double> keys, values;
+    double slowest = 0, largest = 0;
+    for (const PlanCandidate &c : fit) {
+        if (!c.time.valid() || !std::isfinite(c.time.stepSeconds))
+            continue; // cannot be placed on a time axis
+        keys << c.time.stepSeconds;
+        values << double(c.peakBytes) / scale;
+        slowest = std::max(slowest, c.time.stepSeconds);
+        largest = std::max(largest, double(c.peakBytes) / scale);
+    }
+    m_points->setData(keys, values);
+    QVector<double> fk, fv;
+    for (int i : paretoFrontier(fit)) {
+        fk << fit[std::size_t(i)].time.stepSeconds;
+        fv << double(fit[std::size_t(i)].peakBytes) / scale;
+    }
+    m_frontier->setData(fk, fv, true);
+    updateSelectedPoint();
+
+    const bool any = !keys.isEmpty();
+    const double capacity = double(m_capacityBytes) / scale;
+    m_capacityLine->setVisible(m_capacityBytes > 0);
+    m_capacityLabel->setVisible(m_capacityBytes > 0);
+    if (m_capacityBytes > 0) {
+        placeHorizontalLine(m_capacityLine, capacity);
+        QString text = capacityText(m_session->scenario().gpu.shortName, m_capacityBytes, m_unit);
+        text.replace(u'\n', u' ');
+        m_capacityLabel->setText(text + QStringLiteral(" capacity"));
+        m_capacityLabel->position->setCoords(1.0, capacity);
+    }
+    setMemoryAxis(m_plot->yAxis, largest, capacity, 1.12, m_unit);
+    if (m_plot->yAxis->range().upper <= 0)
+        m_plot->yAxis->setRange(0, 1);
+    m_plot->xAxis->setRange(0, any ? slowest * 1.06 : 1);
+
+    if (!m_result.valid())
+        m_plotMessage->setText(QStringLiteral("No layouts to draw"));
+    else if (fit.empty())
+        m_plotMessage->setText(QStringLiteral("No layout fits"));
+    else if (!any)
+        m_plotMessage->setText(QStringLiteral("Step time unknown: ") +
+                               QString::fromStdString(fit.front().time.error));
+    m_plotMessage->setVisible(!any);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlanPanel::updateSelectedPoint()
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    const PlanCandidate *c = current.isValid() ? m_model->candidateAt(current.row()) : nullptr;
+    if (!c)
+        c = m_model->candidateAt(m_model->rowOfRank(m_chosenRank));
+    if (c && c->time.valid() && std::isfinite(c->time.stepSeconds))
+        m_selected->setData({c->time.stepSeconds}, {double(c->peakBytes) / unitBytes(m_unit)});
+    else
+        m_selected->data()->clear();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlanPanel::loadRow(int row)
+{
+    const PlanCandidate *c = m_model->candidateAt(row);
+    if (!c)
+        return;
+    m_chosenRank = m_model->rankAt(row);
+    const Layout layout = c->layout;
+    const Training training = c->training;
+    {
+        const QSignalBlocker block(m_table->selectionModel());
+        m_table->selectionModel()->setCurrentIndex(m_model->index(row, 0),
+                                                   QItemSelectionModel::ClearAndSelect |
+                                                       QItemSelectionModel::Rows);
+    }
+    updateSelectedPoint();
+    // A click that also activates (single-click styles) loads once.
+    const Scenario &now = m_session->scenario();
+    if (sameLayout(*c, now.layout, now.training))
+        return;
+    // One changed() signal; the plan's inputs stay the same, so it does not plan again.
+    m_session->edit([&](Scenario &s) { s = candidateScenario(s, layout, training); });
+}
+
+bool PlanPanel::exportLaunchConfig(const QString &path, LaunchFormat format, QString *error)
+{
+    const int row = std::max(0, m_model->rowOfRank(m_chosenRank));
+    const PlanCandidate *c = m_model->candidateAt(row);
+    if (!c) {
+        *error = QStringLiteral("no layout to export: the plan has no fitting row");
+        return false;
+    }
+    const Scenario s = candidateScenario(m_shownRequest.base, c->layout, c->training);
+    const auto config = shardscope::exportLaunchConfig(s, format, error);
+    if (!config) {
+        *error = QStringLiteral("%1: %2").arg(launchFormatId(format), *error);
+        return false;
+    }
+    const QByteArray text = config->text;
+    return writeFileAtomically(
+        path, [&text](QSaveFile &f) { return f.write(text) == text.size(); }, error);
+}
+
+void PlanPanel::chooseExportFile()
+{
+    struct Choice
+    {
+        LaunchFormat format;
+        QString filter;
+    };
+    const Choice choices[] = {
+        {LaunchFormat::DeepSpeed, QStringLiteral("DeepSpeed config (*.json)")},
+        {LaunchFormat::Accelerate, QStringLiteral("Accelerate FSDP config (*.yaml)")},
+        {LaunchFormat::Torchtitan, QStringLiteral("torchtitan job config (*.toml)")}};
+    QStringList filters;
+    for (const Choice &c : choices)
+        filters << c.filter;
+    QString selected = filters.front();
+    const QString path = QFileDialog::getSaveFileName(
+        this, QStringLiteral("Export launch config"), QStringLiteral("launch.json"),
+        filters.join(QStringLiteral(";;")), &selected);
+    if (path.isEmpty())
+        return;
+    LaunchFormat format = LaunchFormat::DeepSpeed;
+    for (const Choice &c : choices)
+        if (c.filter == selected)
+            format = c.format;
+    QString error;
+    if (!exportLaunchConfig(path, format, &error))
+        QMessageBox::warning(this, QStringLiteral("Export launch config"), error);
+}
+
+QString PlanPanel::messageText() const
+{
+    return m_message->text();
+}
+
+QString PlanPanel::summaryText() const
+{
+    return m_summary->text();
+}
+
+void PlanPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (!m_splitPlaced) {
+        // The first time on screen: the table 45 % of the height, the chart the rest.
+        m_splitPlaced = true;
+        layout()->activate();
+        const int h = m_split->height();
+        m_split->setSizes({h * 9 / 20, h - h * 9 / 20});
+    }
+    if (m_deferred) {
+        m_deferred = false;
+        if (!m_worker)
+            startWorker();
+    } else if (m_shownKey.isEmpty() && !isPlanning()) {
+        refresh(); // the first time on screen
+    }
+}
+
+void PlanPanel::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    applyPanelStyle(this, style);
+    applyStyle();
+}
+
+void PlanPanel::applyStyle()
+{
+    const ChartStyle &st = m_style;
+    const QFont controls = st.font(font(), 12);
+    for (QWidget *w :
+         std::initializer_list<QWidget *>{m_batchLabel, m_batch, m_batchReset, m_range, m_minGpus,
+                                          m_maxGpus, m_toLabel, m_export, m_summary})
+        w->setFont(controls);
+    m_message->setFont(st.font(font(), 13, true));
+    m_table->setFont(st.font(font(), 11));
+    m_table->horizontalHeader()->setFont(st.font(font(), 11, true));
+
+    applyAxisStyle(m_plot, st, font());
+    styleLegend(m_plot, st, font(), 13, QSize(28, 20));
+    const QColor points = pointsColor(st);
+    QColor fill = points;
+    fill.setAlpha(150);
+    m_points->setPen(QPen(points, 1.2 * st.lineScale));
+    m_points->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDisc, points, fill, 7 * st.lineScale));
+    const QColor frontier = frontierColor(st);
+    m_frontier->setPen(QPen(frontier, 2.5 * st.lineScale));
+    m_frontier->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDisc, frontier, frontier, 9 * st.lineScale));
+    m_selected->setPen(QPen(st.ink, 3 * st.lineScale));
+    m_selected->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                                QPen(st.ink, 2.5 * st.lineScale), Qt::NoBrush,
+                                                15 * st.lineScale));
+    m_capacityLine->setPen(capacityPen(st));
+    styleCapacityLabel(m_capacityLabel, st, font());
+    styleMessage(m_plotMessage, st, font());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace shardscope

@@ -1,0 +1,211 @@
+#pragma once
+
+#include "chartstyle.h"
+#include "launchconfig.h"
+#include "planner.h"
+
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+class QCheckBox;
+class QCPGraph;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QSplitter;
+class QTableView;
+class QThread;
+class QTimer;
+class QToolButton;
+
+namespace shardscope {
+
+class LazyRefresh;
+class PlanTableModel;
+class Session;
+
+/// The Plan tab (issue 15): which layouts of the session's model fit its GPU type at its
+/// GPU count (or a range), fastest first, from the engine's planner (core/planner.h).
+///
+/// It plans the session's model, recipe, GPU, overheads and training flags at the
+/// session's sequence length, over the session's GPU count (or the "GPU range" when
+/// checked), for a global batch in tokens that follows m × b × d × s of the session's
+/// layout until the user edits it (always a multiple of s, at least s). The search space
+/// is PlanRequest's default with t up to the GPUs per node, as `shardscope plan` does.
+///
+/// - A line above the table: candidates evaluated, skipped by the exact bound, fitting,
+///   and how long the plan took.
+/// - The ranked table (PlanTableModel, sortable by any column); clicking or activating a
+///   row loads that layout into the session (candidateScenario()), so the memory view
+///   shows it. "Export launch config…" writes the chosen row through io/launchconfig.h.
+/// - The chart: memory per GPU against step time for every fitting candidate, the Pareto
+///   frontier (the fastest layout for a given memory: no other fitting layout is both
+///   faster and smaller), the capacity line and the chosen row.
+///
+/// When it plans: LazyRefresh decides when the panel hears of a change (on screen, or
+/// when next shown); the plan itself runs only when its inputs changed (loading a row
+/// does not re-plan), 150 ms after the last change (a slider drag plans once, when it
+/// rests), on a worker thread (QThread::create; plan() is a pure function of a copied
+/// request), so a plan of seconds never blocks the window. One plan runs at a time; a
+/// change during a run starts the latest inputs when it ends. An invalid scenario, a
+/// model without an architecture or a search with no fitting layout shows a one-line
+/// message instead of the table and the points; nothing shows NaN.
+class PlanPanel : public QWidget, public StyledView
+{
+    Q_OBJECT
+public:
+    /// Delay between the session's last change and the plan, milliseconds.
+    static constexpr int restMilliseconds = 150;
+
+    /// Builds the panel on `session` (not owned; must outlive the panel). Plans when first
+    /// shown, or on refresh() / planNow().
+    explicit PlanPanel(Session *session, QWidget *parent = nullptr);
+    /// Waits for a plan still running on the worker thread (plan() cannot be interrupted).
+    ~PlanPanel() override;
+
+    /// Reads the session: re-displays at once when the plan's inputs are unchanged (the
+    /// unit, the chosen row), else schedules a plan restMilliseconds from now on the worker
+    /// thread (or shows the message of invalid inputs at once). What LazyRefresh calls.
+    void refresh();
+    /// Plans the current inputs now, on the calling thread, and shows the result (tests,
+    /// screenshots); waits for a worker plan first.
+    void planNow();
+    /// True while a plan is scheduled or running.
+    bool isPlanning() const;
+
+    /// The request the panel plans for the session's current state (its error, if any,
+    /// is in inputError()).
+    PlanRequest request() const;
+    /// Why the current inputs cannot be planned ("Cannot plan: ..."); empty when they can.
+    QString inputError() const;
+    /// The last result shown (candidatesEvaluated, fitting in plan()'s order).
+    const PlanResult &result() const { return m_result; }
+
+    /// The ranked table's model.
+    PlanTableModel *tableModel() const { return m_model; }
+    /// The ranked table.
+    QTableView *tableView() const { return m_table; }
+    /// The chart of memory per GPU against step time.
+    QCustomPlot *plot() const { return m_plot; }
+    /// The fitting candidates' points (step seconds, memory in display units).
+    QCPGraph *pointsGraph() const { return m_points; }
+    /// The Pareto frontier (step seconds ascending, memory non-increasing).
+    QCPGraph *frontierGraph() const { return m_frontier; }
+    /// The chosen row's point (empty when no row is chosen).
+    QCPGraph *selectedGraph() const { return m_selected; }
+    /// The capacity line across the chart.
+    QCPItemStraightLine *capacityLine() const { return m_capacityLine; }
+    /// The one-line message shown instead of the table (invalid input, nothing fits);
+    /// empty when the table shows layouts.
+    QString messageText() const;
+    /// The line above the table: "N candidates evaluated ... F fit ... in T ms".
+    QString summaryText() const;
+    /// The global batch control, tokens (a multiple of s).
+    QSpinBox *batchTokensSpin() const { return m_batch; }
+    /// "GPU range" on: plan over [min, max] instead of the session's GPU count.
+    QCheckBox *rangeCheck() const { return m_range; }
+    QSpinBox *minGpusSpin() const { return m_minGpus; }
+    QSpinBox *maxGpusSpin() const { return m_maxGpus; }
+    /// Opens the file dialog and exports the chosen row.
+    QPushButton *exportButton() const { return m_export; }
+
+    /// Candidates on the Pareto frontier of `fitting` (timed ones only), as indexes into
+    /// it in ascending step time: each is strictly smaller than every faster one. Exact:
+    /// no fitting candidate is both faster and no larger (or no slower and smaller).
+    static std::vector<int> paretoFrontier(const std::vector<PlanCandidate> &fitting);
+
+    /// Rank (1 = fastest) of the chosen row, 0 when none is chosen.
+    int chosenRank() const { return m_chosenRank; }
+    /// Loads the candidate in table row `row` into the session (session->edit() with
+    /// candidateScenario()) and makes it the chosen row. Ignores rows out of range.
+    void loadRow(int row);
+    /// Writes the chosen row (the first row when none is chosen) as a launch config in
+    /// `format` to `path` (atomically). False with a one-line `*error` when no row exists,
+    /// the exporter refuses the layout, or the file cannot be written.
+    bool exportLaunchConfig(const QString &path, LaunchFormat format, QString *error);
+
+    /// Styles the chart, the table and the controls (see StyledView); queued replot.
+    void setChartStyle(const ChartStyle &style) override;
+    /// The current look.
+    const ChartStyle &chartStyle() const { return m_style; }
+
+signals:
+    /// A plan's result (or the message of invalid inputs) is now on screen.
+    void planned();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+
+private:
+    /// What the panel plans: the request, a fingerprint of everything plan() reads, and
+    /// the reason it cannot plan (empty when it can).
+    struct Inputs
+    {
+        PlanRequest request;
+        QByteArray key;
+        QString error;
+        std::int64_t capacityBytes = 0; ///< the card's capacity as estimate() checks it
+    };
+    Inputs currentInputs() const;
+    /// The session's m × b × d × s (d at least 1), rounded to a multiple of s.
+    std::int64_t scenarioBatchTokens() const;
+    void syncControls();
+    void startWorker();
+    /// The worker `id` ended with `result` after `milliseconds`.
+    void workerFinished(int id, PlanResult result, double milliseconds);
+    void showResult(PlanResult result, const Inputs &inputs, double milliseconds);
+    void showMessage(const QString &message, const QByteArray &key);
+    /// Waits for the worker and drops its result.
+    void joinWorker();
+    /// Redraws table unit, chart and highlight from m_result (no planning).
+    void redraw();
+    void drawChart();
+    void updateSelectedPoint();
+    void applyStyle();
+    void chooseExportFile();
+
+    Session *m_session;
+    LazyRefresh *m_lazy = nullptr;
+    PlanResult m_result;
+    PlanRequest m_shownRequest; ///< the request of what is on screen
+    QByteArray m_shownKey;      ///< inputs of what is on screen
+    QByteArray m_runningKey;    ///< inputs of the worker's plan
+    Inputs m_latest;            ///< the inputs last read from the session
+    QThread *m_worker = nullptr;
+    int m_workerId = 0;      ///< counts workers: a finished signal names its own
+    bool m_deferred = false; ///< the rest ended while the panel was a hidden tab
+    QTimer *m_rest = nullptr;
+    bool m_batchFollows = true; ///< the batch follows the scenario until edited
+    int m_chosenRank = 0;
+    ByteUnit m_unit = ByteUnit::GB;
+    std::int64_t m_capacityBytes = 0; ///< capacity of what is on screen
+
+    QLabel *m_summary = nullptr;
+    QLabel *m_message = nullptr;
+    QLabel *m_batchLabel = nullptr;
+    QSpinBox *m_batch = nullptr;
+    QToolButton *m_batchReset = nullptr;
+    QCheckBox *m_range = nullptr;
+    QSpinBox *m_minGpus = nullptr;
+    QSpinBox *m_maxGpus = nullptr;
+    QLabel *m_toLabel = nullptr;
+    QPushButton *m_export = nullptr;
+    PlanTableModel *m_model = nullptr;
+    QTableView *m_table = nullptr;
+    QSplitter *m_split = nullptr;
+    bool m_splitPlaced = false; ///< the splitter got its shares (first show)
+    QCustomPlot *m_plot = nullptr;
+    QCPGraph *m_points = nullptr;
+    QCPGraph *m_frontier = nullptr;
+    QCPGraph *m_selected = nullptr;
+    QCPItemStraightLine *m_capacityLine = nullptr;
+    QCPItemText *m_capacityLabel = nullptr;
+    QCPItemText *m_plotMessage = nullptr;
+    ChartStyle m_style;
+};
+
+} // namespace shardscope
