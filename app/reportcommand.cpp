@@ -136,6 +136,8 @@ QString valueNameFor(const Setting &s)
 {
     if (s.kind == SettingKind::Boolean)
         return QStringLiteral("on|off");
+    if (s.kind == SettingKind::Choice && !s.rangeText.empty())
+        return QStringLiteral("list"); // e.g. lora_targets: the help line says what
     if (s.kind == SettingKind::Choice) {
         QStringList ids;
         for (std::string_view c : s.choices)

@@ -4,6 +4,7 @@
 #include "intmath.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <limits>
@@ -291,6 +292,50 @@ std::string validateRecipe(const Recipe &r)
     return {};
 }
 
+std::string_view baseFormatId(BaseFormat f)
+{
+    switch (f) {
+    case BaseFormat::Bf16:
+        return "bf16";
+    case BaseFormat::Fp16:
+        return "fp16";
+    case BaseFormat::Int8:
+        return "int8";
+    case BaseFormat::Nf4:
+        return "nf4";
+    }
+    return "bf16";
+}
+
+std::optional<BaseFormat> parseBaseFormat(std::string_view text)
+{
+    if (text == "bf16")
+        return BaseFormat::Bf16;
+    if (text == "fp16")
+        return BaseFormat::Fp16;
+    if (text == "int8" || text == "8bit")
+        return BaseFormat::Int8;
+    if (text == "nf4" || text == "4bit")
+        return BaseFormat::Nf4;
+    return std::nullopt;
+}
+
+std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t rows)
+{
+    switch (f) {
+    case BaseFormat::Bf16:
+    case BaseFormat::Fp16:
+        return 2 * elements;
+    case BaseFormat::Int8:
+        return elements + 4 * rows;
+    case BaseFormat::Nf4: {
+        const std::int64_t blocks = (elements + 63) / 64;
+        return (elements + 1) / 2 + blocks + 4 * ((blocks + 255) / 256);
+    }
+    }
+    return 2 * elements;
+}
+
 namespace {
 
 /// validate(prepared, s), also filling `figures` (the activation figures) once the
@@ -355,6 +400,29 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
             return "expert parallel size (" + str(e) + ") must divide the HSDP shard size (" +
                    str(l.hsdpShardSize) + ")";
     }
+    if (l.framework == Framework::Megatron && l.zeroStage > ZeroStage::Zero1)
+        return "megatron: Megatron-Core's distributed optimizer shards optimizer states only: "
+               "pick ddp or zero1 (or the deepspeed or fsdp2 framework)";
+    if (s.fineTuning.loraAlpha < 1 || s.fineTuning.loraAlpha > maxLoraRank)
+        return "LoRA alpha must be between 1 and " + str(maxLoraRank) + " (got " +
+               str(s.fineTuning.loraAlpha) + ")";
+    if (const FineTuning &f = s.fineTuning; f.loraRank != 0 || f.baseFormat != BaseFormat::Bf16) {
+        if (f.loraRank < 0 || f.loraRank > maxLoraRank)
+            return "LoRA rank must be between 0 and " + str(maxLoraRank) + " (got " +
+                   str(f.loraRank) + ")";
+        if (f.loraRank == 0)
+            return "base format " + std::string(baseFormatId(f.baseFormat)) +
+                   " is for a frozen base: set a LoRA rank";
+        if (f.loraTargets <= 0 || f.loraTargets > LoraAllLinear)
+            return "LoRA targets must name at least one of q, k, v, o, gate, up, down";
+        if (!arch)
+            return "LoRA needs the model's architecture (a plain parameter count has no "
+                   "matrices to adapt)";
+        if (arch->isMoe() || arch->usesLatentAttention())
+            return "LoRA is modelled for dense models with ordinary attention only";
+        if (l.tensorParallel > 1)
+            return "LoRA is modelled without tensor parallelism (t = 1)";
+    }
     if (l.offload != Offload::None && l.zeroStage == ZeroStage::Ddp)
         return "CPU offload needs ZeRO stage 1 or higher (DeepSpeed ZeRO-Offload)";
     if (l.offload == Offload::OptimizerAndParams && l.zeroStage != ZeroStage::Zero3)
@@ -414,6 +482,14 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
     if (o.fragmentationPercent < 0 || o.fragmentationPercent > 100)
         return "fragmentation reserve must be between 0 and 100 percent (got " +
                str(o.fragmentationPercent) + ")";
+    if (o.stage3PrefetchElements < 0 || o.stage3PrefetchElements > maxBufferSize)
+        return "ZeRO-3 prefetch bucket elements must be between 0 and 1e12";
+    if (o.stage3MaxLiveParameters < 0 || o.stage3MaxLiveParameters > maxBufferSize)
+        return "ZeRO-3 max live parameters must be between 0 and 1e12";
+    if (o.stage3PersistenceThreshold < 0 || o.stage3PersistenceThreshold > maxBufferSize)
+        return "ZeRO-3 persistence threshold must be between 0 and 1e12";
+    if (o.subGroupElements < 1 || o.subGroupElements > maxBufferSize)
+        return "ZeRO sub-group elements must be between 1 and 1e12";
     if (o.hostRamBytesPerNode < 0 || o.hostRamBytesPerNode > maxHostRamBytes)
         return "host RAM per node must be between 0 and " + str(maxHostRamBytes) + " bytes";
     if (s.gpu.capacityBytes <= 0)
@@ -495,6 +571,31 @@ std::string &nextNote(MemoryReport &report, std::size_t &count)
     return report.notes[count++];
 }
 
+/// The note a framework profile adds to the report: which profile produced the
+/// numbers and what it changes (docs/frameworks.md).
+const char *frameworkNote(Framework fw, Recompute recompute)
+{
+    switch (fw) {
+    case Framework::Generic:
+        break;
+    case Framework::DeepSpeed:
+        return "Framework: DeepSpeed (ZeRO's fp32 gradient partition, the 5e8-element reduce "
+               "bucket, ZeRO-3 prefetch and persistent parameters; docs/frameworks.md).";
+    case Framework::Fsdp2:
+        return recompute == Recompute::Selective
+                   ? "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
+                     "gradient; docs/frameworks.md). Selective is counted as Megatron's "
+                     "attention-core recomputation: torchtitan's op-level selective AC is not "
+                     "modelled."
+                   : "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
+                     "gradient; docs/frameworks.md).";
+    case Framework::Megatron:
+        return "Framework: Megatron-Core (fp32 main gradients in the grad buffer, distributed "
+               "optimizer with zero1, no extra bucket; docs/frameworks.md).";
+    }
+    return "";
+}
+
 /// Fills `report` (whose error is empty and whose other fields are reset) for a valid
 /// scenario; on a refusal found while estimating (a byte count past 1 EB) sets the
 /// error and clears the groups. `noteCount` is how many notes it wrote.
@@ -517,6 +618,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     const std::int64_t expertShardGroup = quotient(shardGroup, e);
     const std::int64_t expertReduceGroup = quotient(d * c, e);
     const std::int64_t m = tr.microBatches;
+    const Framework fw = l.framework;
 
     report.parameters = prepared.parameters;
     report.capacityBytes = s.gpu.capacityBytes;
@@ -529,6 +631,8 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         nextNote(report, noteCount)
             .assign("Activations and FSDP gathered units are not modelled: a plain "
                     "parameter count has no layer shapes.");
+    if (fw != Framework::Generic)
+        nextNote(report, noteCount).assign(frameworkNote(fw, tr.recompute));
 
     // Per-block figures that every stage shares, for the two kinds of block a model
     // has at most: kind 0 the dense blocks (the first denseLayers of a MoE model), kind
@@ -561,6 +665,39 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * quotient(tr.sequenceLength, c);
     const Overheads o = s.modelStatesOnly ? noOverheads() : s.overheads;
+
+    // LoRA (validate() allows it for dense blocks with t = 1 only): the adapters train,
+    // the base is frozen in its format (docs/frameworks.md "Fine-tuning").
+    const FineTuning &ft = s.fineTuning;
+    const bool lora = ft.enabled();
+    std::int64_t loraPerBlock = 0;
+    FrozenBlock frozen;
+    report.trainableParameters = prepared.parameters;
+    if (lora) {
+        loraPerBlock = loraLayerParameterCount(*arch, ft.loraRank, ft.loraTargets);
+        frozen = frozenBlock(*arch, ft.baseFormat);
+        report.trainableParameters = std::int64_t(arch->layers) * loraPerBlock;
+        // Each adapted matrix keeps its rank-r intermediate (lora_A's output, the input of
+        // lora_B's weight gradient): tokens x r elements; with full recomputation it is
+        // rebuilt with the block, so it joins the working set.
+        const int present = arch->gatedMlp ? LoraAllLinear : (LoraAllLinear & ~LoraGate);
+        const int adapted = std::popcount(unsigned(ft.loraTargets & present));
+        const std::int64_t extra = tokensPerRank * ft.loraRank * adapted * tr.activationBytes;
+        if (tr.recompute == Recompute::Full)
+            kinds[0].workingSet += extra;
+        else
+            kinds[0].activation += extra;
+        std::string &note = nextNote(report, noteCount);
+        note.assign("LoRA rank ");
+        appendNumber(note, ft.loraRank);
+        note.append(": ");
+        note.append(formatParameters(report.trainableParameters));
+        note.append(" of ");
+        note.append(formatParameters(report.parameters));
+        note.append(" parameters train; the base is frozen in ");
+        note.append(baseFormatId(ft.baseFormat));
+        note.append(" (communication still counts every parameter).");
+    }
 
     report.groups.resize(std::size_t(p));
     const int layersPerStage = arch ? int(quotient(arch->layers, p)) : 0;
@@ -616,11 +753,38 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         const std::int64_t shard =
             shardElements(psiDense, shardGroup) +
             (psiExperts > 0 ? shardElements(psiExperts, expertShardGroup) : 0);
+        // What trains: every parameter, or with LoRA the stage's adapters, whose states
+        // follow the recipe; the frozen base adds its weights only (block matrices in the
+        // base format, norms, embedding and head in bf16), sharded under ZeRO-3.
+        std::int64_t psiTrain = psi, shardTrain = shard, frozenBytes = 0;
+        if (lora) {
+            psiTrain = g.layerCount * loraPerBlock;
+            shardTrain = shardElements(psiTrain, shardGroup);
+            const std::int64_t base = g.layerCount * frozen.linearBytes +
+                                      (psi - g.layerCount * frozen.linearElements) * 2;
+            frozenBytes = z == ZeroStage::Zero3 ? shardElements(base, shardGroup) : base;
+        }
         ComponentBytes &b = g.bytes;
-        b.weights = (z == ZeroStage::Zero3 ? shard : psi) * r.weightBytes;
-        b.gradients = (z >= ZeroStage::Zero2 ? shard : psi) * r.gradientBytes;
-        b.masterWeights = (z >= ZeroStage::Zero1 ? shard : psi) * r.masterWeightBytes;
-        b.optimizerStates = (z >= ZeroStage::Zero1 ? shard : psi) * r.optimizerBytes;
+        b.weights = (z == ZeroStage::Zero3 ? shardTrain : psiTrain) * r.weightBytes + frozenBytes;
+        b.gradients = (z >= ZeroStage::Zero2 ? shardTrain : psiTrain) * r.gradientBytes;
+        b.masterWeights = (z >= ZeroStage::Zero1 ? shardTrain : psiTrain) * r.masterWeightBytes;
+        b.optimizerStates = (z >= ZeroStage::Zero1 ? shardTrain : psiTrain) * r.optimizerBytes;
+        if (fw != Framework::Generic && r.gradientBytes < 4 && r.masterWeightBytes > 0) {
+            if (fw == Framework::DeepSpeed && z != ZeroStage::Ddp) {
+                // ZeRO keeps an fp32 copy of its gradient partition for the optimizer:
+                // ZeRO-1/2 the whole shard (stage_1_and_2.py, the .grad of
+                // single_partition_of_fp32_groups), ZeRO-3 one sub-group's at a time
+                // (stage3.py, fp32_partitioned_groups_flat[sub_group_id].grad).
+                b.gradients +=
+                    (z == ZeroStage::Zero3 ? std::min(shardTrain, s.overheads.subGroupElements)
+                                           : shardTrain) *
+                    4;
+            } else if (fw == Framework::Megatron) {
+                // fp32 main gradients in the full grad buffer on every data-parallel rank
+                // (param_and_grad_buffer.py; theoretical_memory_usage.py's 18 or 6 + 12/d).
+                b.gradients = psiTrain * 4;
+            }
+        }
         if (l.offload != Offload::None) {
             g.hostBytes = b.masterWeights + b.optimizerStates;
             b.masterWeights = b.optimizerStates = 0;
@@ -678,12 +842,42 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         BufferBytes &buf = g.buffers;
         buf.cudaContext = o.cudaContextBytes;
         if (d * c > 1 || shardGroup > 1) {
-            if (z == ZeroStage::Ddp)
-                buf.communicationBuckets = std::min(o.ddpBucketBytes, psi * r.gradientBytes);
-            else if (z != ZeroStage::Zero3)
-                buf.communicationBuckets = std::min(o.zeroBucketElements, psi) * r.gradientBytes;
+            if (fw == Framework::Megatron) {
+                // No extra bucket: gradients are reduced in place in the grad buffer.
+            } else if (z == ZeroStage::Ddp)
+                buf.communicationBuckets = std::min(o.ddpBucketBytes, psiTrain * r.gradientBytes);
+            else if (fw == Framework::Fsdp2) {
+                // One unit's unsharded gradient before its reduce-scatter (FSDP2 has no
+                // flat reduce bucket: _fsdp_collectives.py foreach_reduce); under ZeRO-3
+                // the gathered-units buffer below already holds it.
+                if (z != ZeroStage::Zero3 && !s.modelStatesOnly)
+                    buf.communicationBuckets = (lora ? loraPerBlock : unitParams) * r.gradientBytes;
+            } else if (z != ZeroStage::Zero3 || fw == Framework::DeepSpeed)
+                // ZeRO-3's ipg bucket too: stage3.py allocates reduce_bucket_size elements.
+                buf.communicationBuckets =
+                    std::min(o.zeroBucketElements, psiTrain) * r.gradientBytes;
         }
-        if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly) {
+        if (fw == Framework::DeepSpeed && z == ZeroStage::Zero3 && shardGroup > 1 && arch &&
+            !s.modelStatesOnly) {
+            // Live gathered parameters: the unit in use and the prefetch bucket, capped by
+            // stage3_max_live_parameters, in the compute dtype; plus the persistent
+            // parameters (each norm weight at or under stage3_param_persistence_threshold
+            // elements stays whole on every GPU; stage3.py persistent_parameters).
+            const std::int64_t computeBytes =
+                std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
+            const std::int64_t live =
+                std::min(unitParams + (o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0),
+                         std::max(unitParams, o.stage3MaxLiveParameters));
+            const std::int64_t normElements = arch->hidden * (arch->layerNormBias ? 2 : 1);
+            const std::int64_t persistent =
+                arch->hidden <= o.stage3PersistenceThreshold
+                    ? (std::int64_t(g.layerCount) * arch->normsPerLayer +
+                       (g.holdsOutputHead ? 1 : 0)) *
+                          normElements
+                    : 0;
+            g.gatheredUnitParameters = unitParams;
+            buf.gatheredUnits = live * computeBytes + persistent * r.weightBytes;
+        } else if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly) {
             // Gathered weights of each unit plus one unit's unsharded gradient, both in
             // the compute dtype before reduce-scatter (DeepSpeed's estimator: 4 x largest
             // layer for one unit in fp16). The compute dtype is the activation dtype when
@@ -804,6 +998,7 @@ void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &re
     ActivationFigures figures;
     report.error = check(prepared, s, figures);
     report.parameters = 0;
+    report.trainableParameters = 0;
     report.capacityBytes = 0;
     report.activationsModelled = false;
     report.hostBytesPerNode = 0;

@@ -44,6 +44,8 @@ inline constexpr std::int64_t maxLatencyNanoseconds = 1'000'000'000;
 inline constexpr std::int64_t maxPriceCentsPerGpuHour = 10'000'000;
 /// Largest token budget, tokens (1e15: below 2^53, so a JSON number holds it exactly).
 inline constexpr std::int64_t maxTokenBudget = 1'000'000'000'000'000;
+/// Largest LoRA rank (the widest Llama 3.1 405B matrix is 53,248; no adapter is wider).
+inline constexpr int maxLoraRank = 65536;
 /// Largest parameter count (1e14).
 inline constexpr std::int64_t maxParameters = 100'000'000'000'000;
 

@@ -75,4 +75,47 @@ std::optional<Offload> parseOffload(std::string_view text)
     return std::nullopt;
 }
 
+std::string_view frameworkId(Framework f)
+{
+    switch (f) {
+    case Framework::Generic:
+        return "generic";
+    case Framework::DeepSpeed:
+        return "deepspeed";
+    case Framework::Fsdp2:
+        return "fsdp2";
+    case Framework::Megatron:
+        return "megatron";
+    }
+    return "generic";
+}
+
+std::string_view frameworkName(Framework f)
+{
+    switch (f) {
+    case Framework::Generic:
+        return "Generic";
+    case Framework::DeepSpeed:
+        return "DeepSpeed";
+    case Framework::Fsdp2:
+        return "PyTorch FSDP2 / torchtitan";
+    case Framework::Megatron:
+        return "Megatron-Core";
+    }
+    return "Generic";
+}
+
+std::optional<Framework> parseFramework(std::string_view text)
+{
+    if (text == "generic")
+        return Framework::Generic;
+    if (text == "deepspeed" || text == "ds")
+        return Framework::DeepSpeed;
+    if (text == "fsdp2" || text == "torchtitan" || text == "fsdp")
+        return Framework::Fsdp2;
+    if (text == "megatron" || text == "megatron-core" || text == "mcore")
+        return Framework::Megatron;
+    return std::nullopt;
+}
+
 } // namespace shardscope

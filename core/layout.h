@@ -39,6 +39,29 @@ std::string_view offloadId(Offload o);
 /// Parses an offload id; nullopt when unknown.
 std::optional<Offload> parseOffload(std::string_view text);
 
+/// Which framework's allocations the estimate follows (docs/frameworks.md gives each
+/// profile's sources, file and line in the framework's public code).
+///
+/// Generic is the textbook accounting (ZeRO paper, Korthikanti et al.). DeepSpeed adds
+/// the fp32 gradient partition ZeRO keeps for the optimizer and ZeRO-3's reduce bucket,
+/// prefetch and persistent parameters; Fsdp2 (PyTorch FSDP2 / torchtitan) drops the
+/// DeepSpeed reduce bucket for one unit's gradient; Megatron (Megatron-Core with the
+/// distributed optimizer) keeps fp32 main gradients in its full grad buffer, shards
+/// only master weights and optimizer states (ddp or zero1), and has no extra bucket.
+enum class Framework
+{
+    Generic = 0,
+    DeepSpeed = 1,
+    Fsdp2 = 2,
+    Megatron = 3
+};
+/// Command-line / JSON name: "generic", "deepspeed", "fsdp2", "megatron".
+std::string_view frameworkId(Framework f);
+/// Display name: "Generic", "DeepSpeed", "PyTorch FSDP2 / torchtitan", "Megatron-Core".
+std::string_view frameworkName(Framework f);
+/// Parses an id (also "ds", "torchtitan", "fsdp", "megatron-core"); nullopt when unknown.
+std::optional<Framework> parseFramework(std::string_view text);
+
 /// The parallel layout: world size = d x t x p x c (Megatron-LM rank order:
 /// tensor fastest, then context, data, pipeline).
 struct Layout
@@ -59,6 +82,8 @@ struct Layout
     /// parallel = world / (expert tensor parallel t x e x p)); each holds experts / e
     /// of every MoE block. e must divide the experts and d x c (validate()).
     int expertParallel = 1;
+    /// Whose allocations the estimate follows (Generic: the textbook accounting).
+    Framework framework = Framework::Generic;
 
     /// t x p x c: GPUs one model replica spans.
     std::int64_t modelParallel() const

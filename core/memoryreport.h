@@ -141,6 +141,9 @@ struct MemoryReport
 {
     std::string error;           ///< non-empty when the scenario was invalid; nothing else is set
     std::int64_t parameters = 0; ///< total model parameters
+    /// Parameters that train: the LoRA adapters when fine-tuning with LoRA, else all of
+    /// them (= parameters).
+    std::int64_t trainableParameters = 0;
     std::int64_t capacityBytes = 0;    ///< per-GPU capacity the report is checked against
     std::vector<GpuGroup> groups;      ///< every GPU belongs to exactly one group
     bool activationsModelled = false;  ///< false for plain parameter counts (no shape)

@@ -131,6 +131,51 @@ std::int64_t nonLayerParameterCount(const Architecture &a)
     return embedding + positions + finalNorm + head;
 }
 
+namespace {
+
+/// The linear layers of a dense block with ordinary attention, in LoraTarget bit order:
+/// {in, out} for q, k, v, o, gate, up, down (gate {0, 0} in a plain MLP).
+struct Linear
+{
+    std::int64_t in = 0, out = 0;
+};
+void denseLinears(const Architecture &a, Linear (&m)[7])
+{
+    const std::int64_t h = a.hidden, q = a.queryWidth();
+    m[0] = {h, q};
+    m[1] = {h, a.keyWidth()};
+    m[2] = {h, a.valueWidth()};
+    m[3] = {q, h};
+    m[4] = a.gatedMlp ? Linear{h, a.ffn} : Linear{};
+    m[5] = {h, a.ffn};
+    m[6] = {a.ffn, h};
+}
+
+} // namespace
+
+std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets)
+{
+    Linear m[7];
+    denseLinears(a, m);
+    std::int64_t n = 0;
+    for (int k = 0; k < 7; ++k)
+        if ((targets & (1 << k)) && m[k].in > 0)
+            n += std::int64_t(rank) * (m[k].in + m[k].out);
+    return n;
+}
+
+FrozenBlock frozenBlock(const Architecture &a, BaseFormat format)
+{
+    Linear m[7];
+    denseLinears(a, m);
+    FrozenBlock b;
+    for (const Linear &l : m) {
+        b.linearElements += l.in * l.out;
+        b.linearBytes += frozenMatrixBytes(format, l.in * l.out, l.out);
+    }
+    return b;
+}
+
 std::int64_t parameterCount(const Architecture &a)
 {
     return sumOverLayers(a, [&a](int l) { return layerParameterCount(a, l); }) +

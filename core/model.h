@@ -1,5 +1,7 @@
 #pragma once
 
+#include "recipe.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -89,6 +91,23 @@ std::int64_t expertParameterCount(const Architecture &a);
 /// Parameters outside the blocks: token embedding, learned position table, final
 /// norm and (when untied) the output head.
 std::int64_t nonLayerParameterCount(const Architecture &a);
+
+/// LoRA adapter parameters of one dense block with rank `rank` on the matrices in
+/// `targets` (LoraTarget bits): rank x (in + out) for each targeted matrix (PEFT's
+/// LoRA layer: lora_A is rank x in, lora_B out x rank). Llama 2 7B, rank 8 on q and v:
+/// 2 x 8 x (4096 + 4096) = 131,072 per block. A plain (non-gated) MLP has no gate;
+/// its up and down are fc1 and fc2.
+std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets);
+
+/// The frozen bytes of one dense block's linear weights in `format` (each matrix by
+/// frozenMatrixBytes), and the elements they hold; the block's other parameters (norms,
+/// biases) stay in bf16.
+struct FrozenBlock
+{
+    std::int64_t linearElements = 0;
+    std::int64_t linearBytes = 0;
+};
+FrozenBlock frozenBlock(const Architecture &a, BaseFormat format);
 
 /// Exact total parameter count: the sum of layerParameterCount over the blocks plus
 /// nonLayerParameterCount. Reproduces the published Llama 2/3/3.1, Mistral,

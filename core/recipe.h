@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace shardscope {
 
@@ -30,5 +32,54 @@ struct Recipe
 
 /// Empty when every field is in 0..64 bytes and the total is positive; else a reason.
 std::string validateRecipe(const Recipe &r);
+
+/// How a frozen (LoRA) base model's linear weights are stored.
+enum class BaseFormat
+{
+    Bf16 = 0, ///< 2 bytes per weight
+    Fp16 = 1, ///< 2 bytes per weight
+    /// LLM.int8 (bitsandbytes Int8Params): 1 byte per weight + one fp32 scale per output
+    /// row (Dettmers et al. 2022).
+    Int8 = 2,
+    /// QLoRA's 4-bit NormalFloat with double quantization (Dettmers et al. 2023, section
+    /// 3): 4 bits per weight, one 8-bit absmax per 64-weight block, and one fp32 scale
+    /// per 256 blocks (bitsandbytes Linear4bit, compress_statistics=True).
+    Nf4 = 3
+};
+/// "bf16", "fp16", "int8", "nf4".
+std::string_view baseFormatId(BaseFormat f);
+/// Inverse of baseFormatId (also "4bit", "8bit"); nullopt when unknown.
+std::optional<BaseFormat> parseBaseFormat(std::string_view text);
+
+/// Bytes of one frozen weight matrix of `elements` weights and `rows` output rows in
+/// format `f`: bf16/fp16 2 x elements; int8 elements + 4 x rows; nf4 ceil(elements / 2)
+/// + ceil(elements / 64) + 4 x ceil(ceil(elements / 64) / 256) (0.5 + 0.127 / 8 bytes
+/// per weight, QLoRA section 3 "Double Quantization").
+std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t rows);
+
+/// LoRA adapter targets, one bit per linear layer of a block (PEFT target_modules
+/// q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj).
+enum LoraTarget : int
+{
+    LoraQ = 1,
+    LoraK = 2,
+    LoraV = 4,
+    LoraO = 8,
+    LoraGate = 16,
+    LoraUp = 32,
+    LoraDown = 64,
+    LoraAllLinear = 127
+};
+
+/// Fine-tuning with LoRA (Hu et al. 2021) on a frozen base. Off (rank 0) by default:
+/// every parameter trains, as the recipe says.
+struct FineTuning
+{
+    int loraRank = 0;                         ///< r; 0: full fine-tune / pre-training
+    int loraAlpha = 16;                       ///< scaling alpha / r (no memory effect)
+    int loraTargets = LoraQ | LoraV;          ///< LoraTarget bits (PEFT's Llama default q, v)
+    BaseFormat baseFormat = BaseFormat::Bf16; ///< the frozen base's storage
+    bool enabled() const { return loraRank > 0; }
+};
 
 } // namespace shardscope

@@ -47,6 +47,18 @@ struct Overheads
     int fragmentationPercent = 5;
     /// Host RAM per node, bytes, for CPU offload (DGX H100: 2 TB).
     std::int64_t hostRamBytesPerNode = 2'000'000'000'000;
+    /// DeepSpeed ZeRO-3 only (Framework::DeepSpeed): parameters fetched ahead of use,
+    /// elements (stage3_prefetch_bucket_size, 5e7, deepspeed/runtime/zero/config.py).
+    std::int64_t stage3PrefetchElements = 50'000'000;
+    /// DeepSpeed ZeRO-3 only: most gathered parameters alive at once, elements
+    /// (stage3_max_live_parameters, 1e9, deepspeed/runtime/zero/config.py).
+    std::int64_t stage3MaxLiveParameters = 1'000'000'000;
+    /// DeepSpeed ZeRO-3 only: parameters this small or smaller stay whole on every GPU,
+    /// elements (stage3_param_persistence_threshold, 1e5, deepspeed/runtime/zero/config.py).
+    std::int64_t stage3PersistenceThreshold = 100'000;
+    /// DeepSpeed ZeRO-3 only: optimizer sub-group whose fp32 gradient exists at once,
+    /// elements (sub_group_size, 1e9, deepspeed/runtime/zero/config.py).
+    std::int64_t subGroupElements = 1'000'000'000;
 };
 
 /// The cluster's links and the run's economics, for the step-time model only
@@ -87,6 +99,8 @@ struct Scenario
     Training training;
     Overheads overheads;
     Throughput throughput; ///< links and economics for step time (not read by estimate())
+    /// LoRA / QLoRA fine-tuning: adapters train, the base is frozen (off by default).
+    FineTuning fineTuning;
     /// Count weights, gradients, master weights and optimizer states only, as the
     /// ZeRO paper's Figure 1 does; activations and buffers become 0.
     bool modelStatesOnly = false;

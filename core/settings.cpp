@@ -36,6 +36,81 @@ const std::array<std::string_view, 4> scheduleIds = {
     pipelineScheduleId(PipelineSchedule::GPipe), pipelineScheduleId(PipelineSchedule::OneFOneB),
     pipelineScheduleId(PipelineSchedule::Interleaved1F1B),
     pipelineScheduleId(PipelineSchedule::ZeroBubbleH1)};
+const std::array<std::string_view, 4> frameworkIds = {
+    frameworkId(Framework::Generic), frameworkId(Framework::DeepSpeed),
+    frameworkId(Framework::Fsdp2), frameworkId(Framework::Megatron)};
+const std::array<std::string_view, 4> baseFormatIds = {
+    baseFormatId(BaseFormat::Bf16), baseFormatId(BaseFormat::Fp16), baseFormatId(BaseFormat::Int8),
+    baseFormatId(BaseFormat::Nf4)};
+
+/// LoRA target names in LoraTarget bit order.
+constexpr std::array<std::string_view, 7> loraTargetNames = {"q",    "k",  "v",   "o",
+                                                             "gate", "up", "down"};
+
+/// The 128 ids of lora_targets, index = LoraTarget bits: "none", "q", "k", "q,k", ...,
+/// "all-linear" for all seven.
+const std::array<std::string, 128> &loraTargetTexts()
+{
+    static const std::array<std::string, 128> t = [] {
+        std::array<std::string, 128> out;
+        for (int mask = 0; mask < 128; ++mask) {
+            if (mask == 0)
+                out[0] = "none";
+            else if (mask == LoraAllLinear)
+                out[std::size_t(mask)] = "all-linear";
+            else
+                for (int k = 0; k < 7; ++k)
+                    if (mask & (1 << k))
+                        out[std::size_t(mask)]
+                            .append(out[std::size_t(mask)].empty() ? "" : ",")
+                            .append(loraTargetNames[std::size_t(k)]);
+        }
+        return out;
+    }();
+    return t;
+}
+
+const std::array<std::string_view, 128> &loraTargetIds()
+{
+    static const std::array<std::string_view, 128> ids = [] {
+        std::array<std::string_view, 128> out;
+        for (std::size_t i = 0; i < out.size(); ++i)
+            out[i] = loraTargetTexts()[i];
+        return out;
+    }();
+    return ids;
+}
+
+/// "q,v", "v, q", "all-linear" (also "all"), "none": the LoraTarget bits; nullopt for
+/// an unknown name.
+std::optional<std::int64_t> parseLoraTargets(std::string_view text)
+{
+    if (text == "all-linear" || text == "all")
+        return LoraAllLinear;
+    if (text == "none")
+        return 0;
+    std::int64_t mask = 0;
+    while (!text.empty()) {
+        const std::size_t comma = text.find(',');
+        std::string_view name = text.substr(0, comma);
+        while (!name.empty() && name.front() == ' ')
+            name.remove_prefix(1);
+        while (!name.empty() && name.back() == ' ')
+            name.remove_suffix(1);
+        // PEFT's module names too: q_proj, gate_proj, ...
+        if (name.size() > 5 && name.substr(name.size() - 5) == "_proj")
+            name.remove_suffix(5);
+        const auto it = std::find(loraTargetNames.begin(), loraTargetNames.end(), name);
+        if (it == loraTargetNames.end())
+            return std::nullopt;
+        mask |= std::int64_t(1) << (it - loraTargetNames.begin());
+        if (comma == std::string_view::npos)
+            break;
+        text.remove_prefix(comma + 1);
+    }
+    return mask == 0 ? std::nullopt : std::optional<std::int64_t>(mask);
+}
+
 constexpr std::array<std::string_view, 4> activationByteValues = {"1", "2", "4", "8"};
 
 /// ASCII lower case: ids, on/off and labels are ASCII.
@@ -138,6 +213,12 @@ const std::vector<Setting> &table()
                            "optimizer and ZeRO-3 parameters (ZeRO-Infinity).",
                            offloadIds, parseEnum<Offload, parseOffload>,
                            SHARDSCOPE_FIELD(layout.offload, Offload)));
+        v.push_back(choice("framework", "framework", "Framework",
+                           "Whose allocations to follow: generic (the textbook accounting), "
+                           "deepspeed, fsdp2 (PyTorch FSDP2 / torchtitan) or megatron "
+                           "(Megatron-Core, distributed optimizer); docs/frameworks.md.",
+                           frameworkIds, parseEnum<Framework, parseFramework>,
+                           SHARDSCOPE_FIELD(layout.framework, Framework)));
         v.push_back(boolean("uneven_stages", "uneven-stages", "Allow uneven pipeline stages",
                             "Allow layers not divisible by pipeline stages (the first L mod p "
                             "stages take one more).",
@@ -199,6 +280,27 @@ const std::vector<Setting> &table()
                             "Model chunks per stage v for interleaved 1F1B (2 when the schedule "
                             "is set without it).",
                             1, maxModelChunks, SHARDSCOPE_FIELD(training.chunks, int)));
+        // Fine-tuning (LoRA / QLoRA).
+        v.push_back(integer("lora_rank", "lora-rank", "LoRA rank",
+                            "LoRA rank r: adapters of r x (in + out) per targeted matrix train, "
+                            "the base is frozen (Hu et al. 2021); 0 trains every parameter.",
+                            0, maxLoraRank, SHARDSCOPE_FIELD(fineTuning.loraRank, int)));
+        v.push_back(integer("lora_alpha", "lora-alpha", "LoRA alpha",
+                            "LoRA scaling alpha (the update is scaled by alpha / r; no memory "
+                            "effect; PEFT's default 8, QLoRA's 16).",
+                            1, maxLoraRank, SHARDSCOPE_FIELD(fineTuning.loraAlpha, int)));
+        Setting targets = choice("lora_targets", "lora-targets", "LoRA targets",
+                                 "Matrices LoRA adapts: a comma list of q, k, v, o, gate, up, "
+                                 "down, or all-linear (PEFT target_modules; default q,v).",
+                                 loraTargetIds(), parseLoraTargets,
+                                 SHARDSCOPE_FIELD(fineTuning.loraTargets, int));
+        targets.rangeText = "a comma list of q, k, v, o, gate, up, down, or all-linear";
+        v.push_back(targets);
+        v.push_back(choice("base_format", "base-format", "Frozen base format",
+                           "Storage of the frozen LoRA base's matrices: bf16, fp16, int8 "
+                           "(LLM.int8) or nf4 (QLoRA 4-bit NormalFloat, double quantization).",
+                           baseFormatIds, parseEnum<BaseFormat, parseBaseFormat>,
+                           SHARDSCOPE_FIELD(fineTuning.baseFormat, BaseFormat)));
         // Buffers and host.
         v.push_back(
             integer("cuda_context_bytes", "cuda-context-mib", "CUDA context",
@@ -218,6 +320,32 @@ const std::vector<Setting> &table()
         v.push_back(integer("gathered_units", "gathered-units", "FSDP gathered units",
                             "ZeRO-3 / FSDP layers gathered at once: 1, or 2 with prefetch.", 1, 2,
                             SHARDSCOPE_FIELD(overheads.gatheredUnits, int)));
+        v.push_back(integer(
+            "stage3_prefetch_elements", "stage3-prefetch-elements", "ZeRO-3 prefetch bucket",
+            "DeepSpeed ZeRO-3 parameters fetched ahead of use, elements "
+            "(stage3_prefetch_bucket_size, 5e7); deepspeed framework only.",
+            0, maxBufferSize, SHARDSCOPE_FIELD(overheads.stage3PrefetchElements, std::int64_t),
+            "elements"));
+        v.push_back(integer("stage3_max_live_parameters", "stage3-max-live-parameters",
+                            "ZeRO-3 max live parameters",
+                            "DeepSpeed ZeRO-3 cap on gathered parameters alive at once, elements "
+                            "(stage3_max_live_parameters, 1e9); deepspeed framework only.",
+                            0, maxBufferSize,
+                            SHARDSCOPE_FIELD(overheads.stage3MaxLiveParameters, std::int64_t),
+                            "elements"));
+        v.push_back(integer("stage3_persistence_threshold", "stage3-persistence-threshold",
+                            "ZeRO-3 persistence threshold",
+                            "DeepSpeed ZeRO-3: parameters of at most this many elements stay "
+                            "whole on every GPU (stage3_param_persistence_threshold, 1e5).",
+                            0, maxBufferSize,
+                            SHARDSCOPE_FIELD(overheads.stage3PersistenceThreshold, std::int64_t),
+                            "elements"));
+        v.push_back(integer("sub_group_elements", "sub-group-elements", "ZeRO-3 sub-group",
+                            "DeepSpeed ZeRO-3 optimizer sub-group whose fp32 gradient exists at "
+                            "once, elements (sub_group_size, 1e9).",
+                            1, maxBufferSize,
+                            SHARDSCOPE_FIELD(overheads.subGroupElements, std::int64_t),
+                            "elements"));
         v.push_back(integer("fragmentation_percent", "fragmentation-percent", "Fragmentation",
                             "Allocator fragmentation reserve, percent of everything else.", 0, 100,
                             SHARDSCOPE_FIELD(overheads.fragmentationPercent, int), "%"));
@@ -330,6 +458,8 @@ std::string settingRangeText(const Setting &s)
     case SettingKind::Boolean:
         return "on or off";
     case SettingKind::Choice:
+        if (!s.rangeText.empty())
+            return std::string(s.rangeText);
         return "one of: " + joinOr(s.choices);
     case SettingKind::Integer:
         break;
@@ -382,9 +512,10 @@ std::optional<std::int64_t> parseSettingText(const Setting &s, std::string_view 
         if (const auto v = s.parseChoice(lower))
             return *v;
         const std::string noun = lowered(s.label);
-        std::string known;
-        for (std::string_view c : s.choices)
-            known += (known.empty() ? "" : ", ") + std::string(c);
+        std::string known(s.rangeText);
+        if (known.empty())
+            for (std::string_view c : s.choices)
+                known += (known.empty() ? "" : ", ") + std::string(c);
         *error = "unknown " + noun + " " + quoted + " (known: " + known + ")";
         return std::nullopt;
     }

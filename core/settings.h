@@ -45,6 +45,9 @@ struct Setting
     std::span<const std::string_view> choices = {};
     /// Parses a Choice id (aliases too: "fsdp" for ZeRO-3); nullopt when unknown.
     std::optional<std::int64_t> (*parseChoice)(std::string_view) = nullptr;
+    /// When set, the valid values as one phrase, in place of the choices listed one by
+    /// one (a Choice with many ids: lora_targets' 128 combinations).
+    std::string_view rangeText = {};
     /// Boolean given on the command line as a bare switch (--uneven-stages), not on|off.
     bool isSwitch = false;
     std::int64_t (*get)(const Scenario &) = nullptr; ///< reads the Scenario field

@@ -100,10 +100,19 @@ std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
         // of the fixed buffer for prefetching parameters". With prefetch (gathered
         // units 2) one unit is fetched ahead: the report's unit in elements, not its
         // bytes; without prefetch 0.
-        const std::int64_t unit = gatheredUnitElements(s);
-        if (unit > 0)
+        if (l.framework == Framework::DeepSpeed) {
+            // The deepspeed profile estimates with DeepSpeed's own ZeRO-3 knobs: export the
+            // same values (deepspeed/runtime/zero/config.py spellings).
+            const Overheads &o = s.overheads;
+            zero.insert("stage3_prefetch_bucket_size",
+                        qint64(o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0));
+            zero.insert("stage3_max_live_parameters", qint64(o.stage3MaxLiveParameters));
+            zero.insert("stage3_param_persistence_threshold", qint64(o.stage3PersistenceThreshold));
+            zero.insert("sub_group_size", qint64(o.subGroupElements));
+        } else if (const std::int64_t unit = gatheredUnitElements(s); unit > 0) {
             zero.insert("stage3_prefetch_bucket_size",
                         qint64(s.overheads.gatheredUnits == 2 ? unit : 0));
+        }
         if (l.hsdpShardSize > 0)
             zero.insert("mics_shard_size", qint64(l.hsdpShardSize));
     }
@@ -409,6 +418,17 @@ std::optional<LaunchFormat> parseLaunchFormat(const QString &id)
     return std::nullopt;
 }
 
+namespace {
+
+/// The framework profile a launch format runs: DeepSpeed for its JSON, FSDP2 for
+/// Accelerate's FSDP and torchtitan.
+Framework formatFramework(LaunchFormat f)
+{
+    return f == LaunchFormat::DeepSpeed ? Framework::DeepSpeed : Framework::Fsdp2;
+}
+
+} // namespace
+
 std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat format,
                                                QString *error)
 {
@@ -419,15 +439,30 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
         *err = QStringLiteral("scenario: ") + QString::fromStdString(e);
         return std::nullopt;
     }
+    std::optional<LaunchConfig> out;
     switch (format) {
     case LaunchFormat::DeepSpeed:
-        return deepSpeed(s, err);
+        out = deepSpeed(s, err);
+        break;
     case LaunchFormat::Accelerate:
-        return accelerate(s, err);
+        out = accelerate(s, err);
+        break;
     case LaunchFormat::Torchtitan:
-        return torchtitan(s, err);
+        out = torchtitan(s, err);
+        break;
     }
-    return std::nullopt;
+    const Framework fw = s.layout.framework;
+    if (out && fw != Framework::Generic && fw != formatFramework(format))
+        out->notes << QStringLiteral("The estimate used the %1 profile, not %2's: re-run it "
+                                     "with --framework %3 for this launcher's memory.")
+                          .arg(qs(frameworkName(fw)), qs(frameworkName(formatFramework(format))),
+                               qs(frameworkId(formatFramework(format))));
+    if (out && fw == Framework::Fsdp2 && format == LaunchFormat::Torchtitan &&
+        s.training.recompute == Recompute::Selective)
+        out->notes << QStringLiteral("selective_ac_option \"op\" is torchtitan's op-level "
+                                     "selective checkpointing; the estimate counts Megatron's "
+                                     "attention-core recomputation, which keeps more.");
+    return out;
 }
 
 } // namespace shardscope

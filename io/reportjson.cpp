@@ -2,6 +2,7 @@
 
 #include "estimate.h"
 #include "schedule.h"
+#include "settings.h"
 #include "steptime.h"
 
 #include <QJsonArray>
@@ -183,6 +184,19 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                      busiest ? communicationJson(busiest->communication) : QJsonObject{}},
                     {"notes", notes},
                     {"groups", groups}};
+    // Which framework profile produced the numbers (core/layout.h Framework).
+    out.insert("framework", qs(frameworkId(s.layout.framework)));
+    // What trains (the LoRA adapters, or every parameter) beside `parameters`.
+    out.insert("trainable_parameters", qint64(r.trainableParameters));
+    if (const FineTuning &f = s.fineTuning; f.enabled()) {
+        const Setting *targets = settingByKey("lora_targets");
+        out.insert(
+            "lora",
+            QJsonObject{{"rank", f.loraRank},
+                        {"alpha", f.loraAlpha},
+                        {"targets", QString::fromStdString(settingText(*targets, f.loraTargets))},
+                        {"base_format", qs(baseFormatId(f.baseFormat))}});
+    }
     // Step time (core/steptime.h): null, with a note saying why, when it cannot be timed
     // (a GPU speed the catalog does not know).
     const StepTime st = stepTime(s, r);

@@ -50,6 +50,8 @@ private slots:
     void stepTimeInJsonAndText();
     void errorsStayOneLine();
     void torchtitanRowFromTheCommandLine();
+    void frameworkFlag();
+    void loraFlags();
     void badArguments_data();
     void badArguments();
     void hfConfigAndExpertParallel();
@@ -307,6 +309,58 @@ void TestReportCommand::stepTimeInJsonAndText()
     QVERIFY2(run(a100).out.contains(QStringLiteral("Step: not timed: GPU a100-80gb has no dense "
                                                    "FP8 peak")),
              qPrintable(run(a100).out));
+}
+
+void TestReportCommand::frameworkFlag()
+{
+    // Issue 14's "done when": DeepSpeed's ZeRO-2 estimator, 2P + 18P/8 bytes for Llama 2 7B
+    // (P = 6,738,415,616; deepspeed/runtime/zero/stage_1_and_2.py
+    // estimate_zero2_model_states_mem_needs, PR #5099): 13,476,831,232 + 15,161,435,136.
+    const QStringList args{"--framework", "deepspeed",  "--model", "llama2-7b",          "--gpus",
+                           "8",           "--strategy", "zero2",   "--model-states-only"};
+    const Run j = run(args + QStringList{"--json"});
+    QCOMPARE(j.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    QCOMPARE(o["peak_bytes"].toInteger(), 2 * 6738415616LL + 18 * 6738415616LL / 8);
+    QCOMPARE(o["framework"].toString(), QStringLiteral("deepspeed"));
+    QVERIFY(
+        o["notes"].toArray().last().toString().startsWith(QStringLiteral("Framework: DeepSpeed")));
+    // The text report names the profile too.
+    QVERIFY2(run(args).out.contains(QStringLiteral("Framework: DeepSpeed")),
+             qPrintable(run(args).out));
+    // Without the flag: the generic profile, the ZeRO paper's 2P + 14P/8 (12% below DeepSpeed).
+    const Run g = run({"--model", "llama2-7b", "--gpus", "8", "--strategy", "zero2",
+                       "--model-states-only", "--json"});
+    const QJsonObject go = QJsonDocument::fromJson(g.out.toUtf8()).object();
+    QCOMPARE(go["peak_bytes"].toInteger(), 2 * 6738415616LL + 14 * 6738415616LL / 8);
+    QCOMPARE(go["framework"].toString(), QStringLiteral("generic"));
+    const Run bad = run({"--model", "llama2-7b", "--framework", "jax"});
+    QVERIFY(bad.code != 0);
+    QVERIFY2(bad.err.contains(QStringLiteral("unknown framework 'jax' (known: generic, "
+                                             "deepspeed, fsdp2, megatron)")),
+             qPrintable(bad.err));
+}
+
+void TestReportCommand::loraFlags()
+{
+    // Issue 14's "done when": Llama 2 7B with LoRA rank 8 on q and v trains 32 layers x 2
+    // x 8 x (4096 + 4096) = 4,194,304 parameters (PEFT's LoRA layer: r x (in + out)).
+    const Run j =
+        run({"--model", "llama2-7b", "--lora-rank", "8", "--lora-targets", "q,v", "--json"});
+    QCOMPARE(j.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(j.out.toUtf8()).object();
+    QCOMPARE(o["trainable_parameters"].toInteger(), 4194304LL);
+    QCOMPARE(o["parameters"].toInteger(), 6738415616LL);
+    QCOMPARE(o["lora"].toObject()["targets"].toString(), QStringLiteral("q,v"));
+    QCOMPARE(o["lora"].toObject()["base_format"].toString(), QStringLiteral("bf16"));
+    // Without LoRA every parameter trains.
+    const QJsonObject full =
+        QJsonDocument::fromJson(run({"--model", "llama2-7b", "--json"}).out.toUtf8()).object();
+    QCOMPARE(full["trainable_parameters"].toInteger(), 6738415616LL);
+    QVERIFY(!full.contains("lora"));
+    const Run bad = run({"--model", "llama2-7b", "--lora-rank", "8", "--lora-targets", "q,x"});
+    QVERIFY(bad.code != 0);
+    QVERIFY2(bad.err.contains(QStringLiteral("unknown lora targets 'q,x'")), qPrintable(bad.err));
 }
 
 void TestReportCommand::torchtitanRowFromTheCommandLine()

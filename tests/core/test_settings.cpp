@@ -36,8 +36,9 @@ private slots:
             QCOMPARE(settingByKey(s.key), &s);
             QCOMPARE(settingByFlag(s.flag), &s);
         }
-        // Every scalar field of Layout, Training, Overheads and Throughput, and modelStatesOnly.
-        QCOMPARE(settings().size(), std::size_t(36));
+        // Every scalar field of Layout, Training, Overheads, Throughput and FineTuning, and
+        // modelStatesOnly.
+        QCOMPARE(settings().size(), std::size_t(45));
     }
 
     void accessorsRoundTrip()

@@ -71,6 +71,8 @@ private slots:
     void deepSpeedStagesAndOffload();
     void deepSpeedPrefetchBucketCountsElements();
     void deepSpeedAdam8bitIsAClientOptimizer();
+    void deepSpeedProfileExportsItsZero3Knobs();
+    void profileDifferentFromTheLauncherIsNoted();
     void deepSpeedLeavesModelParallelToTheLauncher();
     void accelerateFsdp();
     void accelerateStrategies();
@@ -189,6 +191,37 @@ void TestLaunchConfig::deepSpeedPrefetchBucketCountsElements()
                  .toObject()["stage3_prefetch_bucket_size"]
                  .toInteger(),
              1050673152LL);
+}
+
+void TestLaunchConfig::deepSpeedProfileExportsItsZero3Knobs()
+{
+    // Under --framework deepspeed the estimate used DeepSpeed's ZeRO-3 defaults
+    // (deepspeed/runtime/zero/config.py: stage3_prefetch_bucket_size 5e7,
+    // stage3_max_live_parameters 1e9, stage3_param_persistence_threshold 1e5,
+    // sub_group_size 1e9); the exported config carries those same values.
+    Scenario s = llama70bZero3();
+    s.layout.framework = Framework::DeepSpeed;
+    const QJsonObject z = deepSpeedJson(s)["zero_optimization"].toObject();
+    QCOMPARE(z["stage3_prefetch_bucket_size"].toInteger(), 50'000'000LL);
+    QCOMPARE(z["stage3_max_live_parameters"].toInteger(), 1'000'000'000LL);
+    QCOMPARE(z["stage3_param_persistence_threshold"].toInteger(), 100'000LL);
+    QCOMPARE(z["sub_group_size"].toInteger(), 1'000'000'000LL);
+    // The generic profile exports the engine's own unit instead
+    // (deepSpeedPrefetchBucketCountsElements).
+    const QJsonObject g = deepSpeedJson(llama70bZero3())["zero_optimization"].toObject();
+    QVERIFY(!g.contains("stage3_max_live_parameters"));
+    QCOMPARE(exported(s, LaunchFormat::DeepSpeed).notes.filter("profile").size(), 0);
+}
+
+void TestLaunchConfig::profileDifferentFromTheLauncherIsNoted()
+{
+    Scenario s = llama70bZero3();
+    s.layout.framework = Framework::DeepSpeed;
+    const QStringList notes = exported(s, LaunchFormat::Torchtitan).notes;
+    QVERIFY2(notes.contains(QStringLiteral("The estimate used the DeepSpeed profile, not "
+                                           "PyTorch FSDP2 / torchtitan's: re-run it with "
+                                           "--framework fsdp2 for this launcher's memory.")),
+             qPrintable(notes.join('|')));
 }
 
 void TestLaunchConfig::deepSpeedAdam8bitIsAClientOptimizer()

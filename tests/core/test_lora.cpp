@@ -1,0 +1,218 @@
+// LoRA and QLoRA fine-tuning (issue 14, item 2): adapter counts (Hu et al. 2021, PEFT's
+// LoRA layer: lora_A r x in, lora_B out x r), frozen-base bytes per format (QLoRA,
+// Dettmers et al. 2023, section 3; bitsandbytes), and the QLoRA paper's two claims.
+#include "estimate.h"
+#include "settings.h"
+
+#include <QTest>
+
+using namespace shardscope;
+
+namespace {
+
+/// Llama 2 7B (meta-llama/Llama-2-7b-hf config.json): 6,738,415,616 parameters.
+Architecture llama2_7b()
+{
+    return {.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
+}
+
+/// LLaMA 65B (Touvron et al. 2023, Table 2: 80 layers, width 8192, 64 heads; the
+/// released params.json gives ffn 22016): 65,285,660,672 parameters.
+Architecture llama65b()
+{
+    return {.layers = 80, .hidden = 8192, .ffn = 22016, .heads = 64, .kvHeads = 64, .vocab = 32000};
+}
+
+/// LLaMA 33B (Touvron et al. 2023, Table 2: 60 layers, width 6656, 52 heads; ffn 17920):
+/// 32,528,943,616 parameters.
+Architecture llama33b()
+{
+    return {.layers = 60, .hidden = 6656, .ffn = 17920, .heads = 52, .kvHeads = 52, .vocab = 32000};
+}
+
+constexpr qint64 P7 = 6738415616LL;
+
+Scenario oneGpu(const Architecture &a, int rank, int targets, BaseFormat format)
+{
+    Scenario s;
+    s.model.architecture = a;
+    s.recipe.weightBytes = 2;
+    s.recipe.gradientBytes = 2;
+    s.recipe.masterWeightBytes = 4;
+    s.recipe.optimizerBytes = 8;
+    s.gpu.capacityBytes = 80'000'000'000;
+    s.layout.gpus = 1;
+    s.fineTuning.loraRank = rank;
+    s.fineTuning.loraTargets = targets;
+    s.fineTuning.baseFormat = format;
+    return s;
+}
+
+/// The QLoRA paper's setup (section 4 and Appendix: r = 64 on all linear layers, NF4 with
+/// double quantization, bf16 compute; the qlora repository casts the LoRA modules to
+/// bf16 and uses paged 32-bit AdamW): adapters bf16 weights (2) and gradients (2), no
+/// master copy, fp32 Adam moments (8). Gradient checkpointing (full recomputation),
+/// micro-batch 1 of 512 tokens, the default 512 MiB CUDA context and 5% reserve.
+Scenario qlora(const Architecture &a, std::int64_t capacityBytes)
+{
+    Scenario s = oneGpu(a, 64, LoraAllLinear, BaseFormat::Nf4);
+    s.recipe.masterWeightBytes = 0;
+    s.gpu.capacityBytes = capacityBytes;
+    s.training.microBatchSize = 1;
+    s.training.sequenceLength = 512;
+    s.training.microBatches = 1;
+    s.training.recompute = Recompute::Full;
+    return s;
+}
+
+} // namespace
+
+class TestLora : public QObject
+{
+    Q_OBJECT
+private slots:
+    void llama7bRank8OnQAndV();
+    void allLinearCount();
+    void targetsSetting();
+    void frozenMatrixBytesPerFormat();
+    void bf16BaseModelStates();
+    void nf4BaseOfLlama7b();
+    void offByDefault();
+    void refusals();
+    void qlora65bOnOne48GbGpu();
+    void qlora33bOnOne24GbGpu();
+};
+
+void TestLora::llama7bRank8OnQAndV()
+{
+    // 32 layers x 2 matrices x 8 x (4096 + 4096) = 4,194,304 (issue 14; PEFT prints
+    // "trainable params: 4,194,304" for this LoraConfig).
+    QCOMPARE(qint64(loraLayerParameterCount(llama2_7b(), 8, LoraQ | LoraV)), 131072LL);
+    const MemoryReport r = estimate(oneGpu(llama2_7b(), 8, LoraQ | LoraV, BaseFormat::Bf16));
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(qint64(r.trainableParameters), 4194304LL);
+    QCOMPARE(qint64(r.parameters), P7);
+}
+
+void TestLora::allLinearCount()
+{
+    // Rank 16 on all seven: 16 x [4 x (4096 + 4096) + 2 x (4096 + 11008) + (11008 + 4096)]
+    // = 16 x 78,080 = 1,249,280 per block; x 32 = 39,976,960.
+    QCOMPARE(qint64(loraLayerParameterCount(llama2_7b(), 16, LoraAllLinear)), 1249280LL);
+    QCOMPARE(
+        qint64(
+            estimate(oneGpu(llama2_7b(), 16, LoraAllLinear, BaseFormat::Bf16)).trainableParameters),
+        39976960LL);
+}
+
+void TestLora::targetsSetting()
+{
+    const Setting *t = settingByKey("lora_targets");
+    QVERIFY(t);
+    std::string error;
+    QCOMPARE(parseSettingText(*t, "q,v", &error).value_or(-1), qint64(LoraQ | LoraV));
+    QCOMPARE(parseSettingText(*t, "v_proj, q_proj", &error).value_or(-1), qint64(LoraQ | LoraV));
+    QCOMPARE(parseSettingText(*t, "all-linear", &error).value_or(-1), qint64(LoraAllLinear));
+    QCOMPARE(settingText(*t, LoraQ | LoraK | LoraV | LoraO), std::string("q,k,v,o"));
+    QVERIFY(!parseSettingText(*t, "q,x", &error));
+    QCOMPARE(QString::fromStdString(error),
+             QStringLiteral("unknown lora targets 'q,x' (known: a comma list of q, k, v, o, "
+                            "gate, up, down, or all-linear)"));
+}
+
+void TestLora::frozenMatrixBytesPerFormat()
+{
+    // One 4096 x 4096 matrix, 16,777,216 weights.
+    const std::int64_t n = 4096LL * 4096;
+    QCOMPARE(qint64(frozenMatrixBytes(BaseFormat::Bf16, n, 4096)), 2 * 16777216LL);
+    // LLM.int8: 1 byte per weight + an fp32 scale per row: 16,777,216 + 16,384.
+    QCOMPARE(qint64(frozenMatrixBytes(BaseFormat::Int8, n, 4096)), 16793600LL);
+    // NF4 + double quantization (QLoRA section 3): 8,388,608 (4 bits) + 262,144 blocks of
+    // 64 x 1 byte (8-bit absmax) + ceil(262,144 / 256) = 1,024 fp32 scales x 4 = 8,654,848
+    // bytes: 4.127 bits per weight, the paper's 0.127 bits of constants.
+    QCOMPARE(qint64(frozenMatrixBytes(BaseFormat::Nf4, n, 4096)), 8654848LL);
+    QCOMPARE(8654848.0 * 8 / double(n) - 4.0, 0.126953125);
+}
+
+void TestLora::bf16BaseModelStates()
+{
+    // Frozen bf16 base 2 P; adapters 4,194,304 x (2 + 2 + 4 + 8) = 67,108,864.
+    Scenario s = oneGpu(llama2_7b(), 8, LoraQ | LoraV, BaseFormat::Bf16);
+    s.modelStatesOnly = true;
+    const GpuGroup g = estimate(s).groups[0];
+    QCOMPARE(qint64(g.bytes.weights), 2 * P7 + 2 * 4194304LL);
+    QCOMPARE(qint64(g.bytes.gradients), 2 * 4194304LL);
+    QCOMPARE(qint64(g.bytes.masterWeights), 4 * 4194304LL);
+    QCOMPARE(qint64(g.bytes.optimizerStates), 8 * 4194304LL);
+    QCOMPARE(qint64(g.parametersPerGpu), P7);
+}
+
+void TestLora::nf4BaseOfLlama7b()
+{
+    // Per block: q, k, v, o (4096 x 4096) 4 x 8,654,848 = 34,619,392; gate, up, down
+    // (45,088,768 weights each): 22,544,384 + 704,512 + 4 x 2,752 = 23,259,904, x 3 =
+    // 69,779,712; the block 104,399,104, x 32 = 3,340,771,328. Embedding, head and the 65
+    // norms stay bf16: (2 x 131,072,000 + 266,240) x 2 = 524,820,480. Base 3,865,591,808.
+    Scenario s = oneGpu(llama2_7b(), 8, LoraQ | LoraV, BaseFormat::Nf4);
+    s.modelStatesOnly = true;
+    const GpuGroup g = estimate(s).groups[0];
+    QCOMPARE(qint64(g.bytes.weights), 3865591808LL + 2 * 4194304LL);
+    QCOMPARE(qint64(g.bytes.modelStates()), 3865591808LL + 16 * 4194304LL);
+}
+
+void TestLora::offByDefault()
+{
+    Scenario s = oneGpu(llama2_7b(), 0, LoraQ | LoraV, BaseFormat::Bf16);
+    const MemoryReport r = estimate(s);
+    QCOMPARE(qint64(r.trainableParameters), P7);
+    QCOMPARE(Scenario().fineTuning.loraRank, 0);
+}
+
+void TestLora::refusals()
+{
+    Scenario s = oneGpu(llama2_7b(), 0, LoraQ | LoraV, BaseFormat::Nf4);
+    QCOMPARE(QString::fromStdString(validate(s)),
+             QStringLiteral("base format nf4 is for a frozen base: set a LoRA rank"));
+    s = oneGpu(llama2_7b(), 8, LoraQ | LoraV, BaseFormat::Nf4);
+    s.layout.gpus = 2;
+    s.layout.tensorParallel = 2;
+    QCOMPARE(QString::fromStdString(validate(s)),
+             QStringLiteral("LoRA is modelled without tensor parallelism (t = 1)"));
+    s = oneGpu(llama2_7b(), 8, 0, BaseFormat::Nf4);
+    QCOMPARE(QString::fromStdString(validate(s)),
+             QStringLiteral("LoRA targets must name at least one of q, k, v, o, gate, up, down"));
+}
+
+void TestLora::qlora65bOnOne48GbGpu()
+{
+    // QLoRA (Dettmers et al. 2023), abstract and section 1: "finetune a 65B parameter
+    // model on a single 48GB GPU". Taken as 48e9 bytes, below the 48 GiB of an RTX A6000.
+    // The engine's peak is 47.75e9 bytes: 799,539,200 adapter parameters; NF4 base and
+    // bf16 adapters 36.06e9, adapter gradients 1.60e9 and Adam moments 6.40e9,
+    // activations 0.89e9, CUDA context and the 5% reserve 2.81e9.
+    const MemoryReport r = estimate(qlora(llama65b(), 48'000'000'000));
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(qint64(r.parameters), 65285660672LL);
+    QCOMPARE(qint64(r.trainableParameters), 799539200LL);
+    QVERIFY2(r.fits(), qPrintable(QString::number(double(r.peakBytes()) / 1e9)));
+    // Without quantization the bf16 base alone (130.6 GB) does not.
+    Scenario bf16 = qlora(llama65b(), 48'000'000'000);
+    bf16.fineTuning.baseFormat = BaseFormat::Bf16;
+    QVERIFY(!estimate(bf16).fits());
+}
+
+void TestLora::qlora33bOnOne24GbGpu()
+{
+    // QLoRA section 1: Guanaco 33B "can be trained on 24 GB consumer GPUs", the RTX 3090 /
+    // 4090, whose 24 GB are 24 GiB = 25,769,803,776 bytes (24,576 MiB of GDDR6X). The
+    // engine's peak is 25.62e9 bytes: NF4 base 17.41e9, adapters (487,587,840 x 12 B)
+    // 5.85e9, activations 0.60e9, CUDA context and the 5% reserve 1.76e9. It would not
+    // fit 24e9 bytes; the paper's paged optimizer is not modelled.
+    const MemoryReport r = estimate(qlora(llama33b(), 24LL * 1024 * 1024 * 1024));
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(qint64(r.parameters), 32528943616LL);
+    QVERIFY2(r.fits(), qPrintable(QString::number(double(r.peakBytes()) / 1e9)));
+}
+
+QTEST_APPLESS_MAIN(TestLora)
+#include "test_lora.moc"
