@@ -112,8 +112,6 @@ MainWindow::MainWindow(QWidget *parent)
     QFont sf = m_summary->font();
     sf.setPointSizeF(13);
     m_summary->setFont(sf);
-    m_whatFits->setFont(sf);
-    showWhatFits();
     m_chart = new MemoryChart;
     m_breakdown = new BreakdownView;
     m_numbers = new NumbersTable;
@@ -663,6 +661,7 @@ void MainWindow::applyTextSizes()
     QFont sf = m_summary->font();
     sf.setPointSizeF(m_presentation ? (m_compact ? 15 : 20) : 13);
     m_summary->setFont(sf);
+    m_whatFits->setFont(sf);
     QFont rf = sf;
     rf.setPointSizeF(m_presentation ? (m_compact ? 13 : 20) : 13);
     rf.setBold(m_presentation && !m_compact);
