@@ -184,6 +184,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_breakdownTimer->setSingleShot(true);
     m_breakdownTimer->setInterval(150);
     connect(m_breakdownTimer, &QTimer::timeout, this, [this] {
+        m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
         m_breakdown->setReport(m_session->scenario(), m_session->report(), m_session->unit(),
                                m_selectedGroup);
         fitBreakdown();
@@ -222,6 +223,7 @@ MainWindow::MainWindow(QWidget *parent)
     configureInputControls();
     redraw();
     redrawMemoryView();
+    m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
     m_compare->setScenario(m_session->scenario(), m_session->unit());
     applyTextSizes();
 }
@@ -735,11 +737,10 @@ void MainWindow::redraw()
 void MainWindow::redrawMemoryView()
 {
     m_chart->setReport(m_session->scenario(), m_session->report(), m_session->unit());
-    m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
     if (m_selectedGroup >= int(m_session->report().groups.size()))
         m_selectedGroup = -1;
-    // The donut costs about 12 ms to redraw (tests/bench): during a drag it follows
-    // once the slider rests, so the bars keep to one frame.
+    // The donut (about 12 ms to redraw, tests/bench) and the numbers table (its columns
+    // fit their contents) follow once the slider rests, so the bars keep to one frame.
     m_breakdownTimer->start();
 }
 
