@@ -456,7 +456,7 @@ std::string whatFitsText(const WhatFits &w, ByteUnit unit)
         if (f.gpus == 0) {
             out += " never";
         } else {
-            out += " " + std::to_string(f.gpus) + (unitShown ? "" : " GPUs");
+            out += " " + std::to_string(f.gpus) + (unitShown ? "" : f.gpus == 1 ? " GPU" : " GPUs");
             unitShown = true;
         }
         first = false;

@@ -59,6 +59,29 @@ QString count(std::int64_t n)
 
 } // namespace
 
+int HeadlineControls::tuningKind(const FineTuning &f)
+{
+    if (!f.enabled())
+        return 0;
+    return f.baseFormat == BaseFormat::Nf4 ? 2 : 1;
+}
+
+FineTuning HeadlineControls::tuningPreset(int kind)
+{
+    FineTuning f; // 0: full fine-tune (rank 0)
+    if (kind == 1) {
+        f.loraRank = 8; // PEFT LoraConfig's default r, on q and v
+        f.loraAlpha = 8;
+        f.loraTargets = LoraQ | LoraV;
+    } else if (kind == 2) {
+        f.loraRank = 64; // the QLoRA paper's setup (section 4): r 64, alpha 16, all linear
+        f.loraAlpha = 16;
+        f.loraTargets = LoraAllLinear;
+        f.baseFormat = BaseFormat::Nf4;
+    }
+    return f;
+}
+
 int HeadlineControls::modelSliderPosition(std::int64_t parameters)
 {
     const double l = std::log10(std::max<double>(double(parameters), 1.0));
@@ -208,6 +231,36 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     connect(m_strategy, &QButtonGroup::idClicked, this,
             [this](int id) { m_session->setZeroStage(ZeroStage(id)); });
 
+    // What trains: every parameter, LoRA adapters on a bf16 base, or QLoRA on NF4 (the
+    // running example of the teaching notes is a fine-tune). The advanced panel edits
+    // rank, targets and format one by one.
+    auto *tuningBox = new QGroupBox(QStringLiteral("Fine-tuning"));
+    tuningBox->setObjectName(QStringLiteral("fineTuning"));
+    auto *tuningRow = new QHBoxLayout(tuningBox);
+    m_tuning = new QButtonGroup(this);
+    static const char *tuningNames[] = {"Full", "LoRA", "QLoRA"};
+    static const char *tuningTips[] = {
+        "Every parameter trains: weights, gradients, master weights and optimizer states "
+        "as the recipe says",
+        "LoRA (Hu et al. 2021): rank-8 adapters on q and v train (PEFT's default); the "
+        "base is frozen in bf16",
+        "QLoRA (Dettmers et al. 2023): rank-64 adapters on every linear layer over a frozen "
+        "4-bit NF4 base with double quantization"};
+    for (int i = 0; i < 3; ++i) {
+        auto *b = new QPushButton(QString::fromLatin1(tuningNames[i]));
+        b->setCheckable(true);
+        b->setMinimumHeight(40);
+        b->setToolTip(QString::fromLatin1(tuningTips[i]));
+        m_tuning->addButton(b, i);
+        tuningRow->addWidget(b);
+    }
+    layout->addWidget(tuningBox);
+    connect(m_tuning, &QButtonGroup::idClicked, this, [this](int id) {
+        if (id == tuningKind(m_session->scenario().fineTuning))
+            return; // keeps a rank or targets set in the advanced panel
+        m_session->edit([id](Scenario &sc) { sc.fineTuning = tuningPreset(id); });
+    });
+
     // Recipe: preset plus editable bytes per parameter.
     auto *recipeBox = new QGroupBox(QStringLiteral("Training recipe (bytes per parameter)"));
     auto *recipeForm = new QFormLayout(recipeBox);
@@ -334,7 +387,7 @@ void HeadlineControls::applyLook(bool isDark, double pointSize)
                  QLatin1String(c.selectedEdge), QLatin1String(c.focus));
     // A style sheet stops the panel's font reaching the button: give its size here.
     const QString size = QStringLiteral("QPushButton { font-size: %1pt; }").arg(pointSize);
-    for (QButtonGroup *group : {m_strategy, m_unit})
+    for (QButtonGroup *group : {m_strategy, m_tuning, m_unit})
         for (QAbstractButton *b : group->buttons())
             b->setStyleSheet(size + css);
 }
@@ -378,6 +431,8 @@ void HeadlineControls::syncInputs()
         const QSignalBlocker b(m_recipeBytes[i]);
         m_recipeBytes[i]->setValue(int(bytes[i]));
     }
+    if (auto *button = m_tuning->button(tuningKind(s.fineTuning)))
+        button->setChecked(true);
     if (auto *button = m_strategy->button(int(s.layout.zeroStage)))
         button->setChecked(true);
     if (auto *button = m_unit->button(int(m_session->unit())))

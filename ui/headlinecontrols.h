@@ -1,5 +1,7 @@
 #pragma once
 
+#include "recipe.h"
+
 #include <QList>
 #include <QWidget>
 #include <cstdint>
@@ -37,6 +39,13 @@ public:
     /// The GPU counts the GPU slider steps through: 1, 2, 3, 4, 6, 8, 12, ... 16,384,
     /// each times `multiple` (t x p x c, so every step is a valid layout), up to 16,384.
     static QList<int> gpuSliderCounts(int multiple = 1);
+    /// The fine-tuning buttons: 0 full fine-tune (LoRA rank 0), 1 LoRA (rank > 0 on a
+    /// bf16, fp16 or int8 base), 2 QLoRA (rank > 0 on NF4).
+    static int tuningKind(const FineTuning &f);
+    /// What a button sets: full (rank 0); LoRA rank 8, alpha 8 on q, v over bf16 (PEFT's
+    /// defaults); QLoRA rank 64, alpha 16 on every linear layer over NF4 (QLoRA paper).
+    static FineTuning tuningPreset(int kind);
+    QButtonGroup *fineTuningButtons() const { return m_tuning; }
 
     QSlider *modelSlider() const { return m_modelSlider; }
     QSlider *gpuSlider() const { return m_gpuSlider; }
@@ -72,6 +81,7 @@ private:
     QSlider *m_gpuSlider = nullptr;
     QSpinBox *m_gpuSpin = nullptr;
     QButtonGroup *m_strategy = nullptr;
+    QButtonGroup *m_tuning = nullptr; ///< full fine-tune / LoRA / QLoRA
     QComboBox *m_gpuCombo = nullptr;
     QComboBox *m_recipeCombo = nullptr;
     QSpinBox *m_recipeBytes[4] = {};

@@ -161,6 +161,7 @@ private slots:
     void numbersTableCopiesAndExports();
     void slidesShowNoLiveControls();
     void presentationTypeFillsTheRoom();
+    void fineTuningChoiceInFront();
     void strategyButtonsReachZero3Fit();
     void gpuSliderUpdatesWhileDragging();
     void modelSliderScalesAnArchitecture();
@@ -1123,6 +1124,33 @@ void TestMainWindow::presentationTypeFillsTheRoom()
     QCOMPARE(w.tabs()->tabBar()->font().pointSizeF(), 13.0);
     QCOMPARE(w.lessonPlayer()->sentencePointSize(), 15.0);
     QVERIFY(w.numbersTable()->isVisible());
+}
+
+void TestMainWindow::fineTuningChoiceInFront()
+{
+    MainWindow w;
+    w.session()->setModelPreset("llama2-7b");
+    w.session()->setGpus(1);
+    QButtonGroup *tuning = w.controls()->fineTuningButtons();
+    QCOMPARE(tuning->checkedId(), 0); // full fine-tune: every parameter trains
+    QCOMPARE(w.session()->report().trainableParameters, std::int64_t(6'738'415'616));
+    tuning->button(1)->click();
+    // LoRA r 8 on q and v of Llama 2 7B: 32 layers x 2 matrices x 8 x (4,096 + 4,096)
+    // = 4,194,304 trainable parameters (Hu et al. 2021; PEFT's default target modules).
+    QCOMPARE(w.session()->scenario().fineTuning.loraRank, 8);
+    QCOMPARE(w.session()->report().trainableParameters, std::int64_t(4'194'304));
+    tuning->button(2)->click();
+    QCOMPARE(w.session()->scenario().fineTuning.baseFormat, BaseFormat::Nf4);
+    QCOMPARE(w.session()->scenario().fineTuning.loraTargets, int(LoraAllLinear));
+    QCOMPARE(tuning->checkedId(), 2);
+    QVERIFY(w.session()->report().valid());
+    // A QLoRA base takes far less than bf16's 2 B per weight: the weights are below
+    // half of 13.5 GB.
+    QVERIFY(w.session()->report().groups.front().bytes.weights < 6'738'415'616LL);
+    w.undoStack()->undo();
+    QCOMPARE(tuning->checkedId(), 1);
+    tuning->button(0)->click();
+    QCOMPARE(w.session()->scenario().fineTuning.loraRank, 0);
 }
 
 QTEST_MAIN(TestMainWindow)
