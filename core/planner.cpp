@@ -456,7 +456,11 @@ std::string whatFitsText(const WhatFits &w, ByteUnit unit)
         if (f.gpus == 0) {
             out += " never";
         } else {
-            out += " " + std::to_string(f.gpus) + (unitShown ? "" : f.gpus == 1 ? " GPU" : " GPUs");
+            // Appended piece by piece: GCC 12's -O3 -Wrestrict misfires on a chain of +.
+            out += ' ';
+            out += std::to_string(f.gpus);
+            if (!unitShown)
+                out += f.gpus == 1 ? " GPU" : " GPUs";
             unitShown = true;
         }
         first = false;
