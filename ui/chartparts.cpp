@@ -338,12 +338,6 @@ QString plainTextOf(const QString &html)
     return doc.toPlainText();
 }
 
-bool waitsWhileHidden(const QWidget *view, bool *stale)
-{
-    *stale = view->window()->isVisible() && !view->isVisible();
-    return *stale;
-}
-
 void setMemoryAxis(QCPAxis *axis, double top, double capacity, double headroom, ByteUnit unit)
 {
     axis->setRange(0, std::max(top, capacity) * headroom);

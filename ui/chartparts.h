@@ -165,11 +165,6 @@ void showPlotTooltip(QCustomPlot *plot, const QMouseEvent *event, const QString 
 /// The plain text of a label's rich text (what tests and screen readers compare).
 QString plainTextOf(const QString &html);
 
-/// True when `view` is a hidden tab of a shown window, which should not redraw now (a
-/// slider drag elsewhere must not pay for it); `*stale` records the answer, so the view's
-/// showEvent knows to catch up.
-bool waitsWhileHidden(const QWidget *view, bool *stale);
-
 /// A memory value axis: 0 to max(top, capacity) x headroom (display units), titled
 /// "Memory per GPU (GB)" in `unit`.
 void setMemoryAxis(QCPAxis *axis, double top, double capacity, double headroom, ByteUnit unit);
