@@ -266,10 +266,14 @@ std::int64_t shardElements(std::int64_t n, std::int64_t d)
     return d <= 1 ? n : quotient(n + d - 1, d);
 }
 
-int stageLayerCount(int layers, int stages, int stage)
+int stageLayerCount(int layers, int stages, int stage, bool balanced)
 {
     if (stages <= 0)
         return 0;
+    if (balanced && stages >= 2) {
+        const int k = int(quotient(std::int64_t(layers) + 2, stages));
+        return stage == 0 || stage == stages - 1 ? k - 1 : k;
+    }
     return int(quotient(layers, stages)) + (stage < remainder(layers, stages) ? 1 : 0);
 }
 
@@ -374,7 +378,13 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
         if (l.pipelineParallel > arch->layers)
             return "pipeline stages (" + str(l.pipelineParallel) + ") exceed layers (" +
                    str(arch->layers) + ")";
-        if (remainder(arch->layers, l.pipelineParallel) != 0 && !l.allowUnevenStages)
+        if (l.balancedStages) {
+            if (l.pipelineParallel > 1 &&
+                remainder(std::int64_t(arch->layers) + 2, l.pipelineParallel) != 0)
+                return "balanced stages need p dividing layers + 2 (" +
+                       str(std::int64_t(arch->layers) + 2) +
+                       "; got p = " + str(l.pipelineParallel) + ")";
+        } else if (remainder(arch->layers, l.pipelineParallel) != 0 && !l.allowUnevenStages)
             return "layers (" + str(arch->layers) + ") are not divisible by pipeline stages (" +
                    str(l.pipelineParallel) + "); allow uneven stages or change p";
     }
@@ -454,7 +464,16 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
         if (auto e = validateSchedule(sp); !e.empty())
             return "pipeline: " + e;
         const int v = chunksOf(s);
-        if (arch) {
+        if (arch && l.balancedStages && l.pipelineParallel > 1) {
+            // Every full stage's k = (L + 2) / p layers split into v chunks; the two short
+            // stages lose one layer from their end chunk.
+            const std::int64_t k = quotient(std::int64_t(arch->layers) + 2, l.pipelineParallel);
+            if (remainder(k, v) != 0)
+                return "balanced stages of " + str(k) +
+                       " layer slots are not divisible by "
+                       "chunks (" +
+                       str(v) + ")";
+        } else if (arch) {
             // Stage by stage from 0, as stageLayerCount places them: the first L % p
             // stages hold L / p + 1 layers, the others L / p; the first stage whose
             // count v does not divide is named.
@@ -702,6 +721,9 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     report.groups.resize(std::size_t(p));
     const int layersPerStage = arch ? int(quotient(arch->layers, p)) : 0;
     const int extraLayers = arch ? int(remainder(arch->layers, p)) : 0;
+    // Balanced stages: k = (L + 2) / p layer slots a stage, the end stages one short.
+    const bool balanced = arch && l.balancedStages && p > 1;
+    const int balancedSlots = balanced ? int(quotient(std::int64_t(arch->layers) + 2, p)) : 0;
     int firstLayer = 0;
     std::int64_t maxHostPerGpu = 0;
     for (int i = 0; i < p; ++i) {
@@ -721,7 +743,8 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         std::int64_t blocksOfKind[2] = {0, 0};
         if (arch) {
             g.firstLayer = firstLayer;
-            g.layerCount = layersPerStage + (i < extraLayers ? 1 : 0); // stageLayerCount
+            g.layerCount = balanced ? (i == 0 || i == p - 1 ? balancedSlots - 1 : balancedSlots)
+                                    : layersPerStage + (i < extraLayers ? 1 : 0); // stageLayerCount
             firstLayer += g.layerCount;
             blocksOfKind[0] =
                 std::max(0, std::min(g.firstLayer + g.layerCount, denseBlocks) - g.firstLayer);
@@ -816,7 +839,11 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             // since v divides L_i); for a MoE model the stage's blocks averaged over v.
             const Wide stageBlocks = Wide(blocksOfKind[0]) * kinds[0].activation +
                                      Wide(blocksOfKind[1]) * kinds[1].activation;
-            const Wide chunk = wideQuotient(stageBlocks, v);
+            // Balanced stages: every set is counted as a full chunk of k / v layers (the
+            // short stages' average block), an upper bound for their one short chunk.
+            const Wide chunk = balanced ? wideQuotient(stageBlocks * Wide(balancedSlots / v),
+                                                       std::max(1, g.layerCount))
+                                        : wideQuotient(stageBlocks, v);
             const std::int64_t workingSet = std::max(blocksOfKind[0] > 0 ? kinds[0].workingSet : 0,
                                                      blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
             const Wide layers = Wide(g.peakInFlight) * chunk;

@@ -68,8 +68,10 @@ std::string validate(const PreparedModel &prepared, const Scenario &s);
 std::int64_t shardElements(std::int64_t n, std::int64_t d);
 
 /// Transformer layers on pipeline stage `stage` of p: L / p each, and with
-/// uneven stages allowed the first L % p stages take one more.
-int stageLayerCount(int layers, int stages, int stage);
+/// uneven stages allowed the first L % p stages take one more. With `balanced`
+/// (Layout::balancedStages; p >= 2 and p | L + 2) the first and last stage hold
+/// (L + 2) / p - 1 and the others (L + 2) / p.
+int stageLayerCount(int layers, int stages, int stage, bool balanced = false);
 
 /// The pipeline schedule a scenario runs: its schedule, p stages, m micro-batches
 /// (at most 2^30) and v chunks (the scenario's for interleaved 1F1B, else 1). The

@@ -76,7 +76,7 @@ struct Layout
     std::int64_t hsdpShardSize = 0;
     Offload offload = Offload::None;
     bool allowUnevenStages = false; ///< when L % p != 0, the first L % p stages take one more layer
-    std::int64_t gpusPerNode = 8;   ///< for host memory per node
+    std::int64_t gpusPerNode = 8; ///< for host memory per node
     /// e: expert parallel degree. The e ranks of an expert-parallel group are carved
     /// out of the data x context ranks of one stage (Megatron-Core: expert data
     /// parallel = world / (expert tensor parallel t x e x p)); each holds experts / e
@@ -84,6 +84,14 @@ struct Layout
     int expertParallel = 1;
     /// Whose allocations the estimate follows (Generic: the textbook accounting).
     Framework framework = Framework::Generic;
+    /// Balanced stages (Llama 3, Dubey et al. 2024, section 3.3.2; torchtitan's
+    /// generate_llm_fqn_per_model_part with input and output weight 1): the embedding and
+    /// the output head count as one layer each, so with k = (L + 2) / p the first and the
+    /// last stage hold k - 1 layers and every other stage k. Needs p >= 2 and p | L + 2;
+    /// interleaved 1F1B then needs v | k, and chunk 0 of the first stage and chunk v - 1
+    /// of the last hold k / v - 1 layers (the embedding-only and head-only chunks when
+    /// k = v). Takes precedence over allowUnevenStages.
+    bool balancedStages = false;
 
     /// t x p x c: GPUs one model replica spans.
     std::int64_t modelParallel() const

@@ -131,6 +131,10 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
                                 l.hsdpShardSize = shards[si];
                                 l.offload = offloads[oi];
                                 l.allowUnevenStages = a.layers % p != 0;
+                                // Where p divides L + 2, Llama 3's balanced stages (the end
+                                // stages one layer short) rather than the first L % p long.
+                                l.balancedStages =
+                                    a.layers % p != 0 && (std::int64_t(a.layers) + 2) % p == 0;
                                 Training tr = base.training;
                                 tr.schedule = scheds.front().first;
                                 tr.chunks = scheds.front().second;

@@ -34,7 +34,9 @@ struct PlanRequest
     int maxPipelineParallel = 0; ///< p: divisors of the layers up to this; 0: up to L
     /// Also p that do not divide the layers, with uneven stages (Layout::
     /// allowUnevenStages: the first L % p stages take one more layer). Llama 3 405B ran
-    /// its 126 layers on 16 stages (Dubey et al. 2024, section 3.3.2).
+    /// its 126 layers on 16 stages (Dubey et al. 2024, section 3.3.2): where p divides
+    /// L + 2 the planner uses that paper's balanced stages (Layout::balancedStages), so
+    /// interleaving is open to them too.
     bool unevenStages = true;
     int maxContextParallel = 1;         ///< c in powers of two up to this
     int maxExpertParallel = 0;          ///< e: divisors of the experts up to this; 0: all (MoE)

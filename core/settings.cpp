@@ -223,6 +223,11 @@ const std::vector<Setting> &table()
                             "Allow layers not divisible by pipeline stages (the first L mod p "
                             "stages take one more).",
                             true, SHARDSCOPE_FIELD(layout.allowUnevenStages, bool)));
+        v.push_back(boolean("balanced_stages", "balanced-stages", "Balanced stages (Llama 3)",
+                            "Count the embedding and the output head as a layer each: the first "
+                            "and last pipeline stage hold one layer fewer (Llama 3; needs p "
+                            "dividing L + 2).",
+                            true, SHARDSCOPE_FIELD(layout.balancedStages, bool)));
         v.push_back(integer("gpus_per_node", "gpus-per-node", "GPUs per node",
                             "GPUs per node, for host RAM per node (a DGX H100 has 8).", 1,
                             maxGpusPerNode, SHARDSCOPE_FIELD(layout.gpusPerNode, std::int64_t)));

@@ -368,9 +368,17 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     if (pp) {
         x += QStringLiteral("pipeline_parallel_schedule = \"%1\"\n").arg(schedule);
         x += QStringLiteral("pipeline_parallel_microbatch_size = %1\n").arg(t.microBatchSize);
-        if (t.schedule == PipelineSchedule::Interleaved1F1B && s.model.architecture)
+        // torchtitan counts the embedding and the output head as `first_stage_less_layers`
+        // and `last_stage_less_layers` layers (both 1 by default) when it splits the model
+        // (pipeline_parallel.py, generate_llm_fqn_per_model_part): 1 for balanced stages,
+        // 0 for the estimate's plain split.
+        const int less = l.balancedStages ? 1 : 0;
+        x += QStringLiteral("pipeline_parallel_first_stage_less_layers = %1\n").arg(less);
+        x += QStringLiteral("pipeline_parallel_last_stage_less_layers = %1\n").arg(less);
+        const int v = t.schedule == PipelineSchedule::Interleaved1F1B ? t.chunks : 1;
+        if (s.model.architecture && (v > 1 || l.balancedStages))
             x += QStringLiteral("pipeline_parallel_layers_per_stage = %1\n")
-                     .arg(s.model.architecture->layers / (l.pipelineParallel * t.chunks));
+                     .arg((s.model.architecture->layers + 2 * less) / (l.pipelineParallel * v));
     }
     x += QStringLiteral("context_parallel_degree = %1\n").arg(c);
     x += QStringLiteral("expert_parallel_degree = %1\n").arg(l.expertParallel);
@@ -387,7 +395,7 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
         out.notes << QStringLiteral("torchtitan's tensor parallelism always uses sequence "
                                     "parallelism.");
     if (t.schedule == PipelineSchedule::Interleaved1F1B && pp && s.model.architecture &&
-        s.model.architecture->layers % (l.pipelineParallel * t.chunks) != 0)
+        !l.balancedStages && s.model.architecture->layers % (l.pipelineParallel * t.chunks) != 0)
         out.notes << QStringLiteral("Layers do not split evenly over %1 virtual stages: set "
                                     "pipeline_parallel_split_points by hand.")
                          .arg(l.pipelineParallel * t.chunks);

@@ -61,7 +61,8 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
     m_layoutLabel = new QLabel;
     m_layoutLabel->setWordWrap(true);
     group(QStringLiteral("Parallel layout"),
-          {"tp", "pp", "cp", "ep", "hsdp_shard", "offload", "gpus_per_node", "uneven_stages"},
+          {"tp", "pp", "cp", "ep", "hsdp_shard", "offload", "gpus_per_node", "uneven_stages",
+           "balanced_stages"},
           m_layoutLabel);
     group(QStringLiteral("Training step"),
           {"mbs", "seq", "microbatches", "recompute", "schedule", "chunks", "loss_kernel",

@@ -56,9 +56,10 @@ bool sameLayout(const PlanCandidate &c, const Layout &l, const Training &t)
            a.pipelineParallel == l.pipelineParallel && a.contextParallel == l.contextParallel &&
            a.expertParallel == l.expertParallel && a.zeroStage == l.zeroStage &&
            a.hsdpShardSize == l.hsdpShardSize && a.offload == l.offload &&
-           a.allowUnevenStages == l.allowUnevenStages && b.microBatchSize == t.microBatchSize &&
-           b.microBatches == t.microBatches && b.recompute == t.recompute &&
-           b.schedule == t.schedule && b.chunks == t.chunks && b.sequenceLength == t.sequenceLength;
+           a.allowUnevenStages == l.allowUnevenStages && a.balancedStages == l.balancedStages &&
+           b.microBatchSize == t.microBatchSize && b.microBatches == t.microBatches &&
+           b.recompute == t.recompute && b.schedule == t.schedule && b.chunks == t.chunks &&
+           b.sequenceLength == t.sequenceLength;
 }
 
 /// Okabe-Ito colours (Okabe and Ito 2008): blue for the layouts, vermillion for the
@@ -336,7 +337,8 @@ PlanPanel::Inputs PlanPanel::currentInputs() const
     fixed.layout.zeroStage = ZeroStage::Ddp;
     fixed.layout.hsdpShardSize = 0;
     fixed.layout.offload = Offload::None;
-    fixed.layout.allowUnevenStages = false; // the planner sets it per p
+    fixed.layout.allowUnevenStages = false; // the planner sets both per p
+    fixed.layout.balancedStages = false;
     fixed.training.microBatchSize = fixed.training.microBatches = 1;
     fixed.training.recompute = Recompute::None;
     fixed.training.schedule = PipelineSchedule::OneFOneB;
