@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace shardscope {
 
@@ -47,6 +48,16 @@ struct Link
 
 std::string validateThroughput(const Throughput &t)
 {
+    // Every field in range (the common case) costs seven comparisons and no string.
+    if (t.nicBytesPerSecond >= 125'000'000 && t.nicBytesPerSecond <= maxLinkBytesPerSecond &&
+        t.hostLinkBytesPerSecond >= 1'000'000'000 &&
+        t.hostLinkBytesPerSecond <= maxLinkBytesPerSecond && t.computeEfficiencyPercent >= 1 &&
+        t.computeEfficiencyPercent <= 100 && t.nvlinkLatencyNanoseconds >= 0 &&
+        t.nvlinkLatencyNanoseconds <= maxLatencyNanoseconds && t.nicLatencyNanoseconds >= 0 &&
+        t.nicLatencyNanoseconds <= maxLatencyNanoseconds && t.priceCentsPerGpuHour >= 0 &&
+        t.priceCentsPerGpuHour <= maxPriceCentsPerGpuHour && t.tokenBudget >= 0 &&
+        t.tokenBudget <= maxTokenBudget)
+        return {};
     auto range = [](const char *name, std::int64_t v, std::int64_t lo, std::int64_t hi,
                     const char *unit) -> std::string {
         if (v >= lo && v <= hi)
@@ -77,10 +88,14 @@ TokenFlops tokenFlops(const Model &m, std::int64_t sequenceLength)
         return f;
     }
     const Architecture &a = *m.architecture;
-    const bool uniform = !a.isMoe();
-    const double dense = double(activeLayerParameterCount(a, 0));
-    for (int l = 0; l < a.layers; ++l)
-        f.matmul += 2.0 * (uniform ? dense : double(activeLayerParameterCount(a, l)));
+    if (!a.isMoe()) {
+        // L identical layers: the integer product is what adding 2 x dense L times gives
+        // (every partial sum is an integer below 2^53, so each double addition is exact).
+        f.matmul = double(2 * activeLayerParameterCount(a, 0) * std::int64_t(a.layers));
+    } else {
+        for (int l = 0; l < a.layers; ++l)
+            f.matmul += 2.0 * double(activeLayerParameterCount(a, l));
+    }
     f.matmul += 2.0 * headParameters(a);
     f.attention = double(a.layers) * attentionPerToken(a, sequenceLength);
     return f;
@@ -166,9 +181,13 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         double matmul = 0, attention = 0, scores = 0, scoreElements = 0;
         if (arch) {
             const Architecture &a = *arch;
-            const double dense = double(activeLayerParameterCount(a, 0));
-            for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
-                matmul += 2.0 * (a.isMoe() ? double(activeLayerParameterCount(a, i)) : dense);
+            if (!a.isMoe()) {
+                // The stage's identical layers at once (exact, as in tokenFlops()).
+                matmul = double(2 * activeLayerParameterCount(a, 0) * std::int64_t(g.layerCount));
+            } else {
+                for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
+                    matmul += 2.0 * double(activeLayerParameterCount(a, i));
+            }
             if (g.holdsOutputHead)
                 matmul += 2.0 * headParameters(a);
             attention = g.layerCount * attentionPerToken(a, seq);
@@ -220,7 +239,7 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         u.contextParallel.exposedSeconds =
             std::max(0.0, u.contextParallel.seconds - attentionSeconds);
         int moeHere = 0;
-        if (arch)
+        if (arch && arch->isMoe())
             for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
                 moeHere += arch->isMoeLayer(i) ? 1 : 0;
         u.expertParallel = timed(c.expertParallel, link(tp * ep),
@@ -308,11 +327,11 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         if (!slowest || busy > slowestBusy) {
             slowest = &g;
             slowestBusy = busy;
-            best = u;
+            best = std::move(u);
         }
         exposedAfter = std::max(exposedAfter, after);
     }
-    t = best;
+    t = std::move(best);
     t.bubbleSeconds = overIdeal * slowestBusy;
     t.stepSeconds = slowestBusy + t.bubbleSeconds + exposedAfter;
     if (l.offload != Offload::None)

@@ -5,6 +5,7 @@
 #include "mainwindow.h"
 #include "memorychart.h"
 #include "schedule.h"
+#include "steptime.h"
 
 #include <QApplication>
 #include <QSlider>
@@ -62,6 +63,25 @@ void BM_EstimateCold(benchmark::State &state)
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateCold)->Arg(8)->Arg(1024)->Arg(16384);
+
+/// One scenario evaluation with the time model, as the planner makes it for every
+/// fitting candidate: estimate(prepared, s, report) over a reused report, then
+/// stepTime(s, report). items/s is evaluations per second (the planner issue asks for
+/// at least 2 M per core).
+void BM_EstimateAndStepTime(benchmark::State &state)
+{
+    const Scenario s = seventyB(state.range(0));
+    const PreparedModel prepared = prepare(s.model);
+    MemoryReport r;
+    for (auto _ : state) {
+        estimate(prepared, s, r);
+        const StepTime t = stepTime(s, r);
+        benchmark::DoNotOptimize(t.stepSeconds);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateAndStepTime)->Arg(8)->Arg(1024)->Arg(16384);
 
 /// One pipeline schedule at p 16, m 64 (the timeline's animation size in issue 4).
 void BM_Schedule(benchmark::State &state)
