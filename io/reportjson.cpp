@@ -205,8 +205,12 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
         out.insert("mfu", st.mfu);
         out.insert("hfu", st.hfu);
         out.insert("tokens_per_second", st.tokensPerSecond);
+        out.insert("train_seconds", st.trainSeconds);
+        out.insert("gpu_hours", st.gpuHours);
+        out.insert("cost_dollars", st.costDollars);
     } else {
-        for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second"})
+        for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second", "train_seconds",
+                              "gpu_hours", "cost_dollars"})
             out.insert(QLatin1String(k), QJsonValue::Null);
         notes.append(QStringLiteral("Step time not computed: ") + QString::fromStdString(st.error));
         out.insert("notes", notes);
