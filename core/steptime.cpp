@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace shardscope {
@@ -355,6 +356,80 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     t.gpuHours = t.trainSeconds * double(l.gpus) / 3600.0;
     t.costDollars = t.gpuHours * double(th.priceCentsPerGpuHour) / 100.0;
     return t;
+}
+
+namespace {
+
+/// x scaled by 1e3 steps, one decimal: "2.4M", "325.8M" (`billion`: "G" or "B").
+std::string scaledCount(double x, const char *billion)
+{
+    const char *suffix = "";
+    double v = x;
+    if (x >= 1e12) {
+        v = x / 1e12;
+        suffix = "T";
+    } else if (x >= 1e9) {
+        v = x / 1e9;
+        suffix = billion;
+    } else if (x >= 1e6) {
+        v = x / 1e6;
+        suffix = "M";
+    } else if (x >= 1e3) {
+        v = x / 1e3;
+        suffix = "k";
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f%s", v, suffix);
+    return buf;
+}
+
+/// Seconds as minutes, hours, days or years (365.25 days), one decimal.
+std::string duration(double seconds)
+{
+    const double hour = 3600, day = 24 * hour, year = 365.25 * day;
+    double v = seconds / 60;
+    const char *unit = "minutes";
+    if (seconds >= 2 * year) {
+        v = seconds / year;
+        unit = "years";
+    } else if (seconds >= 2 * day) {
+        v = seconds / day;
+        unit = "days";
+    } else if (seconds >= hour) {
+        v = seconds / hour;
+        unit = "hours";
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.1f %s", v, unit);
+    return buf;
+}
+
+} // namespace
+
+std::string stepTimeText(const StepTime &t, std::int64_t gpus, std::int64_t tokenBudget)
+{
+    if (!t.valid())
+        return "Step: not timed: " + t.error;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "Step: %.*f s, %.1f%% MFU, %s tokens/s on %lld GPUs",
+                  t.stepSeconds < 10 ? 2 : 1, t.stepSeconds, 100 * t.mfu,
+                  scaledCount(t.tokensPerSecond, "G").c_str(), static_cast<long long>(gpus));
+    std::string out = buf;
+    if (tokenBudget > 0 && std::isfinite(t.trainSeconds)) {
+        out += "; ";
+        out += scaledCount(double(tokenBudget), "B");
+        out += " tokens in ";
+        out += duration(t.trainSeconds);
+        out += ", ";
+        out += scaledCount(t.gpuHours, "B");
+        out += " GPU-hours";
+        if (t.costDollars > 0) {
+            out += " ($";
+            out += scaledCount(t.costDollars, "B");
+            out += ")";
+        }
+    }
+    return out;
 }
 
 } // namespace shardscope

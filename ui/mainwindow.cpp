@@ -721,14 +721,20 @@ void MainWindow::redraw()
     m_whatFitsText = qs(shardscope::whatFitsText(m_session->whatFits(), unit));
     showWhatFits();
     if (r.valid()) {
+        // The step time, MFU and time to train (core/steptime.h) in the same line: the
+        // question after "does it fit" is "how fast".
+        const StepTime &t = m_session->stepTime();
         m_summary->setText(
-            QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). %6")
+            QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). %6 %7")
                 .arg(qs(s.model.displayName), count(s.layout.gpus), qs(s.gpu.shortName),
                      QString::fromUtf8(zeroStageName(s.layout.zeroStage).data()),
                      QString::number(s.recipe.totalBytesPerParameter()),
-                     r.notes.empty()
-                         ? QStringLiteral("Counts model states, activations and buffers.")
-                         : qs(r.notes.front())));
+                     t.valid() ? qs(stepTimeText(t, s.layout.gpus, s.throughput.tokenBudget)) + u'.'
+                               : QString(),
+                     !r.notes.empty() ? qs(r.notes.front())
+                     : t.valid()      ? QString()
+                                      : QStringLiteral("Counts model states, activations and "
+                                                            "buffers.")));
     } else {
         m_summary->clear();
     }

@@ -28,6 +28,13 @@ const Verdict &Session::verdict() const
     return *m_verdict;
 }
 
+const StepTime &Session::stepTime() const
+{
+    if (!m_stepTime)
+        m_stepTime = shardscope::stepTime(m_scenario, report());
+    return *m_stepTime;
+}
+
 const WhatFits &Session::whatFits() const
 {
     if (!m_whatFits)
@@ -58,6 +65,7 @@ void Session::invalidate()
     m_report.reset();
     m_verdict.reset();
     m_whatFits.reset();
+    m_stepTime.reset();
     m_comparison.reset();
     ++m_revision;
     emit changed();

@@ -6,6 +6,7 @@
 #include "format.h"
 #include "planner.h"
 #include "schedule.h"
+#include "steptime.h"
 #include "verdict.h"
 
 #include <QObject>
@@ -51,6 +52,9 @@ public:
     /// card, and the fastest fitting layout at the current GPU count (core/planner.h;
     /// tens of microseconds, so the line under the verdict follows a drag).
     const WhatFits &whatFits() const;
+    /// stepTime(scenario(), report()): step time, MFU, tokens per second and the time,
+    /// GPU-hours and cost to train the token budget (core/steptime.h), on first use.
+    const StepTime &stepTime() const;
     /// scheduleParams(scenario()): the pipeline schedule the scenario runs.
     ScheduleParams scheduleParameters() const { return scheduleParams(m_scenario); }
     /// schedule(scheduleParameters()): the simulated pipeline timeline. Simulated on
@@ -100,6 +104,7 @@ private:
     mutable std::optional<MemoryReport> m_report;
     mutable std::optional<Verdict> m_verdict;
     mutable std::optional<WhatFits> m_whatFits;
+    mutable std::optional<StepTime> m_stepTime;
     mutable std::optional<std::array<StrategyVariant, 4>> m_comparison;
     mutable std::optional<Timeline> m_timeline;
     mutable ScheduleParams m_timelineParams; ///< what m_timeline was simulated for

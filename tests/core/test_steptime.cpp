@@ -357,6 +357,43 @@ private slots:
         QVERIFY(near(tl.bubbleFraction, 3.0 / 11, 1e-12));
     }
 
+    void stepTimeTextForPeople()
+    {
+        // By hand: 15.6e12 tokens at 2.5e6 tokens/s = 6.24e6 s = 72.2 days; x 16,384 GPUs
+        // / 3,600 = 28,398,933 GPU-hours; at $2 an hour $56.8M.
+        StepTime t;
+        t.stepSeconds = 6.5;
+        t.mfu = 0.40;
+        t.tokensPerSecond = 2'500'000;
+        t.trainSeconds = 15.6e12 / 2.5e6;
+        t.gpuHours = t.trainSeconds * 16384 / 3600;
+        t.costDollars = t.gpuHours * 2;
+        QCOMPARE(stepTimeText(t, 16384, 15'600'000'000'000),
+                 std::string("Step: 6.50 s, 40.0% MFU, 2.5M tokens/s on 16384 GPUs; 15.6T tokens "
+                             "in 72.2 days, 28.4M GPU-hours ($56.8M)"));
+        // Unpriced, and no budget.
+        t.costDollars = 0;
+        QCOMPARE(stepTimeText(t, 16384, 15'600'000'000'000),
+                 std::string("Step: 6.50 s, 40.0% MFU, 2.5M tokens/s on 16384 GPUs; 15.6T tokens "
+                             "in 72.2 days, 28.4M GPU-hours"));
+        QCOMPARE(stepTimeText(t, 16384, 0),
+                 std::string("Step: 6.50 s, 40.0% MFU, 2.5M tokens/s on 16384 GPUs"));
+        // 1e9 tokens at 1e5 tokens/s: 1e4 s = 2.8 hours on 8 GPUs, 22.2 GPU-hours.
+        StepTime small;
+        small.stepSeconds = 12.25;
+        small.mfu = 0.5;
+        small.tokensPerSecond = 1e5;
+        small.trainSeconds = 1e4;
+        small.gpuHours = 1e4 * 8 / 3600;
+        QCOMPARE(stepTimeText(small, 8, 1'000'000'000),
+                 std::string("Step: 12.2 s, 50.0% MFU, 100.0k tokens/s on 8 GPUs; 1.0B tokens in "
+                             "2.8 hours, 22.2 GPU-hours"));
+        StepTime bad;
+        bad.error = "GPU x has no memory bandwidth";
+        QCOMPARE(stepTimeText(bad, 8, 1), std::string("Step: not timed: GPU x has no memory "
+                                                      "bandwidth"));
+    }
+
     void llama3_405bMfu_data()
     {
         QTest::addColumn<std::int64_t>("gpus");
