@@ -6,6 +6,7 @@
 // torchtitan/config/job_config.py (Training, Parallelism, ActivationCheckpoint) and
 // torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
 // are checked line by line.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "launchconfig.h"
@@ -19,13 +20,11 @@ using namespace shardscope;
 
 namespace {
 
-/// The 70B example: Llama 3 70B, 64 x H100, ZeRO-3, micro-batch 1,
-/// gradient accumulation 8, full recomputation, mixed-precision AdamW.
+/// The 70B example (test::llama70bZero3(): Llama 3 70B, 64 x H100, ZeRO-3,
+/// micro-batch 1, gradient accumulation 8, full recomputation, mixed-precision AdamW).
 Scenario llama70bZero3()
 {
-    Scenario s = defaultScenario(); // Llama 3 70B, mixed-adam, H100 SXM 80GB
-    s.layout.gpus = 64;
-    s.layout.zeroStage = ZeroStage::Zero3;
+    Scenario s = test::llama70bZero3();
     s.training.microBatchSize = 1;
     s.training.microBatches = 8;
     s.training.recompute = Recompute::Full;
