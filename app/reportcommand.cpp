@@ -118,12 +118,14 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
 
 } // namespace
 
-namespace {
-
-QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName)
+QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName,
+                               const QString &defaultValue)
 {
-    return QCommandLineOption(QString::fromLatin1(name), help, QString::fromLatin1(valueName));
+    return QCommandLineOption(QString::fromLatin1(name), help, QString::fromLatin1(valueName),
+                              defaultValue);
 }
+
+namespace {
 
 QString qs(std::string_view s)
 {
@@ -262,6 +264,23 @@ QString settingsMarkdownRows()
     return rows;
 }
 
+bool wholeNumberOption(const QCommandLineParser &p, const QCommandLineOption &o, std::int64_t min,
+                       std::int64_t max, std::int64_t *value, QString *error)
+{
+    bool ok = false;
+    const qlonglong v = p.value(o).toLongLong(&ok);
+    if (!ok || v < min || v > max) {
+        *error = QStringLiteral("--%1 must be a whole number from %2 to %3 (got '%4')")
+                     .arg(o.names().first())
+                     .arg(min)
+                     .arg(max)
+                     .arg(p.value(o));
+        return false;
+    }
+    *value = v;
+    return true;
+}
+
 std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLineParser &p,
                                                           QString *error, bool validateResult) const
 {
@@ -271,23 +290,6 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
         *error = message;
         return none;
     };
-    // Whole numbers from min to max; names the flag on failure.
-    auto integer = [&p](const QCommandLineOption &o, std::int64_t min, std::int64_t max,
-                        std::int64_t *out, QString *err) {
-        bool ok = false;
-        const qlonglong v = p.value(o).toLongLong(&ok);
-        if (!ok || v < min || v > max) {
-            *err = QStringLiteral("--%1 must be a whole number from %2 to %3 (got '%4')")
-                       .arg(o.names().first())
-                       .arg(min)
-                       .arg(max)
-                       .arg(p.value(o));
-            return false;
-        }
-        *out = v;
-        return true;
-    };
-
     ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
     if (p.isSet(scenarioFile)) {
         const auto loaded = loadScenarioFile(p.value(scenarioFile), error);
@@ -333,20 +335,21 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
                 return fail(QStringLiteral("an inline architecture needs --layers, --hidden, "
                                            "--ffn, --heads and --vocab (missing --%1)")
                                 .arg(o->names().first()));
-        if (!integer(layers, 1, 100000, &v, error))
+        if (!wholeNumberOption(p, layers, 1, 100000, &v, error))
             return none;
         a.layers = int(v);
-        if (!integer(hidden, 1, 1000000, &a.hidden, error) ||
-            !integer(ffn, 1, 10000000, &a.ffn, error) || !integer(heads, 1, 100000, &v, error))
+        if (!wholeNumberOption(p, hidden, 1, 1000000, &a.hidden, error) ||
+            !wholeNumberOption(p, ffn, 1, 10000000, &a.ffn, error) ||
+            !wholeNumberOption(p, heads, 1, 100000, &v, error))
             return none;
         a.heads = int(v);
         a.kvHeads = a.heads;
         if (p.isSet(kvHeads)) {
-            if (!integer(kvHeads, 1, 100000, &v, error))
+            if (!wholeNumberOption(p, kvHeads, 1, 100000, &v, error))
                 return none;
             a.kvHeads = int(v);
         }
-        if (!integer(vocab, 1, 100000000, &a.vocab, error))
+        if (!wholeNumberOption(p, vocab, 1, 100000000, &a.vocab, error))
             return none;
         a.tiedEmbeddings = p.isSet(tied);
         a.gatedMlp = !p.isSet(plainMlp);
@@ -442,7 +445,7 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
     Layout &l = s.layout;
     if (p.isSet(dp)) {
         std::int64_t d = 0;
-        if (!integer(dp, 1, maxGpus, &d, error))
+        if (!wholeNumberOption(p, dp, 1, maxGpus, &d, error))
             return none;
         // t, p, c are each at most 65,536, so d x t x p x c < 2^63 only when checked.
         const std::int64_t mp = l.modelParallel();
@@ -512,6 +515,15 @@ int subcommandError(QTextStream &err, const QString &name, const QString &messag
     return code;
 }
 
+void describeSubcommand(QCommandLineParser &p, const QString &name, const QString &description,
+                        const ScenarioOptions &options)
+{
+    p.setApplicationDescription(description);
+    p.addHelpOption();
+    p.addPositionalArgument(name, QStringLiteral("the subcommand"));
+    options.addTo(p);
+}
+
 std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &args,
                                    const QString &name, QTextStream &out, QTextStream &err)
 {
@@ -532,11 +544,9 @@ std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &arg
 int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Per-GPU training memory for a model and layout."));
-    p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("report"), QStringLiteral("the subcommand"));
     const ScenarioOptions options;
-    options.addTo(p);
+    describeSubcommand(p, QStringLiteral("report"),
+                       QStringLiteral("Per-GPU training memory for a model and layout."), options);
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
     const QCommandLineOption timeline(
         QStringLiteral("timeline"),
