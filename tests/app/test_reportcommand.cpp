@@ -17,6 +17,7 @@ using namespace shardscope;
 namespace {
 using test::readFile;
 using test::Run;
+using test::verifyRefusal;
 
 Run run(const QStringList &args)
 {
@@ -239,11 +240,8 @@ void TestReportCommand::errorsStayOneLine()
 {
     // An argument with a newline and a terminal escape is echoed escaped, on one line.
     const Run r = run({"--model", QStringLiteral("gpt\n\x1b[2J9")});
-    QCOMPARE(r.code, 2);
-    QVERIFY2(r.err.startsWith(QStringLiteral("shardscope report: --model: unknown model "
-                                             "'gpt\\n\\x1b[2J9'")),
-             qPrintable(r.err));
-    QCOMPARE(r.err.count(u'\n'), 1);
+    verifyRefusal(r, QStringLiteral("shardscope report: --model: unknown model "
+                                    "'gpt\\n\\x1b[2J9'"));
     QVERIFY(!r.err.contains(QChar(0x1b)));
 }
 
@@ -445,11 +443,7 @@ void TestReportCommand::badArguments()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
-    const Run r = run(args);
-    QCOMPARE(r.code, 2);
-    QVERIFY(r.out.isEmpty());
-    QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
-    QCOMPARE(r.err.count(u'\n'), 1); // one line
+    verifyRefusal(run(args), message);
 }
 
 void TestReportCommand::hfConfigAndExpertParallel()
@@ -509,11 +503,7 @@ void TestReportCommand::hfConfigErrors()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
-    const Run r = run(args);
-    QCOMPARE(r.code, 2);
-    QVERIFY(r.out.isEmpty());
-    QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
-    QCOMPARE(r.err.count(u'\n'), 1);
+    verifyRefusal(run(args), message);
 }
 
 void TestReportCommand::exportConfigToStdout()
@@ -600,11 +590,7 @@ void TestReportCommand::exportConfigErrors()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
-    const Run r = exportConfig(args);
-    QCOMPARE(r.code, 2);
-    QVERIFY(r.out.isEmpty());
-    QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
-    QCOMPARE(r.err.count(u'\n'), 1);
+    verifyRefusal(exportConfig(args), message);
 }
 
 QTEST_GUILESS_MAIN(TestReportCommand)
