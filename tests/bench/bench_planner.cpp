@@ -1,5 +1,6 @@
 // The planner's speed (core/planner.h): candidates evaluated per second and the
 // whole search for Llama 3 70B on 64 H100s. Run build/tests/bench/bench_planner.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "planner.h"
@@ -13,14 +14,7 @@ namespace {
 
 PlanRequest llama70bOn64()
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model("llama3-70b");
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("h100-sxm-80gb");
-    q.base.training.sequenceLength = 8192;
-    q.minGpus = q.maxGpus = 64;
-    return q;
+    return test::planRequest("llama3-70b", 64, 64, 8192);
 }
 
 /// The whole default search space at 64 GPUs (what `shardscope plan --model llama3-70b
@@ -51,15 +45,8 @@ BENCHMARK(BM_PlanLlama70bOn64)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 /// and context parallel up to 16: 102,225 candidates.
 PlanRequest gpt3On1024()
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model("gpt3-175b");
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("a100-80gb");
-    q.base.training.sequenceLength = 2048;
+    PlanRequest q = test::planRequest("gpt3-175b", 1024, 1024, 2048, "a100-80gb");
     q.globalBatchTokens = 1536 * 2048;
-    q.minGpus = 1024;
-    q.maxGpus = 1024;
     q.maxMicroBatchSize = 64;
     q.maxContextParallel = 16;
     return q;
@@ -91,14 +78,8 @@ BENCHMARK(BM_PlanGpt3On1024)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 /// batch (Dubey et al. 2024, Table 4: s 8192, 2,048 sequences), uneven stages included.
 void BM_PlanLlama405bOn16384(benchmark::State &state)
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model("llama3.1-405b");
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("h100-sxm-80gb");
-    q.base.training.sequenceLength = 8192;
+    PlanRequest q = test::planRequest("llama3.1-405b", 16384, 16384, 8192);
     q.globalBatchTokens = 2048LL * 8192;
-    q.minGpus = q.maxGpus = 16384;
     PlanResult r;
     for (auto _ : state) {
         r = plan(q);

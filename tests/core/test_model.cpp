@@ -113,14 +113,9 @@ void TestModel::gemma2FourNorms()
     // 256000, tied; four RMSNorms per block (input, post-attention, pre- and
     // post-feed-forward). Per block: Q and O 4608 x 4096 each, K and V 4608 x 2048
     // each, GeGLU MLP 3 x 4608 x 36864, norms 4 x 4608 = 566,249,472.
-    Architecture a{.layers = 46,
-                   .hidden = 4608,
-                   .ffn = 36864,
-                   .heads = 32,
-                   .kvHeads = 16,
-                   .vocab = 256000,
-                   .headDim = 128,
-                   .tiedEmbeddings = true};
+    Architecture a = test::dense(46, 4608, 36864, 32, 16, 256000);
+    a.headDim = 128;
+    a.tiedEmbeddings = true;
     a.normsPerLayer = 4;
     QCOMPARE(qint64(layerParameterCount(a)),
              2 * 4608LL * 4096 + 2 * 4608LL * 2048 + 3 * 4608LL * 36864 + 4 * 4608);

@@ -152,8 +152,7 @@ void TestMoe::deepseekV3HubTotal()
 
 void TestMoe::denseModelsAreAllActive()
 {
-    const Architecture llama{
-        .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kvHeads = 8, .vocab = 128256};
+    const Architecture llama = test::llama3_70b();
     QCOMPARE(qint64(activeParameterCount(llama)), 70553706496LL);
     QCOMPARE(qint64(expertParameterCount(llama)), 0LL);
     QCOMPARE(llama.moeLayerCount(), 0);
@@ -237,8 +236,7 @@ void TestMoe::expertParallelValidation()
     QFETCH(QString, message);
     Architecture a = mixtral8x7b();
     if (!moe)
-        a = Architecture{
-            .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 32000};
+        a = test::dense(32, 4096, 14336, 32, 8, 32000); // Mixtral's shape, dense
     Scenario s = moeScenario(a, gpus, ZeroStage::Zero3, ep);
     s.layout.hsdpShardSize = hsdp;
     QCOMPARE(QString::fromStdString(validate(s)), message);

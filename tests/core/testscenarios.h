@@ -109,35 +109,36 @@ inline Overheads noOverheads()
                      .fragmentationPercent = 0};
 }
 
-/// `a` on `gpus` GPUs of 80 GB (80e9 bytes, H100 SXM) with mixed-precision AdamW,
-/// ZeRO stage `z`, tensor parallel `t`, pipeline parallel `p`, and the Scenario
-/// defaults otherwise.
-inline Scenario onH100s(const Architecture &a, std::int64_t gpus, ZeroStage z = ZeroStage::Ddp,
-                        int t = 1, int p = 1)
+/// `gpus` GPUs of 80 GB (80e9 bytes, H100 SXM) at ZeRO stage `z` with mixed-precision
+/// AdamW and the Scenario defaults otherwise; no model yet.
+inline Scenario h100s(std::int64_t gpus, ZeroStage z)
 {
     Scenario s;
-    s.model.architecture = a;
     s.recipe = mixedAdam();
     s.gpu.capacityBytes = 80'000'000'000;
     s.layout.gpus = gpus;
-    s.layout.tensorParallel = t;
-    s.layout.pipelineParallel = p;
     s.layout.zeroStage = z;
     return s;
 }
 
-/// A model of `parameters` counted plainly (no architecture) on `gpus` GPUs of 80 GB at
-/// ZeRO stage `z` with mixed-precision AdamW, model states only: the setting of the
-/// ZeRO paper's Figure 1 and of the verdict examples.
+/// `a` on h100s(gpus, z) with tensor parallel `t` and pipeline parallel `p`.
+inline Scenario onH100s(const Architecture &a, std::int64_t gpus, ZeroStage z = ZeroStage::Ddp,
+                        int t = 1, int p = 1)
+{
+    Scenario s = h100s(gpus, z);
+    s.model.architecture = a;
+    s.layout.tensorParallel = t;
+    s.layout.pipelineParallel = p;
+    return s;
+}
+
+/// A model of `parameters` counted plainly (no architecture) on h100s(gpus, z), model
+/// states only: the setting of the ZeRO paper's Figure 1 and of the verdict examples.
 inline Scenario plainModelStates(std::int64_t parameters, std::int64_t gpus,
                                  ZeroStage z = ZeroStage::Ddp)
 {
-    Scenario s;
+    Scenario s = h100s(gpus, z);
     s.model.plainParameters = parameters;
-    s.recipe = mixedAdam();
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
     s.modelStatesOnly = true;
     return s;
 }

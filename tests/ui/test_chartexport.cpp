@@ -1,5 +1,6 @@
 // Exporting charts for slides: exact PNG sizes, SVG and PDF that parse, the title and
 // caption drawn and removed again, slide-sized type, the clipboard, and the caption text.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "chartexport.h"
 #include "comparechart.h"
@@ -25,12 +26,7 @@ namespace {
 
 Scenario seventyB(qint64 gpus, ZeroStage z)
 {
-    Scenario s;
-    s.model = *Catalog::builtIn().model("plain-70b");
-    s.recipe = *Catalog::builtIn().recipe("mixed-adam");
-    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
+    Scenario s = test::catalogScenario("plain-70b", gpus, z);
     s.modelStatesOnly = true;
     return s;
 }
