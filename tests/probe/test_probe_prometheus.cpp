@@ -271,6 +271,17 @@ quint16 closedPort()
     return port;
 }
 
+// One fetch from `server` with a `timeoutMs` deadline; `*elapsedMs` is how long it took.
+PrometheusSnapshot timedFetch(const FakePrometheus &server, int timeoutMs, qint64 *elapsedMs)
+{
+    PrometheusClient client(QUrl(server.url()), timeoutMs);
+    QElapsedTimer clock;
+    clock.start();
+    const PrometheusSnapshot s = client.fetch();
+    *elapsedMs = clock.elapsed();
+    return s;
+}
+
 void serveRecorded(FakePrometheus &server)
 {
     server.answers.insert(QStringLiteral("DCGM_FI_DEV_FB_USED"), {200, kUsed});
@@ -536,11 +547,8 @@ private slots:
         FakePrometheus server;
         server.answerAll({200, {}, "application/json", FakePrometheus::Stream::Trickle});
         QVERIFY(server.listen());
-        PrometheusClient client(QUrl(server.url()), 1000);
-        QElapsedTimer clock;
-        clock.start();
-        const PrometheusSnapshot s = client.fetch();
-        const qint64 elapsed = clock.elapsed();
+        qint64 elapsed = 0;
+        const PrometheusSnapshot s = timedFetch(server, 1000, &elapsed);
         QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
         QVERIFY2(elapsed >= 950 && elapsed < 2500, qPrintable(QString::number(elapsed)));
 
@@ -689,11 +697,8 @@ private slots:
         FakePrometheus server;
         server.answerAll({200, big});
         QVERIFY(server.listen());
-        PrometheusClient client(QUrl(server.url()), 300);
-        QElapsedTimer clock;
-        clock.start();
-        const PrometheusSnapshot s = client.fetch();
-        const qint64 elapsed = clock.elapsed();
+        qint64 elapsed = 0;
+        const PrometheusSnapshot s = timedFetch(server, 300, &elapsed);
         QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
         QVERIFY(s.gpus.empty());
         // 300 ms plus at most one JSON parse of a 16 MiB answer (slack for sanitizers).
