@@ -45,6 +45,24 @@ QString ids(const auto &items)
     return out.join(QStringLiteral(", "));
 }
 
+/// Sets `*out` to the built-in catalog's entry (found by `find`: Catalog::model, recipe
+/// or gpu) whose id option `o` gives; false with `*error` = "--NAME: unknown WHAT 'ID'
+/// (known: the ids `all` lists)".
+template <typename T>
+bool catalogEntry(const QCommandLineParser &p, const QCommandLineOption &o, const char *what,
+                  const T *(Catalog::*find)(std::string_view) const,
+                  const std::vector<T> &(Catalog::*all)() const, T *out, QString *error)
+{
+    const Catalog &catalog = Catalog::builtIn();
+    if (const T *x = (catalog.*find)(p.value(o).toStdString())) {
+        *out = *x;
+        return true;
+    }
+    *error = QStringLiteral("--%1: unknown %2 '%3' (known: %4)")
+                 .arg(o.names().first(), QLatin1String(what), p.value(o), ids((catalog.*all)()));
+    return false;
+}
+
 } // namespace
 
 std::string stepLine(const Scenario &s, const MemoryReport &r)
@@ -284,7 +302,6 @@ bool wholeNumberOption(const QCommandLineParser &p, const QCommandLineOption &o,
 std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLineParser &p,
                                                           QString *error, bool validateResult) const
 {
-    const Catalog &catalog = Catalog::builtIn();
     std::optional<ScenarioDocument> none;
     auto fail = [error, &none](const QString &message) {
         *error = message;
@@ -360,21 +377,14 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
         s.model.architecture = a;
         s.model.displayName = "Inline " + formatParameters(parameterCount(a)) + " architecture";
         s.model.source = "given on the command line";
-    } else if (p.isSet(model)) {
-        const Model *m = catalog.model(p.value(model).toStdString());
-        if (!m)
-            return fail(QStringLiteral("--model: unknown model '%1' (known: %2)")
-                            .arg(p.value(model), ids(catalog.models())));
-        s.model = *m;
+    } else if (p.isSet(model) && !catalogEntry(p, model, "model", &Catalog::model, &Catalog::models,
+                                               &s.model, error)) {
+        return none;
     }
 
-    if (p.isSet(recipe)) {
-        const Recipe *r = catalog.recipe(p.value(recipe).toStdString());
-        if (!r)
-            return fail(QStringLiteral("--recipe: unknown recipe '%1' (known: %2)")
-                            .arg(p.value(recipe), ids(catalog.recipes())));
-        s.recipe = *r;
-    }
+    if (p.isSet(recipe) &&
+        !catalogEntry(p, recipe, "recipe", &Catalog::recipe, &Catalog::recipes, &s.recipe, error))
+        return none;
     if (p.isSet(bytesPerParam)) {
         const QStringList parts = p.value(bytesPerParam).split(u',');
         std::int64_t b[4] = {};
@@ -389,13 +399,8 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
                             .arg(p.value(bytesPerParam)));
         s.recipe = Recipe{"custom", "Custom", "--bytes-per-param", b[0], b[1], b[2], b[3]};
     }
-    if (p.isSet(gpu)) {
-        const Gpu *g = catalog.gpu(p.value(gpu).toStdString());
-        if (!g)
-            return fail(QStringLiteral("--gpu: unknown GPU '%1' (known: %2)")
-                            .arg(p.value(gpu), ids(catalog.gpus())));
-        s.gpu = *g;
-    }
+    if (p.isSet(gpu) && !catalogEntry(p, gpu, "GPU", &Catalog::gpu, &Catalog::gpus, &s.gpu, error))
+        return none;
 
     // Every table setting that was given, parsed and checked by the table.
     std::vector<SettingValue> values;
