@@ -56,8 +56,6 @@ private slots:
     void badArguments_data();
     void badArguments();
     void hfConfigAndExpertParallel();
-    void hfConfigErrors_data();
-    void hfConfigErrors();
     void exportConfigToStdout();
     void exportConfigAdam8bitNote();
     void exportConfigExamplesAreCurrent_data();
@@ -437,6 +435,24 @@ void TestReportCommand::badArguments_data()
         << QStringList{"--fp32-logits", "maybe"} << "shardscope report: --fp32-logits";
     QTest::newRow("bad unit") << QStringList{"--unit", "tb"}
                               << "shardscope report: --unit must be gb or gib (got 'tb')";
+    // --hf-config and expert parallelism.
+    QTest::newRow("no such file") << QStringList{"--hf-config", "/nonexistent/config.json"}
+                                  << "shardscope report: --hf-config: config.json: cannot open "
+                                     "(No such file or directory)";
+    QTest::newRow("not a config") << QStringList{"--hf-config",
+                                                 QFINDTESTDATA("test_reportcommand.cpp")}
+                                  << "shardscope report: --hf-config: config.json: ";
+    QTest::newRow("with --model")
+        << QStringList{"--model", "llama3-8b", "--hf-config", "x.json"}
+        << "shardscope report: --model, --params, --hf-config and an inline architecture";
+    QTest::newRow("ep on a dense model") << QStringList{"--model", "llama3-8b", "--ep", "2"}
+                                         << "shardscope report: expert parallelism needs a "
+                                            "mixture-of-experts model";
+    QTest::newRow("ep not dividing the experts")
+        << QStringList{"--model", "mixtral-8x7b", "--gpus", "6", "--ep", "3"}
+        << "shardscope report: experts (8) are not divisible by expert parallel size (3)";
+    QTest::newRow("ep zero") << QStringList{"--ep", "0"}
+                             << "shardscope report: --ep must be a whole number from 1 to 65536";
 }
 
 void TestReportCommand::badArguments()
@@ -474,36 +490,6 @@ void TestReportCommand::hfConfigAndExpertParallel()
                  .toObject()["total_bytes"]
                  .toInteger(),
              46702792704LL * 4 + 729731136LL * 12);
-}
-
-void TestReportCommand::hfConfigErrors_data()
-{
-    QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QString>("message");
-    QTest::newRow("no such file") << QStringList{"--hf-config", "/nonexistent/config.json"}
-                                  << "shardscope report: --hf-config: config.json: cannot open "
-                                     "(No such file or directory)";
-    QTest::newRow("not a config") << QStringList{"--hf-config",
-                                                 QFINDTESTDATA("test_reportcommand.cpp")}
-                                  << "shardscope report: --hf-config: config.json: ";
-    QTest::newRow("with --model")
-        << QStringList{"--model", "llama3-8b", "--hf-config", "x.json"}
-        << "shardscope report: --model, --params, --hf-config and an inline architecture";
-    QTest::newRow("ep on a dense model") << QStringList{"--model", "llama3-8b", "--ep", "2"}
-                                         << "shardscope report: expert parallelism needs a "
-                                            "mixture-of-experts model";
-    QTest::newRow("ep not dividing the experts")
-        << QStringList{"--model", "mixtral-8x7b", "--gpus", "6", "--ep", "3"}
-        << "shardscope report: experts (8) are not divisible by expert parallel size (3)";
-    QTest::newRow("ep zero") << QStringList{"--ep", "0"}
-                             << "shardscope report: --ep must be a whole number from 1 to 65536";
-}
-
-void TestReportCommand::hfConfigErrors()
-{
-    QFETCH(QStringList, args);
-    QFETCH(QString, message);
-    verifyRefusal(run(args), message);
 }
 
 void TestReportCommand::exportConfigToStdout()
