@@ -17,20 +17,33 @@ PlanRequest llama70bOn64()
     return test::planRequest("llama3-70b", 64, 64, 8192);
 }
 
+void planCounters(benchmark::State &state, const PlanResult &r)
+{
+    state.counters["evaluated"] = double(r.candidatesEvaluated);
+    state.counters["pruned"] = double(r.candidatesPruned);
+    state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
+    state.counters["fitting"] = double(r.fitting.size());
+}
+
+/// Plans `q` once per benchmark iteration; the last result, its counters set.
+PlanResult timedPlan(benchmark::State &state, const PlanRequest &q)
+{
+    PlanResult r;
+    for (auto _ : state) {
+        r = plan(q);
+        benchmark::DoNotOptimize(r.fitting.data());
+    }
+    planCounters(state, r);
+    return r;
+}
+
 /// The whole default search space at 64 GPUs (what `shardscope plan --model llama3-70b
 /// --gpus 64 --seq 8192` searches).
 void BM_PlanLlama70bOn64(benchmark::State &state)
 {
     PlanRequest q = llama70bOn64();
     q.prune = state.range(0) != 0;
-    PlanResult r;
-    for (auto _ : state) {
-        r = plan(q);
-        benchmark::DoNotOptimize(r.fitting.data());
-    }
-    state.counters["evaluated"] = double(r.candidatesEvaluated);
-    state.counters["pruned"] = double(r.candidatesPruned);
-    state.counters["fitting"] = double(r.fitting.size());
+    const PlanResult r = timedPlan(state, q);
     state.counters["candidates_per_s"] =
         benchmark::Counter(double(r.candidatesEvaluated + r.candidatesPruned),
                            benchmark::Counter::kIsIterationInvariantRate);
@@ -52,25 +65,12 @@ PlanRequest gpt3On1024()
     return q;
 }
 
-void planCounters(benchmark::State &state, const PlanResult &r)
-{
-    state.counters["evaluated"] = double(r.candidatesEvaluated);
-    state.counters["pruned"] = double(r.candidatesPruned);
-    state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
-    state.counters["fitting"] = double(r.fitting.size());
-}
-
 /// The Calculon-sized GPT-3 search, pruned (1) and as a brute force (0).
 void BM_PlanGpt3On1024(benchmark::State &state)
 {
     PlanRequest q = gpt3On1024();
     q.prune = state.range(0) != 0;
-    PlanResult r;
-    for (auto _ : state) {
-        r = plan(q);
-        benchmark::DoNotOptimize(r.fitting.data());
-    }
-    planCounters(state, r);
+    timedPlan(state, q);
 }
 BENCHMARK(BM_PlanGpt3On1024)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
@@ -80,12 +80,7 @@ void BM_PlanLlama405bOn16384(benchmark::State &state)
 {
     PlanRequest q = test::planRequest("llama3.1-405b", 16384, 16384, 8192);
     q.globalBatchTokens = 2048LL * 8192;
-    PlanResult r;
-    for (auto _ : state) {
-        r = plan(q);
-        benchmark::DoNotOptimize(r.fitting.data());
-    }
-    planCounters(state, r);
+    timedPlan(state, q);
 }
 BENCHMARK(BM_PlanLlama405bOn16384)->Unit(benchmark::kMillisecond);
 
