@@ -102,14 +102,21 @@ void BM_WhatFits(benchmark::State &state)
 }
 BENCHMARK(BM_WhatFits)->Unit(benchmark::kMicrosecond);
 
-/// One candidate: estimate() plus stepTime() on a fitting 70B layout.
-void BM_EstimateAndStepTime(benchmark::State &state)
+/// A 70B layout that fits: llama70bOn64()'s model on 64 GPUs at t 8, p 2, ZeRO-1.
+Scenario fitting70b()
 {
     Scenario s = llama70bOn64().base;
     s.layout.gpus = 64;
     s.layout.tensorParallel = 8;
     s.layout.pipelineParallel = 2;
     s.layout.zeroStage = ZeroStage::Zero1;
+    return s;
+}
+
+/// One candidate: estimate() plus stepTime() on a fitting 70B layout.
+void BM_EstimateAndStepTime(benchmark::State &state)
+{
+    const Scenario s = fitting70b();
     for (auto _ : state) {
         const MemoryReport r = estimate(s);
         const StepTime t = stepTime(s, r);
@@ -121,11 +128,7 @@ BENCHMARK(BM_EstimateAndStepTime);
 /// stepTime() alone on a report computed once.
 void BM_StepTimeOnly(benchmark::State &state)
 {
-    Scenario s = llama70bOn64().base;
-    s.layout.gpus = 64;
-    s.layout.tensorParallel = 8;
-    s.layout.pipelineParallel = 2;
-    s.layout.zeroStage = ZeroStage::Zero1;
+    const Scenario s = fitting70b();
     const MemoryReport r = estimate(s);
     for (auto _ : state) {
         const StepTime t = stepTime(s, r);

@@ -271,6 +271,13 @@ quint16 closedPort()
     return port;
 }
 
+// Runs `shardscope-probe --prometheus URL --json --timeout MS` against `server`.
+ProbeRun runJson(const FakePrometheus &server, int timeoutMs)
+{
+    return runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
+                     QStringLiteral("--timeout"), QString::number(timeoutMs)});
+}
+
 // One fetch from `server` with a `timeoutMs` deadline; `*elapsedMs` is how long it took.
 PrometheusSnapshot timedFetch(const FakePrometheus &server, int timeoutMs, qint64 *elapsedMs)
 {
@@ -552,9 +559,7 @@ private slots:
         QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
         QVERIFY2(elapsed >= 950 && elapsed < 2500, qPrintable(QString::number(elapsed)));
 
-        const ProbeRun r =
-            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
-                      QStringLiteral("--timeout"), QStringLiteral("2000")});
+        const ProbeRun r = runJson(server, 2000);
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
@@ -575,9 +580,7 @@ private slots:
         FakePrometheus server;
         server.answerAll({200, {}, "application/json", FakePrometheus::Stream::Flood});
         QVERIFY(server.listen());
-        const ProbeRun r =
-            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
-                      QStringLiteral("--timeout"), QStringLiteral("20000")});
+        const ProbeRun r = runJson(server, 20000);
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.lines().size(), 1);
@@ -601,9 +604,7 @@ private slots:
         server.answerAll(
             {200, {}, "application/json", FakePrometheus::Stream::Flood, 2147483648LL});
         QVERIFY(server.listen());
-        const ProbeRun r =
-            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
-                      QStringLiteral("--timeout"), QStringLiteral("20000")});
+        const ProbeRun r = runJson(server, 20000);
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
