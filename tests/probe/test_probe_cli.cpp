@@ -139,43 +139,48 @@ private slots:
         QCOMPARE(last.value(QStringLiteral("error_code")).toString(), QStringLiteral("nvml_error"));
     }
 
-    void missingLibraryExitsZero()
+    // An error document is one line with its error_code and a message; nothing to show
+    // exits 0, an NVML call failing after initialisation exits 1 (docs/probe.md, "Error
+    // codes and exit codes").
+    void errorDocuments_data()
     {
-        const Run r =
-            runProbe({QStringLiteral("--json")}, QStringLiteral("/nonexistent/libnvml.so"));
-        QCOMPARE(r.exitCode, 0);
+        QTest::addColumn<QString>("library");
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<int>("nvmlReturn"); // 0: no nvml_return key
+        QTest::newRow("missing library exits 0")
+            << QStringLiteral("/nonexistent/libnvml.so") << QString() << QString() << 0
+            << QStringLiteral("nvml_not_found") << 0;
+        QTest::newRow("missing symbol exits 0")
+            << QStringLiteral(FAKE_NVML_NOINIT_PATH) << QString() << QString() << 0
+            << QStringLiteral("symbol_missing") << 0;
+        QTest::newRow("NVML error exits 1")
+            << kFake << QStringLiteral("FAKE_NVML_FAIL") << QStringLiteral("count") << 1
+            << QStringLiteral("nvml_error") << 999;
+        QTest::newRow("no GPU exits 0")
+            << kFake << QStringLiteral("FAKE_NVML_GPUS") << QStringLiteral("0") << 0
+            << QStringLiteral("no_gpus") << 0;
+    }
+
+    void errorDocuments()
+    {
+        QFETCH(QString, library);
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(int, exitCode);
+        QFETCH(QString, code);
+        QFETCH(int, nvmlReturn);
+        QList<QPair<QString, QString>> env;
+        if (!variable.isEmpty())
+            env << qMakePair(variable, value);
+        const Run r = runProbe({QStringLiteral("--json")}, library, env);
+        QCOMPARE(r.exitCode, exitCode);
         QCOMPARE(r.lines.size(), 1);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("nvml_not_found"));
+        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(), code);
         QVERIFY(!r.first().value(QStringLiteral("error")).toString().isEmpty());
-    }
-
-    void missingSymbolExitsZero()
-    {
-        const Run r = runProbe({QStringLiteral("--json")}, QStringLiteral(FAKE_NVML_NOINIT_PATH));
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("symbol_missing"));
-    }
-
-    void nvmlErrorExitsOne()
-    {
-        const Run r = runProbe({QStringLiteral("--json")}, kFake,
-                               {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("count")}});
-        QCOMPARE(r.exitCode, 1);
-        QCOMPARE(r.lines.size(), 1);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("nvml_error"));
-        QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), 999);
-    }
-
-    void noGpuExitsZero()
-    {
-        const Run r = runProbe({QStringLiteral("--json")}, kFake,
-                               {{QStringLiteral("FAKE_NVML_GPUS"), QStringLiteral("0")}});
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("no_gpus"));
+        QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), nvmlReturn);
     }
 
     void textOutputWithoutJson()
