@@ -55,6 +55,13 @@ Run runProbe(const QStringList &args, const QString &library,
     return r;
 }
 
+// Writes `bytes` to a new file at `path`; false when it cannot be written whole.
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 bool isJsonObject(const QByteArray &line)
 {
     QJsonParseError error{};
@@ -226,11 +233,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(QStringLiteral("big.json"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
         // 80 GiB of weights: more than the fake GPU 0 has free (74229743616 bytes).
-        f.write(R"({"rank": 0, "bytes": {"weights": 85899345920}})");
-        f.close();
+        QVERIFY(writeFile(path, R"({"rank": 0, "bytes": {"weights": 85899345920}})"));
 
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake);
         QCOMPARE(r.lines.size(), 1);
@@ -334,12 +338,10 @@ private slots:
             QSKIP("calibration not built (the file is not read)");
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("wrap.json"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"bytes": {"weights": 4611686018427387904, "gradients": 4611686018427387904,
+        QVERIFY(writeFile(
+            path, R"({"bytes": {"weights": 4611686018427387904, "gradients": 4611686018427387904,
                     "master_weights": 4611686018427387904,
-                    "optimizer_states": 4611686018427387904, "activations": 1048576}})");
-        f.close();
+                    "optimizer_states": 4611686018427387904, "activations": 1048576}})"));
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake);
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.lines.size(), 1);
@@ -457,10 +459,7 @@ private slots:
             QSKIP("calibration not built");
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("small.json"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"bytes": {"weights": 1048576}})");
-        f.close();
+        QVERIFY(writeFile(path, R"({"bytes": {"weights": 1048576}})"));
         const Run r = runProbe(
             {QStringLiteral("--calibrate"), path, QStringLiteral("--rank"), QStringLiteral("0")},
             kFake);
