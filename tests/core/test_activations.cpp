@@ -11,6 +11,9 @@
 
 using namespace shardscope;
 
+Q_DECLARE_METATYPE(shardscope::Architecture)
+Q_DECLARE_METATYPE(shardscope::ActivationSettings)
+
 namespace {
 
 // The models (GPT-3 175B, Brown et al. 2020, Table 2.1; Llama 3 8B and 70B, config.json)
@@ -489,75 +492,70 @@ void TestActivations::randomMonotonic()
 
 void TestActivations::invalidSettings_data()
 {
-    QTest::addColumn<int>("model"); // 0 GPT-3, 1 Llama 3 70B, 2 no layers, 3 ffn 1004
-    QTest::addColumn<qint64>("b");
-    QTest::addColumn<qint64>("s");
-    QTest::addColumn<int>("t");
-    QTest::addColumn<int>("c");
-    QTest::addColumn<bool>("sp");
-    QTest::addColumn<qint64>("e");
+    QTest::addColumn<Architecture>("architecture");
+    QTest::addColumn<ActivationSettings>("settings");
     QTest::addColumn<QString>("message");
-    QTest::newRow("architecture") << 2 << 1LL << 2048LL << 1 << 1 << true << 2LL
+    const Architecture gpt3 = test::gpt3_175b(), llama = test::llama3_70b();
+    Architecture noLayers = llama, ffn1004 = llama;
+    noLayers.layers = 0;
+    ffn1004.ffn = 1004;
+    // The paper's settings without recomputation, with b, s, t, c, SP and e as given.
+    auto settings = [](std::int64_t b, std::int64_t s, int t, int c, bool sp, std::int64_t e) {
+        ActivationSettings x = paper(1, sp, Recompute::None);
+        x.microBatchSize = b;
+        x.sequenceLength = s;
+        x.tensorParallel = t;
+        x.contextParallel = c;
+        x.activationBytes = e;
+        return x;
+    };
+    QTest::newRow("architecture") << noLayers << settings(1LL, 2048LL, 1, 1, true, 2LL)
                                   << "layers must be at least 1";
-    QTest::newRow("b 0") << 0 << 0LL << 2048LL << 1 << 1 << true << 2LL
+    QTest::newRow("b 0") << gpt3 << settings(0LL, 2048LL, 1, 1, true, 2LL)
                          << "micro-batch size must be at least 1 (got 0)";
-    QTest::newRow("b huge") << 0 << 2'000'000LL << 2048LL << 1 << 1 << true << 2LL
+    QTest::newRow("b huge") << gpt3 << settings(2'000'000LL, 2048LL, 1, 1, true, 2LL)
                             << "micro-batch size must be at most 1000000 (got 2000000)";
-    QTest::newRow("s negative") << 0 << 1LL << -1LL << 1 << 1 << true << 2LL
+    QTest::newRow("s negative") << gpt3 << settings(1LL, -1LL, 1, 1, true, 2LL)
                                 << "sequence length must be at least 1 (got -1)";
-    QTest::newRow("s huge") << 0 << 1LL << 2'000'000'000LL << 1 << 1 << true << 2LL
+    QTest::newRow("s huge") << gpt3 << settings(1LL, 2'000'000'000LL, 1, 1, true, 2LL)
                             << "sequence length must be at most 1000000000 (got 2000000000)";
-    QTest::newRow("t 0") << 0 << 1LL << 2048LL << 0 << 1 << true << 2LL
+    QTest::newRow("t 0") << gpt3 << settings(1LL, 2048LL, 0, 1, true, 2LL)
                          << "tensor parallel size must be at least 1 (got 0)";
-    QTest::newRow("t huge") << 0 << 1LL << 2048LL << 2'000'000 << 1 << true << 2LL
+    QTest::newRow("t huge") << gpt3 << settings(1LL, 2048LL, 2'000'000, 1, true, 2LL)
                             << "tensor parallel size must be at most 1048576 (got 2000000)";
-    QTest::newRow("c -2") << 0 << 1LL << 2048LL << 1 << -2 << true << 2LL
+    QTest::newRow("c -2") << gpt3 << settings(1LL, 2048LL, 1, -2, true, 2LL)
                           << "context parallel size must be at least 1 (got -2)";
-    QTest::newRow("e 3") << 0 << 1LL << 2048LL << 1 << 1 << true << 3LL
+    QTest::newRow("e 3") << gpt3 << settings(1LL, 2048LL, 1, 1, true, 3LL)
                          << "activation bytes must be 1, 2, 4 or 8 (got 3)";
-    QTest::newRow("heads / t") << 0 << 1LL << 2048LL << 5 << 1 << true << 2LL
+    QTest::newRow("heads / t") << gpt3 << settings(1LL, 2048LL, 5, 1, true, 2LL)
                                << "heads (96) is not divisible by tensor parallel size (5)";
     // Megatron-Core TransformerConfig: num_query_groups must be a multiple of t.
-    QTest::newRow("kv heads / t") << 1 << 1LL << 8192LL << 16 << 1 << true << 2LL
+    QTest::newRow("kv heads / t") << llama << settings(1LL, 8192LL, 16, 1, true, 2LL)
                                   << "kv heads (8) is not divisible by tensor parallel size (16)";
-    QTest::newRow("ffn / t") << 3 << 1LL << 8192LL << 8 << 1 << true << 2LL
+    QTest::newRow("ffn / t") << ffn1004 << settings(1LL, 8192LL, 8, 1, true, 2LL)
                              << "ffn size (1004) is not divisible by tensor parallel size (8)";
-    QTest::newRow("s / c") << 0 << 1LL << 2047LL << 1 << 2 << false << 2LL
+    QTest::newRow("s / c") << gpt3 << settings(1LL, 2047LL, 1, 2, false, 2LL)
                            << "sequence length (2047) is not divisible by context parallel size "
                               "(2)";
-    QTest::newRow("s / t with SP") << 0 << 1LL << 2044LL << 8 << 1 << true << 2LL
+    QTest::newRow("s / t with SP") << gpt3 << settings(1LL, 2044LL, 8, 1, true, 2LL)
                                    << "sequence length (2044) is not divisible by tensor "
                                       "parallel size (8) with sequence parallel on";
-    QTest::newRow("s/c / t with SP") << 0 << 1LL << 2052LL << 8 << 2 << true << 2LL
+    QTest::newRow("s/c / t with SP") << gpt3 << settings(1LL, 2052LL, 8, 2, true, 2LL)
                                      << "sequence length per context rank (1026) is not "
                                         "divisible by tensor parallel size (8) with sequence "
                                         "parallel on";
-    QTest::newRow("overflow") << 0 << 1'000'000LL << 1'000'000'000LL << 1 << 1 << true << 8LL
+    QTest::newRow("overflow") << gpt3 << settings(1'000'000LL, 1'000'000'000LL, 1, 1, true, 8LL)
                               << "activation sizes are too large: a byte count exceeds 64-bit "
                                  "integers";
 }
 
 void TestActivations::invalidSettings()
 {
-    QFETCH(int, model);
-    QFETCH(qint64, b);
-    QFETCH(qint64, s);
-    QFETCH(int, t);
-    QFETCH(int, c);
-    QFETCH(bool, sp);
-    QFETCH(qint64, e);
+    QFETCH(Architecture, architecture);
+    QFETCH(ActivationSettings, settings);
     QFETCH(QString, message);
-    Architecture a = model == 0 ? test::gpt3_175b() : test::llama3_70b();
-    if (model == 2)
-        a.layers = 0;
-    if (model == 3)
-        a.ffn = 1004;
-    ActivationSettings x = paper(1, sp, Recompute::None);
-    x.microBatchSize = b;
-    x.sequenceLength = s;
-    x.tensorParallel = t;
-    x.contextParallel = c;
-    x.activationBytes = e;
+    const Architecture &a = architecture;
+    const ActivationSettings &x = settings;
     QCOMPARE(QString::fromStdString(validateActivationSettings(a, x)), message);
     QCOMPARE(qint64(layerActivationBytes(a, x)), 0LL);
     QCOMPARE(qint64(layerActivationTerms(a, x).query), 0LL);

@@ -9,6 +9,8 @@
 
 using namespace shardscope;
 
+Q_DECLARE_METATYPE(shardscope::Scenario)
+
 namespace {
 
 using test::mixtral8x7b;
@@ -209,37 +211,35 @@ void TestMoe::fullShardingIsIndependentOfExpertParallel()
 
 void TestMoe::expertParallelValidation_data()
 {
-    QTest::addColumn<bool>("moe");
-    QTest::addColumn<qint64>("gpus");
-    QTest::addColumn<int>("ep");
-    QTest::addColumn<qint64>("hsdp");
+    QTest::addColumn<Scenario>("scenario");
     QTest::addColumn<QString>("message");
-    QTest::newRow("dense model") << false << 8LL << 2 << 0LL
+    // Mixtral 8x7B (or, with `moe` false, its shape as a dense model) at ZeRO-3 on `gpus`
+    // GPUs with expert parallel size `ep` and HSDP shard size `hsdp`.
+    auto scenario = [](bool moe, qint64 gpus, int ep, qint64 hsdp) {
+        const Architecture a = moe ? mixtral8x7b() : test::dense(32, 4096, 14336, 32, 8, 32000);
+        Scenario s = moeScenario(a, gpus, ZeroStage::Zero3, ep);
+        s.layout.hsdpShardSize = hsdp;
+        return s;
+    };
+    QTest::newRow("dense model") << scenario(false, 8LL, 2, 0LL)
                                  << "expert parallelism needs a mixture-of-experts model";
     QTest::newRow("experts not divisible")
-        << true << 6LL << 3 << 0LL << "experts (8) are not divisible by expert parallel size (3)";
+        << scenario(true, 6LL, 3, 0LL)
+        << "experts (8) are not divisible by expert parallel size (3)";
     QTest::newRow("not inside data x context")
-        << true << 4LL << 8 << 0LL
+        << scenario(true, 4LL, 8, 0LL)
         << "expert parallel size (8) must divide the data x context parallel ranks (4)";
-    QTest::newRow("hsdp shard") << true << 16LL << 4 << 2LL
+    QTest::newRow("hsdp shard") << scenario(true, 16LL, 4, 2LL)
                                 << "expert parallel size (4) must divide the HSDP shard size (2)";
-    QTest::newRow("zero") << true << 8LL << 0 << 0LL
+    QTest::newRow("zero") << scenario(true, 8LL, 0, 0LL)
                           << "expert parallel size must be between 1 and 65536 (got 0)";
 }
 
 void TestMoe::expertParallelValidation()
 {
-    QFETCH(bool, moe);
-    QFETCH(qint64, gpus);
-    QFETCH(int, ep);
-    QFETCH(qint64, hsdp);
+    QFETCH(Scenario, scenario);
     QFETCH(QString, message);
-    Architecture a = mixtral8x7b();
-    if (!moe)
-        a = test::dense(32, 4096, 14336, 32, 8, 32000); // Mixtral's shape, dense
-    Scenario s = moeScenario(a, gpus, ZeroStage::Zero3, ep);
-    s.layout.hsdpShardSize = hsdp;
-    QCOMPARE(QString::fromStdString(validate(s)), message);
+    QCOMPARE(QString::fromStdString(validate(scenario)), message);
 }
 
 void TestMoe::moeActivationTerms()
