@@ -69,6 +69,15 @@ bool isJsonObject(const QByteArray &line)
     return error.error == QJsonParseError::NoError && doc.isObject();
 }
 
+// Checks that run `r` exited with `exitCode` and printed one JSON document of `schema`.
+void verifyOneDocument(const Run &r, int exitCode, const QString &schema)
+{
+    QCOMPARE(r.exitCode, exitCode);
+    QCOMPARE(r.lines.size(), 1);
+    QVERIFY(isJsonObject(r.lines.first()));
+    QCOMPARE(r.first().value(QStringLiteral("schema")).toString(), schema);
+}
+
 const QString kFake = QStringLiteral(FAKE_NVML_PATH);
 
 // What Qt prints when a QNetworkReply is given a second error (finding 7).
@@ -93,12 +102,8 @@ private slots:
     void jsonSample()
     {
         const Run r = runProbe({QStringLiteral("--json")}, kFake);
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.lines.size(), 1);
-        QVERIFY(isJsonObject(r.lines.first()));
+        verifyOneDocument(r, 0, QStringLiteral("shardscope-probe/1"));
         const QJsonObject doc = r.first();
-        QCOMPARE(doc.value(QStringLiteral("schema")).toString(),
-                 QStringLiteral("shardscope-probe/1"));
         QCOMPARE(doc.value(QStringLiteral("nvml_memory_api")).toString(), QStringLiteral("v2"));
         const QJsonArray gpus = doc.value(QStringLiteral("gpus")).toArray();
         QCOMPARE(gpus.size(), 2);
@@ -315,12 +320,8 @@ private slots:
         clock.start();
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake, {}, 10000);
         QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
-        QCOMPARE(r.exitCode, 2);
-        QCOMPARE(r.lines.size(), 1);
-        QVERIFY(isJsonObject(r.lines.first()));
+        verifyOneDocument(r, 2, QStringLiteral("shardscope-probe-calibration/1"));
         const QJsonObject doc = r.first();
-        QCOMPARE(doc.value(QStringLiteral("schema")).toString(),
-                 QStringLiteral("shardscope-probe-calibration/1"));
         QCOMPARE(doc.value(QStringLiteral("error_code")).toString(),
                  QStringLiteral("scenario_invalid"));
         const QString message = doc.value(QStringLiteral("error")).toString();

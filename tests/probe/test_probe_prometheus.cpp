@@ -271,6 +271,14 @@ quint16 closedPort()
     return port;
 }
 
+// Checks that `e` is the error `code`, exit code 1, with exactly `message`.
+void verifyFailure(const ProbeError &e, const char *code, const QString &message)
+{
+    QCOMPARE(e.code, QString::fromLatin1(code));
+    QCOMPARE(e.exitCode, 1);
+    QCOMPARE(e.message, message);
+}
+
 // Runs `shardscope-probe --prometheus URL --json --timeout MS` against `server`.
 ProbeRun runJson(const FakePrometheus &server, int timeoutMs)
 {
@@ -532,12 +540,11 @@ private slots:
         QVERIFY(server.listen());
         PrometheusClient client(QUrl(server.url()), 5000);
         const PrometheusSnapshot s = client.fetch();
-        QCOMPARE(s.error.code, QStringLiteral("prometheus_error"));
-        QCOMPARE(s.error.exitCode, 1);
-        QCOMPARE(s.error.message,
-                 QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
-                                "DCGM_FI_DEV_FB_USED")
-                     .arg(server.url()));
+        verifyFailure(
+            s.error, "prometheus_error",
+            QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
+                           "DCGM_FI_DEV_FB_USED")
+                .arg(server.url()));
 
         const ProbeRun r = runProbe({QStringLiteral("--prometheus"), server.url()});
         QVERIFY(r.finished);
@@ -631,12 +638,10 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         PrometheusSnapshot s = client.fetch();
-        QCOMPARE(s.error.code, QStringLiteral("prometheus_too_large"));
-        QCOMPARE(s.error.exitCode, 1);
-        QCOMPARE(s.error.message,
-                 QStringLiteral("Prometheus at %1 sent more than 1048576 bytes (the 1 MiB limit "
-                                "of one reading)")
-                     .arg(flood.url()));
+        verifyFailure(s.error, "prometheus_too_large",
+                      QStringLiteral("Prometheus at %1 sent more than 1048576 bytes (the 1 MiB "
+                                     "limit of one reading)")
+                          .arg(flood.url()));
         QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
         QTest::qWait(200); // the server notices the closed connections
         const qint64 sent = flood.bytesSent();
