@@ -501,10 +501,9 @@ void TestActivations::invalidSettings_data()
     ffn1004.ffn = 1004;
     // The paper's settings without recomputation, with b, s, t, c, SP and e as given.
     auto settings = [](std::int64_t b, std::int64_t s, int t, int c, bool sp, std::int64_t e) {
-        ActivationSettings x = paper(1, sp, Recompute::None);
+        ActivationSettings x = paper(t, sp, Recompute::None);
         x.microBatchSize = b;
         x.sequenceLength = s;
-        x.tensorParallel = t;
         x.contextParallel = c;
         x.activationBytes = e;
         return x;
