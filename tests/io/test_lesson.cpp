@@ -82,15 +82,6 @@ QStringList checkLesson(const Lesson &lesson)
     return failures;
 }
 
-QByteArray lessonJson(const QJsonArray &steps, const QJsonObject &extra = {})
-{
-    QJsonObject o{{"schema", "shardscope-lesson"}, {"version", 1},  {"id", "t"}, {"title", "T"},
-                  {"sources", QJsonArray{"s"}},    {"steps", steps}};
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        o.insert(it.key(), it.value());
-    return QJsonDocument(o).toJson();
-}
-
 /// The built-in lesson `id`, or nullptr; the list lives as long as the test.
 const Lesson *builtInLesson(const char *id)
 {
@@ -99,6 +90,15 @@ const Lesson *builtInLesson(const char *id)
         if (l.id == QLatin1String(id))
             return &l;
     return nullptr;
+}
+
+QByteArray lessonJson(const QJsonArray &steps, const QJsonObject &extra = {})
+{
+    QJsonObject o{{"schema", "shardscope-lesson"}, {"version", 1},  {"id", "t"}, {"title", "T"},
+                  {"sources", QJsonArray{"s"}},    {"steps", steps}};
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        o.insert(it.key(), it.value());
+    return QJsonDocument(o).toJson();
 }
 
 } // namespace
