@@ -44,6 +44,30 @@ inline Scenario llama70bZero3()
     return catalogScenario("llama3-70b", 64, ZeroStage::Zero3);
 }
 
+/// The catalog's plain-70b (70e9 parameters counted plainly) on `gpus` H100 SXM 80GB at
+/// ZeRO stage `z`, model states only: the accounting of the ZeRO paper's Figure 1
+/// (Rajbhandari et al. 2020), 16 bytes per parameter over the ranks that shard them.
+inline Scenario plain70bStates(std::int64_t gpus, ZeroStage z)
+{
+    Scenario s = catalogScenario("plain-70b", gpus, z);
+    s.modelStatesOnly = true;
+    return s;
+}
+
+/// Llama 3 70B on 64 H100 SXM 80GB at t 8, p 4 (so d 2), ZeRO-1, 1F1B over 16
+/// micro-batches with selective recomputation: the pipeline example of the
+/// scenario-file and slide-export tests.
+inline Scenario llama70bPipeline()
+{
+    Scenario s = catalogScenario("llama3-70b", 64, ZeroStage::Zero1);
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 4;
+    s.training.recompute = Recompute::Selective;
+    s.training.schedule = PipelineSchedule::OneFOneB;
+    s.training.microBatches = 16;
+    return s;
+}
+
 /// A planner request over `minGpus` to `maxGpus` GPUs of the catalog's `gpuId`, for
 /// catalog model `modelId` with mixed-precision AdamW at sequence length `sequence`
 /// (core/planner.h; every other search bound at PlanRequest's default).

@@ -24,24 +24,8 @@ using namespace shardscope;
 
 namespace {
 
-Scenario seventyB(qint64 gpus, ZeroStage z)
-{
-    Scenario s = test::catalogScenario("plain-70b", gpus, z);
-    s.modelStatesOnly = true;
-    return s;
-}
-
-Scenario llama70bPipeline()
-{
-    Scenario s = seventyB(64, ZeroStage::Zero1);
-    s.model = *Catalog::builtIn().model("llama3-70b");
-    s.layout.tensorParallel = 8;
-    s.layout.pipelineParallel = 4;
-    s.training.recompute = Recompute::Selective;
-    s.training.microBatches = 16;
-    s.modelStatesOnly = false;
-    return s;
-}
+using test::llama70bPipeline;
+using test::plain70bStates;
 
 QByteArray fileBytes(const QString &path)
 {
@@ -125,7 +109,7 @@ void TestChartExport::pngHasExactSize()
 {
     QFETCH(QSize, size);
     QString error;
-    const QByteArray bytes = exportedSlide(seventyB(64, ZeroStage::Ddp), "slide.png", size,
+    const QByteArray bytes = exportedSlide(plain70bStates(64, ZeroStage::Ddp), "slide.png", size,
                                            QStringLiteral("DDP"), &error);
     QVERIFY2(!bytes.isEmpty(), qPrintable(error));
     QCOMPARE(QImage::fromData(bytes).size(), size);
@@ -136,7 +120,7 @@ void TestChartExport::pngHasExactSize()
 void TestChartExport::titleCaptionAndColours()
 {
     MemoryChart chart;
-    const Scenario s = seventyB(64, ZeroStage::Ddp);
+    const Scenario s = plain70bStates(64, ZeroStage::Ddp);
     chart.setReport(s, estimate(s), ByteUnit::GB);
     const QSize size(1920, 1080);
     const QImage plain = renderPlot(chart.plot(), {size, QString(), QString()});
@@ -160,7 +144,7 @@ void TestChartExport::titleCaptionAndColours()
 void TestChartExport::layoutRestoredAfterExport()
 {
     MemoryChart chart;
-    const Scenario s = seventyB(8, ZeroStage::Zero3);
+    const Scenario s = plain70bStates(8, ZeroStage::Zero3);
     chart.setReport(s, estimate(s), ByteUnit::GB);
     QCustomPlot *plot = chart.plot();
     const int rows = plot->plotLayout()->rowCount();
@@ -200,7 +184,7 @@ void TestChartExport::slideSizedType()
 void TestChartExport::svgParses()
 {
     QString error;
-    const QByteArray bytes = exportedSlide(seventyB(64, ZeroStage::Zero3), "slide.svg",
+    const QByteArray bytes = exportedSlide(plain70bStates(64, ZeroStage::Zero3), "slide.svg",
                                            QSize(1920, 1080), QStringLiteral("Fits"), &error);
     QVERIFY2(!bytes.isEmpty(), qPrintable(error));
     QVERIFY(bytes.size() > 10'000);
@@ -238,7 +222,7 @@ void TestChartExport::pdfIsPdf()
 void TestChartExport::compareChartExports()
 {
     CompareChart chart;
-    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    chart.setScenario(plain70bStates(64, ZeroStage::Zero3), ByteUnit::GB);
     QTemporaryDir dir;
     QString error;
     for (const char *name : {"c.png", "c.svg", "c.pdf"})
@@ -280,7 +264,7 @@ void TestChartExport::widgetExport()
 void TestChartExport::clipboard()
 {
     MemoryChart chart;
-    const Scenario s = seventyB(64, ZeroStage::Zero3);
+    const Scenario s = plain70bStates(64, ZeroStage::Zero3);
     chart.setReport(s, estimate(s), ByteUnit::GB);
     copyPlotToClipboard(chart.plot(), {QSize(1920, 1080), QStringLiteral("T"), QString()});
     QCOMPARE(QGuiApplication::clipboard()->image().size(), QSize(1920, 1080));
@@ -310,14 +294,14 @@ void TestChartExport::refusesBadNamesAndSizes()
 
 void TestChartExport::caption()
 {
-    QCOMPARE(scenarioCaption(seventyB(64, ZeroStage::Zero3)),
+    QCOMPARE(scenarioCaption(plain70bStates(64, ZeroStage::Zero3)),
              QStringLiteral("70B params (plain count) · 64 × H100 80 GB · d 64 · ZeRO-3 / FSDP · "
                             "Mixed-precision AdamW, 16 B/param · model states only"));
     QCOMPARE(scenarioCaption(llama70bPipeline()),
              QStringLiteral("Llama 3 70B (70.6B params) · 64 × H100 80 GB · t 8, p 4, d 2 · "
                             "ZeRO-1 · Mixed-precision AdamW, 16 B/param · b 1, s 4096, m 16, "
                             "1F1B, selective recompute"));
-    Scenario s = seventyB(8, ZeroStage::Zero3);
+    Scenario s = plain70bStates(8, ZeroStage::Zero3);
     s.gpu = *Catalog::builtIn().gpu("a100-40gb");
     s.layout.offload = Offload::Optimizer;
     s.recipe = Recipe{"custom", "Custom", "", 2, 2, 0, 8};
