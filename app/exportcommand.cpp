@@ -54,28 +54,22 @@ QString qs(std::string_view s)
 int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(
-        QStringLiteral("Render a chart to a PNG, SVG or PDF slide, without a window."));
-    p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("export"), QStringLiteral("the subcommand"));
     const ScenarioOptions options;
-    options.addTo(p);
-    const QCommandLineOption chart(QStringLiteral("chart"),
-                                   QStringLiteral("memory (default), compare or timeline."),
-                                   QStringLiteral("name"), QStringLiteral("memory"));
-    const QCommandLineOption outFile(QStringLiteral("out"),
-                                     QStringLiteral("Output file: .png, .svg or .pdf."),
-                                     QStringLiteral("file"));
-    const QCommandLineOption size(QStringLiteral("size"),
-                                  QStringLiteral("WIDTHxHEIGHT in pixels (default 1920x1080)."),
-                                  QStringLiteral("size"), QStringLiteral("1920x1080"));
-    const QCommandLineOption title(QStringLiteral("title"),
-                                   QStringLiteral("Title line (default: the verdict)."),
-                                   QStringLiteral("text"));
-    const QCommandLineOption caption(
-        QStringLiteral("caption"),
-        QStringLiteral("Caption line (default: the settings; empty for none)."),
-        QStringLiteral("text"));
+    describeSubcommand(
+        p, QStringLiteral("export"),
+        QStringLiteral("Render a chart to a PNG, SVG or PDF slide, without a window."), options);
+    const QCommandLineOption chart =
+        valueOption("chart", QStringLiteral("memory (default), compare or timeline."), "name",
+                    QStringLiteral("memory"));
+    const QCommandLineOption outFile =
+        valueOption("out", QStringLiteral("Output file: .png, .svg or .pdf."), "file");
+    const QCommandLineOption size =
+        valueOption("size", QStringLiteral("WIDTHxHEIGHT in pixels (default 1920x1080)."), "size",
+                    QStringLiteral("1920x1080"));
+    const QCommandLineOption title =
+        valueOption("title", QStringLiteral("Title line (default: the verdict)."), "text");
+    const QCommandLineOption caption = valueOption(
+        "caption", QStringLiteral("Caption line (default: the settings; empty for none)."), "text");
     p.addOptions({chart, outFile, size, title, caption});
 
     auto fail = [&err](const QString &message, int code = 2) {

@@ -11,19 +11,15 @@ namespace shardscope {
 int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(
-        QStringLiteral("Write the layout as a DeepSpeed, Accelerate (FSDP) or torchtitan "
-                       "launch config."));
-    p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("export-config"), QStringLiteral("the subcommand"));
     const ScenarioOptions options;
-    options.addTo(p);
-    const QCommandLineOption format(QStringLiteral("format"),
-                                    QStringLiteral("deepspeed, accelerate or torchtitan."),
-                                    QStringLiteral("name"));
-    const QCommandLineOption outFile(QStringLiteral("out"),
-                                     QStringLiteral("File to write (default: standard output)."),
-                                     QStringLiteral("file"));
+    describeSubcommand(p, QStringLiteral("export-config"),
+                       QStringLiteral("Write the layout as a DeepSpeed, Accelerate (FSDP) or "
+                                      "torchtitan launch config."),
+                       options);
+    const QCommandLineOption format =
+        valueOption("format", QStringLiteral("deepspeed, accelerate or torchtitan."), "name");
+    const QCommandLineOption outFile =
+        valueOption("out", QStringLiteral("File to write (default: standard output)."), "file");
     p.addOptions({format, outFile});
 
     auto fail = [&err](const QString &message, int code = 2) {

@@ -114,18 +114,14 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         return fail(error);
 
     QCommandLineParser p;
-    p.setApplicationDescription(
+    const ScenarioOptions options;
+    describeSubcommand(
+        p, name,
         QStringLiteral("Layouts that fit a model on a GPU type, ranked by step time.\n"
                        "--gpus takes a count or a range A-B; the searched settings (degrees, "
                        "strategy, micro-batching, recomputation, schedule, offload) are "
-                       "replaced by the search."));
-    p.addHelpOption();
-    p.addPositionalArgument(name, QStringLiteral("the subcommand"));
-    const ScenarioOptions options;
-    options.addTo(p);
-    auto valueOption = [](const char *flag, const QString &help, const char *value) {
-        return QCommandLineOption(QString::fromLatin1(flag), help, QString::fromLatin1(value));
-    };
+                       "replaced by the search."),
+        options);
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
     const QCommandLineOption top = valueOption(
         "top", QStringLiteral("Layouts to list, fastest first (0: all). Default 10."), "n");
@@ -182,18 +178,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                        std::int64_t *outValue, QString *why) {
         if (!p.isSet(o))
             return true;
-        bool ok = false;
-        const qlonglong v = p.value(o).toLongLong(&ok);
-        if (!ok || v < min || v > max) {
-            *why = QStringLiteral("--%1 must be a whole number from %2 to %3 (got '%4')")
-                       .arg(o.names().first())
-                       .arg(min)
-                       .arg(max)
-                       .arg(p.value(o));
-            return false;
-        }
-        *outValue = v;
-        return true;
+        return wholeNumberOption(p, o, min, max, outValue, why);
     };
     std::int64_t topN = 10, t = q.maxTensorParallel, pp = 0, c = 1, e = 0,
                  mbs = q.maxMicroBatchSize, tokens = q.globalBatchTokens;

@@ -45,6 +45,24 @@ QString ids(const auto &items)
     return out.join(QStringLiteral(", "));
 }
 
+/// Sets `*out` to the built-in catalog's entry (found by `find`: Catalog::model, recipe
+/// or gpu) whose id option `o` gives; false with `*error` = "--NAME: unknown WHAT 'ID'
+/// (known: the ids `all` lists)".
+template <typename T>
+bool catalogEntry(const QCommandLineParser &p, const QCommandLineOption &o, const char *what,
+                  const T *(Catalog::*find)(std::string_view) const,
+                  const std::vector<T> &(Catalog::*all)() const, T *out, QString *error)
+{
+    const Catalog &catalog = Catalog::builtIn();
+    if (const T *x = (catalog.*find)(p.value(o).toStdString())) {
+        *out = *x;
+        return true;
+    }
+    *error = QStringLiteral("--%1: unknown %2 '%3' (known: %4)")
+                 .arg(o.names().first(), QLatin1String(what), p.value(o), ids((catalog.*all)()));
+    return false;
+}
+
 } // namespace
 
 std::string stepLine(const Scenario &s, const MemoryReport &r)
@@ -118,12 +136,14 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
 
 } // namespace
 
-namespace {
-
-QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName)
+QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName,
+                               const QString &defaultValue)
 {
-    return QCommandLineOption(QString::fromLatin1(name), help, QString::fromLatin1(valueName));
+    return QCommandLineOption(QString::fromLatin1(name), help, QString::fromLatin1(valueName),
+                              defaultValue);
 }
+
+namespace {
 
 QString qs(std::string_view s)
 {
@@ -262,32 +282,31 @@ QString settingsMarkdownRows()
     return rows;
 }
 
+bool wholeNumberOption(const QCommandLineParser &p, const QCommandLineOption &o, std::int64_t min,
+                       std::int64_t max, std::int64_t *value, QString *error)
+{
+    bool ok = false;
+    const qlonglong v = p.value(o).toLongLong(&ok);
+    if (!ok || v < min || v > max) {
+        *error = QStringLiteral("--%1 must be a whole number from %2 to %3 (got '%4')")
+                     .arg(o.names().first())
+                     .arg(min)
+                     .arg(max)
+                     .arg(p.value(o));
+        return false;
+    }
+    *value = v;
+    return true;
+}
+
 std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLineParser &p,
                                                           QString *error, bool validateResult) const
 {
-    const Catalog &catalog = Catalog::builtIn();
     std::optional<ScenarioDocument> none;
     auto fail = [error, &none](const QString &message) {
         *error = message;
         return none;
     };
-    // Whole numbers from min to max; names the flag on failure.
-    auto integer = [&p](const QCommandLineOption &o, std::int64_t min, std::int64_t max,
-                        std::int64_t *out, QString *err) {
-        bool ok = false;
-        const qlonglong v = p.value(o).toLongLong(&ok);
-        if (!ok || v < min || v > max) {
-            *err = QStringLiteral("--%1 must be a whole number from %2 to %3 (got '%4')")
-                       .arg(o.names().first())
-                       .arg(min)
-                       .arg(max)
-                       .arg(p.value(o));
-            return false;
-        }
-        *out = v;
-        return true;
-    };
-
     ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
     if (p.isSet(scenarioFile)) {
         const auto loaded = loadScenarioFile(p.value(scenarioFile), error);
@@ -333,20 +352,21 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
                 return fail(QStringLiteral("an inline architecture needs --layers, --hidden, "
                                            "--ffn, --heads and --vocab (missing --%1)")
                                 .arg(o->names().first()));
-        if (!integer(layers, 1, 100000, &v, error))
+        if (!wholeNumberOption(p, layers, 1, 100000, &v, error))
             return none;
         a.layers = int(v);
-        if (!integer(hidden, 1, 1000000, &a.hidden, error) ||
-            !integer(ffn, 1, 10000000, &a.ffn, error) || !integer(heads, 1, 100000, &v, error))
+        if (!wholeNumberOption(p, hidden, 1, 1000000, &a.hidden, error) ||
+            !wholeNumberOption(p, ffn, 1, 10000000, &a.ffn, error) ||
+            !wholeNumberOption(p, heads, 1, 100000, &v, error))
             return none;
         a.heads = int(v);
         a.kvHeads = a.heads;
         if (p.isSet(kvHeads)) {
-            if (!integer(kvHeads, 1, 100000, &v, error))
+            if (!wholeNumberOption(p, kvHeads, 1, 100000, &v, error))
                 return none;
             a.kvHeads = int(v);
         }
-        if (!integer(vocab, 1, 100000000, &a.vocab, error))
+        if (!wholeNumberOption(p, vocab, 1, 100000000, &a.vocab, error))
             return none;
         a.tiedEmbeddings = p.isSet(tied);
         a.gatedMlp = !p.isSet(plainMlp);
@@ -357,21 +377,14 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
         s.model.architecture = a;
         s.model.displayName = "Inline " + formatParameters(parameterCount(a)) + " architecture";
         s.model.source = "given on the command line";
-    } else if (p.isSet(model)) {
-        const Model *m = catalog.model(p.value(model).toStdString());
-        if (!m)
-            return fail(QStringLiteral("--model: unknown model '%1' (known: %2)")
-                            .arg(p.value(model), ids(catalog.models())));
-        s.model = *m;
+    } else if (p.isSet(model) && !catalogEntry(p, model, "model", &Catalog::model, &Catalog::models,
+                                               &s.model, error)) {
+        return none;
     }
 
-    if (p.isSet(recipe)) {
-        const Recipe *r = catalog.recipe(p.value(recipe).toStdString());
-        if (!r)
-            return fail(QStringLiteral("--recipe: unknown recipe '%1' (known: %2)")
-                            .arg(p.value(recipe), ids(catalog.recipes())));
-        s.recipe = *r;
-    }
+    if (p.isSet(recipe) &&
+        !catalogEntry(p, recipe, "recipe", &Catalog::recipe, &Catalog::recipes, &s.recipe, error))
+        return none;
     if (p.isSet(bytesPerParam)) {
         const QStringList parts = p.value(bytesPerParam).split(u',');
         std::int64_t b[4] = {};
@@ -386,13 +399,8 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
                             .arg(p.value(bytesPerParam)));
         s.recipe = Recipe{"custom", "Custom", "--bytes-per-param", b[0], b[1], b[2], b[3]};
     }
-    if (p.isSet(gpu)) {
-        const Gpu *g = catalog.gpu(p.value(gpu).toStdString());
-        if (!g)
-            return fail(QStringLiteral("--gpu: unknown GPU '%1' (known: %2)")
-                            .arg(p.value(gpu), ids(catalog.gpus())));
-        s.gpu = *g;
-    }
+    if (p.isSet(gpu) && !catalogEntry(p, gpu, "GPU", &Catalog::gpu, &Catalog::gpus, &s.gpu, error))
+        return none;
 
     // Every table setting that was given, parsed and checked by the table.
     std::vector<SettingValue> values;
@@ -442,7 +450,7 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
     Layout &l = s.layout;
     if (p.isSet(dp)) {
         std::int64_t d = 0;
-        if (!integer(dp, 1, maxGpus, &d, error))
+        if (!wholeNumberOption(p, dp, 1, maxGpus, &d, error))
             return none;
         // t, p, c are each at most 65,536, so d x t x p x c < 2^63 only when checked.
         const std::int64_t mp = l.modelParallel();
@@ -512,6 +520,15 @@ int subcommandError(QTextStream &err, const QString &name, const QString &messag
     return code;
 }
 
+void describeSubcommand(QCommandLineParser &p, const QString &name, const QString &description,
+                        const ScenarioOptions &options)
+{
+    p.setApplicationDescription(description);
+    p.addHelpOption();
+    p.addPositionalArgument(name, QStringLiteral("the subcommand"));
+    options.addTo(p);
+}
+
 std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &args,
                                    const QString &name, QTextStream &out, QTextStream &err)
 {
@@ -532,11 +549,9 @@ std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &arg
 int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QStringLiteral("Per-GPU training memory for a model and layout."));
-    p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("report"), QStringLiteral("the subcommand"));
     const ScenarioOptions options;
-    options.addTo(p);
+    describeSubcommand(p, QStringLiteral("report"),
+                       QStringLiteral("Per-GPU training memory for a model and layout."), options);
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
     const QCommandLineOption timeline(
         QStringLiteral("timeline"),

@@ -51,6 +51,14 @@ struct ScenarioOptions
     std::optional<ByteUnit> byteUnit(const QCommandLineParser &p, QString *error) const;
 };
 
+/// Reads option `o` of a parsed command line as a whole number from `min` to `max`
+/// (inclusive): true with `*value` set, or false with `*error` = "--NAME must be a whole
+/// number from MIN to MAX (got 'TEXT')", NAME being the option's first name. An option
+/// that was not given reads as '' and fails. Every subcommand's integer flags use it, so
+/// they word the error alike.
+bool wholeNumberOption(const QCommandLineParser &p, const QCommandLineOption &o, std::int64_t min,
+                       std::int64_t max, std::int64_t *value, QString *error);
+
 /// The README's flag rows for the settings table, as Markdown: "| `--tp t` | help
 /// ... | default |", one per setting in settings() order. The README holds this
 /// text; a test checks it is current.
@@ -60,6 +68,17 @@ QString settingsMarkdownRows();
 /// in the message, which may echo a file name or an argument, are escaped as \n,
 /// \t, \x1b, ...) and returns `code`.
 int subcommandError(QTextStream &err, const QString &name, const QString &message, int code = 2);
+
+/// An option that takes a value: `--name VALUE` with `help` for --help, `valueName` shown
+/// as VALUE, and `defaultValue` when it is not given (QCommandLineOption's four fields).
+QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName,
+                               const QString &defaultValue = {});
+
+/// Sets up a subcommand's parser: its --help `description`, -h/--help, the subcommand
+/// `name` as the first positional argument, and every scenario flag of `options`.
+/// The subcommand adds its own options after it, then calls startSubcommand().
+void describeSubcommand(QCommandLineParser &p, const QString &name, const QString &description,
+                        const ScenarioOptions &options);
 
 /// The shared start of every subcommand: parses `args` into `p`, prints --help on
 /// `out`, and refuses a parse error or a stray argument with subcommandError().

@@ -104,6 +104,13 @@ int usageError(const QString &message)
     return ExitUsage;
 }
 
+// An option that takes a value: --name VALUE, with its --help line.
+QCommandLineOption valueOption(const char *name, const char *help, const char *valueName)
+{
+    return QCommandLineOption(QString::fromLatin1(name), QString::fromUtf8(help),
+                              QString::fromLatin1(valueName));
+}
+
 // Reads a non-negative integer option; false when present and malformed.
 bool intOption(const QCommandLineParser &parser, const QCommandLineOption &option, qint64 min,
                qint64 *out, QString *error)
@@ -140,38 +147,29 @@ int main(int argc, char *argv[])
     const QCommandLineOption version = parser.addVersionOption();
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print one JSON document per sample."));
-    const QCommandLineOption watch(QStringLiteral("watch"),
-                                   QStringLiteral("Sample every MS milliseconds, one JSON "
-                                                  "document per line."),
-                                   QStringLiteral("MS"));
-    const QCommandLineOption count(QStringLiteral("count"),
-                                   QStringLiteral("With --watch: stop after N samples."),
-                                   QStringLiteral("N"));
-    const QCommandLineOption prometheus(
-        QStringLiteral("prometheus"),
-        QStringLiteral("Read the cluster from the Prometheus server at URL (dcgm-exporter "
-                       "metrics) instead of local NVML."),
-        QStringLiteral("URL"));
-    const QCommandLineOption timeout(
-        QStringLiteral("timeout"),
-        QStringLiteral("With --prometheus: give up after MS milliseconds (default 5000)."),
-        QStringLiteral("MS"));
-    const QCommandLineOption calibrate(
-        QStringLiteral("calibrate"),
-        QStringLiteral("Allocate the bytes SCENARIO.json predicts for one rank and print "
-                       "predicted vs measured (needs a CUDA build and a GPU)."),
-        QStringLiteral("SCENARIO.json"));
-    const QCommandLineOption rank(QStringLiteral("rank"),
-                                  QStringLiteral("With --calibrate: the rank to reproduce."),
-                                  QStringLiteral("N"));
-    const QCommandLineOption device(
-        QStringLiteral("device"),
-        QStringLiteral("With --calibrate: NVML index of the GPU to use (default 0)."),
-        QStringLiteral("I"));
-    const QCommandLineOption margin(
-        QStringLiteral("margin-mib"),
-        QStringLiteral("With --calibrate: MiB to leave free beyond the scenario (default 512)."),
-        QStringLiteral("MIB"));
+    const QCommandLineOption watch =
+        valueOption("watch", "Sample every MS milliseconds, one JSON document per line.", "MS");
+    const QCommandLineOption count =
+        valueOption("count", "With --watch: stop after N samples.", "N");
+    const QCommandLineOption prometheus =
+        valueOption("prometheus",
+                    "Read the cluster from the Prometheus server at URL (dcgm-exporter metrics) "
+                    "instead of local NVML.",
+                    "URL");
+    const QCommandLineOption timeout = valueOption(
+        "timeout", "With --prometheus: give up after MS milliseconds (default 5000).", "MS");
+    const QCommandLineOption calibrate =
+        valueOption("calibrate",
+                    "Allocate the bytes SCENARIO.json predicts for one rank and print predicted "
+                    "vs measured (needs a CUDA build and a GPU).",
+                    "SCENARIO.json");
+    const QCommandLineOption rank =
+        valueOption("rank", "With --calibrate: the rank to reproduce.", "N");
+    const QCommandLineOption device =
+        valueOption("device", "With --calibrate: NVML index of the GPU to use (default 0).", "I");
+    const QCommandLineOption margin = valueOption(
+        "margin-mib", "With --calibrate: MiB to leave free beyond the scenario (default 512).",
+        "MIB");
     parser.addOptions({json, watch, count, prometheus, timeout, calibrate, rank, device, margin});
 
     if (!parser.parse(QCoreApplication::arguments()))

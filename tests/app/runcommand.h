@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QString>
 #include <QStringList>
+#include <QTest>
 #include <QTextStream>
 
 namespace shardscope::test {
@@ -27,6 +28,17 @@ Run runCommand(Command command, const char *name, const QStringList &rest)
     r.code = command(QStringList{QStringLiteral("shardscope"), QString::fromLatin1(name)} + rest,
                      out, err);
     return r;
+}
+
+/// Checks that `r` refused its arguments as every subcommand must (CONTRIBUTING.md,
+/// "Errors"): exit code 2, nothing on standard output, and one line on standard error
+/// that starts with `message`. A failed check returns from here and fails the test.
+inline void verifyRefusal(const Run &r, const QString &message)
+{
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.startsWith(message), qPrintable(r.err));
+    QCOMPARE(r.err.count(u'\n'), 1); // one line
 }
 
 /// The whole file, or empty when it cannot be read.

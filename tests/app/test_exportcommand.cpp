@@ -14,6 +14,7 @@ using namespace shardscope;
 
 namespace {
 using test::Run;
+using test::verifyRefusal;
 
 Run run(const QStringList &args)
 {
@@ -153,11 +154,7 @@ void TestExportCommand::badArguments()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, message);
-    const Run r = run(args);
-    QCOMPARE(r.code, 2);
-    QVERIFY2(r.err.startsWith(QStringLiteral("shardscope export: ") + message), qPrintable(r.err));
-    QCOMPARE(r.err.count(u'\n'), 1);
-    QVERIFY(r.out.isEmpty());
+    verifyRefusal(run(args), QStringLiteral("shardscope export: ") + message);
 }
 
 void TestExportCommand::unwritableOutput()

@@ -10,6 +10,7 @@
 
 using namespace shardscope;
 using shardscope::test::Run;
+using shardscope::test::verifyRefusal;
 
 namespace {
 
@@ -103,10 +104,7 @@ private slots:
              {QStringList{"--gpus", "64-8"}, QStringList{"--objective", "cheapest"},
               QStringList{"--global-batch-tokens", "1000", "--seq", "4096"},
               QStringList{"--top", "-1"}, QStringList{"--params", "70B"}}) {
-            const Run r = plan(args);
-            QCOMPARE(r.code, 2);
-            QVERIFY2(r.err.startsWith(QStringLiteral("shardscope plan: ")), qPrintable(r.err));
-            QCOMPARE(r.err.count(u'\n'), qsizetype(1));
+            verifyRefusal(plan(args), QStringLiteral("shardscope plan: "));
         }
     }
 };

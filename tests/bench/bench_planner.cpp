@@ -1,5 +1,6 @@
 // The planner's speed (core/planner.h): candidates evaluated per second and the
 // whole search for Llama 3 70B on 64 H100s. Run build/tests/bench/bench_planner.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "planner.h"
@@ -13,14 +14,27 @@ namespace {
 
 PlanRequest llama70bOn64()
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model("llama3-70b");
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("h100-sxm-80gb");
-    q.base.training.sequenceLength = 8192;
-    q.minGpus = q.maxGpus = 64;
-    return q;
+    return test::planRequest("llama3-70b", 64, 64, 8192);
+}
+
+void planCounters(benchmark::State &state, const PlanResult &r)
+{
+    state.counters["evaluated"] = double(r.candidatesEvaluated);
+    state.counters["pruned"] = double(r.candidatesPruned);
+    state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
+    state.counters["fitting"] = double(r.fitting.size());
+}
+
+/// Plans `q` once per benchmark iteration; the last result, its counters set.
+PlanResult timedPlan(benchmark::State &state, const PlanRequest &q)
+{
+    PlanResult r;
+    for (auto _ : state) {
+        r = plan(q);
+        benchmark::DoNotOptimize(r.fitting.data());
+    }
+    planCounters(state, r);
+    return r;
 }
 
 /// The whole default search space at 64 GPUs (what `shardscope plan --model llama3-70b
@@ -29,14 +43,7 @@ void BM_PlanLlama70bOn64(benchmark::State &state)
 {
     PlanRequest q = llama70bOn64();
     q.prune = state.range(0) != 0;
-    PlanResult r;
-    for (auto _ : state) {
-        r = plan(q);
-        benchmark::DoNotOptimize(r.fitting.data());
-    }
-    state.counters["evaluated"] = double(r.candidatesEvaluated);
-    state.counters["pruned"] = double(r.candidatesPruned);
-    state.counters["fitting"] = double(r.fitting.size());
+    const PlanResult r = timedPlan(state, q);
     state.counters["candidates_per_s"] =
         benchmark::Counter(double(r.candidatesEvaluated + r.candidatesPruned),
                            benchmark::Counter::kIsIterationInvariantRate);
@@ -51,26 +58,11 @@ BENCHMARK(BM_PlanLlama70bOn64)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 /// and context parallel up to 16: 102,225 candidates.
 PlanRequest gpt3On1024()
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model("gpt3-175b");
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("a100-80gb");
-    q.base.training.sequenceLength = 2048;
+    PlanRequest q = test::planRequest("gpt3-175b", 1024, 1024, 2048, "a100-80gb");
     q.globalBatchTokens = 1536 * 2048;
-    q.minGpus = 1024;
-    q.maxGpus = 1024;
     q.maxMicroBatchSize = 64;
     q.maxContextParallel = 16;
     return q;
-}
-
-void planCounters(benchmark::State &state, const PlanResult &r)
-{
-    state.counters["evaluated"] = double(r.candidatesEvaluated);
-    state.counters["pruned"] = double(r.candidatesPruned);
-    state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
-    state.counters["fitting"] = double(r.fitting.size());
 }
 
 /// The Calculon-sized GPT-3 search, pruned (1) and as a brute force (0).
@@ -78,12 +70,7 @@ void BM_PlanGpt3On1024(benchmark::State &state)
 {
     PlanRequest q = gpt3On1024();
     q.prune = state.range(0) != 0;
-    PlanResult r;
-    for (auto _ : state) {
-        r = plan(q);
-        benchmark::DoNotOptimize(r.fitting.data());
-    }
-    planCounters(state, r);
+    timedPlan(state, q);
 }
 BENCHMARK(BM_PlanGpt3On1024)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
@@ -91,20 +78,9 @@ BENCHMARK(BM_PlanGpt3On1024)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 /// batch (Dubey et al. 2024, Table 4: s 8192, 2,048 sequences), uneven stages included.
 void BM_PlanLlama405bOn16384(benchmark::State &state)
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model("llama3.1-405b");
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("h100-sxm-80gb");
-    q.base.training.sequenceLength = 8192;
+    PlanRequest q = test::planRequest("llama3.1-405b", 16384, 16384, 8192);
     q.globalBatchTokens = 2048LL * 8192;
-    q.minGpus = q.maxGpus = 16384;
-    PlanResult r;
-    for (auto _ : state) {
-        r = plan(q);
-        benchmark::DoNotOptimize(r.fitting.data());
-    }
-    planCounters(state, r);
+    timedPlan(state, q);
 }
 BENCHMARK(BM_PlanLlama405bOn16384)->Unit(benchmark::kMillisecond);
 
@@ -126,14 +102,21 @@ void BM_WhatFits(benchmark::State &state)
 }
 BENCHMARK(BM_WhatFits)->Unit(benchmark::kMicrosecond);
 
-/// One candidate: estimate() plus stepTime() on a fitting 70B layout.
-void BM_EstimateAndStepTime(benchmark::State &state)
+/// A 70B layout that fits: llama70bOn64()'s model on 64 GPUs at t 8, p 2, ZeRO-1.
+Scenario fitting70b()
 {
     Scenario s = llama70bOn64().base;
     s.layout.gpus = 64;
     s.layout.tensorParallel = 8;
     s.layout.pipelineParallel = 2;
     s.layout.zeroStage = ZeroStage::Zero1;
+    return s;
+}
+
+/// One candidate: estimate() plus stepTime() on a fitting 70B layout.
+void BM_EstimateAndStepTime(benchmark::State &state)
+{
+    const Scenario s = fitting70b();
     for (auto _ : state) {
         const MemoryReport r = estimate(s);
         const StepTime t = stepTime(s, r);
@@ -145,11 +128,7 @@ BENCHMARK(BM_EstimateAndStepTime);
 /// stepTime() alone on a report computed once.
 void BM_StepTimeOnly(benchmark::State &state)
 {
-    Scenario s = llama70bOn64().base;
-    s.layout.gpus = 64;
-    s.layout.tensorParallel = 8;
-    s.layout.pipelineParallel = 2;
-    s.layout.zeroStage = ZeroStage::Zero1;
+    const Scenario s = fitting70b();
     const MemoryReport r = estimate(s);
     for (auto _ : state) {
         const StepTime t = stepTime(s, r);

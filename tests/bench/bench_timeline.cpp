@@ -8,6 +8,7 @@
 
 #include <QApplication>
 #include <benchmark/benchmark.h>
+#include <memory>
 #include <qcustomplot.h>
 
 using namespace shardscope;
@@ -27,6 +28,23 @@ void setUp(Session &model, PipelineSchedule schedule)
         s.training.recompute = Recompute::Selective;
     });
 }
+
+/// A Session set up by setUp() and its pipeline tab, shown at 1600 x 900 with its first
+/// paint done.
+struct ShownPanel
+{
+    Session model{Catalog::builtIn()};
+    std::unique_ptr<TimelinePanel> panel;
+
+    explicit ShownPanel(PipelineSchedule schedule)
+    {
+        setUp(model, schedule);
+        panel = std::make_unique<TimelinePanel>(&model);
+        panel->resize(1600, 900);
+        panel->show();
+        QApplication::processEvents();
+    }
+};
 
 /// Counts paint events of both views' plots, to check every frame really redrew them.
 class PaintCounter : public QObject
@@ -60,12 +78,8 @@ private:
 /// the PipelineSchedule (1 = 1F1B: 2048 blocks; 3 = ZB-H1: 3072 blocks), p 16, m 64.
 void BM_AnimationFrame(benchmark::State &state)
 {
-    Session model(Catalog::builtIn());
-    setUp(model, PipelineSchedule(state.range(0)));
-    TimelinePanel panel(&model);
-    panel.resize(1600, 900);
-    panel.show();
-    QApplication::processEvents();
+    ShownPanel shown{PipelineSchedule(state.range(0))};
+    TimelinePanel &panel = *shown.panel;
     if (!panel.errorText().isEmpty()) {
         state.SkipWithError(panel.errorText().toUtf8().constData());
         return;
@@ -92,13 +106,9 @@ BENCHMARK(BM_AnimationFrame)
 /// the schedule, both views' new data and the finished replot and repaint.
 void BM_RebuildAfterMicroBatches(benchmark::State &state)
 {
-    Session model(Catalog::builtIn());
-    setUp(model, PipelineSchedule(state.range(0)));
-    TimelinePanel panel(&model);
-    panel.resize(1600, 900);
-    panel.show();
-    QApplication::processEvents();
-    PaintCounter paints(panel);
+    ShownPanel shown{PipelineSchedule(state.range(0))};
+    Session &model = shown.model;
+    PaintCounter paints(*shown.panel);
     int step = 0;
     for (auto _ : state) {
         const int m = 64 - (++step % 2);

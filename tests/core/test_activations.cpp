@@ -4,42 +4,20 @@
 // Table 2 (closed formulas). Each test names its source; hand calculations are
 // written out next to the numbers.
 #include "activations.h"
+#include "testscenarios.h"
 
 #include <QTest>
 #include <random>
 
 using namespace shardscope;
 
+Q_DECLARE_METATYPE(shardscope::Architecture)
+Q_DECLARE_METATYPE(shardscope::ActivationSettings)
+
 namespace {
 
-// GPT-3 175B (Brown et al. 2020, Table 2.1): 96 layers,
-// h 12288, 96 heads, 4h GELU MLP, LayerNorm with biases, 50,257-token vocabulary.
-Architecture gpt3()
-{
-    return Architecture{.layers = 96,
-                        .hidden = 12288,
-                        .ffn = 4 * 12288,
-                        .heads = 96,
-                        .kvHeads = 96,
-                        .vocab = 50257,
-                        .tiedEmbeddings = true,
-                        .gatedMlp = false,
-                        .linearBiases = true,
-                        .layerNormBias = true};
-}
-
-// Llama 3 model card / config.json (shared/cases/parameter-counts.csv).
-Architecture arch8b() // Llama 3 8B
-{
-    return Architecture{
-        .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 128256};
-}
-
-Architecture arch70b() // Llama 3 70B
-{
-    return Architecture{
-        .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kvHeads = 8, .vocab = 128256};
-}
+// The models (GPT-3 175B, Brown et al. 2020, Table 2.1; Llama 3 8B and 70B, config.json)
+// come from testscenarios.h.
 
 // The paper's assumptions: s 2048, b 1, 16-bit activations, 1-byte dropout masks,
 // attention scores materialised (no FlashAttention).
@@ -151,9 +129,9 @@ void TestActivations::gpt3Table2()
     QFETCH(qint64, expected);
     const Recompute r = Recompute(recompute);
     const ActivationSettings s = paper(t, sp, r);
-    QCOMPARE(QString::fromStdString(validateActivationSettings(gpt3(), s)), QString());
+    QCOMPARE(QString::fromStdString(validateActivationSettings(test::gpt3_175b(), s)), QString());
     QCOMPARE(table2(2048, 1, 12288, 96, t, sp, r), expected);
-    QCOMPARE(layerBytes(gpt3(), s), expected);
+    QCOMPARE(layerBytes(test::gpt3_175b(), s), expected);
 }
 
 void TestActivations::gpt3TermsSection41()
@@ -162,7 +140,8 @@ void TestActivations::gpt3TermsSection41()
     // attention block 11 sbh + 5 a s^2 b, MLP 19 sbh, two LayerNorms 4 sbh.
     const qint64 sbh = 2048LL * 12288;
     const qint64 as2b = 96LL * 2048 * 2048;
-    const LayerActivationTerms x = layerActivationTerms(gpt3(), paper(1, true, Recompute::None));
+    const LayerActivationTerms x =
+        layerActivationTerms(test::gpt3_175b(), paper(1, true, Recompute::None));
     QCOMPARE(qint64(x.qkvInput), 2 * sbh);              // QKV input
     QCOMPARE(qint64(x.query + x.key), 4 * sbh);         // QK^T inputs
     QCOMPARE(qint64(x.softmaxOutput), 2 * as2b);        // softmax output
@@ -188,7 +167,8 @@ void TestActivations::gpt3TermsSection41()
 
     // Section 4.2.2 split with t = 8, no SP: the norm/dropout region (10 sbh) stays whole,
     // the rest (24 sbh + 5as^2 b) is split.
-    const LayerActivationTerms y = layerActivationTerms(gpt3(), paper(8, false, Recompute::None));
+    const LayerActivationTerms y =
+        layerActivationTerms(test::gpt3_175b(), paper(8, false, Recompute::None));
     QCOMPARE(qint64(y.attentionNormInput + y.qkvInput + y.attentionDropoutMask + y.mlpNormInput +
                     y.mlpInput + y.mlpDropoutMask),
              10 * sbh);
@@ -198,8 +178,8 @@ void TestActivations::gpt3TermsSection41()
 
 void TestActivations::paperReductionClaims()
 {
-    const qint64 baseline = layerBytes(gpt3(), paper(8, false, Recompute::None));
-    const qint64 both = layerBytes(gpt3(), paper(8, true, Recompute::Selective));
+    const qint64 baseline = layerBytes(test::gpt3_175b(), paper(8, false, Recompute::None));
+    const qint64 both = layerBytes(test::gpt3_175b(), paper(8, true, Recompute::Selective));
     // Abstract: sequence parallelism + selective recomputation "reduces activation memory
     // by 5x" against the tensor-parallel baseline. GPT-3, t = 8: 23 sbh / 4.25 sbh = 5.41.
     QCOMPARE(baseline * 425, both * 2300);
@@ -207,8 +187,8 @@ void TestActivations::paperReductionClaims()
     // Section 4.2: for GPT-3, selective recomputation removes the 5as/h = 80 part of
     // 34 + 80, i.e. 80/114 = 70% of the activation memory (the paper's "70%", quoted
     // from memory: only the abstract is in the stored copies).
-    const qint64 none = layerBytes(gpt3(), paper(1, false, Recompute::None));
-    const qint64 selective = layerBytes(gpt3(), paper(1, false, Recompute::Selective));
+    const qint64 none = layerBytes(test::gpt3_175b(), paper(1, false, Recompute::None));
+    const qint64 selective = layerBytes(test::gpt3_175b(), paper(1, false, Recompute::Selective));
     QCOMPARE((none - selective) * 114, none * 80);
 }
 
@@ -224,7 +204,7 @@ void TestActivations::llama3_8b()
     //   total = 1,141,899,264 = 34 sbh + 4 a s b (34 again: 12 + 1 + 21 sbh).
     ActivationSettings s;
     s.sequenceLength = 8192;
-    const LayerActivationTerms x = layerActivationTerms(arch8b(), s);
+    const LayerActivationTerms x = layerActivationTerms(test::llama3_8b(), s);
     QCOMPARE(qint64(x.query), 67'108'864LL);
     QCOMPARE(qint64(x.key), 16'777'216LL);
     QCOMPARE(qint64(x.value), 16'777'216LL);
@@ -235,12 +215,12 @@ void TestActivations::llama3_8b()
     QCOMPARE(qint64(x.softmaxOutput + x.softmaxDropoutMask + x.softmaxDropoutOutput), 0LL);
     QCOMPARE(qint64(x.attentionDropoutMask + x.mlpDropoutMask), 0LL);
     QCOMPARE(qint64(x.total()), 1'141'899'264LL);
-    QCOMPARE(layerBytes(arch8b(), s), 34LL * 8192 * 4096 + 4LL * 32 * 8192);
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 34LL * 8192 * 4096 + 4LL * 32 * 8192);
     // Selective drops the statistics; full keeps s b h e.
     s.recompute = Recompute::Selective;
-    QCOMPARE(layerBytes(arch8b(), s), 1'140'850'688LL);
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 1'140'850'688LL);
     s.recompute = Recompute::Full;
-    QCOMPARE(layerBytes(arch8b(), s), 67'108'864LL);
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 67'108'864LL);
 }
 
 void TestActivations::llama3_70b()
@@ -257,7 +237,7 @@ void TestActivations::llama3_70b()
     ActivationSettings s;
     s.sequenceLength = 8192;
     s.tensorParallel = 8;
-    const LayerActivationTerms x = layerActivationTerms(arch70b(), s);
+    const LayerActivationTerms x = layerActivationTerms(test::llama3_70b(), s);
     QCOMPARE(qint64(x.attentionNormInput), 16'777'216LL);
     QCOMPARE(qint64(x.key), 2'097'152LL);
     QCOMPARE(qint64(x.gateOutput), 58'720'256LL);
@@ -265,7 +245,7 @@ void TestActivations::llama3_70b()
     QCOMPARE(qint64(x.total()), 281'280'512LL);
     // Without sequence parallel the four norm-region tensors are whole: + 4 x 7/8 x 33.5 MB.
     s.sequenceParallel = false;
-    QCOMPARE(layerBytes(arch70b(), s), 281'280'512LL + 4 * (134'217'728LL - 16'777'216LL));
+    QCOMPARE(layerBytes(test::llama3_70b(), s), 281'280'512LL + 4 * (134'217'728LL - 16'777'216LL));
 }
 
 void TestActivations::flashAttentionRemovesScores()
@@ -274,25 +254,25 @@ void TestActivations::flashAttentionRemovesScores()
     // (Dao et al. 2022) keeps the fp32 logsumexp instead, 4 a s b / t bytes.
     for (int t : {1, 8}) {
         ActivationSettings s = paper(t, true, Recompute::None);
-        const qint64 materialised = layerBytes(gpt3(), s);
+        const qint64 materialised = layerBytes(test::gpt3_175b(), s);
         s.flashAttention = true;
-        const qint64 flash = layerBytes(gpt3(), s);
+        const qint64 flash = layerBytes(test::gpt3_175b(), s);
         const qint64 a = 96, sl = 2048;
         QCOMPARE(materialised - flash, 5 * a * sl * sl / t - 4 * a * sl / t);
         // Selective recomputation already recomputes the core: flash changes nothing.
         s.recompute = Recompute::Selective;
-        const qint64 selectiveFlash = layerBytes(gpt3(), s);
+        const qint64 selectiveFlash = layerBytes(test::gpt3_175b(), s);
         s.flashAttention = false;
-        QCOMPARE(selectiveFlash, layerBytes(gpt3(), s));
+        QCOMPARE(selectiveFlash, layerBytes(test::gpt3_175b(), s));
     }
     // Dropout off, no flash: the softmax output is the only s x s tensor (2 a s^2 b).
     // With GQA the unfused path also keeps K and V expanded to all 32 heads.
     // Llama 3 8B, s 4096: 2 x 32 x 4096^2 + 2 x 4096 x (4096 - 1024) x 2 - 4 x 32 x 4096.
     ActivationSettings s;
     s.sequenceLength = 4096;
-    const qint64 flash = layerBytes(arch8b(), s);
+    const qint64 flash = layerBytes(test::llama3_8b(), s);
     s.flashAttention = false;
-    QCOMPARE(layerBytes(arch8b(), s) - flash,
+    QCOMPARE(layerBytes(test::llama3_8b(), s) - flash,
              2LL * 32 * 4096 * 4096 + 2LL * 4096 * 3072 * 2 - 4LL * 32 * 4096);
 }
 
@@ -300,13 +280,13 @@ void TestActivations::contextParallelSplitsEverything()
 {
     // Every tensor holds s/c tokens; the score matrix holds s/c queries x s keys per head.
     ActivationSettings s = paper(8, true, Recompute::None);
-    const LayerActivationTerms one = layerActivationTerms(gpt3(), s);
+    const LayerActivationTerms one = layerActivationTerms(test::gpt3_175b(), s);
     s.contextParallel = 2;
-    const LayerActivationTerms two = layerActivationTerms(gpt3(), s);
+    const LayerActivationTerms two = layerActivationTerms(test::gpt3_175b(), s);
     QCOMPARE(qint64(two.softmaxOutput), 12LL * 1024 * 2048 * 2); // a/t heads x s/c x s x e
     QCOMPARE(qint64(2 * two.total()), qint64(one.total()));
-    QCOMPARE(qint64(2 * outputActivationBytes(gpt3(), s)),
-             qint64(outputActivationBytes(gpt3(), paper(8, true, Recompute::None))));
+    QCOMPARE(qint64(2 * outputActivationBytes(test::gpt3_175b(), s)),
+             qint64(outputActivationBytes(test::gpt3_175b(), paper(8, true, Recompute::None))));
 }
 
 void TestActivations::logits()
@@ -314,20 +294,21 @@ void TestActivations::logits()
     // The logits in fp32: s 8192, b 1, V 128,256 in fp32 = 8192 x 128256 x 4 = 4,202,692,608.
     ActivationSettings s;
     s.sequenceLength = 8192;
-    OutputActivationTerms o = outputActivationTerms(arch8b(), s);
+    OutputActivationTerms o = outputActivationTerms(test::llama3_8b(), s);
     QCOMPARE(qint64(o.logits), 4'202'692'608LL);
     QCOMPARE(qint64(o.finalNormInput), 67'108'864LL); // s b h e
     QCOMPARE(qint64(o.outputInput), 67'108'864LL);
-    QCOMPARE(qint64(outputActivationBytes(arch8b(), s)), 4'202'692'608LL + 2 * 67'108'864LL);
+    QCOMPARE(qint64(outputActivationBytes(test::llama3_8b(), s)),
+             4'202'692'608LL + 2 * 67'108'864LL);
     // bf16 logits: half.
     s.fp32Logits = false;
-    QCOMPARE(qint64(outputActivationTerms(arch8b(), s).logits), 2'101'346'304LL);
+    QCOMPARE(qint64(outputActivationTerms(test::llama3_8b(), s).logits), 2'101'346'304LL);
     // Vocab-parallel cross entropy, t = 8: 128256 / 8 = 16032 columns per rank.
     s.fp32Logits = true;
     s.tensorParallel = 8;
-    QCOMPARE(qint64(outputActivationTerms(arch8b(), s).logits), 8192LL * 16032 * 4);
+    QCOMPARE(qint64(outputActivationTerms(test::llama3_8b(), s).logits), 8192LL * 16032 * 4);
     // GPT-3's 50,257 tokens over t = 8: ceil = 6,283 columns per rank (ceil-divided).
-    o = outputActivationTerms(gpt3(), paper(8, true, Recompute::Full));
+    o = outputActivationTerms(test::gpt3_175b(), paper(8, true, Recompute::Full));
     QCOMPARE(qint64(o.logits), 2048LL * 6283 * 4);
     QCOMPARE(qint64(o.finalNormInput), 2048LL / 8 * 12288 * 2);
 }
@@ -342,33 +323,34 @@ void TestActivations::lossBackward()
     // kept softmax, nothing more.
     ActivationSettings s;
     s.sequenceLength = 8192;
-    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 0LL);
+    QCOMPARE(qint64(lossBackwardBytes(test::llama3_8b(), s)), 0LL);
     // Eager F.cross_entropy on fp32 logits: the incoming gradient and log_softmax's input
     // gradient, 2 x 8192 x 128256 x 4 = 8,405,385,216 bytes beside the kept 4,202,692,608.
     s.lossKernel = LossKernel::Eager;
-    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 8'405'385'216LL);
+    QCOMPARE(qint64(lossBackwardBytes(test::llama3_8b(), s)), 8'405'385'216LL);
     // The held terms do not change with the kernel.
-    QCOMPARE(qint64(outputActivationBytes(arch8b(), s)), 4'202'692'608LL + 2 * 67'108'864LL);
+    QCOMPARE(qint64(outputActivationBytes(test::llama3_8b(), s)),
+             4'202'692'608LL + 2 * 67'108'864LL);
     // bf16 logits halve it; vocab-parallel t = 8 keeps 16032 columns per rank.
     s.fp32Logits = false;
-    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 2LL * 8192 * 128256 * 2);
+    QCOMPARE(qint64(lossBackwardBytes(test::llama3_8b(), s)), 2LL * 8192 * 128256 * 2);
     s.fp32Logits = true;
     s.tensorParallel = 8;
-    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 2LL * 8192 * 16032 * 4);
+    QCOMPARE(qint64(lossBackwardBytes(test::llama3_8b(), s)), 2LL * 8192 * 16032 * 4);
     // Invalid settings give 0, as every other term does.
     s.tensorParallel = 3;
-    QCOMPARE(qint64(lossBackwardBytes(arch8b(), s)), 0LL);
+    QCOMPARE(qint64(lossBackwardBytes(test::llama3_8b(), s)), 0LL);
 }
 
 void TestActivations::embeddingDropoutMask()
 {
     // 1-byte embedding dropout mask, s b h (/ t with SP); docs/activations.md, beyond the layers.
-    QCOMPARE(qint64(embeddingActivationBytes(gpt3(), paper(8, true, Recompute::None))),
+    QCOMPARE(qint64(embeddingActivationBytes(test::gpt3_175b(), paper(8, true, Recompute::None))),
              2048LL * 12288 / 8);
-    QCOMPARE(qint64(embeddingActivationBytes(gpt3(), paper(8, false, Recompute::Full))),
+    QCOMPARE(qint64(embeddingActivationBytes(test::gpt3_175b(), paper(8, false, Recompute::Full))),
              2048LL * 12288);
     ActivationSettings s;
-    QCOMPARE(qint64(embeddingActivationBytes(arch8b(), s)), 0LL);
+    QCOMPARE(qint64(embeddingActivationBytes(test::llama3_8b(), s)), 0LL);
 }
 
 void TestActivations::dtypeScalesStoredTensors()
@@ -379,7 +361,7 @@ void TestActivations::dtypeScalesStoredTensors()
     ActivationSettings s = paper(1, true, Recompute::None);
     s.activationBytes = 4;
     const qint64 sbh = 2048LL * 12288, as2b = 96LL * 2048 * 2048;
-    QCOMPARE(layerBytes(gpt3(), s), 2 * (32 * sbh + 4 * as2b) + 2 * sbh + as2b);
+    QCOMPARE(layerBytes(test::gpt3_175b(), s), 2 * (32 * sbh + 4 * as2b) + 2 * sbh + as2b);
 }
 
 void TestActivations::randomMonotonic()
@@ -454,21 +436,18 @@ void TestActivations::randomMonotonic()
         QVERIFY(out > 0);
         QVERIFY(emb >= 0);
 
+        // Doubling t, or c, never raises a term.
+        for (int ActivationSettings::*degree :
+             {&ActivationSettings::tensorParallel, &ActivationSettings::contextParallel}) {
+            ActivationSettings u = s;
+            u.*degree *= 2;
+            if (validateActivationSettings(a, u).empty()) {
+                QVERIFY(layerActivationBytes(a, u) <= layer);
+                QVERIFY(outputActivationBytes(a, u) <= out);
+                QVERIFY(embeddingActivationBytes(a, u) <= emb);
+            }
+        }
         ActivationSettings u = s;
-        u.tensorParallel *= 2;
-        if (validateActivationSettings(a, u).empty()) {
-            QVERIFY(layerActivationBytes(a, u) <= layer);
-            QVERIFY(outputActivationBytes(a, u) <= out);
-            QVERIFY(embeddingActivationBytes(a, u) <= emb);
-        }
-        u = s;
-        u.contextParallel *= 2;
-        if (validateActivationSettings(a, u).empty()) {
-            QVERIFY(layerActivationBytes(a, u) <= layer);
-            QVERIFY(outputActivationBytes(a, u) <= out);
-            QVERIFY(embeddingActivationBytes(a, u) <= emb);
-        }
-        u = s;
         u.sequenceParallel = true;
         if (!s.sequenceParallel && validateActivationSettings(a, u).empty())
             QVERIFY(layerActivationBytes(a, u) <= layer);
@@ -488,7 +467,7 @@ void TestActivations::randomMonotonic()
     // Huge but valid-looking sizes are either rejected or positive (no wrap-around).
     int huge = 0, rejected = 0;
     for (int i = 0; i < 2000; ++i) {
-        Architecture a = arch70b();
+        Architecture a = test::llama3_70b();
         a.hidden = pick({8192, 1'000'000});
         a.ffn = pick({28672, 10'000'000 - 16});
         a.vocab = pick({128256, 100'000'000});
@@ -513,75 +492,69 @@ void TestActivations::randomMonotonic()
 
 void TestActivations::invalidSettings_data()
 {
-    QTest::addColumn<int>("model"); // 0 GPT-3, 1 Llama 3 70B, 2 no layers, 3 ffn 1004
-    QTest::addColumn<qint64>("b");
-    QTest::addColumn<qint64>("s");
-    QTest::addColumn<int>("t");
-    QTest::addColumn<int>("c");
-    QTest::addColumn<bool>("sp");
-    QTest::addColumn<qint64>("e");
+    QTest::addColumn<Architecture>("architecture");
+    QTest::addColumn<ActivationSettings>("settings");
     QTest::addColumn<QString>("message");
-    QTest::newRow("architecture") << 2 << 1LL << 2048LL << 1 << 1 << true << 2LL
+    const Architecture gpt3 = test::gpt3_175b(), llama = test::llama3_70b();
+    Architecture noLayers = llama, ffn1004 = llama;
+    noLayers.layers = 0;
+    ffn1004.ffn = 1004;
+    // The paper's settings without recomputation, with b, s, t, c, SP and e as given.
+    auto settings = [](std::int64_t b, std::int64_t s, int t, int c, bool sp, std::int64_t e) {
+        ActivationSettings x = paper(t, sp, Recompute::None);
+        x.microBatchSize = b;
+        x.sequenceLength = s;
+        x.contextParallel = c;
+        x.activationBytes = e;
+        return x;
+    };
+    QTest::newRow("architecture") << noLayers << settings(1LL, 2048LL, 1, 1, true, 2LL)
                                   << "layers must be at least 1";
-    QTest::newRow("b 0") << 0 << 0LL << 2048LL << 1 << 1 << true << 2LL
+    QTest::newRow("b 0") << gpt3 << settings(0LL, 2048LL, 1, 1, true, 2LL)
                          << "micro-batch size must be at least 1 (got 0)";
-    QTest::newRow("b huge") << 0 << 2'000'000LL << 2048LL << 1 << 1 << true << 2LL
+    QTest::newRow("b huge") << gpt3 << settings(2'000'000LL, 2048LL, 1, 1, true, 2LL)
                             << "micro-batch size must be at most 1000000 (got 2000000)";
-    QTest::newRow("s negative") << 0 << 1LL << -1LL << 1 << 1 << true << 2LL
+    QTest::newRow("s negative") << gpt3 << settings(1LL, -1LL, 1, 1, true, 2LL)
                                 << "sequence length must be at least 1 (got -1)";
-    QTest::newRow("s huge") << 0 << 1LL << 2'000'000'000LL << 1 << 1 << true << 2LL
+    QTest::newRow("s huge") << gpt3 << settings(1LL, 2'000'000'000LL, 1, 1, true, 2LL)
                             << "sequence length must be at most 1000000000 (got 2000000000)";
-    QTest::newRow("t 0") << 0 << 1LL << 2048LL << 0 << 1 << true << 2LL
+    QTest::newRow("t 0") << gpt3 << settings(1LL, 2048LL, 0, 1, true, 2LL)
                          << "tensor parallel size must be at least 1 (got 0)";
-    QTest::newRow("t huge") << 0 << 1LL << 2048LL << 2'000'000 << 1 << true << 2LL
+    QTest::newRow("t huge") << gpt3 << settings(1LL, 2048LL, 2'000'000, 1, true, 2LL)
                             << "tensor parallel size must be at most 1048576 (got 2000000)";
-    QTest::newRow("c -2") << 0 << 1LL << 2048LL << 1 << -2 << true << 2LL
+    QTest::newRow("c -2") << gpt3 << settings(1LL, 2048LL, 1, -2, true, 2LL)
                           << "context parallel size must be at least 1 (got -2)";
-    QTest::newRow("e 3") << 0 << 1LL << 2048LL << 1 << 1 << true << 3LL
+    QTest::newRow("e 3") << gpt3 << settings(1LL, 2048LL, 1, 1, true, 3LL)
                          << "activation bytes must be 1, 2, 4 or 8 (got 3)";
-    QTest::newRow("heads / t") << 0 << 1LL << 2048LL << 5 << 1 << true << 2LL
+    QTest::newRow("heads / t") << gpt3 << settings(1LL, 2048LL, 5, 1, true, 2LL)
                                << "heads (96) is not divisible by tensor parallel size (5)";
     // Megatron-Core TransformerConfig: num_query_groups must be a multiple of t.
-    QTest::newRow("kv heads / t") << 1 << 1LL << 8192LL << 16 << 1 << true << 2LL
+    QTest::newRow("kv heads / t") << llama << settings(1LL, 8192LL, 16, 1, true, 2LL)
                                   << "kv heads (8) is not divisible by tensor parallel size (16)";
-    QTest::newRow("ffn / t") << 3 << 1LL << 8192LL << 8 << 1 << true << 2LL
+    QTest::newRow("ffn / t") << ffn1004 << settings(1LL, 8192LL, 8, 1, true, 2LL)
                              << "ffn size (1004) is not divisible by tensor parallel size (8)";
-    QTest::newRow("s / c") << 0 << 1LL << 2047LL << 1 << 2 << false << 2LL
+    QTest::newRow("s / c") << gpt3 << settings(1LL, 2047LL, 1, 2, false, 2LL)
                            << "sequence length (2047) is not divisible by context parallel size "
                               "(2)";
-    QTest::newRow("s / t with SP") << 0 << 1LL << 2044LL << 8 << 1 << true << 2LL
+    QTest::newRow("s / t with SP") << gpt3 << settings(1LL, 2044LL, 8, 1, true, 2LL)
                                    << "sequence length (2044) is not divisible by tensor "
                                       "parallel size (8) with sequence parallel on";
-    QTest::newRow("s/c / t with SP") << 0 << 1LL << 2052LL << 8 << 2 << true << 2LL
+    QTest::newRow("s/c / t with SP") << gpt3 << settings(1LL, 2052LL, 8, 2, true, 2LL)
                                      << "sequence length per context rank (1026) is not "
                                         "divisible by tensor parallel size (8) with sequence "
                                         "parallel on";
-    QTest::newRow("overflow") << 0 << 1'000'000LL << 1'000'000'000LL << 1 << 1 << true << 8LL
+    QTest::newRow("overflow") << gpt3 << settings(1'000'000LL, 1'000'000'000LL, 1, 1, true, 8LL)
                               << "activation sizes are too large: a byte count exceeds 64-bit "
                                  "integers";
 }
 
 void TestActivations::invalidSettings()
 {
-    QFETCH(int, model);
-    QFETCH(qint64, b);
-    QFETCH(qint64, s);
-    QFETCH(int, t);
-    QFETCH(int, c);
-    QFETCH(bool, sp);
-    QFETCH(qint64, e);
+    QFETCH(Architecture, architecture);
+    QFETCH(ActivationSettings, settings);
     QFETCH(QString, message);
-    Architecture a = model == 0 ? gpt3() : arch70b();
-    if (model == 2)
-        a.layers = 0;
-    if (model == 3)
-        a.ffn = 1004;
-    ActivationSettings x = paper(1, sp, Recompute::None);
-    x.microBatchSize = b;
-    x.sequenceLength = s;
-    x.tensorParallel = t;
-    x.contextParallel = c;
-    x.activationBytes = e;
+    const Architecture &a = architecture;
+    const ActivationSettings &x = settings;
     QCOMPARE(QString::fromStdString(validateActivationSettings(a, x)), message);
     QCOMPARE(qint64(layerActivationBytes(a, x)), 0LL);
     QCOMPARE(qint64(layerActivationTerms(a, x).query), 0LL);

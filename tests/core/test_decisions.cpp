@@ -15,15 +15,10 @@ namespace {
 
 Scenario plain70b(std::int64_t gpus)
 {
-    Scenario s;
+    Scenario s = test::plainModelStates(70'000'000'000, gpus);
     s.model.id = "plain-70b";
-    s.model.plainParameters = 70'000'000'000;
-    s.recipe = Recipe{"mixed-adam", "Mixed", "", 2, 2, 4, 8};
     s.gpu.id = "h100";
     s.gpu.name = s.gpu.shortName = "H100";
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.modelStatesOnly = true;
     return s;
 }
 

@@ -2,6 +2,7 @@
 // docs/architecture.md "Model states"). Each reference row names its source or hand
 // calculation.
 #include "estimate.h"
+#include "testscenarios.h"
 
 #include <QTest>
 
@@ -9,28 +10,15 @@ using namespace shardscope;
 
 namespace {
 
-Recipe mixedAdam()
-{
-    Recipe r;
-    r.id = "mixed-adam";
-    r.weightBytes = 2;
-    r.gradientBytes = 2;
-    r.masterWeightBytes = 4;
-    r.optimizerBytes = 8;
-    return r;
-}
+using test::mixedAdam;
 
 Scenario plain(qint64 params, qint64 gpus, ZeroStage z, Recipe r = mixedAdam())
 {
-    Scenario s;
+    // The reference figures count model states only.
+    Scenario s = test::plainModelStates(params, gpus, z);
     s.model.id = "plain";
-    s.model.plainParameters = params;
     s.recipe = r;
     s.gpu.id = "h100-sxm-80gb";
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
-    s.modelStatesOnly = true; // the reference figures count model states only
     return s;
 }
 

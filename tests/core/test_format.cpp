@@ -1,22 +1,17 @@
 // Display formatting and the plain-language verdict (issue 2's examples).
 #include "estimate.h"
 #include "format.h"
+#include "testscenarios.h"
 
 #include <QTest>
 
 using namespace shardscope;
 
 namespace {
+/// 70 billion parameters, counted plainly, on `gpus` H100s at ZeRO stage `z`.
 Scenario seventyB(qint64 gpus, ZeroStage z)
 {
-    Scenario s;
-    s.model.plainParameters = 70'000'000'000;
-    s.recipe = Recipe{};
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
-    s.modelStatesOnly = true;
-    return s;
+    return test::plainModelStates(70'000'000'000, gpus, z);
 }
 } // namespace
 
@@ -98,16 +93,8 @@ void TestFormat::activationsDominateTheVerdict()
 {
     // Llama 3.1 8B on 8 H100s, ZeRO-3, s 32768, full recomputation, eager loss: 16.1 GB
     // of model states but 64.1 GB of activations (lesson 6). More GPUs would not help.
-    Scenario s;
-    s.model.architecture = Architecture{
-        .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 128256};
-    s.recipe.weightBytes = 4;
-    s.recipe.gradientBytes = 4;
-    s.recipe.masterWeightBytes = 0;
-    s.recipe.optimizerBytes = 8;
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = 8;
-    s.layout.zeroStage = ZeroStage::Zero3;
+    Scenario s = test::onH100s(test::llama3_8b(), 8, ZeroStage::Zero3);
+    s.recipe = test::recipeBytes(4, 4, 0, 8);
     s.training.sequenceLength = 32768;
     s.training.microBatches = 1;
     s.training.recompute = Recompute::Full;

@@ -4,6 +4,7 @@
 // docs/frameworks.md.
 #include "estimate.h"
 #include "settings.h"
+#include "testscenarios.h"
 
 #include <QTest>
 
@@ -11,29 +12,13 @@ using namespace shardscope;
 
 namespace {
 
-/// Llama 2 7B (meta-llama/Llama-2-7b-hf config.json): 6,738,415,616 parameters.
-Architecture llama2_7b()
-{
-    return {.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
-}
-
 constexpr qint64 P = 6738415616LL;
 
 /// Llama 2 7B with mixed-precision AdamW (2 + 2 + 4 + 8 bytes per parameter) under
 /// `framework`, `gpus` ranks of ZeRO stage `z`.
 Scenario llama7b(Framework framework, std::int64_t gpus, ZeroStage z, int t = 1, int p = 1)
 {
-    Scenario s;
-    s.model.architecture = llama2_7b();
-    s.recipe.weightBytes = 2;
-    s.recipe.gradientBytes = 2;
-    s.recipe.masterWeightBytes = 4;
-    s.recipe.optimizerBytes = 8;
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.tensorParallel = t;
-    s.layout.pipelineParallel = p;
-    s.layout.zeroStage = z;
+    Scenario s = test::onH100s(test::llama2_7b(), gpus, z, t, p);
     s.layout.framework = framework;
     return s;
 }

@@ -2,58 +2,18 @@
 // buffers, offload and host memory, communication (issue 3). Every expected
 // value is a hand calculation written beside it, or a published estimator.
 #include "estimate.h"
+#include "testscenarios.h"
 
 #include <QRandomGenerator>
 #include <QTest>
 
 using namespace shardscope;
 
-namespace {
-
-Architecture llama3_70b()
-{
-    return {.layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kvHeads = 8, .vocab = 128256};
-}
-
-Architecture llama2_7b()
-{
-    return {.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
-}
-
-Recipe recipe(std::int64_t w, std::int64_t g, std::int64_t m, std::int64_t o)
-{
-    Recipe r;
-    r.weightBytes = w;
-    r.gradientBytes = g;
-    r.masterWeightBytes = m;
-    r.optimizerBytes = o;
-    return r;
-}
-
-Overheads none()
-{
-    Overheads o;
-    o.cudaContextBytes = 0;
-    o.ddpBucketBytes = 0;
-    o.zeroBucketElements = 0;
-    o.fragmentationPercent = 0;
-    return o;
-}
-
-Scenario scenario(const Architecture &a, std::int64_t gpus, ZeroStage z, int t = 1, int p = 1)
-{
-    Scenario s;
-    s.model.architecture = a;
-    s.recipe = recipe(2, 2, 4, 8);
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.tensorParallel = t;
-    s.layout.pipelineParallel = p;
-    s.layout.zeroStage = z;
-    return s;
-}
-
-} // namespace
+using test::llama2_7b;
+using test::llama3_70b;
+using test::noOverheads;
+using test::onH100s;
+using test::recipeBytes;
 
 class TestLayouts : public QObject
 {
@@ -75,7 +35,7 @@ private slots:
 void TestLayouts::stagesOfLlama70bAtT8P4()
 {
     // Llama 3 70B, t 8, p 4, d 2 (64 GPUs), DDP, model states only.
-    Scenario s = scenario(llama3_70b(), 64, ZeroStage::Ddp, 8, 4);
+    Scenario s = onH100s(llama3_70b(), 64, ZeroStage::Ddp, 8, 4);
     s.modelStatesOnly = true;
     const MemoryReport r = estimate(s);
     QVERIFY2(r.valid(), r.error.c_str());
@@ -106,8 +66,8 @@ void TestLayouts::stagesOfLlama70bAtT8P4()
 
 void TestLayouts::activationsFollowTheSchedule()
 {
-    Scenario s = scenario(llama3_70b(), 64, ZeroStage::Zero1, 8, 4);
-    s.overheads = none();
+    Scenario s = onH100s(llama3_70b(), 64, ZeroStage::Zero1, 8, 4);
+    s.overheads = noOverheads();
     s.training.recompute = Recompute::Selective;
     s.training.microBatches = 8;
     s.training.schedule = PipelineSchedule::OneFOneB;
@@ -180,9 +140,9 @@ void TestLayouts::deepSpeedZero3Estimator()
     // Its 18 bytes = fp16 params 2 + fp32 grads 4 + fp32 params 4 + Adam 8: our
     // "mixed-adam-fp32-grads" recipe; its 4 x largest layer = one gathered fp16 unit
     // and its fp16 gradient: gatheredUnits = 1.
-    Scenario s = scenario(llama2_7b(), 64, ZeroStage::Zero3);
-    s.recipe = recipe(2, 4, 4, 8);
-    s.overheads = none();
+    Scenario s = onH100s(llama2_7b(), 64, ZeroStage::Zero3);
+    s.recipe = recipeBytes(2, 4, 4, 8);
+    s.overheads = noOverheads();
     s.overheads.gatheredUnits = 1;
     const qint64 total = 6738415616LL;
     const qint64 largestLayer = 202383360LL; // one Llama 2 7B block (> 32000 x 4096 embedding)
@@ -210,8 +170,8 @@ void TestLayouts::deepSpeedZero2Estimator()
 {
     // DeepSpeed stage_1_and_2.py, estimate_zero2_model_states_mem_needs:
     // cpu_offload: gpu_mem = 2 x total_params (the fp16 weights).
-    Scenario s = scenario(llama2_7b(), 8, ZeroStage::Zero2);
-    s.recipe = recipe(2, 4, 4, 8);
+    Scenario s = onH100s(llama2_7b(), 8, ZeroStage::Zero2);
+    s.recipe = recipeBytes(2, 4, 4, 8);
     s.modelStatesOnly = true;
     s.layout.offload = Offload::Optimizer;
     QCOMPARE(qint64(estimate(s).groups[0].bytes.modelStates()), 2 * 6738415616LL);
@@ -235,17 +195,14 @@ void TestLayouts::megatronTheoreticalMemory()
     //   weights and optimizer  (6 + 12 / d) bytes per parameter with the distributed
     //   optimizer (bf16 weights, fp32 gradients) = our ZeRO-1 with the 18-byte recipe.
     // GPT-3 175B shape (h 12288, 96 heads, ffn 4h), s 2048, b 1, t 8, p 8, d 4.
-    Architecture gpt{.layers = 96,
-                     .hidden = 12288,
-                     .ffn = 49152,
-                     .heads = 96,
-                     .kvHeads = 96,
-                     .vocab = 51200,
-                     .tiedEmbeddings = true,
-                     .gatedMlp = false};
-    Scenario s = scenario(gpt, 4 * 8 * 8, ZeroStage::Zero1, 8, 8);
-    s.recipe = recipe(2, 4, 4, 8);
-    s.overheads = none();
+    // Megatron pads the vocabulary to 51,200 and its formula counts no biases.
+    Architecture gpt = test::gpt3_175b();
+    gpt.vocab = 51200;
+    gpt.linearBiases = false;
+    gpt.layerNormBias = false;
+    Scenario s = onH100s(gpt, 4 * 8 * 8, ZeroStage::Zero1, 8, 8);
+    s.recipe = recipeBytes(2, 4, 4, 8);
+    s.overheads = noOverheads();
     s.training.sequenceLength = 2048;
     s.training.recompute = Recompute::Selective;
     s.training.flashAttention = false;
@@ -265,7 +222,7 @@ void TestLayouts::megatronTheoreticalMemory()
 
 void TestLayouts::offloadAndHostMemory()
 {
-    Scenario s = scenario(llama3_70b(), 8, ZeroStage::Zero3);
+    Scenario s = onH100s(llama3_70b(), 8, ZeroStage::Zero3);
     s.modelStatesOnly = true;
     s.layout.offload = Offload::Optimizer;
     const MemoryReport r = estimate(s);
@@ -281,7 +238,7 @@ void TestLayouts::offloadAndHostMemory()
 
 void TestLayouts::buffers()
 {
-    Scenario s = scenario(llama2_7b(), 8, ZeroStage::Ddp);
+    Scenario s = onH100s(llama2_7b(), 8, ZeroStage::Ddp);
     const MemoryReport ddp = estimate(s);
     const BufferBytes &b = ddp.groups[0].buffers;
     QCOMPARE(qint64(b.cudaContext), 512LL * 1024 * 1024);
@@ -309,7 +266,7 @@ void TestLayouts::communicationPerStep()
 {
     // Ring collectives (docs/architecture.md) with one micro-batch: DDP 2 (d-1)/d Psi bytes, ZeRO-3
     // about 1.5x.
-    Scenario s = scenario(llama2_7b(), 8, ZeroStage::Ddp);
+    Scenario s = onH100s(llama2_7b(), 8, ZeroStage::Ddp);
     s.training.microBatches = 1;
     const qint64 psi = 6738415616LL;
     QCOMPARE(qint64(estimate(s).groups[0].communication.dataParallel), psi * 2 * 2 * 7 / 8);
@@ -321,13 +278,13 @@ void TestLayouts::communicationPerStep()
     // Tensor parallel t 2: 4 all-reduces of b s h per layer (Megatron-LM), ring 2 (t-1)/t.
     // Full recomputation reruns the forward: 6. Llama 2 7B, s 4096, b 1, m 4, no recompute:
     // 4 x 32 x 4 x 2 x 1/2 x 4096 x 4096 x 2 bytes.
-    Scenario tp = scenario(llama2_7b(), 2, ZeroStage::Ddp, 2);
+    Scenario tp = onH100s(llama2_7b(), 2, ZeroStage::Ddp, 2);
     tp.training.microBatches = 4;
     tp.training.recompute = Recompute::None;
     QCOMPARE(qint64(estimate(tp).groups[0].communication.tensorParallel),
              4LL * 32 * 4 * 4096 * 4096 * 2);
     // Pipeline p 2: each stage sends b s h per micro-batch to its one neighbour.
-    Scenario pp = scenario(llama2_7b(), 2, ZeroStage::Ddp, 1, 2);
+    Scenario pp = onH100s(llama2_7b(), 2, ZeroStage::Ddp, 1, 2);
     pp.training.microBatches = 4;
     QCOMPARE(qint64(estimate(pp).groups[0].communication.pipelineParallel), 4LL * 4096 * 4096 * 2);
 }
@@ -356,7 +313,7 @@ void TestLayouts::impossibleLayouts()
     QFETCH(int, t);
     QFETCH(int, p);
     QFETCH(QString, message);
-    const MemoryReport r = estimate(scenario(llama3_70b(), gpus, ZeroStage::Zero1, t, p));
+    const MemoryReport r = estimate(onH100s(llama3_70b(), gpus, ZeroStage::Zero1, t, p));
     QCOMPARE(QString::fromStdString(r.error), message);
     QVERIFY(r.groups.empty());
 }
@@ -374,7 +331,7 @@ void TestLayouts::randomLayoutsProperties()
         const int t = 1 << rng.bounded(4); // 1..8
         const int p = 1 << rng.bounded(3); // 1..4
         const qint64 d = 1 + rng.bounded(64);
-        Scenario s = scenario(a, d * t * p, ZeroStage::Ddp, t, p);
+        Scenario s = onH100s(a, d * t * p, ZeroStage::Ddp, t, p);
         s.training.microBatches = 1 + rng.bounded(16);
         s.training.recompute = Recompute(rng.bounded(3));
         s.training.lossKernel = rng.bounded(2) ? LossKernel::Eager : LossKernel::Fused;

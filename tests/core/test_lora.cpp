@@ -3,6 +3,7 @@
 // Dettmers et al. 2023, section 3; bitsandbytes), and the QLoRA paper's two claims.
 #include "estimate.h"
 #include "settings.h"
+#include "testscenarios.h"
 
 #include <QTest>
 
@@ -10,38 +11,15 @@ using namespace shardscope;
 
 namespace {
 
-/// Llama 2 7B (meta-llama/Llama-2-7b-hf config.json): 6,738,415,616 parameters.
-Architecture llama2_7b()
-{
-    return {.layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
-}
-
-/// LLaMA 65B (Touvron et al. 2023, Table 2: 80 layers, width 8192, 64 heads; the
-/// released params.json gives ffn 22016): 65,285,660,672 parameters.
-Architecture llama65b()
-{
-    return {.layers = 80, .hidden = 8192, .ffn = 22016, .heads = 64, .kvHeads = 64, .vocab = 32000};
-}
-
-/// LLaMA 33B (Touvron et al. 2023, Table 2: 60 layers, width 6656, 52 heads; ffn 17920):
-/// 32,528,943,616 parameters.
-Architecture llama33b()
-{
-    return {.layers = 60, .hidden = 6656, .ffn = 17920, .heads = 52, .kvHeads = 52, .vocab = 32000};
-}
+using test::llama2_7b;
+using test::llama33b;
+using test::llama65b;
 
 constexpr qint64 P7 = 6738415616LL;
 
 Scenario oneGpu(const Architecture &a, int rank, int targets, BaseFormat format)
 {
-    Scenario s;
-    s.model.architecture = a;
-    s.recipe.weightBytes = 2;
-    s.recipe.gradientBytes = 2;
-    s.recipe.masterWeightBytes = 4;
-    s.recipe.optimizerBytes = 8;
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = 1;
+    Scenario s = test::onH100s(a, 1);
     s.fineTuning.loraRank = rank;
     s.fineTuning.loraTargets = targets;
     s.fineTuning.baseFormat = format;

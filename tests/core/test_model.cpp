@@ -1,10 +1,13 @@
 // Parameter counts of dense decoder models, to the parameter.
 // Reference values (below), each citing its model card or config.json.
 #include "model.h"
+#include "testscenarios.h"
 
 #include <QTest>
 
 using namespace shardscope;
+
+Q_DECLARE_METATYPE(shardscope::Architecture)
 
 class TestModel : public QObject
 {
@@ -25,50 +28,32 @@ private slots:
 
 void TestModel::publishedCounts_data()
 {
-    QTest::addColumn<int>("layers");
-    QTest::addColumn<qint64>("hidden");
-    QTest::addColumn<qint64>("ffn");
-    QTest::addColumn<int>("heads");
-    QTest::addColumn<int>("kvHeads");
-    QTest::addColumn<qint64>("vocab");
+    QTest::addColumn<Architecture>("architecture");
     QTest::addColumn<qint64>("expected");
     // model,layers,hidden,ffn,heads,kv_heads,vocab,parameters (parameter-counts.csv)
-    QTest::newRow("llama2-7b") << 32 << 4096LL << 11008LL << 32 << 32 << 32000LL << 6738415616LL;
-    QTest::newRow("llama2-13b") << 40 << 5120LL << 13824LL << 40 << 40 << 32000LL << 13015864320LL;
-    QTest::newRow("llama3-8b") << 32 << 4096LL << 14336LL << 32 << 8 << 128256LL << 8030261248LL;
-    QTest::newRow("llama3-70b") << 80 << 8192LL << 28672LL << 64 << 8 << 128256LL << 70553706496LL;
+    QTest::newRow("llama2-7b") << test::dense(32, 4096, 11008, 32, 32, 32000) << 6738415616LL;
+    QTest::newRow("llama2-13b") << test::dense(40, 5120, 13824, 40, 40, 32000) << 13015864320LL;
+    QTest::newRow("llama3-8b") << test::dense(32, 4096, 14336, 32, 8, 128256) << 8030261248LL;
+    QTest::newRow("llama3-70b") << test::dense(80, 8192, 28672, 64, 8, 128256) << 70553706496LL;
     QTest::newRow("llama3.1-405b")
-        << 126 << 16384LL << 53248LL << 128 << 8 << 128256LL << 405853388800LL;
-    QTest::newRow("mistral-7b") << 32 << 4096LL << 14336LL << 32 << 8 << 32000LL << 7241732096LL;
+        << test::dense(126, 16384, 53248, 128, 8, 128256) << 405853388800LL;
+    QTest::newRow("mistral-7b") << test::dense(32, 4096, 14336, 32, 8, 32000) << 7241732096LL;
     // Llama 2 70B model card: 68,976,648,192 (GQA with 8 KV heads, 32,000 vocab).
-    QTest::newRow("llama2-70b") << 80 << 8192LL << 28672LL << 64 << 8 << 32000LL << 68976648192LL;
+    QTest::newRow("llama2-70b") << test::dense(80, 8192, 28672, 64, 8, 32000) << 68976648192LL;
 }
 
 void TestModel::publishedCounts()
 {
-    QFETCH(int, layers);
-    QFETCH(qint64, hidden);
-    QFETCH(qint64, ffn);
-    QFETCH(int, heads);
-    QFETCH(int, kvHeads);
-    QFETCH(qint64, vocab);
+    QFETCH(Architecture, architecture);
     QFETCH(qint64, expected);
-    Architecture a;
-    a.layers = layers;
-    a.hidden = hidden;
-    a.ffn = ffn;
-    a.heads = heads;
-    a.kvHeads = kvHeads;
-    a.vocab = vocab;
-    QVERIFY(validateArchitecture(a).empty());
-    QCOMPARE(qint64(parameterCount(a)), expected);
+    QVERIFY(validateArchitecture(architecture).empty());
+    QCOMPARE(qint64(parameterCount(architecture)), expected);
 }
 
 void TestModel::tiedEmbeddingsDropTheHead()
 {
     // Hand calculation: tying removes exactly one V x h matrix.
-    Architecture a{
-        .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
+    Architecture a = test::llama2_7b();
     const auto untied = parameterCount(a);
     a.tiedEmbeddings = true;
     QCOMPARE(qint64(untied - parameterCount(a)), 32000LL * 4096LL);
@@ -79,16 +64,7 @@ void TestModel::plainMlpAndBiases()
     // GPT-2 small block by hand (h 768, ffn 3072, 12 heads, LayerNorm, biases):
     // attention 4 h^2 + 4 h = 2,362,368; MLP 2 h ffn + ffn + h = 4,722,432;
     // two LayerNorms 4 h = 3,072: 7,087,872 per block (matches HF GPT-2's h.0.* tensors).
-    Architecture a{.layers = 12,
-                   .hidden = 768,
-                   .ffn = 3072,
-                   .heads = 12,
-                   .kvHeads = 12,
-                   .vocab = 50257,
-                   .tiedEmbeddings = true,
-                   .gatedMlp = false,
-                   .linearBiases = true,
-                   .layerNormBias = true};
+    const Architecture a = test::gpt2Layout(12, 768, 12, 50257);
     QCOMPARE(qint64(layerParameterCount(a)), 7087872LL);
     // Embedding 50257 x 768 plus final LayerNorm 2 x 768 (no position table modelled).
     QCOMPARE(qint64(nonLayerParameterCount(a)), 50257LL * 768 + 2 * 768);
@@ -99,8 +75,7 @@ void TestModel::plainCountModel()
     Model m;
     m.plainParameters = 70'000'000'000;
     QCOMPARE(qint64(m.parameters()), 70000000000LL);
-    m.architecture = Architecture{
-        .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 32, .vocab = 32000};
+    m.architecture = test::llama2_7b();
     QCOMPARE(qint64(m.parameters()), 6738415616LL); // the architecture wins
 }
 
@@ -138,14 +113,9 @@ void TestModel::gemma2FourNorms()
     // 256000, tied; four RMSNorms per block (input, post-attention, pre- and
     // post-feed-forward). Per block: Q and O 4608 x 4096 each, K and V 4608 x 2048
     // each, GeGLU MLP 3 x 4608 x 36864, norms 4 x 4608 = 566,249,472.
-    Architecture a{.layers = 46,
-                   .hidden = 4608,
-                   .ffn = 36864,
-                   .heads = 32,
-                   .kvHeads = 16,
-                   .vocab = 256000,
-                   .headDim = 128,
-                   .tiedEmbeddings = true};
+    Architecture a = test::dense(46, 4608, 36864, 32, 16, 256000);
+    a.headDim = 128;
+    a.tiedEmbeddings = true;
     a.normsPerLayer = 4;
     QCOMPARE(qint64(layerParameterCount(a)),
              2 * 4608LL * 4096 + 2 * 4608LL * 2048 + 3 * 4608LL * 36864 + 4 * 4608);
@@ -161,16 +131,7 @@ void TestModel::gpt3PositionTable()
     // GPT-3 175B (Brown et al. 2020, Table 2.1: 96 layers, d_model 12288, 96 heads,
     // d_ff = 4 d_model, context 2048; GPT-2 layout: LayerNorm, biases, GELU, tied).
     // Block: 4 h^2 + 4 h attention, 2 h 4h + 4h + h MLP, 2 LayerNorms 4 h.
-    Architecture a{.layers = 96,
-                   .hidden = 12288,
-                   .ffn = 49152,
-                   .heads = 96,
-                   .kvHeads = 96,
-                   .vocab = 50257,
-                   .tiedEmbeddings = true,
-                   .gatedMlp = false,
-                   .linearBiases = true,
-                   .layerNormBias = true};
+    Architecture a = test::gpt3_175b(); // ffn 49152 = 4 x 12288, vocab 50257
     a.positionEmbeddings = 2048;
     const qint64 h = 12288;
     QCOMPARE(qint64(layerParameterCount(a)), 4 * h * h + 4 * h + 8 * h * h + 5 * h + 4 * h);
@@ -184,8 +145,8 @@ void TestModel::gpt3PositionTable()
 
 void TestModel::validation()
 {
-    Architecture a{
-        .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kvHeads = 5, .vocab = 32000};
+    Architecture a = test::llama2_7b();
+    a.kvHeads = 5;
     QCOMPARE(QString::fromStdString(validateArchitecture(a)),
              QStringLiteral("heads (32) is not divisible by kv heads (5)"));
     a.kvHeads = 8;

@@ -3,25 +3,17 @@
 // activation terms. Every expected value is a published figure (named) or a hand
 // calculation written next to it; docs/models.md derives the same numbers.
 #include "estimate.h"
+#include "testscenarios.h"
 
 #include <QTest>
 
 using namespace shardscope;
 
+Q_DECLARE_METATYPE(shardscope::Scenario)
+
 namespace {
 
-/// Mixtral 8x7B v0.1, config.json (mistralai/Mixtral-8x7B-v0.1): hidden 4096,
-/// intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab 32000, 8 local experts,
-/// 2 per token, untied.
-Architecture mixtral()
-{
-    Architecture a{
-        .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 32000};
-    a.experts = 8;
-    a.activeExperts = 2;
-    a.expertFfn = 14336;
-    return a;
-}
+using test::mixtral8x7b;
 
 /// DeepSeek-V3, config.json (deepseek-ai/DeepSeek-V3): hidden 7168, intermediate 18432,
 /// moe_intermediate 2048, 61 layers (first 3 dense), 128 heads, vocab 129280,
@@ -30,31 +22,29 @@ Architecture mixtral()
 /// an e_score_correction_bias per expert.
 Architecture deepseekV3()
 {
-    Architecture a{
-        .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128, .kvHeads = 128, .vocab = 129280};
-    a.experts = 256;
-    a.activeExperts = 8;
-    a.expertFfn = 2048;
-    a.sharedExperts = 1;
-    a.denseLayers = 3;
-    a.routerBias = true;
-    a.qLoraRank = 1536;
-    a.kvLoraRank = 512;
-    a.qkRopeHeadDim = 64;
-    a.qkNopeHeadDim = 128;
-    a.vHeadDim = 128;
-    return a;
+    return {.layers = 61,
+            .hidden = 7168,
+            .ffn = 18432,
+            .heads = 128,
+            .kvHeads = 128,
+            .vocab = 129280,
+            .experts = 256,
+            .activeExperts = 8,
+            .expertFfn = 2048,
+            .sharedExperts = 1,
+            .denseLayers = 3,
+            .routerBias = true,
+            .qLoraRank = 1536,
+            .kvLoraRank = 512,
+            .qkRopeHeadDim = 64,
+            .qkNopeHeadDim = 128,
+            .vHeadDim = 128};
 }
 
 Scenario moeScenario(const Architecture &a, qint64 gpus, ZeroStage z, int ep)
 {
-    Scenario s;
+    Scenario s = test::onH100s(a, gpus, z);
     s.model.id = "moe";
-    s.model.architecture = a;
-    s.recipe = Recipe{"mixed-adam", "Mixed", "test", 2, 2, 4, 8};
-    s.gpu.capacityBytes = 80'000'000'000;
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
     s.layout.expertParallel = ep;
     return s;
 }
@@ -82,7 +72,7 @@ private slots:
 
 void TestMoe::mixtralCounts()
 {
-    const Architecture a = mixtral();
+    const Architecture a = mixtral8x7b();
     QVERIFY(validateArchitecture(a).empty());
     // One expert: SwiGLU 3 x 4096 x 14336 = 176,160,768.
     QCOMPARE(qint64(expertParameterCount(a)), 176160768LL);
@@ -164,8 +154,7 @@ void TestMoe::deepseekV3HubTotal()
 
 void TestMoe::denseModelsAreAllActive()
 {
-    const Architecture llama{
-        .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kvHeads = 8, .vocab = 128256};
+    const Architecture llama = test::llama3_70b();
     QCOMPARE(qint64(activeParameterCount(llama)), 70553706496LL);
     QCOMPARE(qint64(expertParameterCount(llama)), 0LL);
     QCOMPARE(llama.moeLayerCount(), 0);
@@ -177,7 +166,7 @@ void TestMoe::expertParallelShrinksReplicatedStates()
     // parallelism every GPU holds all 46,702,792,704 weights and gradients (2 + 2 bytes)
     // and a 1/64 shard of master weights and Adam states (12 bytes):
     //   46,702,792,704 x 4 + 729,731,136 x 12 = 195,567,944,448.
-    Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero1, 1);
+    Scenario s = moeScenario(mixtral8x7b(), 64, ZeroStage::Zero1, 1);
     s.modelStatesOnly = true;
     MemoryReport r = estimate(s);
     QVERIFY2(r.valid(), r.error.c_str());
@@ -205,7 +194,7 @@ void TestMoe::fullShardingIsIndependentOfExpertParallel()
     // GPU whatever e is: with e = 8 the 8 expert-parallel ranks each keep 1/8 of the
     // experts and shard them over the 8 expert data-parallel ranks.
     for (int ep : {1, 2, 4, 8}) {
-        Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero3, ep);
+        Scenario s = moeScenario(mixtral8x7b(), 64, ZeroStage::Zero3, ep);
         s.modelStatesOnly = true;
         const MemoryReport r = estimate(s);
         QVERIFY2(r.valid(), r.error.c_str());
@@ -214,7 +203,7 @@ void TestMoe::fullShardingIsIndependentOfExpertParallel()
     // The gathered unit is one block on one GPU: with e = 8, 41,984,000 non-expert
     // parameters and one 176,160,768-parameter expert, larger than the 131,072,000
     // embedding: 2 prefetched units + 1 gradient, bf16.
-    Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero3, 8);
+    Scenario s = moeScenario(mixtral8x7b(), 64, ZeroStage::Zero3, 8);
     const MemoryReport r = estimate(s);
     QVERIFY2(r.valid(), r.error.c_str());
     QCOMPARE(qint64(r.groups[0].buffers.gatheredUnits), (41984000LL + 176160768LL) * 3 * 2);
@@ -222,38 +211,35 @@ void TestMoe::fullShardingIsIndependentOfExpertParallel()
 
 void TestMoe::expertParallelValidation_data()
 {
-    QTest::addColumn<bool>("moe");
-    QTest::addColumn<qint64>("gpus");
-    QTest::addColumn<int>("ep");
-    QTest::addColumn<qint64>("hsdp");
+    QTest::addColumn<Scenario>("scenario");
     QTest::addColumn<QString>("message");
-    QTest::newRow("dense model") << false << 8LL << 2 << 0LL
+    // Mixtral 8x7B (or, with `moe` false, its shape as a dense model) at ZeRO-3 on `gpus`
+    // GPUs with expert parallel size `ep` and HSDP shard size `hsdp`.
+    auto scenario = [](bool moe, qint64 gpus, int ep, qint64 hsdp) {
+        const Architecture a = moe ? mixtral8x7b() : test::dense(32, 4096, 14336, 32, 8, 32000);
+        Scenario s = moeScenario(a, gpus, ZeroStage::Zero3, ep);
+        s.layout.hsdpShardSize = hsdp;
+        return s;
+    };
+    QTest::newRow("dense model") << scenario(false, 8LL, 2, 0LL)
                                  << "expert parallelism needs a mixture-of-experts model";
     QTest::newRow("experts not divisible")
-        << true << 6LL << 3 << 0LL << "experts (8) are not divisible by expert parallel size (3)";
+        << scenario(true, 6LL, 3, 0LL)
+        << "experts (8) are not divisible by expert parallel size (3)";
     QTest::newRow("not inside data x context")
-        << true << 4LL << 8 << 0LL
+        << scenario(true, 4LL, 8, 0LL)
         << "expert parallel size (8) must divide the data x context parallel ranks (4)";
-    QTest::newRow("hsdp shard") << true << 16LL << 4 << 2LL
+    QTest::newRow("hsdp shard") << scenario(true, 16LL, 4, 2LL)
                                 << "expert parallel size (4) must divide the HSDP shard size (2)";
-    QTest::newRow("zero") << true << 8LL << 0 << 0LL
+    QTest::newRow("zero") << scenario(true, 8LL, 0, 0LL)
                           << "expert parallel size must be between 1 and 65536 (got 0)";
 }
 
 void TestMoe::expertParallelValidation()
 {
-    QFETCH(bool, moe);
-    QFETCH(qint64, gpus);
-    QFETCH(int, ep);
-    QFETCH(qint64, hsdp);
+    QFETCH(Scenario, scenario);
     QFETCH(QString, message);
-    Architecture a = mixtral();
-    if (!moe)
-        a = Architecture{
-            .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kvHeads = 8, .vocab = 32000};
-    Scenario s = moeScenario(a, gpus, ZeroStage::Zero3, ep);
-    s.layout.hsdpShardSize = hsdp;
-    QCOMPARE(QString::fromStdString(validate(s)), message);
+    QCOMPARE(QString::fromStdString(validate(scenario)), message);
 }
 
 void TestMoe::moeActivationTerms()
@@ -262,7 +248,7 @@ void TestMoe::moeActivationTerms()
     // sbh e = 4096 x 4096 x 2 = 33,554,432.
     ActivationSettings st;
     st.sequenceLength = 4096;
-    const Architecture a = mixtral();
+    const Architecture a = mixtral8x7b();
     const LayerActivationTerms t = layerActivationTerms(a, st, 0);
     const qint64 sbhe = 4096LL * 4096 * 2;
     QCOMPARE(qint64(t.mlpInput), sbhe);
@@ -325,14 +311,14 @@ void TestMoe::expertAllToAll()
     // block sends the 2 copies of 4096 tokens at h 4096 in bf16 (67,108,864 bytes),
     // 7/8 of it to other GPUs, 6 times (dispatch and combine in forward, recomputed
     // forward and backward): 32 blocks x 8 micro-batches x 6 x 58,720,256 = 90.2 GB.
-    Scenario s = moeScenario(mixtral(), 64, ZeroStage::Zero3, 8);
+    Scenario s = moeScenario(mixtral8x7b(), 64, ZeroStage::Zero3, 8);
     const MemoryReport r = estimate(s);
     QVERIFY2(r.valid(), r.error.c_str());
     QCOMPARE(qint64(r.groups[0].communication.expertParallel), 32LL * 8 * 6 * 58'720'256);
     QCOMPARE(r.groups[0].communication.total(),
              r.groups[0].communication.dataParallel + r.groups[0].communication.expertParallel);
     // Without expert parallelism nothing leaves the GPU for the experts.
-    Scenario noEp = moeScenario(mixtral(), 64, ZeroStage::Zero3, 1);
+    Scenario noEp = moeScenario(mixtral8x7b(), 64, ZeroStage::Zero3, 1);
     QCOMPARE(qint64(estimate(noEp).groups[0].communication.expertParallel), 0LL);
     QStringList notes;
     for (const auto &n : r.notes)
@@ -364,7 +350,7 @@ void TestMoe::architectureValidation()
 {
     QFETCH(int, which);
     QFETCH(QString, message);
-    Architecture a = mixtral();
+    Architecture a = mixtral8x7b();
     if (which == 0)
         a.activeExperts = 9;
     if (which == 1)

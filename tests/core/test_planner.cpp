@@ -1,6 +1,7 @@
 // The planner (core/planner.h): its fit set equals a brute force over the same space,
 // its ranking follows step time, and its "fewest GPUs", "largest micro-batch" and
 // "longest sequence" answers are boundaries (fit there, not one step beyond).
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "planner.h"
@@ -18,15 +19,7 @@ namespace {
 
 PlanRequest request(const char *model, std::int64_t minGpus, std::int64_t maxGpus)
 {
-    const Catalog &c = Catalog::builtIn();
-    PlanRequest q;
-    q.base.model = *c.model(model);
-    q.base.recipe = *c.recipe("mixed-adam");
-    q.base.gpu = *c.gpu("h100-sxm-80gb");
-    q.base.training.sequenceLength = 8192;
-    q.minGpus = minGpus;
-    q.maxGpus = maxGpus;
-    return q;
+    return test::planRequest(model, minGpus, maxGpus, 8192);
 }
 
 using Key = std::tuple<std::int64_t, int, int, int, int, int, std::int64_t, int, std::int64_t,
@@ -187,13 +180,7 @@ private slots:
         // activations, the CUDA context and the 5% reserve, which take it past 80. At
         // the slider's next count, 24, the states are 47.04 GB and it fits. DDP, ZeRO-1
         // and ZeRO-2 at t 1 keep the full 2-byte weights (141.1 GB) on every GPU: never.
-        const Catalog &c = Catalog::builtIn();
-        Scenario s;
-        s.model = *c.model("llama3-70b");
-        s.recipe = *c.recipe("mixed-adam");
-        s.gpu = *c.gpu("h100-sxm-80gb");
-        s.layout.gpus = 64;
-        s.layout.zeroStage = ZeroStage::Zero3;
+        Scenario s = test::catalogScenario("llama3-70b", 64, ZeroStage::Zero3);
         const WhatFits w = whatFits(s);
         QVERIFY2(w.valid(), w.error.c_str());
         QCOMPARE(w.fewest[0].gpus, std::int64_t(0));
@@ -228,12 +215,7 @@ private slots:
         // not (a linear scan, so this holds by construction; checked here against
         // estimate()); the fastest equals a brute force over strategy x recomputation
         // x b (b m = 8 kept).
-        const Catalog &c = Catalog::builtIn();
-        Scenario s;
-        s.model = *c.model("llama3-70b");
-        s.recipe = *c.recipe("mixed-adam");
-        s.gpu = *c.gpu("h100-sxm-80gb");
-        s.layout.gpus = 64;
+        Scenario s = test::catalogScenario("llama3-70b", 64);
         s.layout.tensorParallel = 8;
         s.training.sequenceLength = 8192;
         const WhatFits w = whatFits(s);
@@ -275,13 +257,7 @@ private slots:
 
     void largestMicroBatchAndLongestSequence()
     {
-        const Catalog &c = Catalog::builtIn();
-        Scenario s;
-        s.model = *c.model("llama3-8b");
-        s.recipe = *c.recipe("mixed-adam");
-        s.gpu = *c.gpu("h100-sxm-80gb");
-        s.layout.gpus = 8;
-        s.layout.zeroStage = ZeroStage::Zero3;
+        Scenario s = test::catalogScenario("llama3-8b", 8, ZeroStage::Zero3);
         s.training.sequenceLength = 8192;
         s.training.recompute = Recompute::Selective;
         const std::int64_t b = largestMicroBatch(s);

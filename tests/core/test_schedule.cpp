@@ -12,6 +12,8 @@
 
 using namespace shardscope;
 
+Q_DECLARE_METATYPE(shardscope::ScheduleParams)
+
 namespace {
 
 constexpr double eps = 1e-9;
@@ -625,12 +627,7 @@ void TestSchedule::unusedCostsAreNotChecked()
 
 void TestSchedule::invalidParams_data()
 {
-    QTest::addColumn<int>("schedule");
-    QTest::addColumn<int>("p");
-    QTest::addColumn<int>("m");
-    QTest::addColumn<int>("v");
-    QTest::addColumn<double>("forward");
-    QTest::addColumn<double>("backward");
+    QTest::addColumn<ScheduleParams>("params");
     QTest::addColumn<QString>("message");
     const int g = int(PipelineSchedule::GPipe);
     const int o = int(PipelineSchedule::OneFOneB);
@@ -638,61 +635,60 @@ void TestSchedule::invalidParams_data()
     const int z = int(PipelineSchedule::ZeroBubbleH1);
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    QTest::newRow("no stages") << o << 0 << 8 << 1 << 1.0 << 2.0
+    // Schedule, p, m, v and the forward and backward costs.
+    auto costed = [](int schedule, int p, int m, int v, double forward, double backward) {
+        ScheduleParams sp = params(PipelineSchedule(schedule), p, m, v);
+        sp.costs.forward = forward;
+        sp.costs.backward = backward;
+        return sp;
+    };
+    QTest::newRow("no stages") << costed(o, 0, 8, 1, 1.0, 2.0)
                                << "stages must be at least 1 (got 0)";
     QTest::newRow("negative stages")
-        << o << -3 << 8 << 1 << 1.0 << 2.0 << "stages must be at least 1 (got -3)";
+        << costed(o, -3, 8, 1, 1.0, 2.0) << "stages must be at least 1 (got -3)";
     QTest::newRow("too many stages")
-        << o << 1025 << 8 << 1 << 1.0 << 2.0 << "stages must be at most 1024 (got 1025)";
+        << costed(o, 1025, 8, 1, 1.0, 2.0) << "stages must be at most 1024 (got 1025)";
     QTest::newRow("no micro-batches")
-        << g << 4 << 0 << 1 << 1.0 << 2.0 << "micro-batches must be at least 1 (got 0)";
+        << costed(g, 4, 0, 1, 1.0, 2.0) << "micro-batches must be at least 1 (got 0)";
     QTest::newRow("too many micro-batches")
-        << g << 4 << 65537 << 1 << 1.0 << 2.0 << "micro-batches must be at most 65536 (got 65537)";
-    QTest::newRow("no chunks") << i << 4 << 8 << 0 << 1.0 << 2.0
+        << costed(g, 4, 65537, 1, 1.0, 2.0) << "micro-batches must be at most 65536 (got 65537)";
+    QTest::newRow("no chunks") << costed(i, 4, 8, 0, 1.0, 2.0)
                                << "chunks must be at least 1 (got 0)";
     QTest::newRow("too many chunks")
-        << i << 4 << 8 << 65 << 1.0 << 2.0 << "chunks must be at most 64 (got 65)";
+        << costed(i, 4, 8, 65, 1.0, 2.0) << "chunks must be at most 64 (got 65)";
     QTest::newRow("chunks without interleaving")
-        << o << 4 << 8 << 2 << 1.0 << 2.0
+        << costed(o, 4, 8, 2, 1.0, 2.0)
         << "only interleaved 1F1B splits a stage into chunks; 1f1b needs chunks = 1 (got 2)";
-    QTest::newRow("zb chunks") << z << 4 << 8 << 3 << 1.0 << 2.0
+    QTest::newRow("zb chunks") << costed(z, 4, 8, 3, 1.0, 2.0)
                                << "only interleaved 1F1B splits a stage into chunks; zb-h1 needs "
                                   "chunks = 1 (got 3)";
     QTest::newRow("interleaved one chunk")
-        << i << 4 << 8 << 1 << 1.0 << 2.0
+        << costed(i, 4, 8, 1, 1.0, 2.0)
         << "interleaved 1F1B needs at least 2 chunks per stage (got 1)";
     QTest::newRow("interleaved 6 over 4")
-        << i << 4 << 6 << 2 << 1.0 << 2.0
+        << costed(i, 4, 6, 2, 1.0, 2.0)
         << "interleaved 1F1B needs micro-batches (6) to be a multiple of stages (4)";
-    QTest::newRow("too large") << o << 1024 << 2048 << 1 << 1.0 << 2.0
+    QTest::newRow("too large") << costed(o, 1024, 2048, 1, 1.0, 2.0)
                                << "stages x micro-batches x chunks must be at most 1048576 (got "
                                   "2097152)";
-    QTest::newRow("zero forward") << o << 4 << 8 << 1 << 0.0 << 2.0
+    QTest::newRow("zero forward") << costed(o, 4, 8, 1, 0.0, 2.0)
                                   << "forward cost must be positive and finite (got 0)";
-    QTest::newRow("negative backward") << g << 4 << 8 << 1 << 1.0 << -1.5
-                                       << "backward cost must be positive and finite (got -1.5)";
+    QTest::newRow("negative backward")
+        << costed(g, 4, 8, 1, 1.0, -1.5) << "backward cost must be positive and finite (got -1.5)";
     QTest::newRow("infinite forward")
-        << o << 4 << 8 << 1 << inf << 2.0 << "forward cost must be positive and finite (got inf)";
-    QTest::newRow("nan backward") << i << 4 << 8 << 2 << 1.0 << nan
+        << costed(o, 4, 8, 1, inf, 2.0) << "forward cost must be positive and finite (got inf)";
+    QTest::newRow("nan backward") << costed(i, 4, 8, 2, 1.0, nan)
                                   << "backward cost must be positive and finite (got nan)";
     QTest::newRow("unknown schedule")
-        << 7 << 4 << 8 << 1 << 1.0 << 2.0 << "unknown pipeline schedule (7)";
+        << costed(7, 4, 8, 1, 1.0, 2.0) << "unknown pipeline schedule (7)";
 }
 
 void TestSchedule::invalidParams()
 {
-    QFETCH(int, schedule);
-    QFETCH(int, p);
-    QFETCH(int, m);
-    QFETCH(int, v);
-    QFETCH(double, forward);
-    QFETCH(double, backward);
+    QFETCH(ScheduleParams, params);
     QFETCH(QString, message);
-    ScheduleParams sp = params(PipelineSchedule(schedule), p, m, v);
-    sp.costs.forward = forward;
-    sp.costs.backward = backward;
-    QCOMPARE(QString::fromStdString(validateSchedule(sp)), message);
-    const Timeline t = ::shardscope::schedule(sp);
+    QCOMPARE(QString::fromStdString(validateSchedule(params)), message);
+    const Timeline t = ::shardscope::schedule(params);
     QVERIFY(!t.valid());
     QCOMPARE(QString::fromStdString(t.error), message);
     QVERIFY(t.stages.empty());

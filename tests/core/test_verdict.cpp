@@ -1,5 +1,6 @@
 // The verdict (core/verdict.h) and its sentence (verdictText, core/format.h): what
 // overflows, by how many bytes, with every amount worked out by hand below.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "format.h"
@@ -12,23 +13,15 @@ using namespace shardscope;
 
 namespace {
 
-/// Llama 3 70B on 64 x H100 SXM 80 GB from the shipped catalog, ZeRO-3, the Scenario
-/// defaults otherwise (micro-batch 1, s 4096, 8 micro-batches, full recomputation,
-/// FlashAttention, fp32 logits, fused loss, 8 GPUs per node, 2 TB host RAM).
-///
-/// Hand counts used below (the same terms as tests/app/test_reportcommand.cpp):
-///   parameters 70,553,706,496; over 64 ranks 1,102,401,664 each (exact)
-///   activations 5,368,709,120 + 1,124,073,472 + 1,048,576 + 134,217,728
-///     + 2,101,346,304 = 8,729,395,200
-///   CUDA context 536,870,912; gathered units 1,050,673,152 x 3 x 2 = 6,304,038,912
-///   activations + context + gathered units = 15,570,305,024
-Scenario llama70bZero3()
-{
-    Scenario s = defaultScenario(); // Llama 3 70B, mixed-adam, H100 SXM 80GB
-    s.layout.gpus = 64;
-    s.layout.zeroStage = ZeroStage::Zero3;
-    return s;
-}
+using test::llama70bZero3;
+
+// Hand counts of llama70bZero3() used below (the same terms as
+// tests/app/test_reportcommand.cpp):
+//   parameters 70,553,706,496; over 64 ranks 1,102,401,664 each (exact)
+//   activations 5,368,709,120 + 1,124,073,472 + 1,048,576 + 134,217,728
+//     + 2,101,346,304 = 8,729,395,200
+//   CUDA context 536,870,912; gathered units 1,050,673,152 x 3 x 2 = 6,304,038,912
+//   activations + context + gathered units = 15,570,305,024
 
 QString text(const Scenario &s)
 {

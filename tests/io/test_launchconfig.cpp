@@ -6,6 +6,7 @@
 // torchtitan/config/job_config.py (Training, Parallelism, ActivationCheckpoint) and
 // torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
 // are checked line by line.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "launchconfig.h"
@@ -17,15 +18,15 @@
 
 using namespace shardscope;
 
+Q_DECLARE_METATYPE(shardscope::Scenario)
+
 namespace {
 
-/// The 70B example: Llama 3 70B, 64 x H100, ZeRO-3, micro-batch 1,
-/// gradient accumulation 8, full recomputation, mixed-precision AdamW.
+/// The 70B example (test::llama70bZero3(): Llama 3 70B, 64 x H100, ZeRO-3,
+/// micro-batch 1, gradient accumulation 8, full recomputation, mixed-precision AdamW).
 Scenario llama70bZero3()
 {
-    Scenario s = defaultScenario(); // Llama 3 70B, mixed-adam, H100 SXM 80GB
-    s.layout.gpus = 64;
-    s.layout.zeroStage = ZeroStage::Zero3;
+    Scenario s = test::llama70bZero3();
     s.training.microBatchSize = 1;
     s.training.microBatches = 8;
     s.training.recompute = Recompute::Full;
@@ -432,34 +433,49 @@ void TestLaunchConfig::torchtitanLayouts()
 void TestLaunchConfig::refusals_data()
 {
     QTest::addColumn<int>("format");
-    QTest::addColumn<int>("change");
+    QTest::addColumn<Scenario>("scenario");
     QTest::addColumn<QString>("message");
     const int ds = int(LaunchFormat::DeepSpeed), acc = int(LaunchFormat::Accelerate),
               tt = int(LaunchFormat::Torchtitan);
+    // llama70bZero3() with `change` made.
+    auto with = [](void (*change)(Scenario &)) {
+        Scenario s = llama70bZero3();
+        change(s);
+        return s;
+    };
     QTest::newRow("invalid scenario")
-        << ds << 0 << "scenario: gpus (64) is not divisible by t x p x c (5 x 1 x 1 = 5)";
+        << ds << with([](Scenario &s) { s.layout.tensorParallel = 5; })
+        << "scenario: gpus (64) is not divisible by t x p x c (5 x 1 x 1 = 5)";
     QTest::newRow("deepspeed hsdp zero2")
-        << ds << 1
+        << ds << with([](Scenario &s) {
+               s.layout.zeroStage = ZeroStage::Zero2;
+               s.layout.hsdpShardSize = 8;
+           })
         << "DeepSpeed shards in groups (MiCS, mics_shard_size) only with ZeRO-3: pick zero3 or "
            "drop --hsdp-shard";
-    QTest::newRow("fsdp zero1") << acc << 2
+    QTest::newRow("fsdp zero1") << acc
+                                << with([](Scenario &s) { s.layout.zeroStage = ZeroStage::Zero1; })
                                 << "FSDP has no ZeRO-1 (its SHARD_GRAD_OP is ZeRO-2): pick ddp, "
                                    "zero2 or zero3";
-    QTest::newRow("accelerate tp") << acc << 3
+    QTest::newRow("accelerate tp") << acc << with([](Scenario &s) { s.layout.tensorParallel = 8; })
                                    << "Accelerate's FSDP config has no tensor, pipeline, context "
                                       "or expert parallel setting: export torchtitan instead";
     QTest::newRow("accelerate hsdp across nodes")
-        << acc << 4
+        << acc << with([](Scenario &s) { s.layout.hsdpShardSize = 16; })
         << "FSDP's HYBRID_SHARD shards within one node: set --hsdp-shard to the GPUs "
            "per node (8)";
     QTest::newRow("accelerate optimizer offload")
-        << acc << 5
+        << acc << with([](Scenario &s) { s.layout.offload = Offload::Optimizer; })
         << "FSDP's CPU offload moves parameters, gradients and the optimizer step together: use "
            "--offload optimizer+params";
     QTest::newRow("torchtitan zero1")
-        << tt << 2 << "torchtitan has no ZeRO-1 (it shards with FSDP2): pick ddp, zero2 or zero3";
+        << tt << with([](Scenario &s) { s.layout.zeroStage = ZeroStage::Zero1; })
+        << "torchtitan has no ZeRO-1 (it shards with FSDP2): pick ddp, zero2 or zero3";
     QTest::newRow("torchtitan zb-h1")
-        << tt << 6
+        << tt << with([](Scenario &s) {
+               s.layout.pipelineParallel = 4;
+               s.training.schedule = PipelineSchedule::ZeroBubbleH1;
+           })
         << "torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble schedules, "
            "InterleavedZeroBubble and ZBVZeroBubble, need 2 or more stages per rank)";
 }
@@ -467,35 +483,9 @@ void TestLaunchConfig::refusals_data()
 void TestLaunchConfig::refusals()
 {
     QFETCH(int, format);
-    QFETCH(int, change);
+    QFETCH(Scenario, scenario);
     QFETCH(QString, message);
-    Scenario s = llama70bZero3();
-    switch (change) {
-    case 0:
-        s.layout.tensorParallel = 5;
-        break;
-    case 1:
-        s.layout.zeroStage = ZeroStage::Zero2;
-        s.layout.hsdpShardSize = 8;
-        break;
-    case 2:
-        s.layout.zeroStage = ZeroStage::Zero1;
-        break;
-    case 3:
-        s.layout.tensorParallel = 8;
-        break;
-    case 4:
-        s.layout.hsdpShardSize = 16;
-        break;
-    case 5:
-        s.layout.offload = Offload::Optimizer;
-        break;
-    case 6:
-        s.layout.pipelineParallel = 4;
-        s.training.schedule = PipelineSchedule::ZeroBubbleH1;
-        break;
-    }
-    QCOMPARE(exportError(s, LaunchFormat(format)), message);
+    QCOMPARE(exportError(scenario, LaunchFormat(format)), message);
 }
 
 QTEST_GUILESS_MAIN(TestLaunchConfig)

@@ -82,10 +82,12 @@ QStringList checkLesson(const Lesson &lesson)
     return failures;
 }
 
-const Lesson *findLesson(const std::vector<Lesson> &lessons, const QString &id)
+/// The built-in lesson `id`, or nullptr; the list lives as long as the test.
+const Lesson *builtInLesson(const char *id)
 {
+    static const auto lessons = builtInLessons();
     for (const Lesson &l : lessons)
-        if (l.id == id)
+        if (l.id == QLatin1String(id))
             return &l;
     return nullptr;
 }
@@ -149,8 +151,7 @@ void TestLesson::everyStatedNumberMatchesTheEngine()
 
 void TestLesson::ddpNeverFits()
 {
-    const auto lessons = builtInLessons();
-    const Lesson *l = findLesson(lessons, QStringLiteral("ddp-never-fits"));
+    const Lesson *l = builtInLesson("ddp-never-fits");
     QVERIFY(l);
     // DDP: 70e9 x 16 = 1,120 GB on every GPU at 8, 64 and 1,024 GPUs.
     for (int step : {0, 1, 2}) {
@@ -171,8 +172,7 @@ void TestLesson::ddpNeverFits()
 
 void TestLesson::zero3On8H100s()
 {
-    const auto lessons = builtInLessons();
-    const Lesson *l = findLesson(lessons, QStringLiteral("zero3-on-8-h100s"));
+    const Lesson *l = builtInLesson("zero3-on-8-h100s");
     QVERIFY(l);
     const MemoryReport claim = estimate(lessonDocument(*l, 0).scenario);
     QCOMPARE(claim.peakBytes(), std::int64_t(140'000'000'000)); // 1,120 GB / 8
@@ -191,8 +191,7 @@ void TestLesson::zero3On8H100s()
 
 void TestLesson::thirteenBOnA100s()
 {
-    const auto lessons = builtInLessons();
-    const Lesson *l = findLesson(lessons, QStringLiteral("13b-on-4-a100-40gb"));
+    const Lesson *l = builtInLesson("13b-on-4-a100-40gb");
     QVERIFY(l);
     const ScenarioDocument first = lessonDocument(*l, 0);
     QCOMPARE(first.scenario.gpu.capacityBytes, std::int64_t(40'000'000'000));
@@ -204,8 +203,7 @@ void TestLesson::thirteenBOnA100s()
 
 void TestLesson::pipelineBubble()
 {
-    const auto lessons = builtInLessons();
-    const Lesson *l = findLesson(lessons, QStringLiteral("pipeline-bubble"));
+    const Lesson *l = builtInLesson("pipeline-bubble");
     QVERIFY(l);
     QCOMPARE(lessonViewAt(*l, 0), LessonView::Timeline);
     QCOMPARE(bubbleText(lessonDocument(*l, 0).scenario), QStringLiteral("42.9%"));
@@ -225,8 +223,7 @@ void TestLesson::pipelineBubble()
 
 void TestLesson::activationMemory()
 {
-    const auto lessons = builtInLessons();
-    const Lesson *l = findLesson(lessons, QStringLiteral("activation-memory"));
+    const Lesson *l = builtInLesson("activation-memory");
     QVERIFY(l);
     auto acts = [l](int step) {
         return estimate(lessonDocument(*l, step).scenario).groups.front().bytes.activations;

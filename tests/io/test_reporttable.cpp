@@ -1,6 +1,7 @@
 // The per-GPU numbers table (io/reporttable.h) and the file-name stem of exports
 // (core/format.h scenarioFileStem): what Copy as CSV / Markdown and File > Export data
 // write, checked against hand calculations.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "format.h"
@@ -26,13 +27,7 @@ namespace {
 /// Llama 3 70B, mixed-precision AdamW, H100 SXM 80GB, `gpus` GPUs.
 Scenario seventyB(std::int64_t gpus, ZeroStage stage)
 {
-    Scenario s;
-    s.model = *Catalog::builtIn().model("llama3-70b");
-    s.recipe = *Catalog::builtIn().recipe("mixed-adam");
-    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = stage;
-    return s;
+    return test::catalogScenario("llama3-70b", gpus, stage);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // Scenario files: every setting survives a round trip (identical reports), malformed
 // files are refused with one line naming the field, saves are atomic, and the
 // recent-files list keeps 8 existing files, most recent first.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "reportjson.h"
@@ -22,28 +23,13 @@ Q_DECLARE_METATYPE(shardscope::Scenario)
 
 namespace {
 
-Scenario llama70bPipeline()
-{
-    // Llama 3 70B, t 8, p 4, d 2, 1F1B, selective recomputation, on 64 H100s.
-    Scenario s = defaultScenario();
-    s.layout.gpus = 64;
-    s.layout.tensorParallel = 8;
-    s.layout.pipelineParallel = 4;
-    s.layout.zeroStage = ZeroStage::Zero1;
-    s.training.recompute = Recompute::Selective;
-    s.training.schedule = PipelineSchedule::OneFOneB;
-    s.training.microBatches = 16;
-    return s;
-}
+// Llama 3 70B, t 8, p 4, d 2, 1F1B, selective recomputation, on 64 H100s; and the plain
+// 70B count at ZeRO-3 on 64, model states only.
+using test::llama70bPipeline;
 
 Scenario plainCount()
 {
-    Scenario s = defaultScenario();
-    s.model = *Catalog::builtIn().model("plain-70b");
-    s.layout.gpus = 64;
-    s.layout.zeroStage = ZeroStage::Zero3;
-    s.modelStatesOnly = true;
-    return s;
+    return test::plain70bStates(64, ZeroStage::Zero3);
 }
 
 /// Every field set away from its default.

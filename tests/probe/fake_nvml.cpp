@@ -160,6 +160,17 @@ void copyText(char *to, std::size_t length, const char *text)
     to[n] = '\0';
 }
 
+// A string field of the device's GPU into the caller's buffer, as NVML's getters copy
+// it: NVML_ERROR_INVALID_ARGUMENT for an unknown handle or no buffer.
+Return deviceText(nvmlDevice_st *device, const char *FakeGpu::*field, char *to, unsigned length)
+{
+    const FakeGpu *gpu = gpuOf(device);
+    if (!gpu || !to || length == 0)
+        return kInvalidArgument;
+    copyText(to, length, gpu->*field);
+    return kSuccess;
+}
+
 template <typename Info> Return listProcesses(nvmlDevice_st *device, unsigned *count, Info *infos)
 {
     const FakeGpu *gpu = gpuOf(device);
@@ -284,20 +295,12 @@ FAKE_EXPORT Return nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_st *
 
 FAKE_EXPORT Return nvmlDeviceGetName(nvmlDevice_st *device, char *name, unsigned length)
 {
-    const FakeGpu *gpu = gpuOf(device);
-    if (!gpu || !name || length == 0)
-        return kInvalidArgument;
-    copyText(name, length, gpu->name);
-    return kSuccess;
+    return deviceText(device, &FakeGpu::name, name, length);
 }
 
 FAKE_EXPORT Return nvmlDeviceGetUUID(nvmlDevice_st *device, char *uuid, unsigned length)
 {
-    const FakeGpu *gpu = gpuOf(device);
-    if (!gpu || !uuid || length == 0)
-        return kInvalidArgument;
-    copyText(uuid, length, gpu->uuid);
-    return kSuccess;
+    return deviceText(device, &FakeGpu::uuid, uuid, length);
 }
 
 FAKE_EXPORT Return nvmlDeviceGetPciInfo(nvmlDevice_st *device, PciInfoLegacy *pci)

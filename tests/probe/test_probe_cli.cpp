@@ -55,11 +55,27 @@ Run runProbe(const QStringList &args, const QString &library,
     return r;
 }
 
+// Writes `bytes` to a new file at `path`; false when it cannot be written whole.
+bool writeFile(const QString &path, const QByteArray &bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
 bool isJsonObject(const QByteArray &line)
 {
     QJsonParseError error{};
     const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
     return error.error == QJsonParseError::NoError && doc.isObject();
+}
+
+// Checks that run `r` exited with `exitCode` and printed one JSON document of `schema`.
+void verifyOneDocument(const Run &r, int exitCode, const QString &schema)
+{
+    QCOMPARE(r.exitCode, exitCode);
+    QCOMPARE(r.lines.size(), 1);
+    QVERIFY(isJsonObject(r.lines.first()));
+    QCOMPARE(r.first().value(QStringLiteral("schema")).toString(), schema);
 }
 
 const QString kFake = QStringLiteral(FAKE_NVML_PATH);
@@ -86,12 +102,8 @@ private slots:
     void jsonSample()
     {
         const Run r = runProbe({QStringLiteral("--json")}, kFake);
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.lines.size(), 1);
-        QVERIFY(isJsonObject(r.lines.first()));
+        verifyOneDocument(r, 0, QStringLiteral("shardscope-probe/1"));
         const QJsonObject doc = r.first();
-        QCOMPARE(doc.value(QStringLiteral("schema")).toString(),
-                 QStringLiteral("shardscope-probe/1"));
         QCOMPARE(doc.value(QStringLiteral("nvml_memory_api")).toString(), QStringLiteral("v2"));
         const QJsonArray gpus = doc.value(QStringLiteral("gpus")).toArray();
         QCOMPARE(gpus.size(), 2);
@@ -139,43 +151,48 @@ private slots:
         QCOMPARE(last.value(QStringLiteral("error_code")).toString(), QStringLiteral("nvml_error"));
     }
 
-    void missingLibraryExitsZero()
+    // An error document is one line with its error_code and a message; nothing to show
+    // exits 0, an NVML call failing after initialisation exits 1 (docs/probe.md, "Error
+    // codes and exit codes").
+    void errorDocuments_data()
     {
-        const Run r =
-            runProbe({QStringLiteral("--json")}, QStringLiteral("/nonexistent/libnvml.so"));
-        QCOMPARE(r.exitCode, 0);
+        QTest::addColumn<QString>("library");
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("code");
+        QTest::addColumn<int>("nvmlReturn"); // 0: no nvml_return key
+        QTest::newRow("missing library exits 0")
+            << QStringLiteral("/nonexistent/libnvml.so") << QString() << QString() << 0
+            << QStringLiteral("nvml_not_found") << 0;
+        QTest::newRow("missing symbol exits 0")
+            << QStringLiteral(FAKE_NVML_NOINIT_PATH) << QString() << QString() << 0
+            << QStringLiteral("symbol_missing") << 0;
+        QTest::newRow("NVML error exits 1")
+            << kFake << QStringLiteral("FAKE_NVML_FAIL") << QStringLiteral("count") << 1
+            << QStringLiteral("nvml_error") << 999;
+        QTest::newRow("no GPU exits 0")
+            << kFake << QStringLiteral("FAKE_NVML_GPUS") << QStringLiteral("0") << 0
+            << QStringLiteral("no_gpus") << 0;
+    }
+
+    void errorDocuments()
+    {
+        QFETCH(QString, library);
+        QFETCH(QString, variable);
+        QFETCH(QString, value);
+        QFETCH(int, exitCode);
+        QFETCH(QString, code);
+        QFETCH(int, nvmlReturn);
+        QList<QPair<QString, QString>> env;
+        if (!variable.isEmpty())
+            env << qMakePair(variable, value);
+        const Run r = runProbe({QStringLiteral("--json")}, library, env);
+        QCOMPARE(r.exitCode, exitCode);
         QCOMPARE(r.lines.size(), 1);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("nvml_not_found"));
+        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(), code);
         QVERIFY(!r.first().value(QStringLiteral("error")).toString().isEmpty());
-    }
-
-    void missingSymbolExitsZero()
-    {
-        const Run r = runProbe({QStringLiteral("--json")}, QStringLiteral(FAKE_NVML_NOINIT_PATH));
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("symbol_missing"));
-    }
-
-    void nvmlErrorExitsOne()
-    {
-        const Run r = runProbe({QStringLiteral("--json")}, kFake,
-                               {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("count")}});
-        QCOMPARE(r.exitCode, 1);
-        QCOMPARE(r.lines.size(), 1);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("nvml_error"));
-        QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), 999);
-    }
-
-    void noGpuExitsZero()
-    {
-        const Run r = runProbe({QStringLiteral("--json")}, kFake,
-                               {{QStringLiteral("FAKE_NVML_GPUS"), QStringLiteral("0")}});
-        QCOMPARE(r.exitCode, 0);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("no_gpus"));
+        QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), nvmlReturn);
     }
 
     void textOutputWithoutJson()
@@ -221,11 +238,8 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(QStringLiteral("big.json"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
         // 80 GiB of weights: more than the fake GPU 0 has free (74229743616 bytes).
-        f.write(R"({"rank": 0, "bytes": {"weights": 85899345920}})");
-        f.close();
+        QVERIFY(writeFile(path, R"({"rank": 0, "bytes": {"weights": 85899345920}})"));
 
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake);
         QCOMPARE(r.lines.size(), 1);
@@ -306,12 +320,8 @@ private slots:
         clock.start();
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake, {}, 10000);
         QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
-        QCOMPARE(r.exitCode, 2);
-        QCOMPARE(r.lines.size(), 1);
-        QVERIFY(isJsonObject(r.lines.first()));
+        verifyOneDocument(r, 2, QStringLiteral("shardscope-probe-calibration/1"));
         const QJsonObject doc = r.first();
-        QCOMPARE(doc.value(QStringLiteral("schema")).toString(),
-                 QStringLiteral("shardscope-probe-calibration/1"));
         QCOMPARE(doc.value(QStringLiteral("error_code")).toString(),
                  QStringLiteral("scenario_invalid"));
         const QString message = doc.value(QStringLiteral("error")).toString();
@@ -329,12 +339,10 @@ private slots:
             QSKIP("calibration not built (the file is not read)");
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("wrap.json"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"bytes": {"weights": 4611686018427387904, "gradients": 4611686018427387904,
+        QVERIFY(writeFile(
+            path, R"({"bytes": {"weights": 4611686018427387904, "gradients": 4611686018427387904,
                     "master_weights": 4611686018427387904,
-                    "optimizer_states": 4611686018427387904, "activations": 1048576}})");
-        f.close();
+                    "optimizer_states": 4611686018427387904, "activations": 1048576}})"));
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake);
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.lines.size(), 1);
@@ -452,10 +460,7 @@ private slots:
             QSKIP("calibration not built");
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("small.json"));
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"bytes": {"weights": 1048576}})");
-        f.close();
+        QVERIFY(writeFile(path, R"({"bytes": {"weights": 1048576}})"));
         const Run r = runProbe(
             {QStringLiteral("--calibrate"), path, QStringLiteral("--rank"), QStringLiteral("0")},
             kFake);

@@ -28,10 +28,16 @@ template <typename T> T fakeHook(const char *path, const char *symbol)
     return value;
 }
 
-QJsonObject sampleWith(const char *library)
+// One sample from a sampler that loads `library` alone.
+NvmlSample sampleFrom(const char *library)
 {
     NvmlSampler sampler(QStringList{QString::fromUtf8(library)});
-    return sampleToJson(sampler.sample());
+    return sampler.sample();
+}
+
+QJsonObject sampleWith(const char *library)
+{
+    return sampleToJson(sampleFrom(library));
 }
 
 } // namespace
@@ -187,8 +193,7 @@ private slots:
 
     void missingLibraryIsNvmlNotFound()
     {
-        NvmlSampler sampler(QStringList{QStringLiteral("/nonexistent/libnvidia-ml.so.1")});
-        const NvmlSample s = sampler.sample();
+        const NvmlSample s = sampleFrom("/nonexistent/libnvidia-ml.so.1");
         QCOMPARE(s.error.code, QStringLiteral("nvml_not_found"));
         QCOMPARE(s.error.exitCode, 0);
         const QJsonObject doc = sampleToJson(s);
@@ -222,8 +227,7 @@ private slots:
     void countFailureIsAnNvmlError()
     {
         qputenv("FAKE_NVML_FAIL", "count");
-        NvmlSampler sampler(QStringList{QStringLiteral(FAKE_NVML_PATH)});
-        const NvmlSample s = sampler.sample();
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
         QCOMPARE(s.error.code, QStringLiteral("nvml_error"));
         QCOMPARE(s.error.exitCode, 1);
         QCOMPARE(s.error.nvmlReturn, 999);
@@ -237,8 +241,7 @@ private slots:
     void memoryFailureNamesTheCall()
     {
         qputenv("FAKE_NVML_FAIL", "memory");
-        NvmlSampler sampler(QStringList{QStringLiteral(FAKE_NVML_PATH)});
-        const NvmlSample s = sampler.sample();
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
         QCOMPARE(s.error.code, QStringLiteral("nvml_error"));
         QCOMPARE(s.error.nvmlReturn, 15);
         QVERIFY(s.error.message.contains(QStringLiteral("nvmlDeviceGetMemoryInfo_v2")));
@@ -248,8 +251,7 @@ private slots:
     void driverNotLoaded()
     {
         qputenv("FAKE_NVML_FAIL", "init");
-        NvmlSampler sampler(QStringList{QStringLiteral(FAKE_NVML_PATH)});
-        const NvmlSample s = sampler.sample();
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
         QCOMPARE(s.error.code, QStringLiteral("no_driver"));
         QCOMPARE(s.error.exitCode, 0);
         QCOMPARE(s.error.nvmlReturn, 9);
@@ -258,8 +260,7 @@ private slots:
     void initFailure()
     {
         qputenv("FAKE_NVML_FAIL", "init_permission");
-        NvmlSampler sampler(QStringList{QStringLiteral(FAKE_NVML_PATH)});
-        const NvmlSample s = sampler.sample();
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
         QCOMPARE(s.error.code, QStringLiteral("nvml_init_failed"));
         QCOMPARE(s.error.exitCode, 0);
         QVERIFY(s.error.message.contains(QStringLiteral("Insufficient Permissions")));
@@ -268,8 +269,7 @@ private slots:
     void noGpus()
     {
         qputenv("FAKE_NVML_GPUS", "0");
-        NvmlSampler sampler(QStringList{QStringLiteral(FAKE_NVML_PATH)});
-        const NvmlSample s = sampler.sample();
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
         QCOMPARE(s.error.code, QStringLiteral("no_gpus"));
         QCOMPARE(s.error.exitCode, 0);
         QCOMPARE(sampleToJson(s).value(QStringLiteral("driver_version")).toString(),

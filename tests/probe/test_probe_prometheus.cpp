@@ -271,6 +271,32 @@ quint16 closedPort()
     return port;
 }
 
+// Checks that `e` is the error `code`, exit code 1, with exactly `message`.
+void verifyFailure(const ProbeError &e, const char *code, const QString &message)
+{
+    QCOMPARE(e.code, QString::fromLatin1(code));
+    QCOMPARE(e.exitCode, 1);
+    QCOMPARE(e.message, message);
+}
+
+// Runs `shardscope-probe --prometheus URL --json --timeout MS` against `server`.
+ProbeRun runJson(const FakePrometheus &server, int timeoutMs)
+{
+    return runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
+                     QStringLiteral("--timeout"), QString::number(timeoutMs)});
+}
+
+// One fetch from `server` with a `timeoutMs` deadline; `*elapsedMs` is how long it took.
+PrometheusSnapshot timedFetch(const FakePrometheus &server, int timeoutMs, qint64 *elapsedMs)
+{
+    PrometheusClient client(QUrl(server.url()), timeoutMs);
+    QElapsedTimer clock;
+    clock.start();
+    const PrometheusSnapshot s = client.fetch();
+    *elapsedMs = clock.elapsed();
+    return s;
+}
+
 void serveRecorded(FakePrometheus &server)
 {
     server.answers.insert(QStringLiteral("DCGM_FI_DEV_FB_USED"), {200, kUsed});
@@ -514,12 +540,11 @@ private slots:
         QVERIFY(server.listen());
         PrometheusClient client(QUrl(server.url()), 5000);
         const PrometheusSnapshot s = client.fetch();
-        QCOMPARE(s.error.code, QStringLiteral("prometheus_error"));
-        QCOMPARE(s.error.exitCode, 1);
-        QCOMPARE(s.error.message,
-                 QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
-                                "DCGM_FI_DEV_FB_USED")
-                     .arg(server.url()));
+        verifyFailure(
+            s.error, "prometheus_error",
+            QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
+                           "DCGM_FI_DEV_FB_USED")
+                .arg(server.url()));
 
         const ProbeRun r = runProbe({QStringLiteral("--prometheus"), server.url()});
         QVERIFY(r.finished);
@@ -536,17 +561,12 @@ private slots:
         FakePrometheus server;
         server.answerAll({200, {}, "application/json", FakePrometheus::Stream::Trickle});
         QVERIFY(server.listen());
-        PrometheusClient client(QUrl(server.url()), 1000);
-        QElapsedTimer clock;
-        clock.start();
-        const PrometheusSnapshot s = client.fetch();
-        const qint64 elapsed = clock.elapsed();
+        qint64 elapsed = 0;
+        const PrometheusSnapshot s = timedFetch(server, 1000, &elapsed);
         QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
         QVERIFY2(elapsed >= 950 && elapsed < 2500, qPrintable(QString::number(elapsed)));
 
-        const ProbeRun r =
-            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
-                      QStringLiteral("--timeout"), QStringLiteral("2000")});
+        const ProbeRun r = runJson(server, 2000);
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
@@ -567,9 +587,7 @@ private slots:
         FakePrometheus server;
         server.answerAll({200, {}, "application/json", FakePrometheus::Stream::Flood});
         QVERIFY(server.listen());
-        const ProbeRun r =
-            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
-                      QStringLiteral("--timeout"), QStringLiteral("20000")});
+        const ProbeRun r = runJson(server, 20000);
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.lines().size(), 1);
@@ -593,9 +611,7 @@ private slots:
         server.answerAll(
             {200, {}, "application/json", FakePrometheus::Stream::Flood, 2147483648LL});
         QVERIFY(server.listen());
-        const ProbeRun r =
-            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
-                      QStringLiteral("--timeout"), QStringLiteral("20000")});
+        const ProbeRun r = runJson(server, 20000);
         QVERIFY(r.finished);
         QCOMPARE(r.exitCode, 1);
         QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
@@ -622,12 +638,10 @@ private slots:
         QElapsedTimer clock;
         clock.start();
         PrometheusSnapshot s = client.fetch();
-        QCOMPARE(s.error.code, QStringLiteral("prometheus_too_large"));
-        QCOMPARE(s.error.exitCode, 1);
-        QCOMPARE(s.error.message,
-                 QStringLiteral("Prometheus at %1 sent more than 1048576 bytes (the 1 MiB limit "
-                                "of one reading)")
-                     .arg(flood.url()));
+        verifyFailure(s.error, "prometheus_too_large",
+                      QStringLiteral("Prometheus at %1 sent more than 1048576 bytes (the 1 MiB "
+                                     "limit of one reading)")
+                          .arg(flood.url()));
         QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
         QTest::qWait(200); // the server notices the closed connections
         const qint64 sent = flood.bytesSent();
@@ -689,11 +703,8 @@ private slots:
         FakePrometheus server;
         server.answerAll({200, big});
         QVERIFY(server.listen());
-        PrometheusClient client(QUrl(server.url()), 300);
-        QElapsedTimer clock;
-        clock.start();
-        const PrometheusSnapshot s = client.fetch();
-        const qint64 elapsed = clock.elapsed();
+        qint64 elapsed = 0;
+        const PrometheusSnapshot s = timedFetch(server, 300, &elapsed);
         QCOMPARE(s.error.code, QStringLiteral("prometheus_timeout"));
         QVERIFY(s.gpus.empty());
         // 300 ms plus at most one JSON parse of a 16 MiB answer (slack for sanitizers).

@@ -1,5 +1,6 @@
 // Exporting charts for slides: exact PNG sizes, SVG and PDF that parse, the title and
 // caption drawn and removed again, slide-sized type, the clipboard, and the caption text.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "chartexport.h"
 #include "comparechart.h"
@@ -23,34 +24,28 @@ using namespace shardscope;
 
 namespace {
 
-Scenario seventyB(qint64 gpus, ZeroStage z)
-{
-    Scenario s;
-    s.model = *Catalog::builtIn().model("plain-70b");
-    s.recipe = *Catalog::builtIn().recipe("mixed-adam");
-    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
-    s.layout.gpus = gpus;
-    s.layout.zeroStage = z;
-    s.modelStatesOnly = true;
-    return s;
-}
-
-Scenario llama70bPipeline()
-{
-    Scenario s = seventyB(64, ZeroStage::Zero1);
-    s.model = *Catalog::builtIn().model("llama3-70b");
-    s.layout.tensorParallel = 8;
-    s.layout.pipelineParallel = 4;
-    s.training.recompute = Recompute::Selective;
-    s.training.microBatches = 16;
-    s.modelStatesOnly = false;
-    return s;
-}
+using test::llama70bPipeline;
+using test::plain70bStates;
 
 QByteArray fileBytes(const QString &path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// The memory chart of `s` exported to a `size` slide `name` (its ending picks PNG, SVG or
+/// PDF) in a fresh folder, titled `title` and captioned with the settings: the file's
+/// bytes, or empty with `*error` saying why.
+QByteArray exportedSlide(const Scenario &s, const char *name, QSize size, const QString &title,
+                         QString *error)
+{
+    MemoryChart chart;
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QLatin1String(name));
+    if (!exportPlot(chart.plot(), file, {size, title, scenarioCaption(s)}, error))
+        return {};
+    return fileBytes(file);
 }
 
 /// Pixels of `image` within `tolerance` of `colour` in each channel.
@@ -113,25 +108,19 @@ void TestChartExport::pngHasExactSize_data()
 void TestChartExport::pngHasExactSize()
 {
     QFETCH(QSize, size);
-    MemoryChart chart;
-    const Scenario s = seventyB(64, ZeroStage::Ddp);
-    chart.setReport(s, estimate(s), ByteUnit::GB);
-    QTemporaryDir dir;
-    const QString file = dir.filePath(QStringLiteral("slide.png"));
     QString error;
-    QVERIFY2(
-        exportPlot(chart.plot(), file, {size, QStringLiteral("DDP"), scenarioCaption(s)}, &error),
-        qPrintable(error));
-    const QImage image(file);
-    QCOMPARE(image.size(), size);
+    const QByteArray bytes = exportedSlide(plain70bStates(64, ZeroStage::Ddp), "slide.png", size,
+                                           QStringLiteral("DDP"), &error);
+    QVERIFY2(!bytes.isEmpty(), qPrintable(error));
+    QCOMPARE(QImage::fromData(bytes).size(), size);
     // Non-trivial: a drawn chart compresses to far more than a blank page.
-    QVERIFY(QFile(file).size() > 10'000);
+    QVERIFY(bytes.size() > 10'000);
 }
 
 void TestChartExport::titleCaptionAndColours()
 {
     MemoryChart chart;
-    const Scenario s = seventyB(64, ZeroStage::Ddp);
+    const Scenario s = plain70bStates(64, ZeroStage::Ddp);
     chart.setReport(s, estimate(s), ByteUnit::GB);
     const QSize size(1920, 1080);
     const QImage plain = renderPlot(chart.plot(), {size, QString(), QString()});
@@ -155,7 +144,7 @@ void TestChartExport::titleCaptionAndColours()
 void TestChartExport::layoutRestoredAfterExport()
 {
     MemoryChart chart;
-    const Scenario s = seventyB(8, ZeroStage::Zero3);
+    const Scenario s = plain70bStates(8, ZeroStage::Zero3);
     chart.setReport(s, estimate(s), ByteUnit::GB);
     QCustomPlot *plot = chart.plot();
     const int rows = plot->plotLayout()->rowCount();
@@ -194,16 +183,10 @@ void TestChartExport::slideSizedType()
 
 void TestChartExport::svgParses()
 {
-    MemoryChart chart;
-    const Scenario s = seventyB(64, ZeroStage::Zero3);
-    chart.setReport(s, estimate(s), ByteUnit::GB);
-    QTemporaryDir dir;
-    const QString file = dir.filePath(QStringLiteral("slide.svg"));
     QString error;
-    QVERIFY2(exportPlot(chart.plot(), file,
-                        {QSize(1920, 1080), QStringLiteral("Fits"), scenarioCaption(s)}, &error),
-             qPrintable(error));
-    const QByteArray bytes = fileBytes(file);
+    const QByteArray bytes = exportedSlide(plain70bStates(64, ZeroStage::Zero3), "slide.svg",
+                                           QSize(1920, 1080), QStringLiteral("Fits"), &error);
+    QVERIFY2(!bytes.isEmpty(), qPrintable(error));
     QVERIFY(bytes.size() > 10'000);
     QXmlStreamReader xml(bytes);
     while (!xml.atEnd() && !xml.isStartElement())
@@ -226,16 +209,10 @@ void TestChartExport::svgParses()
 
 void TestChartExport::pdfIsPdf()
 {
-    MemoryChart chart;
-    const Scenario s = llama70bPipeline();
-    chart.setReport(s, estimate(s), ByteUnit::GB);
-    QTemporaryDir dir;
-    const QString file = dir.filePath(QStringLiteral("slide.pdf"));
     QString error;
-    QVERIFY2(exportPlot(chart.plot(), file,
-                        {QSize(1920, 1080), QStringLiteral("Stages"), scenarioCaption(s)}, &error),
-             qPrintable(error));
-    const QByteArray bytes = fileBytes(file);
+    const QByteArray bytes = exportedSlide(llama70bPipeline(), "slide.pdf", QSize(1920, 1080),
+                                           QStringLiteral("Stages"), &error);
+    QVERIFY2(!bytes.isEmpty(), qPrintable(error));
     QVERIFY(bytes.startsWith("%PDF-"));
     QVERIFY(bytes.size() > 5'000);
     // A 16:9 page: 1280 x 720 px at 96 dpi = 960 x 540 pt.
@@ -245,7 +222,7 @@ void TestChartExport::pdfIsPdf()
 void TestChartExport::compareChartExports()
 {
     CompareChart chart;
-    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    chart.setScenario(plain70bStates(64, ZeroStage::Zero3), ByteUnit::GB);
     QTemporaryDir dir;
     QString error;
     for (const char *name : {"c.png", "c.svg", "c.pdf"})
@@ -287,7 +264,7 @@ void TestChartExport::widgetExport()
 void TestChartExport::clipboard()
 {
     MemoryChart chart;
-    const Scenario s = seventyB(64, ZeroStage::Zero3);
+    const Scenario s = plain70bStates(64, ZeroStage::Zero3);
     chart.setReport(s, estimate(s), ByteUnit::GB);
     copyPlotToClipboard(chart.plot(), {QSize(1920, 1080), QStringLiteral("T"), QString()});
     QCOMPARE(QGuiApplication::clipboard()->image().size(), QSize(1920, 1080));
@@ -317,14 +294,14 @@ void TestChartExport::refusesBadNamesAndSizes()
 
 void TestChartExport::caption()
 {
-    QCOMPARE(scenarioCaption(seventyB(64, ZeroStage::Zero3)),
+    QCOMPARE(scenarioCaption(plain70bStates(64, ZeroStage::Zero3)),
              QStringLiteral("70B params (plain count) · 64 × H100 80 GB · d 64 · ZeRO-3 / FSDP · "
                             "Mixed-precision AdamW, 16 B/param · model states only"));
     QCOMPARE(scenarioCaption(llama70bPipeline()),
              QStringLiteral("Llama 3 70B (70.6B params) · 64 × H100 80 GB · t 8, p 4, d 2 · "
                             "ZeRO-1 · Mixed-precision AdamW, 16 B/param · b 1, s 4096, m 16, "
                             "1F1B, selective recompute"));
-    Scenario s = seventyB(8, ZeroStage::Zero3);
+    Scenario s = plain70bStates(8, ZeroStage::Zero3);
     s.gpu = *Catalog::builtIn().gpu("a100-40gb");
     s.layout.offload = Offload::Optimizer;
     s.recipe = Recipe{"custom", "Custom", "", 2, 2, 0, 8};

@@ -64,10 +64,8 @@ private slots:
     void initTestCase() { QLocale::setDefault(QLocale::c()); }
     void parsesRecordedLineToTheByte();
     void parsesV1LineWithoutReserved();
-    void errorDocumentGivesItsMessage_data();
-    void errorDocumentGivesItsMessage();
-    void rejectsMalformedLines_data();
-    void rejectsMalformedLines();
+    void linesThatAreNoReadingGiveAMessage_data();
+    void linesThatAreNoReadingGiveAMessage();
     void candidateProgramsNextToTheApp();
     void panelMeasuresFakeLibraryToTheByte();
     void rankOutsideScenarioHasNoDifference();
@@ -126,43 +124,7 @@ void TestLivePanel::parsesV1LineWithoutReserved()
              QStringLiteral("nvmlDeviceGetComputeRunningProcesses failed: No Permission"));
 }
 
-void TestLivePanel::errorDocumentGivesItsMessage_data()
-{
-    QTest::addColumn<QByteArray>("line");
-    QTest::addColumn<QString>("message");
-    // Recorded from the probe with the fake library (FAKE_NVML_FAIL=init, a missing
-    // library, FAKE_NVML_GPUS=0).
-    QTest::newRow("no_driver")
-        << QByteArray(
-               R"({"error":"NVML is installed but the NVIDIA kernel driver is not loaded: Driver Not Loaded","error_code":"no_driver","gpus":[],"nvml_return":9,"schema":"shardscope-probe/1","source":"nvml","timestamp_ms":1796029611389})")
-        << QStringLiteral(
-               "NVML is installed but the NVIDIA kernel driver is not loaded: Driver Not Loaded");
-    QTest::newRow("nvml_not_found")
-        << QByteArray(
-               R"j({"error":"No NVIDIA driver: NVML library not found (/nonexistent.so: cannot open shared object file: No such file or directory)","error_code":"nvml_not_found","gpus":[],"schema":"shardscope-probe/1","source":"nvml","timestamp_ms":1796029611473
-})j")
-        << QStringLiteral("No NVIDIA driver: NVML library not found (/nonexistent.so: cannot "
-                          "open shared object file: No such file or directory)");
-    QTest::newRow("no_gpus")
-        << QByteArray(
-               R"({"driver_version":"550.54.15","error":"NVML sees no NVIDIA GPU on this machine","error_code":"no_gpus","gpus":[],"schema":"shardscope-probe/1","source":"nvml","timestamp_ms":1796029611558})")
-        << QStringLiteral("NVML sees no NVIDIA GPU on this machine");
-    QTest::newRow("empty message")
-        << QByteArray(
-               R"({"error":"","error_code":"nvml_error","gpus":[],"schema":"shardscope-probe/1"})")
-        << QStringLiteral("shardscope-probe reported an error (nvml_error)");
-}
-
-void TestLivePanel::errorDocumentGivesItsMessage()
-{
-    QFETCH(QByteArray, line);
-    QFETCH(QString, message);
-    const auto r = parseProbeLine(line);
-    QVERIFY(std::holds_alternative<QString>(r));
-    QCOMPARE(std::get<QString>(r), message);
-}
-
-void TestLivePanel::rejectsMalformedLines_data()
+void TestLivePanel::linesThatAreNoReadingGiveAMessage_data()
 {
     QTest::addColumn<QByteArray>("line");
     QTest::addColumn<QString>("message");
@@ -216,9 +178,31 @@ void TestLivePanel::rejectsMalformedLines_data()
         << QByteArray(R"({"schema":"shardscope-probe/1","gpus":[7]})")
         << QStringLiteral("shardscope-probe printed a malformed reading: gpus[0] is not an "
                           "object");
+    // Error documents give their own message.
+    // Recorded from the probe with the fake library (FAKE_NVML_FAIL=init, a missing
+    // library, FAKE_NVML_GPUS=0).
+    QTest::newRow("no_driver")
+        << QByteArray(
+               R"({"error":"NVML is installed but the NVIDIA kernel driver is not loaded: Driver Not Loaded","error_code":"no_driver","gpus":[],"nvml_return":9,"schema":"shardscope-probe/1","source":"nvml","timestamp_ms":1796029611389})")
+        << QStringLiteral(
+               "NVML is installed but the NVIDIA kernel driver is not loaded: Driver Not Loaded");
+    QTest::newRow("nvml_not_found")
+        << QByteArray(
+               R"j({"error":"No NVIDIA driver: NVML library not found (/nonexistent.so: cannot open shared object file: No such file or directory)","error_code":"nvml_not_found","gpus":[],"schema":"shardscope-probe/1","source":"nvml","timestamp_ms":1796029611473
+})j")
+        << QStringLiteral("No NVIDIA driver: NVML library not found (/nonexistent.so: cannot "
+                          "open shared object file: No such file or directory)");
+    QTest::newRow("no_gpus")
+        << QByteArray(
+               R"({"driver_version":"550.54.15","error":"NVML sees no NVIDIA GPU on this machine","error_code":"no_gpus","gpus":[],"schema":"shardscope-probe/1","source":"nvml","timestamp_ms":1796029611558})")
+        << QStringLiteral("NVML sees no NVIDIA GPU on this machine");
+    QTest::newRow("empty message")
+        << QByteArray(
+               R"({"error":"","error_code":"nvml_error","gpus":[],"schema":"shardscope-probe/1"})")
+        << QStringLiteral("shardscope-probe reported an error (nvml_error)");
 }
 
-void TestLivePanel::rejectsMalformedLines()
+void TestLivePanel::linesThatAreNoReadingGiveAMessage()
 {
     QFETCH(QByteArray, line);
     QFETCH(QString, message);

@@ -1,5 +1,6 @@
 // Drives the window's controls programmatically and checks what the chart and
 // the verdict show (issue 2: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
+#include "../testsupport.h"
 #include "advancedpanel.h"
 #include "breakdownview.h"
 #include "comparechart.h"
@@ -68,6 +69,15 @@ QPushButton *buttonWithText(const QWidget &w, const QString &text)
 }
 
 /// Opens the collapsed "Advanced" settings under the headline controls.
+/// Shows `w` at `size`, makes it the active window and waits until it is.
+void showActive(MainWindow &w, QSize size)
+{
+    w.resize(size);
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+}
+
 void expandAdvanced(MainWindow &w)
 {
     for (QToolButton *b : w.findChildren<QToolButton *>())
@@ -382,9 +392,7 @@ void TestMainWindow::customRecipeAndGpuAreNamed()
 {
     MainWindow w;
     Scenario s = w.session()->scenario();
-    s.recipe.id = "claim-12b";
-    s.recipe.displayName = "12 B/param (the claim's own figure)";
-    s.recipe.masterWeightBytes = 0;
+    s.recipe = test::claim12bRecipe();
     s.gpu.id = "h100-96gb";
     s.gpu.name = "H100 96 GB (Grand Teton)";
     s.gpu.capacityBytes = 96'000'000'000;
@@ -596,10 +604,7 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     // Home, End and Escape jump and leave. They must step the lesson whatever widget
     // has focus, and the focused widget must not act on them as well.
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    w.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
+    showActive(w, QSize(1600, 950));
     expandAdvanced(w);
     QMenu *lessonsMenu = nullptr;
     for (QAction *a : w.menuBar()->actions())
@@ -708,10 +713,7 @@ void TestMainWindow::wheelLeavesUnfocusedControlsAlone()
     // Scrolling the left panel with the wheel over a control must scroll the panel, not
     // turn the control; a control with focus still takes the wheel.
     MainWindow w;
-    w.resize(1280, 720);
-    w.show();
-    w.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
+    showActive(w, QSize(1280, 720));
     expandAdvanced(w);
     QCoreApplication::processEvents();
     QScrollArea *scroll = controlScroll(w);
@@ -944,10 +946,7 @@ void TestMainWindow::lessonStepSaysWhatChanged()
 void TestMainWindow::undoRedoAndReset()
 {
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    w.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&w));
+    showActive(w, QSize(1600, 950));
     auto *undo = w.findChild<QAction *>(QStringLiteral("undo"));
     auto *redo = w.findChild<QAction *>(QStringLiteral("redo"));
     auto *reset = w.findChild<QAction *>(QStringLiteral("resetToDefaults"));

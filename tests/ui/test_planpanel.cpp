@@ -63,6 +63,15 @@ bool sameCandidate(const PlanCandidate &a, const PlanCandidate &b)
            a.peakBytes == b.peakBytes && a.time.stepSeconds == b.time.stepSeconds;
 }
 
+/// Shows `panel` at 1600 x 900, waits until it is on screen, and plans at once.
+void showAndPlan(PlanPanel &panel)
+{
+    panel.resize(1600, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.planNow();
+}
+
 PlanCandidate synthetic(double seconds, std::int64_t bytes)
 {
     PlanCandidate c;
@@ -217,10 +226,7 @@ void TestPlanPanel::clickingARowLoadsIt()
 {
     Session session(Catalog::builtIn());
     PlanPanel panel(&session);
-    panel.resize(1600, 900);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    panel.planNow();
+    showAndPlan(panel);
     QVERIFY(panel.tableModel()->rowCount() > 5);
     const PlanCandidate row5 = *panel.tableModel()->candidateAt(4);
     QTableView *view = panel.tableView();
@@ -501,10 +507,7 @@ void TestPlanPanel::screenshots()
     QDir().mkpath(out);
     Session session(Catalog::builtIn());
     PlanPanel panel(&session);
-    panel.resize(1600, 900);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    panel.planNow();
+    showAndPlan(panel);
     panel.loadRow(2);
     const std::pair<const char *, ChartStyle> styles[] = {
         {"plan.png", ChartStyle::light()},

@@ -1,5 +1,6 @@
 // What a lesson step changed, named as the window names it (ui/scenariochanges.h): the
 // lesson bar's "Changed: ..." line and the undo steps' names come from it.
+#include "../testsupport.h"
 #include "scenariochanges.h"
 #include "scenariofile.h"
 
@@ -98,9 +99,7 @@ void TestScenarioChanges::modelRecipeGpuAndUnitByName()
     after.model.displayName = "13B (plain count, as in the claim)";
     after.model.architecture.reset();
     after.model.plainParameters = 13'000'000'000;
-    after.recipe.id = "claim-12b";
-    after.recipe.displayName = "12 B/param (the claim's own figure)";
-    after.recipe.masterWeightBytes = 0;
+    after.recipe = test::claim12bRecipe();
     after.gpu.id = "a100-40gb";
     after.gpu.name = "NVIDIA A100 40GB";
     after.gpu.capacityBytes = 40'000'000'000;
