@@ -13,7 +13,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <cmath>
-#include <cstdio>
 
 namespace shardscope {
 
@@ -67,20 +66,7 @@ bool catalogEntry(const QCommandLineParser &p, const QCommandLineOption &o, cons
 
 std::string stepLine(const Scenario &s, const MemoryReport &r)
 {
-    const StepTime t = stepTime(s, r);
-    if (!t.valid())
-        return "Step: not timed: " + t.error;
-    char buf[160];
-    const double tps = t.tokensPerSecond;
-    const char *suffix = tps >= 1e9 ? "G" : tps >= 1e6 ? "M" : tps >= 1e3 ? "k" : "";
-    const double scaled = tps >= 1e9   ? tps / 1e9
-                          : tps >= 1e6 ? tps / 1e6
-                          : tps >= 1e3 ? tps / 1e3
-                                       : tps;
-    std::snprintf(buf, sizeof buf, "Step: %.*f s, %.1f%% MFU, %.1f%s tokens/s on %lld GPUs",
-                  t.stepSeconds < 10 ? 2 : 1, t.stepSeconds, 100 * t.mfu, scaled, suffix,
-                  static_cast<long long>(s.layout.gpus));
-    return buf;
+    return stepTimeText(stepTime(s, r), s.layout.gpus, s.throughput.tokenBudget);
 }
 
 namespace {

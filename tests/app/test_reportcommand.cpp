@@ -292,7 +292,13 @@ void TestReportCommand::stepTimeInJsonAndText()
                              .arg(step, 0, 'f', step < 10 ? 2 : 1)
                              .arg(100 * mfu, 0, 'f', 1);
     QVERIFY2(t.out.contains(line), qPrintable(t.out));
-    QVERIFY2(t.out.contains(QStringLiteral(" tokens/s on 64 GPUs\n")), qPrintable(t.out));
+    // Then the default 15.6T-token budget: tokens / (tokens per second) seconds, which at
+    // this speed is years, and x 64 / 3,600 GPU-hours.
+    const double years = 15.6e12 / o["tokens_per_second"].toDouble() / (365.25 * 86400);
+    QVERIFY2(t.out.contains(QStringLiteral(" tokens/s on 64 GPUs; 15.6T tokens in %1 years, ")
+                                .arg(years, 0, 'f', 1)),
+             qPrintable(t.out));
+    QVERIFY2(t.out.contains(QStringLiteral(" GPU-hours\n")), qPrintable(t.out));
     // FP8 activations on an A100, which has no FP8 (NVIDIA A100 datasheet): null, not
     // 0, with a note naming the missing speed; the text says it is not timed.
     const QStringList a100{"--model", "llama3-8b", "--gpu", "a100-80gb", "--activation-bytes", "1"};
