@@ -41,6 +41,8 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(ne
     m_capacityLine = new QCPItemStraightLine(m_plot);
     m_capacityText = addCapacityLabel(m_plot, Qt::AlignLeft | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(6, 2, 6, 4));
+    // Over the stage lines, on its plate: lines near the capacity would strike it through.
+    m_capacityText->setLayer(QStringLiteral("axes"));
 
     // The playhead and the dots live on their own buffered layer: a frame redraws only it.
     m_playheadLine = new QCPItemStraightLine(m_plot);

@@ -20,6 +20,7 @@
 #include "timelinepanel.h"
 #include "timelineview.h"
 
+#include <QDir>
 #include <QLayout>
 #include <QLocale>
 #include <QPainter>
@@ -388,6 +389,16 @@ void TestChartCollision::timelineTextNeverCollides()
                 QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("stage memory, ") + where +
                                                        QStringLiteral(": ") + failure));
                 ++drawings;
+                // SHARDSCOPE_SCREENSHOT_DIR: the tab with 126 stages, to look at.
+                if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR");
+                    !dir.isEmpty() && p == 126) {
+                    QDir().mkpath(dir);
+                    QVERIFY(panel.grab().save(
+                        QDir(dir).filePath(QStringLiteral("pipeline-p126-%1x%2-%3.png")
+                                               .arg(size.width())
+                                               .arg(size.height())
+                                               .arg(styleName(presentation)))));
+                }
             }
         }
     }
