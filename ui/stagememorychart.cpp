@@ -95,6 +95,7 @@ void StageMemoryChart::fitToPlot()
         const int room =
             m_plot->viewport().width() - legend->margins().left() - legend->margins().right();
         const int columns = widest > 0 ? (room + spacing) / (widest + spacing) : maxLegendEntries;
+        m_legendColumns = columns;
         changed = setLegendStages(columns);
     }
     const int wrap = m_plot->legend->wrap();
@@ -222,6 +223,7 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
         // Steps are horizontal and vertical: antialiasing adds nothing but costs most of
         // a frame for ZB-H1 at p 16, m 64 (hundreds of steps per line).
         line->setAntialiased(false);
+        line->removeFromLegend(); // setLegendStages() names the stages the legend shows
         auto *dot = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
         dot->setLineStyle(QCPGraph::lsNone);
         dot->setSelectable(QCP::stNone);
@@ -237,10 +239,10 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
         const bool used = i < p;
         line->setVisible(used);
         dot->setVisible(used);
-        line->removeFromLegend(); // setLegendStages() puts back the ones it names
         if (!used) {
             line->data()->clear();
             dot->data()->clear();
+            line->removeFromLegend();
             continue;
         }
         line->setName(QStringLiteral("Stage %1").arg(i));
@@ -260,9 +262,9 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
         line->setData(keys, values, true);
     }
 
-    // The legend's stages: one row of at most 8 until the layout measures the row.
-    m_legendStages.clear();
-    setLegendStages(maxLegendEntries);
+    // The legend's stages for as many columns as the last layout measured (8 at first);
+    // the same stages as before keep their entries.
+    setLegendStages(m_legendColumns);
 
     m_capacity = r.valid() ? double(r.capacityBytes) / m_scale : 0;
     m_capacityLine->setVisible(r.valid() && p > 0);

@@ -132,6 +132,7 @@ private:
     QCPItemText *m_message = nullptr;
     std::vector<Stage> m_stages;
     std::vector<int> m_legendStages; ///< legendStages()
+    int m_legendColumns = 8;         ///< legend entries one row held at the last layout
     bool m_fitting = false;          ///< inside fitToPlot()
     double m_makespan = 0;
     double m_playhead = 0;
