@@ -27,6 +27,7 @@ namespace shardscope {
 namespace {
 
 constexpr int scrubSteps = 10000;
+constexpr int halvesSpacing = 20; ///< pixels between the settings' halves side by side
 constexpr double speeds[] = {0.25, 0.5, 1, 2, 4, 8};
 
 QString percent(double fraction)
@@ -147,7 +148,7 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
     m_settingsHalves = {new QWidget(m_settingsRow), new QWidget(m_settingsRow)};
     m_settingsLayout = new QBoxLayout(QBoxLayout::LeftToRight, m_settingsRow);
     m_settingsLayout->setContentsMargins(0, 0, 0, 0);
-    m_settingsLayout->setSpacing(20);
+    m_settingsLayout->setSpacing(halvesSpacing);
     auto *first = new QHBoxLayout(m_settingsHalves[0]);
     auto *second = new QHBoxLayout(m_settingsHalves[1]);
     auto *playback = new QHBoxLayout(m_playbackRow);
@@ -573,16 +574,17 @@ void TimelinePanel::resizeEvent(QResizeEvent *event)
 void TimelinePanel::arrangeControls()
 {
     // The panel may be narrower than both groups side by side: stack them then.
-    const int settings = m_settingsHalves[0]->minimumSizeHint().width() +
-                         m_settingsLayout->spacing() +
+    const int settings = m_settingsHalves[0]->minimumSizeHint().width() + halvesSpacing +
                          m_settingsHalves[1]->minimumSizeHint().width();
     const int playback = m_playbackRow->minimumSizeHint().width();
     const QMargins margins = layout()->contentsMargins();
     const int room = width() - margins.left() - margins.right();
     const bool sideBySide = room >= settings + playback + m_controls->spacing() + 24;
     m_controls->setDirection(sideBySide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
-    m_settingsLayout->setDirection(room >= settings ? QBoxLayout::LeftToRight
+    const bool settingsInOneRow = room >= settings;
+    m_settingsLayout->setDirection(settingsInOneRow ? QBoxLayout::LeftToRight
                                                     : QBoxLayout::TopToBottom);
+    m_settingsLayout->setSpacing(settingsInOneRow ? halvesSpacing : 4);
 
     // The formula beside the bubble figure, or under it where that is less tall (large
     // type in a narrow panel), and never squeezed below the height its lines need.
