@@ -239,6 +239,7 @@ private slots:
     void timelineExportNeverCollides();
     void manyStagesLabelEveryKth();
     void memoryTitleFitsShortPlot();
+    void axisTitleBoxesMatchThePixels();
     void groupsWhenTextWouldNotFit();
     void totalLeavesTheLine();
     void legendOrderIsFixed();
@@ -511,6 +512,39 @@ void TestChartCollision::memoryTitleFitsShortPlot()
     chart.resize(1000, 900);
     chart.plot()->replot();
     QCOMPARE(y->label(), QStringLiteral("Memory per GPU (GB)"));
+}
+
+void TestChartCollision::axisTitleBoxesMatchThePixels()
+{
+    // axisTitleRect() computes where QCustomPlot draws a title; the drawing agrees: ink
+    // (dark pixels on the light canvas) inside the box, none beside it along the axis, and
+    // none between the box and the widget's edge.
+    MemoryChart chart;
+    chart.resize(900, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const Scenario s = seventyB(8, ZeroStage::Zero3);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    chart.plot()->replot();
+    const QImage image = chart.plot()->toPixmap().toImage();
+    const auto ink = [&image](const QRect &r) {
+        int n = 0;
+        for (int y = std::max(0, r.top()); y <= std::min(image.height() - 1, r.bottom()); ++y)
+            for (int x = std::max(0, r.left()); x <= std::min(image.width() - 1, r.right()); ++x)
+                n += QColor(image.pixel(x, y)).lightness() < 128 ? 1 : 0;
+        return n;
+    };
+    const QRect ar = chart.plot()->axisRect()->rect();
+    const QRect y = axisTitleRect(chart.plot()->yAxis).toAlignedRect();
+    QVERIFY2(ink(y) > 50, qPrintable(describe(y)));
+    QCOMPARE(ink(QRect(0, ar.top(), y.left() - 1, ar.height())), 0);                // left of it
+    QCOMPARE(ink(QRect(y.left(), ar.top(), y.width(), y.top() - ar.top() - 1)), 0); // above
+    QCOMPARE(ink(QRect(y.left(), y.bottom() + 2, y.width(), ar.bottom() - y.bottom() - 2)), 0);
+    const QRect x = axisTitleRect(chart.plot()->xAxis).toAlignedRect();
+    QVERIFY2(ink(x) > 50, qPrintable(describe(x)));
+    QCOMPARE(ink(QRect(0, x.bottom() + 2, image.width(), image.height())), 0);         // below it
+    QCOMPARE(ink(QRect(ar.left(), x.top(), x.left() - 1 - ar.left(), x.height())), 0); // left
+    QCOMPARE(ink(QRect(x.right() + 2, x.top(), ar.right() - x.right() - 2, x.height())), 0);
 }
 
 void TestChartCollision::groupsWhenTextWouldNotFit()
