@@ -4,11 +4,14 @@
 #include "chartscenarios.h"
 #include "comparechart.h"
 #include "estimate.h"
+#include "mainwindow.h"
 #include "palette.h"
 #include "session.h"
 
 #include <QLocale>
+#include <QTabWidget>
 #include <QTest>
+#include <QUndoStack>
 #include <qcustomplot.h>
 
 using namespace shardscope;
@@ -43,6 +46,7 @@ private slots:
     void gibUnit();
     void tooltipShowsBreakdownAndVerdict();
     void clickSelectsStrategy();
+    void clickInTheWindowIsUndoable();
 };
 
 void TestCompareChart::zeroPaperNumbers()
@@ -258,6 +262,31 @@ void TestCompareChart::clickSelectsStrategy()
     QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Zero1);
     QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(2, 2));
     QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Zero1);
+}
+
+void TestCompareChart::clickInTheWindowIsUndoable()
+{
+    // In the window, a click on the comparison's ZeRO-2 bar is one scenario change, like a
+    // press of the ZeRO-2 button: Undo brings DDP back.
+    MainWindow window;
+    window.resize(1600, 950);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    Session *session = window.session();
+    session->setZeroStage(ZeroStage::Ddp);
+    CompareChart *chart = window.compareChart();
+    window.tabs()->setCurrentWidget(chart);
+    QCoreApplication::processEvents();
+    QCustomPlot *plot = chart->plot();
+    plot->replot();
+    const int undoSteps = window.undoStack()->count();
+    const QPoint zero2(int(plot->xAxis->coordToPixel(3)), plot->axisRect()->center().y());
+    QCOMPARE(chart->strategyAt(zero2), 2);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, zero2);
+    QCOMPARE(session->scenario().layout.zeroStage, ZeroStage::Zero2);
+    QCOMPARE(window.undoStack()->count(), undoSteps + 1);
+    window.undoStack()->undo();
+    QCOMPARE(session->scenario().layout.zeroStage, ZeroStage::Ddp);
 }
 
 QTEST_MAIN(TestCompareChart)
