@@ -419,15 +419,29 @@ void TestChartCollision::timelineExportNeverCollides()
             presentation ? ChartStyle::presentation(false) : ChartStyle::light();
         view.setChartStyle(style);
         memory.setChartStyle(style);
-        for (const int p : stageCounts()) {
-            const Scenario s = manyStages(p);
+        // Every stage count on one GPU each, and 1 to 16,384 GPUs as d x p under ZeRO-1 (the
+        // memory axis' range and numbers change with d).
+        QList<Scenario> list;
+        for (const int p : stageCounts())
+            list << manyStages(p);
+        for (const int p : {1, 16, 128})
+            for (const qint64 gpus : {1, 2, 8, 16, 17, 64, 16384})
+                if (gpus % p == 0 && gpus > p) {
+                    Scenario s = manyStages(p);
+                    s.layout.gpus = gpus;
+                    s.layout.zeroStage = ZeroStage::Zero1;
+                    list << s;
+                }
+        for (const Scenario &s : list) {
+            const int p = s.layout.pipelineParallel;
             const Timeline t = schedule(scheduleParams(s));
             const MemoryReport r = estimate(s);
-            QVERIFY(t.valid() && r.valid());
+            QVERIFY2(t.valid() && r.valid(), qPrintable(name(s) + u' ' + toQString(r.error)));
             view.setTimeline(t);
             memory.setData(s, r, t, ByteUnit::GB);
             for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
-                const QString where = QStringLiteral("p %1 exported at %2x%3, %4")
+                const QString where = QStringLiteral("%1 GPUs, p %2 exported at %3x%4, %5")
+                                          .arg(s.layout.gpus)
                                           .arg(p)
                                           .arg(size.width())
                                           .arg(size.height())
