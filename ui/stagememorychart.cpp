@@ -115,11 +115,14 @@ void StageMemoryChart::fitToPlot()
     const double height =
         textBox(m_capacityText->font(), m_capacityText->text(), m_capacityText->padding()).height();
     const double linePx = m_plot->yAxis->coordToPixel(m_capacity);
+    const double below = linePx + capacityPen(m_style).widthF() / 2;
     const bool above = linePx - height >= ar.top();
     m_capacityText->setPositionAlignment(Qt::AlignLeft | (above ? Qt::AlignBottom : Qt::AlignTop));
-    m_capacityText->position->setCoords(
-        0.005, above ? m_capacity
-                     : m_plot->yAxis->pixelToCoord(linePx + capacityPen(m_style).widthF() / 2));
+    m_capacityText->position->setCoords(0.005,
+                                        above ? m_capacity : m_plot->yAxis->pixelToCoord(below));
+    // A plot too short for it on either side shows the dashed line alone (no label over
+    // the time axis' numbers).
+    m_capacityText->setVisible(m_capacityShown && (above || below + height <= ar.bottom()));
 }
 
 void StageMemoryChart::setChartStyle(const ChartStyle &style)
@@ -268,7 +271,8 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 
     m_capacity = r.valid() ? double(r.capacityBytes) / m_scale : 0;
     m_capacityLine->setVisible(r.valid() && p > 0);
-    m_capacityText->setVisible(r.valid() && p > 0);
+    m_capacityShown = r.valid() && p > 0;
+    m_capacityText->setVisible(m_capacityShown);
     placeHorizontalLine(m_capacityLine, m_capacity);
     m_capacityText->position->setCoords(0.005, m_capacity);
     m_capacityText->setText(

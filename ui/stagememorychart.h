@@ -104,7 +104,8 @@ public:
 private:
     /// After each layout (QCustomPlot::afterLayout): legend entries and columns for the
     /// plot's width, value ticks and axis titles for its height, the capacity label above
-    /// its line or, where the axis rect has no room above it, below.
+    /// its line or, where the axis rect has no room above it, below (hidden where it has
+    /// room on neither side).
     void fitToPlot();
     /// Names `columns` stages in the legend (all when there are no more), evenly spaced;
     /// true when that changed the legend.
@@ -134,6 +135,7 @@ private:
     std::vector<int> m_legendStages; ///< legendStages()
     int m_legendColumns = 8;         ///< legend entries one row held at the last layout
     bool m_fitting = false;          ///< inside fitToPlot()
+    bool m_capacityShown = false;    ///< a capacity to label (fitToPlot() may lack the room)
     double m_makespan = 0;
     double m_playhead = 0;
     double m_capacity = 0;
