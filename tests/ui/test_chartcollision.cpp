@@ -370,6 +370,7 @@ void TestChartCollision::timelineTextNeverCollides()
             for (const int p : stageCounts()) {
                 const Scenario s = manyStages(p);
                 session.setScenario(s);
+                QCoreApplication::processEvents(); // the controls' layouts, as on screen
                 const QString where = QStringLiteral("p %1 at %2x%3, %4")
                                           .arg(p)
                                           .arg(size.width())
