@@ -287,6 +287,79 @@ QVector<QRectF> tickLabelRects(const QCPAxis *axis)
     return rects;
 }
 
+bool clearAxisCorner(QCustomPlot *plot)
+{
+    QCPAxis *y = plot->yAxis;
+    const QVector<QRectF> xs = tickLabelRects(plot->xAxis);
+    const QVector<QRectF> ys = tickLabelRects(y);
+    int padding = defaultTickLabelPadding;
+    if (!xs.isEmpty() && !ys.isEmpty()) {
+        const QRectF first = *std::min_element(
+            xs.begin(), xs.end(), [](auto &a, auto &b) { return a.left() < b.left(); });
+        const QRectF lowest = *std::max_element(
+            ys.begin(), ys.end(), [](auto &a, auto &b) { return a.bottom() < b.bottom(); });
+        // Where the left label would end with the default padding.
+        const double right = lowest.right() + y->tickLabelPadding() - defaultTickLabelPadding;
+        if (first.top() < lowest.bottom() && right >= first.left() - 1)
+            padding += int(std::ceil(right - first.left() + 2));
+    }
+    if (y->tickLabelPadding() == padding)
+        return false;
+    y->setTickLabelPadding(padding);
+    return true;
+}
+
+QRectF axisTitleRect(const QCPAxis *axis)
+{
+    const QString title = axis->label();
+    const bool bottom = axis->axisType() == QCPAxis::atBottom;
+    if (title.isEmpty() || !axis->visible() || (!bottom && axis->axisType() != QCPAxis::atLeft))
+        return {};
+    // QCPAxisPainterPrivate::draw: past the longer outward tick, the tick labels' padding
+    // and their largest box (labels it skipped count nothing), then the label's padding.
+    int distance =
+        axis->offset() + std::max(0, std::max(axis->tickLengthOut(), axis->subTickLengthOut()));
+    if (axis->tickLabels() && !axis->tickVectorLabels().isEmpty()) {
+        double largest = 0;
+        for (const QRectF &r : tickLabelRects(axis))
+            largest = std::max(largest, bottom ? r.height() : r.width());
+        distance += axis->tickLabelPadding() + int(std::ceil(largest));
+    }
+    distance += axis->labelPadding();
+    const QRect ar = axis->axisRect()->rect();
+    const QRect b =
+        QFontMetrics(axis->labelFont()).boundingRect(0, 0, 0, 0, Qt::TextDontClip, title);
+    if (bottom)
+        return QRectF(ar.left() + (ar.width() - b.width()) / 2.0, ar.bottom() + distance, b.width(),
+                      b.height());
+    return QRectF(ar.left() - distance - b.height(), ar.bottom() - (ar.height() + b.width()) / 2.0,
+                  b.height(), b.width());
+}
+
+bool fitAxisTitle(QCPAxis *axis, const QStringList &titles)
+{
+    const QRect ar = axis->axisRect()->rect();
+    const int room = axis->axisType() == QCPAxis::atLeft ? ar.height() : ar.width();
+    const QFontMetrics metrics(axis->labelFont());
+    QString title;
+    for (const QString &candidate : titles)
+        if (metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, candidate).width() <= room) {
+            title = candidate;
+            break;
+        }
+    if (title == axis->label())
+        return false;
+    axis->setLabel(title);
+    return true;
+}
+
+QStringList memoryAxisTitles(ByteUnit unit)
+{
+    const QString name = toQString(unitName(unit));
+    return {QStringLiteral("Memory per GPU (%1)").arg(name), QStringLiteral("%1 per GPU").arg(name),
+            name};
+}
+
 QRectF itemTextRect(const QCPItemText *item)
 {
     if (!item->visible())
@@ -341,7 +414,10 @@ QString plainTextOf(const QString &html)
 void setMemoryAxis(QCPAxis *axis, double top, double capacity, double headroom, ByteUnit unit)
 {
     axis->setRange(0, std::max(top, capacity) * headroom);
-    axis->setLabel(QStringLiteral("Memory per GPU (%1)").arg(toQString(unitName(unit))));
+    // A title fitAxisTitle() shortened stays until the next fit: no relayout a frame.
+    const QStringList titles = memoryAxisTitles(unit);
+    if (!titles.contains(axis->label()))
+        axis->setLabel(titles.front());
 }
 
 CapacityBars::CapacityBars(QCustomPlot *plot, double barWidth, bool withLine)

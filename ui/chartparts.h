@@ -10,6 +10,7 @@
 #include <QRectF>
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <array>
 #include <cstdint>
@@ -142,6 +143,32 @@ bool hasRealGeometry(const QCustomPlot *plot);
 /// tick label font; labels that are empty, or that QCustomPlot skips because they would
 /// cross the viewport's border, are left out. For tests and fitting.
 QVector<QRectF> tickLabelRects(const QCPAxis *axis);
+/// QCustomPlot's tick label padding, pixels (QCPAxis' default).
+inline constexpr int defaultTickLabelPadding = 5;
+/// Keeps the left axis' lowest tick label ("0") clear of the bottom axis' leftmost one
+/// where the two meet at the axis rect's corner: the left axis' tick label padding grows
+/// from defaultTickLabelPadding by as much as they would overlap, plus a pixel. Call it
+/// after the layout (tickLabelRects()); true when the padding changed (lay the plot out
+/// again).
+bool clearAxisCorner(QCustomPlot *plot);
+
+/// The box, pixels, of `axis`' title (a bottom or left axis) at its last layout, computed
+/// as QCPAxisPainterPrivate::draw places it: labelPadding past the tick labels (the widest
+/// one of a left axis, the tallest of a bottom one, as tickLabelRects() finds them),
+/// centred along the axis rect's side, as long as the text is (QFontMetrics of the label
+/// font; a left axis' title is turned a quarter). Empty without a title. For tests.
+QRectF axisTitleRect(const QCPAxis *axis);
+/// Gives `axis` (bottom or left) the first of `titles`, longest first, whose text in the
+/// axis' label font is no longer than the axis rect's side along it (its width, or its
+/// height for a left axis), else no title: QCustomPlot draws a longer one past the ends of
+/// the axis, where the widget or the legend cuts it ("Memory per GPU (GB"). Call it after
+/// the layout. True when the title changed; lay the plot out again when it changed to or
+/// from none.
+bool fitAxisTitle(QCPAxis *axis, const QStringList &titles);
+/// The memory axis' titles, longest first: "Memory per GPU (GB)", "GB per GPU", "GB" in
+/// `unit` (for fitAxisTitle()).
+QStringList memoryAxisTitles(ByteUnit unit);
+
 /// The box, pixels, of a text item at the last layout (its topLeft and bottomRight anchors,
 /// padding included); empty when the item is hidden.
 QRectF itemTextRect(const QCPItemText *item);
@@ -166,7 +193,7 @@ void showPlotTooltip(QCustomPlot *plot, const QMouseEvent *event, const QString 
 QString plainTextOf(const QString &html);
 
 /// A memory value axis: 0 to max(top, capacity) x headroom (display units), titled
-/// "Memory per GPU (GB)" in `unit`.
+/// "Memory per GPU (GB)" in `unit` (a shorter memoryAxisTitles() form it has stays).
 void setMemoryAxis(QCPAxis *axis, double top, double capacity, double headroom, ByteUnit unit);
 
 /// Stacked memory-component bars against a capacity: MemoryChart's and CompareChart's

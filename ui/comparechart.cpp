@@ -2,7 +2,9 @@
 
 #include "compare.h"
 #include "estimate.h"
+#include "verdict.h"
 
+#include <QMouseEvent>
 #include <QScopedValueRollback>
 #include <algorithm>
 #include <qcustomplot.h>
@@ -13,13 +15,18 @@ namespace {
 
 constexpr double barWidth = 0.56;
 
+QString strategyTitle()
+{
+    return QStringLiteral("Strategy (busiest GPU of each)");
+}
+
 } // namespace
 
 CompareChart::CompareChart(QWidget *parent)
     : QWidget(parent), m_plot(new QCustomPlot(this)), m_bars(m_plot, barWidth, true)
 {
     fillWithPlot(this, m_plot, QSize(480, 320));
-    useCategoryAxis(m_plot->xAxis, QStringLiteral("Strategy (busiest GPU of each)"), 4);
+    useCategoryAxis(m_plot->xAxis, strategyTitle(), 4);
     m_plot->xAxis->setRange(0.4, 4.6);
     for (auto &t : m_totals) {
         t = addBarValue(m_plot, 0);
@@ -36,6 +43,66 @@ CompareChart::CompareChart(QWidget *parent)
     setStyle(m_style);
     // Every layout, on screen or for an export, fits the text to the pixels it has.
     connect(m_plot, &QCustomPlot::afterLayout, this, &CompareChart::fitToPlot);
+
+    // As in MemoryChart: a bar's numbers on hover, and a click selects its strategy.
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &CompareChart::showTooltip);
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
+        if (const int i = strategyAt(event->pos()); i >= 0 && event->button() == Qt::LeftButton)
+            emit strategyClicked(strategies[std::size_t(i)]);
+    });
+}
+
+int CompareChart::strategyAt(const QPoint &pos) const
+{
+    return categoryAt(m_plot, pos, 4, barWidth / 2);
+}
+
+QString CompareChart::tooltipText(int i) const
+{
+    if (i < 0 || i >= 4)
+        return {};
+    const MemoryReport &r = m_reports[std::size_t(i)];
+    const Scenario &s = m_scenarios[std::size_t(i)];
+    QString name = strategyLabel(i).toHtmlEscaped();
+    name.replace(u'\n', QStringLiteral(", "));
+    QString text = QStringLiteral("<b>%1</b>").arg(name);
+    if (!r.valid())
+        return text +
+               QStringLiteral("<br>Cannot estimate: %1").arg(toQString(r.error).toHtmlEscaped());
+    const GpuGroup *peak = r.peakGroup();
+    text += r.groups.size() > 1
+                ? QStringLiteral("<br>busiest GPU: stage %1").arg(peak->pipelineStage)
+                : QStringLiteral("<br>each GPU");
+    text += QStringLiteral("<table>");
+    for (int c = componentCount - 1; c >= 0; --c)
+        text +=
+            QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td>"
+                           "<td align=right>&nbsp;%3</td></tr>")
+                .arg(componentColor(Component(c)).name(), toQString(componentName(Component(c))),
+                     toQString(formatBytes(componentValue(peak->bytes, Component(c)), m_unit)));
+    text += QStringLiteral("<tr><td><b>Total</b></td><td align=right>&nbsp;<b>%1</b></td></tr>"
+                           "</table>")
+                .arg(toQString(formatBytes(r.peakBytes(), m_unit)));
+    // The verdict's figures are the engine's (core/verdict.h); the spare room is the one
+    // difference left for display.
+    const Verdict v = verdict(s, r);
+    const QString capacity = toQString(formatBytes(r.capacityBytes, m_unit));
+    if (v.gpuOverflows())
+        text += QStringLiteral("<b>Overflows</b> the %1 GPU by %2")
+                    .arg(capacity, toQString(formatBytes(v.gpuOverflowBytes, m_unit)));
+    else
+        text += QStringLiteral("<b>Fits</b> the %1 GPU, %2 to spare")
+                    .arg(capacity, toQString(formatBytes(r.capacityBytes - r.peakBytes(), m_unit)));
+    if (v.hostOverflows())
+        text += QStringLiteral("<br>host RAM per node overflows by %1")
+                    .arg(toQString(formatBytes(v.hostOverflowBytesPerNode, m_unit)));
+    return text;
+}
+
+void CompareChart::showTooltip(QMouseEvent *event)
+{
+    showPlotTooltip(m_plot, event, tooltipText(strategyAt(event->pos())));
 }
 
 QString CompareChart::tickLabelAt(int i, int level) const
@@ -101,6 +168,12 @@ void CompareChart::fitToPlot()
         changed = true;
     }
     if (changed)
+        relayoutPlot(m_plot);
+    // Axis titles no longer than their sides: "GB per GPU" on a short plot.
+    const bool y = fitAxisTitle(m_plot->yAxis, memoryAxisTitles(m_unit));
+    if (fitAxisTitle(m_plot->xAxis, {strategyTitle(), QStringLiteral("Strategy")}) || y)
+        relayoutPlot(m_plot);
+    if (clearAxisCorner(m_plot))
         relayoutPlot(m_plot);
 
     // The capacity label stays beside its line, inside the axis rect's height.

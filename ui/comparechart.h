@@ -67,7 +67,25 @@ public:
         return i >= 0 && i < 4 ? m_totals[std::size_t(i)] : nullptr;
     }
 
+    /// Index of the strategy whose bar is under a widget-relative pixel position of
+    /// plot(), or -1 (also outside the axis rect).
+    int strategyAt(const QPoint &pos) const;
+    /// Tooltip text of strategy i (rich text): its name and busiest GPU, every component
+    /// of that GPU and the total in the display unit, and the verdict (verdict(),
+    /// core/verdict.h): it fits with so much to spare, or overflows the GPU (or the host
+    /// RAM per node) by so much; the engine's message for an invalid estimate. Empty out
+    /// of range.
+    QString tooltipText(int i) const;
+
+signals:
+    /// The user clicked strategy `stage`'s bar: the window makes it the scenario's
+    /// strategy, through the same undoable edit as the strategy buttons
+    /// (Session::setZeroStage()).
+    void strategyClicked(shardscope::ZeroStage stage);
+
 private:
+    /// Shows tooltipText() of the bar under the mouse, or hides the tooltip.
+    void showTooltip(QMouseEvent *event);
     QFont scaledFont(double points, bool bold = false) const;
     /// Strategy i's tick label at length `level`: 0 strategyLabel(i), 1 a part a line, 2 a
     /// word a line.

@@ -148,6 +148,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(timelineScroll, QStringLiteral("Pipeline timeline"));
     m_compare = new CompareChart;
     m_tabs->addTab(m_compare, QStringLiteral("Compare strategies"));
+    // A click on a strategy's bar selects it, the same undoable edit as its button.
+    connect(m_compare, &CompareChart::strategyClicked, m_session, &Session::setZeroStage);
     m_live = new LivePanel(m_session);
     m_tabs->addTab(m_live, QStringLiteral("Live GPUs"));
     // Which layout is fastest that fits: the planner's ranking, plotted; a row loads it.

@@ -20,6 +20,18 @@ QString defaultAxisTitle()
     return QStringLiteral("GPUs (global rank)");
 }
 
+/// The GPU axis' titles, longest first: `full`, then without its parenthesis ("GPUs",
+/// "Pipeline stage"), then "Stage" for stages.
+QStringList axisTitles(const QString &full)
+{
+    QStringList titles = {full};
+    if (const qsizetype open = full.indexOf(QStringLiteral(" ("), 0); open > 0)
+        titles << full.left(open);
+    if (full.startsWith(QStringLiteral("Pipeline stage")))
+        titles << QStringLiteral("Stage");
+    return titles;
+}
+
 QString exactBytes(std::int64_t bytes)
 {
     return QLocale(QLocale::English).toString(qlonglong(bytes)) + QStringLiteral(" bytes");
@@ -215,8 +227,9 @@ void MemoryChart::applyTickLabels()
         if (uniform && m_groups.front().gpuCount == 1)
             title = QStringLiteral("Pipeline stage (1 GPU each)");
     }
-    if (m_plot->xAxis->label() != title)
-        m_plot->xAxis->setLabel(title);
+    m_xTitle = title;
+    if (!axisTitles(title).contains(m_plot->xAxis->label()))
+        m_plot->xAxis->setLabel(title); // fitToPlot() shortens it where it does not fit
 }
 
 bool MemoryChart::individualFits(double axisWidth) const
@@ -297,6 +310,12 @@ void MemoryChart::fitToPlot()
             changed = true;
         }
         if (changed)
+            relayoutPlot(m_plot);
+        // Axis titles no longer than their sides: "GB per GPU" on a short plot.
+        const bool y = fitAxisTitle(m_plot->yAxis, memoryAxisTitles(m_unit));
+        if (fitAxisTitle(m_plot->xAxis, axisTitles(m_xTitle)) || y)
+            relayoutPlot(m_plot);
+        if (clearAxisCorner(m_plot)) // "0" under "0" where the first bar is near the corner
             relayoutPlot(m_plot);
     }
 

@@ -132,6 +132,7 @@ private:
     double m_top = 0;         ///< the tallest stack, display units
     double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
     QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
+    QString m_xTitle;         ///< the GPU axis' title in full (fitToPlot() may shorten it)
     double m_scale = 1;       ///< bytes per display unit
     ByteUnit m_unit = ByteUnit::GB;
     ChartStyle m_style;

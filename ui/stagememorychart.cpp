@@ -2,6 +2,7 @@
 
 #include "estimate.h"
 
+#include <QScopedValueRollback>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,6 +11,14 @@
 namespace shardscope {
 
 namespace {
+
+/// Legend entries at most: one row of stages.
+constexpr int maxLegendEntries = 8;
+
+QString timeTitle()
+{
+    return QStringLiteral("Time (forward passes)");
+}
 
 /// Stage `stage` of `stages` on a ramp: its first colour at stage 0, its last at the last
 /// stage, linear in sRGB between neighbouring entries.
@@ -27,11 +36,13 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(ne
 {
     fillWithPlot(this, m_plot, QSize(480, 200));
     m_plot->xAxis->grid()->setVisible(false);
-    m_plot->xAxis->setLabel(QStringLiteral("Time (forward passes)"));
+    m_plot->xAxis->setLabel(timeTitle());
 
     m_capacityLine = new QCPItemStraightLine(m_plot);
     m_capacityText = addCapacityLabel(m_plot, Qt::AlignLeft | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(6, 2, 6, 4));
+    // Over the stage lines, on its plate: lines near the capacity would strike it through.
+    m_capacityText->setLayer(QStringLiteral("axes"));
 
     // The playhead and the dots live on their own buffered layer: a frame redraws only it.
     m_playheadLine = new QCPItemStraightLine(m_plot);
@@ -39,9 +50,79 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(ne
     m_playheadLine->setLayer(m_live);
     m_message = addPlotMessage(m_plot);
 
-    placeLegendAbove(m_plot, 8, 20, 2);
+    placeLegendAbove(m_plot, maxLegendEntries, 20, 2);
     alignTimeAxis(m_plot);
     setChartStyle(m_style);
+    // Every layout, on screen or for an export, fits the text to the pixels it has.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &StageMemoryChart::fitToPlot);
+}
+
+bool StageMemoryChart::setLegendStages(int columns)
+{
+    const int p = int(m_stages.size());
+    const int k = std::clamp(columns, std::min(p, 2), std::min(p, maxLegendEntries));
+    std::vector<int> stages;
+    for (int j = 0; j < k; ++j) // 0, .., p - 1 evenly: round(j (p - 1) / (k - 1))
+        stages.push_back(k == 1 ? 0
+                                : int((2 * std::int64_t(j) * (p - 1) + (k - 1)) / (2 * (k - 1))));
+    if (stages == m_legendStages)
+        return false;
+    m_legendStages = stages;
+    for (QCPGraph *line : m_lines)
+        line->removeFromLegend();
+    for (const int i : stages)
+        m_lines[std::size_t(i)]->addToLegend();
+    return true;
+}
+
+void StageMemoryChart::fitToPlot()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    const QRect area = m_plot->axisRect()->rect();
+    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+        return;
+    bool changed = false;
+    // As many legend entries as one row holds: the widest is the last stage's, always named.
+    if (!m_stages.empty()) {
+        QCPLegend *legend = m_plot->legend;
+        int widest = 0;
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (QCPAbstractLegendItem *item = legend->item(i))
+                widest = std::max(widest, item->minimumOuterSizeHint().width());
+        const int spacing = legend->columnSpacing();
+        const int room =
+            m_plot->viewport().width() - legend->margins().left() - legend->margins().right();
+        const int columns = widest > 0 ? (room + spacing) / (widest + spacing) : maxLegendEntries;
+        m_legendColumns = columns;
+        changed = setLegendStages(columns);
+    }
+    const int wrap = m_plot->legend->wrap();
+    fitLegendColumns(m_plot, maxLegendEntries); // also for exports, which emit no beforeReplot
+    changed = fitValueTicks(m_plot->yAxis, !m_stages.empty()) || changed;
+    if (changed || m_plot->legend->wrap() != wrap)
+        relayoutPlot(m_plot);
+    const QString unit = toQString(unitName(m_unit));
+    const bool y = fitAxisTitle(m_plot->yAxis, {QStringLiteral("%1 per GPU").arg(unit), unit});
+    if (fitAxisTitle(m_plot->xAxis, {timeTitle(), QStringLiteral("Time")}) || y)
+        relayoutPlot(m_plot);
+    if (clearAxisCorner(m_plot)) // time "0" under memory "0"
+        relayoutPlot(m_plot);
+
+    // The capacity label just above its line, or just below where the axis rect ends first.
+    const QRect ar = m_plot->axisRect()->rect();
+    const double height =
+        textBox(m_capacityText->font(), m_capacityText->text(), m_capacityText->padding()).height();
+    const double linePx = m_plot->yAxis->coordToPixel(m_capacity);
+    const double below = linePx + capacityPen(m_style).widthF() / 2;
+    const bool above = linePx - height >= ar.top();
+    m_capacityText->setPositionAlignment(Qt::AlignLeft | (above ? Qt::AlignBottom : Qt::AlignTop));
+    m_capacityText->position->setCoords(0.005,
+                                        above ? m_capacity : m_plot->yAxis->pixelToCoord(below));
+    // A plot too short for it on either side shows the dashed line alone (no label over
+    // the time axis' numbers).
+    m_capacityText->setVisible(m_capacityShown && (above || below + height <= ar.bottom()));
 }
 
 void StageMemoryChart::setChartStyle(const ChartStyle &style)
@@ -115,6 +196,7 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
                                ByteUnit unit)
 {
     m_scale = unitBytes(unit);
+    m_unit = unit;
     m_stages.clear();
     QString message;
     if (!t.valid())
@@ -144,6 +226,7 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
         // Steps are horizontal and vertical: antialiasing adds nothing but costs most of
         // a frame for ZB-H1 at p 16, m 64 (hundreds of steps per line).
         line->setAntialiased(false);
+        line->removeFromLegend(); // setLegendStages() names the stages the legend shows
         auto *dot = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
         dot->setLineStyle(QCPGraph::lsNone);
         dot->setSelectable(QCP::stNone);
@@ -166,8 +249,6 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
             continue;
         }
         line->setName(QStringLiteral("Stage %1").arg(i));
-        if (!m_plot->legend->hasItemWithPlottable(line))
-            line->addToLegend();
 
         QVector<double> keys, values;
         const Stage &st = m_stages[i];
@@ -184,9 +265,14 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
         line->setData(keys, values, true);
     }
 
+    // The legend's stages for as many columns as the last layout measured (8 at first);
+    // the same stages as before keep their entries.
+    setLegendStages(m_legendColumns);
+
     m_capacity = r.valid() ? double(r.capacityBytes) / m_scale : 0;
     m_capacityLine->setVisible(r.valid() && p > 0);
-    m_capacityText->setVisible(r.valid() && p > 0);
+    m_capacityShown = r.valid() && p > 0;
+    m_capacityText->setVisible(m_capacityShown);
     placeHorizontalLine(m_capacityLine, m_capacity);
     m_capacityText->position->setCoords(0.005, m_capacity);
     m_capacityText->setText(
@@ -197,7 +283,9 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
     m_plot->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
     // 25 % headroom: room for the capacity label above its line even in a short chart.
     m_plot->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.25);
-    m_plot->yAxis->setLabel(QStringLiteral("%1 per GPU").arg(toQString(unitName(unit))));
+    const QString unitTitle = QStringLiteral("%1 per GPU").arg(toQString(unitName(unit)));
+    if (m_plot->yAxis->label() != unitTitle && m_plot->yAxis->label() != toQString(unitName(unit)))
+        m_plot->yAxis->setLabel(unitTitle); // fitToPlot() shortens it where it does not fit
     m_playheadLine->setVisible(p > 0);
     styleLines();
     movePlayhead(m_playhead);

@@ -80,6 +80,12 @@ public:
     double capacityValue() const { return m_capacity; }
     /// Text shown instead of lines (empty when the lines are drawn).
     QString message() const;
+    /// The stages the legend names, in order: all of them while their entries fit one
+    /// row, else as many as fit, evenly spaced from stage 0 to the last (the colour ramp is
+    /// ordered, so the ones between read off it). At most 8.
+    const std::vector<int> &legendStages() const { return m_legendStages; }
+    /// The capacity label's text item (for tests: its pixel box).
+    const QCPItemText *capacityItem() const { return m_capacityText; }
 
     /// The formula above for one stage with `inFlight` chunk sets, `embeddingInFlight`
     /// embedding sets and `headInFlight` logits sets in flight, bytes.
@@ -96,6 +102,14 @@ public:
     static QColor stageColor(int stage, int stages, const ChartStyle &style);
 
 private:
+    /// After each layout (QCustomPlot::afterLayout): legend entries and columns for the
+    /// plot's width, value ticks and axis titles for its height, the capacity label above
+    /// its line or, where the axis rect has no room above it, below (hidden where it has
+    /// room on neither side).
+    void fitToPlot();
+    /// Names `columns` stages in the legend (all when there are no more), evenly spaced;
+    /// true when that changed the legend.
+    bool setLegendStages(int columns);
     void movePlayhead(double time);
     /// Pens and dots of the stage lines in use, in the current style.
     void styleLines();
@@ -118,10 +132,15 @@ private:
     QCPLayer *m_live = nullptr; ///< buffered layer: playhead and dots
     QCPItemText *m_message = nullptr;
     std::vector<Stage> m_stages;
+    std::vector<int> m_legendStages; ///< legendStages()
+    int m_legendColumns = 8;         ///< legend entries one row held at the last layout
+    bool m_fitting = false;          ///< inside fitToPlot()
+    bool m_capacityShown = false;    ///< a capacity to label (fitToPlot() may lack the room)
     double m_makespan = 0;
     double m_playhead = 0;
     double m_capacity = 0;
     double m_scale = 1e9;
+    ByteUnit m_unit = ByteUnit::GB;
 };
 
 } // namespace shardscope

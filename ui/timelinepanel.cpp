@@ -8,6 +8,7 @@
 #include "timelineview.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -26,6 +27,7 @@ namespace shardscope {
 namespace {
 
 constexpr int scrubSteps = 10000;
+constexpr int halvesSpacing = 20; ///< pixels between the settings' halves side by side
 constexpr double speeds[] = {0.25, 0.5, 1, 2, 4, 8};
 
 QString percent(double fraction)
@@ -33,6 +35,12 @@ QString percent(double fraction)
     if (!std::isfinite(fraction))
         return QStringLiteral("–");
     return QString::number(fraction * 100, 'f', 1) + QLatin1Char('%');
+}
+
+/// The playhead readout: "t = 12.0 of 21".
+QString timeReadout(double time, double end)
+{
+    return QStringLiteral("t = %1 of %2").arg(time, 0, 'f', 1).arg(QString::number(end, 'g', 6));
 }
 
 bool close(double a, double b)
@@ -132,12 +140,19 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
         w->setFocusPolicy(Qt::NoFocus);
 
     // Two groups, side by side when the panel is wide enough and stacked when it is not
-    // (resizeEvent), so a 1600-pixel window shows the whole row without scrolling.
+    // (resizeEvent), so a 1600-pixel window shows the whole row without scrolling; the
+    // settings themselves in two halves, one above the other where even they are too wide
+    // (presentation type at 1280 x 720).
     m_settingsRow = new QWidget(this);
     m_playbackRow = new QWidget(this);
-    auto *settings = new QHBoxLayout(m_settingsRow);
+    m_settingsHalves = {new QWidget(m_settingsRow), new QWidget(m_settingsRow)};
+    m_settingsLayout = new QBoxLayout(QBoxLayout::LeftToRight, m_settingsRow);
+    m_settingsLayout->setContentsMargins(0, 0, 0, 0);
+    m_settingsLayout->setSpacing(halvesSpacing);
+    auto *first = new QHBoxLayout(m_settingsHalves[0]);
+    auto *second = new QHBoxLayout(m_settingsHalves[1]);
     auto *playback = new QHBoxLayout(m_playbackRow);
-    for (QHBoxLayout *row : {settings, playback}) {
+    for (QHBoxLayout *row : {first, second, playback}) {
         row->setContentsMargins(0, 0, 0, 0);
         row->setSpacing(8);
     }
@@ -149,14 +164,17 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
         row->addWidget(w);
         return label;
     };
-    addLabelled(settings, QStringLiteral("&Schedule"), m_schedule);
-    settings->addSpacing(12);
-    addLabelled(settings, QStringLiteral("Stages &p"), m_stages);
-    settings->addSpacing(12);
-    addLabelled(settings, QStringLiteral("Micro-batches &m"), m_microBatches);
-    settings->addSpacing(12);
-    m_chunksLabel = addLabelled(settings, QStringLiteral("Chunks &v"), m_chunks);
-    settings->addStretch(1);
+    addLabelled(first, QStringLiteral("&Schedule"), m_schedule);
+    first->addSpacing(12);
+    addLabelled(first, QStringLiteral("Stages &p"), m_stages);
+    first->addStretch(1);
+    addLabelled(second, QStringLiteral("Micro-batches &m"), m_microBatches);
+    second->addSpacing(12);
+    m_chunksLabel = addLabelled(second, QStringLiteral("Chunks &v"), m_chunks);
+    second->addStretch(1);
+    m_settingsLayout->addWidget(m_settingsHalves[0]);
+    m_settingsLayout->addWidget(m_settingsHalves[1]);
+    m_settingsLayout->addStretch(1);
     playback->addWidget(m_stepBack);
     playback->addWidget(m_play);
     playback->addWidget(m_stepForward);
@@ -171,6 +189,8 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
 
     // The bubble in large type with its formula beside it.
     m_bubble = new QLabel(this);
+    // Its one line does not bound the panel's width: arrangeControls() breaks it in two.
+    m_bubble->setMinimumWidth(1);
     m_formula = new QLabel(this);
     m_formula->setTextFormat(Qt::RichText);
     m_formula->setWordWrap(true);
@@ -291,19 +311,29 @@ void TimelinePanel::applyStyle()
     for (QPushButton *b : {m_stepBack, m_play, m_stepForward})
         b->setIconSize(QSize(icon, icon));
     m_play->setMinimumWidth(int(120 * st.fontScale));
-    m_time->setMinimumWidth(int(190 * st.fontScale));
     m_bubble->setFont(st.font(font(), 30, true));
     m_formula->setFont(st.font(font(), 15));
     m_error->setFont(st.font(font(), 15, true));
     // Legend, capacity label and axis in the style's type over a plot area of 130 px.
     m_memory->setMinimumHeight(int(110 * st.fontScale) + 130);
 
-    // The panel is as wide as the wider control group at this size.
-    const int widest = std::max(m_settingsRow->minimumSizeHint().width(),
-                                m_playbackRow->minimumSizeHint().width());
+    updateMinimumWidth();
+    arrangeControls();
+}
+
+void TimelinePanel::updateMinimumWidth()
+{
+    // The time readout as wide as its widest text, at the end of the step ("t = 753.0 of
+    // 753"), so that it does not jump while playing and widens the panel no more.
+    const double end = m_timeline.valid() ? std::max(0.0, m_timeline.makespan) : 0;
+    m_time->setMinimumWidth(QFontMetrics(m_time->font()).horizontalAdvance(timeReadout(end, end)) +
+                            4);
+    // The panel is as wide as the widest control group at this size.
+    const int widest = std::max({m_settingsHalves[0]->minimumSizeHint().width(),
+                                 m_settingsHalves[1]->minimumSizeHint().width(),
+                                 m_playbackRow->minimumSizeHint().width()});
     const QMargins margins = layout()->contentsMargins();
     setMinimumWidth(widest + margins.left() + margins.right());
-    arrangeControls();
 }
 
 void TimelinePanel::refresh()
@@ -327,6 +357,7 @@ void TimelinePanel::refresh()
         m_boundaries.erase(std::unique(m_boundaries.begin(), m_boundaries.end()),
                            m_boundaries.end());
         m_view->setTimeline(m_timeline);
+        updateMinimumWidth(); // the time readout's digits
         if (!m_timeline.valid() || m_timeline.makespan <= 0)
             pause();
     }
@@ -379,13 +410,14 @@ void TimelinePanel::syncControls()
 void TimelinePanel::updateBubbleText()
 {
     if (!m_timeline.valid() || m_timeline.stages.empty()) {
-        m_bubble->setText(QStringLiteral("Bubble: no schedule"));
+        m_bubbleLine = QStringLiteral("Bubble: no schedule");
+        m_bubble->setText(m_bubbleLine);
         m_formula->setText(QString());
         arrangeControls();
         return;
     }
-    m_bubble->setText(
-        QStringLiteral("Bubble %1 of the step").arg(percent(m_timeline.bubbleFraction)));
+    m_bubbleLine = QStringLiteral("Bubble %1 of the step").arg(percent(m_timeline.bubbleFraction));
+    m_bubble->setText(m_bubbleLine);
     const Explanation e = explain(m_params, m_timeline);
     m_formula->setText(e.shareLine + QStringLiteral("<br>") + e.overIdealLine);
     arrangeControls(); // the new text may need another line
@@ -404,7 +436,7 @@ void TimelinePanel::updatePlaybackControls()
 
 QString TimelinePanel::bubbleText() const
 {
-    return m_bubble->text();
+    return m_bubbleLine;
 }
 
 QString TimelinePanel::formulaText() const
@@ -503,9 +535,7 @@ void TimelinePanel::setPlayhead(double time)
         const QSignalBlocker block(m_scrub);
         m_scrub->setValue(end > 0 ? int(std::lround(m_playhead / end * scrubSteps)) : 0);
     }
-    m_time->setText(QStringLiteral("t = %1 of %2")
-                        .arg(m_playhead, 0, 'f', 1)
-                        .arg(QString::number(end, 'g', 6)));
+    m_time->setText(timeReadout(m_playhead, end));
 }
 
 void TimelinePanel::keyPressEvent(QKeyEvent *event)
@@ -544,18 +574,30 @@ void TimelinePanel::resizeEvent(QResizeEvent *event)
 void TimelinePanel::arrangeControls()
 {
     // The panel may be narrower than both groups side by side: stack them then.
-    const int settings = m_settingsRow->minimumSizeHint().width();
+    const int settings = m_settingsHalves[0]->minimumSizeHint().width() + halvesSpacing +
+                         m_settingsHalves[1]->minimumSizeHint().width();
     const int playback = m_playbackRow->minimumSizeHint().width();
     const QMargins margins = layout()->contentsMargins();
     const int room = width() - margins.left() - margins.right();
     const bool sideBySide = room >= settings + playback + m_controls->spacing() + 24;
     m_controls->setDirection(sideBySide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    const bool settingsInOneRow = room >= settings;
+    m_settingsLayout->setDirection(settingsInOneRow ? QBoxLayout::LeftToRight
+                                                    : QBoxLayout::TopToBottom);
+    m_settingsLayout->setSpacing(settingsInOneRow ? halvesSpacing : 4);
 
     // The formula beside the bubble figure, or under it where that is less tall (large
     // type in a narrow panel), and never squeezed below the height its lines need.
     const auto formulaHeight = [this](int width) {
         return std::max(0, m_formula->heightForWidth(width)); // -1: no text yet
     };
+    // The bubble figure on one line where it fits, else on two (presentation type in a
+    // 1280-pixel window: "Bubble 49.8%" over "of the step").
+    QString bubble = m_bubbleLine;
+    if (QFontMetrics(m_bubble->font()).horizontalAdvance(bubble) > room)
+        bubble.replace(QStringLiteral(" of "), QStringLiteral("\nof "));
+    if (m_bubble->text() != bubble)
+        m_bubble->setText(bubble);
     const int bubbleWidth = m_bubble->sizeHint().width();
     const int bubbleHeight = m_bubble->sizeHint().height();
     const int besideWidth = std::max(1, room - bubbleWidth - m_bubbleRow->spacing());

@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QWidget>
+#include <array>
 #include <vector>
 
 class QBoxLayout;
@@ -80,7 +81,8 @@ public:
     /// Scrub slider over [0, makespan] in 10,000 steps.
     QSlider *scrubSlider() const { return m_scrub; }
 
-    /// The large bubble line, e.g. "Bubble 42.9% of the step".
+    /// The large bubble line, e.g. "Bubble 42.9% of the step" (drawn on two lines where
+    /// one is wider than the panel).
     QString bubbleText() const;
     /// The explanation beside it as plain text (formula, over-ideal figure, source).
     QString formulaText() const;
@@ -135,12 +137,16 @@ protected:
 
 private:
     /// Puts the schedule settings and the playback controls side by side when both fit,
-    /// else one above the other; the same for the bubble figure and its formula, whichever
-    /// is less tall.
+    /// else one above the other, and the settings' two halves (schedule and p; m and v)
+    /// likewise; the bubble figure and its formula side by side or one above the other,
+    /// whichever is less tall, the figure wrapped where one line is wider than the panel.
     void arrangeControls();
     /// Fonts and sizes of the panel's own controls and labels in m_style (the palette is
     /// the window's until setChartStyle() gives the panel one).
     void applyStyle();
+    /// The time readout's width for this step's digits and the panel's minimum width: the
+    /// widest of the control groups (the settings' halves, the playback row).
+    void updateMinimumWidth();
     void refresh();
     void syncControls();
     void updateBubbleText();
@@ -161,9 +167,11 @@ private:
     QSpinBox *m_microBatches = nullptr;
     QSpinBox *m_chunks = nullptr;
     QLabel *m_chunksLabel = nullptr;
-    std::vector<QLabel *> m_controlLabels; ///< "Schedule", "Stages p", ..., "Speed"
-    QWidget *m_settingsRow = nullptr;      ///< schedule, p, m, v
-    QWidget *m_playbackRow = nullptr;      ///< step, play, step, speed, time
+    std::vector<QLabel *> m_controlLabels;       ///< "Schedule", "Stages p", ..., "Speed"
+    QWidget *m_settingsRow = nullptr;            ///< schedule, p, m, v
+    std::array<QWidget *, 2> m_settingsHalves{}; ///< schedule and p; m and v
+    QBoxLayout *m_settingsLayout = nullptr;      ///< the halves; direction set by arrangeControls()
+    QWidget *m_playbackRow = nullptr;            ///< step, play, step, speed, time
     QBoxLayout *m_controls = nullptr;  ///< holds the two rows; direction set by arrangeControls()
     QBoxLayout *m_bubbleRow = nullptr; ///< bubble figure and formula; arrangeControls() too
     QPushButton *m_play = nullptr;
@@ -173,6 +181,7 @@ private:
     QSlider *m_scrub = nullptr;
     QLabel *m_time = nullptr;
     QLabel *m_bubble = nullptr;
+    QString m_bubbleLine; ///< bubbleText(); m_bubble may show it on two lines
     QLabel *m_formula = nullptr;
     QLabel *m_error = nullptr;
     QTimer *m_timer = nullptr;

@@ -2,6 +2,7 @@
 
 #include <QPainter>
 #include <QPixmap>
+#include <QScopedValueRollback>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -14,6 +15,8 @@ namespace {
 constexpr double rowHalfHeight = 0.4; // a block spans stage +- this, in row units
 const QString stageTitle = QStringLiteral("Pipeline stage (GPU)");
 const QString shortStageTitle = QStringLiteral("Stage (GPU)");
+const QString timeTitle =
+    QStringLiteral("Time (1 = one forward pass of one micro-batch through one stage)");
 constexpr int paletteSize = 7;
 
 /// Okabe-Ito (2008) without black, ordered so neighbours contrast.
@@ -358,8 +361,7 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     fillWithPlot(this, m_plot, QSize(480, 240));
     for (auto *axis : {m_plot->xAxis, m_plot->yAxis})
         axis->grid()->setVisible(false);
-    m_plot->xAxis->setLabel(
-        QStringLiteral("Time (1 = one forward pass of one micro-batch through one stage)"));
+    m_plot->xAxis->setLabel(timeTitle);
     useCategoryAxis(m_plot->yAxis, stageTitle, 0);
     m_plot->yAxis->setRangeReversed(true);
 
@@ -395,8 +397,9 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     m_plot->setNoAntialiasingOnDrag(true);
     setChartStyle(m_style);
 
-    // The margins are fixed: the stage title can be chosen once the axis rect is laid out.
-    connect(m_plot, &QCustomPlot::afterLayout, this, &TimelineView::fitStageTitle);
+    // The margins are fixed: stage labels and titles are chosen once the axis rect is laid
+    // out, on screen or for an export.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &TimelineView::fitToPlot);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mousePress, this, &TimelineView::handleMouse);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) {
@@ -409,18 +412,82 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     setTimeline(Timeline{});
 }
 
-void TimelineView::fitStageTitle()
+void TimelineView::applyStageTicks(int stride, bool numbers)
 {
-    const QFontMetrics fm(m_plot->yAxis->labelFont());
-    const int room = m_plot->axisRect()->height();
-    QString title;
-    for (const QString &candidate : {stageTitle, shortStageTitle})
-        if (fm.horizontalAdvance(candidate) <= room) {
-            title = candidate;
-            break;
+    m_stageStride = stride;
+    m_stageNumbers = numbers;
+    auto ticker = m_plot->yAxis->ticker().staticCast<QCPAxisTickerText>();
+    ticker->clear();
+    const int p = int(m_timeline.stages.size());
+    for (int i = 0; i < p; i += stride)
+        ticker->addTick(i, numbers ? QString::number(i) : QStringLiteral("Stage %1").arg(i));
+}
+
+void TimelineView::fitToPlot()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    QCPAxis *y = m_plot->yAxis;
+    const QRect area = m_plot->axisRect()->rect();
+    const int p = int(m_timeline.stages.size());
+    bool changed = false;
+    if (p > 0 && area.height() > 0) {
+        // Every stride-th row labelled, rows far enough apart for the labels' height: 1, 2,
+        // 4, 5, 10, 20, 25, 50, ... rows.
+        const QFontMetrics ticks(y->tickLabelFont());
+        const double row = double(area.height()) / p;
+        static constexpr std::array strides = {1, 2, 4, 5, 10, 20, 25, 50, 100, 200, 250, 500};
+        std::size_t k = 0;
+        while (strides[k] * row < ticks.height() + 2 && strides[k] < p && k + 1 < strides.size())
+            ++k;
+        const int stride = strides[k];
+        // The labels and the title in the fixed left margin: "Stage 12" under "Pipeline
+        // stage (GPU)" or "Stage (GPU)", else numbers under one of them, else no title.
+        const QFontMetrics titleMetrics(y->labelFont());
+        const auto widest = [&](bool numbers) {
+            int w = 0;
+            for (int i = 0; i < p; i += stride)
+                w = std::max(w, ticks
+                                    .boundingRect(numbers ? QString::number(i)
+                                                          : QStringLiteral("Stage %1").arg(i))
+                                    .width());
+            return w;
+        };
+        const int ticksWidth = std::max(0, y->tickLengthOut()) + y->tickLabelPadding() + 2;
+        const int room = area.left() - m_plot->viewport().left();
+        const QString none;
+        const std::pair<bool, const QString *> choices[] = {
+            {false, &stageTitle}, {false, &shortStageTitle},
+            {true, &stageTitle},  {true, &shortStageTitle},
+            {false, &none},       {true, &none}};
+        QString title;
+        bool numbers = true; // when nothing fits, the shortest
+        for (const auto &[n, candidate] : choices) {
+            const int titleWidth =
+                candidate->isEmpty() ? 0 : y->labelPadding() + titleMetrics.height();
+            if (titleMetrics.horizontalAdvance(*candidate) <= area.height() &&
+                ticksWidth + widest(n) + titleWidth <= room) {
+                numbers = n;
+                title = *candidate;
+                break;
+            }
         }
-    if (title != m_plot->yAxis->label())
-        m_plot->yAxis->setLabel(title);
+        if (stride != m_stageStride || numbers != m_stageNumbers) {
+            applyStageTicks(stride, numbers);
+            changed = true;
+        }
+        if (title != y->label())
+            y->setLabel(title);
+    } else if (y->label() != stageTitle) {
+        y->setLabel(stageTitle);
+    }
+    if (fitAxisTitle(m_plot->xAxis, {timeTitle, QStringLiteral("Time (forward passes)"),
+                                     QStringLiteral("Time")}) ||
+        changed)
+        relayoutPlot(m_plot);
+    if (clearAxisCorner(m_plot))
+        relayoutPlot(m_plot);
 }
 
 void TimelineView::setChartStyle(const ChartStyle &style)
@@ -491,11 +558,8 @@ void TimelineView::setTimeline(const Timeline &t)
         m_legendEntries[3]->addToLegend();
     }
 
-    auto ticker = m_plot->yAxis->ticker().staticCast<QCPAxisTickerText>();
-    ticker->clear();
-    const int stride = p <= 16 ? 1 : (p + 15) / 16;
-    for (int i = 0; i < p; i += stride)
-        ticker->addTick(i, QStringLiteral("Stage %1").arg(i));
+    // Until the layout measures the rows (fitToPlot()): at most 16 labels.
+    applyStageTicks(p <= 16 ? 1 : (p + 15) / 16, false);
     m_plot->yAxis->setRange(-0.5, std::max(1, p) - 0.5);
     const double span = m_drawable ? t.makespan : 1;
     // 1 % to spare on the right, so the playhead at the end of the step stays visible.

@@ -120,9 +120,14 @@ signals:
 private:
     void handleMouse(QMouseEvent *event);
     void showTooltip(QMouseEvent *event);
-    /// The stage axis title that fits the axis rect's height: "Pipeline stage (GPU)",
-    /// else "Stage (GPU)", else none (the tick labels name the stages).
-    void fitStageTitle();
+    /// After each layout (QCustomPlot::afterLayout): every k-th stage labelled, k the
+    /// smallest of 1, 2, 4, 5, 10, 20, 25, 50, .. that keeps the labels a text height
+    /// apart; "Stage 12" and the stage title that fits the axis rect's height ("Pipeline
+    /// stage (GPU)", else "Stage (GPU)") in the fixed left margin, else the numbers alone
+    /// under a title, else no title; the time title that fits the width.
+    void fitToPlot();
+    /// Labels every `stride`-th stage, "Stage 3" or, with `numbers`, "3".
+    void applyStageTicks(int stride, bool numbers);
 
     QCustomPlot *m_plot = nullptr;
     TimelineBlocks *m_blocks = nullptr;
@@ -133,6 +138,9 @@ private:
     Timeline m_timeline;
     double m_playhead = 0;
     bool m_drawable = false;
+    int m_stageStride = 1;       ///< every m_stageStride-th stage labelled
+    bool m_stageNumbers = false; ///< stage labels are bare numbers
+    bool m_fitting = false;      ///< inside fitToPlot()
     ChartStyle m_style;
 };
 

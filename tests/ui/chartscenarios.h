@@ -2,8 +2,11 @@
 
 // Scenarios the chart tests share, each with the source its numbers are checked against.
 
+#include "catalog.h"
 #include "scenario.h"
 #include "session.h"
+
+#include <algorithm>
 
 namespace shardscope {
 
@@ -35,6 +38,27 @@ inline void llama70bFourStages(Session &model, PipelineSchedule schedule, int ch
         s.training.microBatches = 8;
         s.training.recompute = Recompute::Selective;
     });
+}
+
+/// Llama 3.1 405B (126 layers, Meta's model card; resources/data/models.json) in `stages`
+/// pipeline stages of one H100 80 GB each, mixed-precision Adam, 1F1B over max(8, stages)
+/// micro-batches. A count that does not divide 126 puts the extra layers on the first
+/// stages (Layout::allowUnevenStages, stageLayerCount); from 127 stages on, the same shape with 128
+/// layers, so that every stage holds at least one. Many stages for the charts' text.
+inline Scenario manyStages(int stages)
+{
+    Scenario s;
+    s.model = *Catalog::builtIn().model("llama3.1-405b");
+    if (stages > 126)
+        s.model.architecture->layers = 128;
+    s.recipe = *Catalog::builtIn().recipe("mixed-adam");
+    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
+    s.layout.gpus = stages;
+    s.layout.pipelineParallel = stages;
+    s.layout.allowUnevenStages = true;
+    s.training.schedule = PipelineSchedule::OneFOneB;
+    s.training.microBatches = std::max(8, stages);
+    return s;
 }
 
 } // namespace shardscope

@@ -1,18 +1,27 @@
-// Text never collides (issue 13): the memory chart and the comparison chart drawn at many
-// sizes, in the normal and the presentation style, for 1 to 16,384 GPUs and 1 to 16
-// pipeline stages. In every drawing no two texts (tick labels, bar totals, the capacity
-// label, legend entries) overlap, none leaves the widget, no legend entry is cut, and the
-// dashed capacity line crosses no total.
+// Text never collides (issue 13): the memory chart, the comparison chart, the pipeline
+// timeline and the stage memory chart drawn at many sizes, in the normal and the
+// presentation style, for 1 to 16,384 GPUs and 1 to 128 pipeline stages. In every drawing
+// no two texts (tick labels, axis titles, bar totals, the capacity label, legend entries)
+// overlap, none leaves the widget, no legend entry is cut, no axis title is longer than
+// its axis, and the dashed capacity line crosses no total.
 //
 // The boxes are QCustomPlot's own geometry: QCPItemText's topLeft / bottomRight anchors,
-// the legend items' outer rects, and tick labels placed as QCPAxisPainterPrivate places
-// them (tickLabelRects() in ui/chartparts.h).
+// the legend items' outer rects, and tick labels and axis titles placed as
+// QCPAxisPainterPrivate places them (tickLabelRects() and axisTitleRect() in
+// ui/chartparts.h).
 #include "catalog.h"
 #include "chartscenarios.h"
 #include "comparechart.h"
 #include "estimate.h"
 #include "memorychart.h"
+#include "schedule.h"
+#include "session.h"
+#include "stagememorychart.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
 
+#include <QDir>
+#include <QLayout>
 #include <QLocale>
 #include <QPainter>
 #include <QTest>
@@ -37,6 +46,9 @@ QVector<Box> textBoxes(const QCustomPlot *plot, const QVector<const QCPItemText 
         boxes.push_back({QStringLiteral("x tick"), r});
     for (const QRectF &r : tickLabelRects(plot->yAxis))
         boxes.push_back({QStringLiteral("y tick"), r});
+    for (const QCPAxis *axis : {plot->xAxis, plot->yAxis})
+        if (const QRectF r = axisTitleRect(axis); !r.isEmpty())
+            boxes.push_back({QStringLiteral("title \"%1\"").arg(axis->label()), r});
     for (const QCPItemText *t : items)
         if (t && t->visible() && t->realVisibility())
             boxes.push_back({QStringLiteral("text \"%1\"").arg(t->text()), itemTextRect(t)});
@@ -51,12 +63,12 @@ QString describe(const QRectF &r)
     return QStringLiteral("(%1,%2 %3x%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
 
-/// The checks of one drawing; an empty string when all hold, else what failed.
-QString collisions(const QCustomPlot *plot, const QVector<const QCPItemText *> &totals,
-                   const QCPItemText *capacityLabel, double capacity, double lineWidth)
+/// The checks of any plot: every text box of `plot` and `items` inside the widget and
+/// clear of the others, no legend entry cut, no axis title longer than its axis (QCustomPlot
+/// centres it on the axis rect's side and lets it run past both ends, where the legend or
+/// the widget's edge cuts it: "Memory per GPU (GB" on a short plot). Empty when all hold.
+QString textCollisions(const QCustomPlot *plot, const QVector<const QCPItemText *> &items)
 {
-    QVector<const QCPItemText *> items = totals;
-    items << capacityLabel;
     const QVector<Box> boxes = textBoxes(plot, items);
     const QRectF viewport(plot->viewport());
     for (int i = 0; i < boxes.size(); ++i) {
@@ -73,6 +85,32 @@ QString collisions(const QCustomPlot *plot, const QVector<const QCPItemText *> &
         if (const QCPAbstractLegendItem *item = plot->legend->item(i))
             if (item->outerRect().width() < item->minimumOuterSizeHint().width())
                 return QStringLiteral("legend %1 is cut").arg(i);
+    for (const QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
+        if (axis->label().isEmpty())
+            continue;
+        const double length = QFontMetrics(axis->labelFont())
+                                  .boundingRect(0, 0, 0, 0, Qt::TextDontClip, axis->label())
+                                  .width();
+        const QRect ar = plot->axisRect()->rect();
+        const int room = axis->axisType() == QCPAxis::atLeft ? ar.height() : ar.width();
+        if (length > room)
+            return QStringLiteral("title \"%1\" (%2 px) is longer than its axis (%3 px)")
+                .arg(axis->label())
+                .arg(length)
+                .arg(room);
+    }
+    return {};
+}
+
+/// The checks of one bar chart's drawing: textCollisions(), and the totals inside the axis
+/// rect and clear of the capacity line. Empty when all hold, else what failed.
+QString collisions(const QCustomPlot *plot, const QVector<const QCPItemText *> &totals,
+                   const QCPItemText *capacityLabel, double capacity, double lineWidth)
+{
+    QVector<const QCPItemText *> items = totals;
+    items << capacityLabel;
+    if (QString failure = textCollisions(plot, items); !failure.isEmpty())
+        return failure;
     // Totals: inside the axis rect, clear of the dashed line.
     const QRectF area(plot->axisRect()->rect());
     const double linePx = plot->yAxis->coordToPixel(capacity);
@@ -133,6 +171,9 @@ QList<Scenario> scenarios()
         for (const qint64 gpus : {2, 4, 8, 16, 32, 64})
             if (gpus % stages == 0)
                 list << llama70b(gpus, stages, ZeroStage::Zero1);
+    // Llama 3.1 405B in 17, 63 and 128 stages of one GPU: a bar per stage.
+    for (const int stages : {17, 63, 128})
+        list << manyStages(stages);
     list << seventyB(15, ZeroStage::Zero3) << seventyB(14, ZeroStage::Zero3)
          << seventyB(64, ZeroStage::Zero3) << seventyB(64, ZeroStage::Ddp)
          << seventyB(8, ZeroStage::Zero1);
@@ -161,6 +202,29 @@ void exportAt(QCustomPlot *plot, QSize size)
     plot->toPainter(&painter, size.width(), size.height());
 }
 
+/// The stage counts of the pipeline charts: 1 to 128, the divisors of Llama 3.1 405B's 126
+/// layers a class splits it into, uneven splits (4, 8, 16, 17, 32, 64) and 128.
+const QList<int> &stageCounts()
+{
+    static const QList<int> list = {1, 2, 3, 4, 7, 8, 9, 14, 16, 17, 21, 32, 42, 63, 64, 126, 128};
+    return list;
+}
+
+/// textCollisions() of `plot` exported at `size`, checked in the export's own layout right
+/// after the chart's fitting (which is connected to QCustomPlot::afterLayout first).
+QString exportCollisions(QCustomPlot *plot, QSize size, const QVector<const QCPItemText *> &items)
+{
+    QString failure;
+    const QMetaObject::Connection check =
+        QObject::connect(plot, &QCustomPlot::afterLayout, plot, [&] {
+            if (failure.isEmpty())
+                failure = textCollisions(plot, items);
+        });
+    exportAt(plot, size);
+    QObject::disconnect(check);
+    return failure;
+}
+
 } // namespace
 
 class TestChartCollision : public QObject
@@ -171,6 +235,11 @@ private slots:
     void memoryChartTextNeverCollides();
     void memoryChartExportNeverCollides();
     void compareChartTextNeverCollides();
+    void timelineTextNeverCollides();
+    void timelineExportNeverCollides();
+    void manyStagesLabelEveryKth();
+    void memoryTitleFitsShortPlot();
+    void axisTitleBoxesMatchThePixels();
     void groupsWhenTextWouldNotFit();
     void totalLeavesTheLine();
     void legendOrderIsFixed();
@@ -188,7 +257,7 @@ void TestChartCollision::memoryChartTextNeverCollides()
             chart.resize(size);
             for (const Scenario &s : scenarios()) {
                 const MemoryReport r = estimate(s);
-                QVERIFY2(r.valid(), qPrintable(name(s)));
+                QVERIFY2(r.valid(), qPrintable(name(s) + u' ' + toQString(r.error)));
                 chart.setReport(s, r, ByteUnit::GB);
                 chart.plot()->replot();
                 QVector<const QCPItemText *> totals;
@@ -282,6 +351,215 @@ void TestChartCollision::compareChartTextNeverCollides()
             }
         }
     }
+}
+
+void TestChartCollision::timelineTextNeverCollides()
+{
+    // The pipeline tab as it is on screen: the timeline over the stage memory chart, at a
+    // 720p projector's and a 1080p screen's size, for 1 to 128 stages.
+    Session session(Catalog::builtIn());
+    TimelinePanel panel(&session);
+    panel.resize(1280, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    int drawings = 0;
+    for (const bool presentation : {false, true}) {
+        panel.setChartStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+            panel.resize(size);
+            for (const int p : stageCounts()) {
+                const Scenario s = manyStages(p);
+                session.setScenario(s);
+                QCoreApplication::processEvents(); // the controls' layouts, as on screen
+                const QString where = QStringLiteral("p %1 at %2x%3, %4")
+                                          .arg(p)
+                                          .arg(size.width())
+                                          .arg(size.height())
+                                          .arg(styleName(presentation));
+                QVERIFY2(session.report().valid(), qPrintable(where));
+                QVERIFY2(panel.timeline().valid(), qPrintable(where));
+                panel.layout()->activate();
+                TimelineView *view = panel.timelineView();
+                StageMemoryChart *memory = panel.memoryChart();
+                QCOMPARE(memory->stageCount(), p);
+                view->plot()->replot();
+                memory->plot()->replot();
+                QString failure = textCollisions(view->plot(), {});
+                QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("timeline, ") + where +
+                                                       QStringLiteral(": ") + failure));
+                failure = textCollisions(memory->plot(), {memory->capacityItem()});
+                QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("stage memory, ") + where +
+                                                       QStringLiteral(": ") + failure));
+                ++drawings;
+                // SHARDSCOPE_SCREENSHOT_DIR: the tab with 126 stages, to look at.
+                if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR");
+                    !dir.isEmpty() && p == 126) {
+                    QDir().mkpath(dir);
+                    QVERIFY(panel.grab().save(
+                        QDir(dir).filePath(QStringLiteral("pipeline-p126-%1x%2-%3.png")
+                                               .arg(size.width())
+                                               .arg(size.height())
+                                               .arg(styleName(presentation)))));
+                }
+            }
+        }
+    }
+    QCOMPARE(drawings, 2 * 2 * int(stageCounts().size()));
+}
+
+void TestChartCollision::timelineExportNeverCollides()
+{
+    // A slide export of each pipeline chart (QCustomPlot::toPainter at the slide's size),
+    // from a window-sized widget.
+    TimelineView view;
+    StageMemoryChart memory;
+    view.resize(900, 400);
+    memory.resize(900, 300);
+    for (const bool presentation : {false, true}) {
+        const ChartStyle style =
+            presentation ? ChartStyle::presentation(false) : ChartStyle::light();
+        view.setChartStyle(style);
+        memory.setChartStyle(style);
+        // Every stage count on one GPU each, and 1 to 16,384 GPUs as d x p under ZeRO-1 (the
+        // memory axis' range and numbers change with d).
+        QList<Scenario> list;
+        for (const int p : stageCounts())
+            list << manyStages(p);
+        for (const int p : {1, 16, 128})
+            for (const qint64 gpus : {1, 2, 8, 16, 17, 64, 16384})
+                if (gpus % p == 0 && gpus > p) {
+                    Scenario s = manyStages(p);
+                    s.layout.gpus = gpus;
+                    s.layout.zeroStage = ZeroStage::Zero1;
+                    list << s;
+                }
+        for (const Scenario &s : list) {
+            const int p = s.layout.pipelineParallel;
+            const Timeline t = schedule(scheduleParams(s));
+            const MemoryReport r = estimate(s);
+            QVERIFY2(t.valid() && r.valid(), qPrintable(name(s) + u' ' + toQString(r.error)));
+            view.setTimeline(t);
+            memory.setData(s, r, t, ByteUnit::GB);
+            for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+                const QString where = QStringLiteral("%1 GPUs, p %2 exported at %3x%4, %5")
+                                          .arg(s.layout.gpus)
+                                          .arg(p)
+                                          .arg(size.width())
+                                          .arg(size.height())
+                                          .arg(styleName(presentation));
+                QString failure = exportCollisions(view.plot(), size, {});
+                QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("timeline, ") + where +
+                                                       QStringLiteral(": ") + failure));
+                failure = exportCollisions(memory.plot(), size, {memory.capacityItem()});
+                QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("stage memory, ") + where +
+                                                       QStringLiteral(": ") + failure));
+            }
+        }
+    }
+}
+
+void TestChartCollision::manyStagesLabelEveryKth()
+{
+    // 126 stages of Llama 3.1 405B in the pipeline tab at 1280 x 720: 126 rows in a
+    // timeline a few hundred pixels tall cannot each carry a label, so every k-th does
+    // (k one of 1, 2, 4, 5, 10, 20, 25, 50, ..), and the stage memory legend names stages
+    // evenly spaced from 0 to 125 rather than 126 entries.
+    Session session(Catalog::builtIn());
+    TimelinePanel panel(&session);
+    panel.resize(1280, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    session.setScenario(manyStages(126));
+    panel.layout()->activate();
+    QCustomPlot *timeline = panel.timelineView()->plot();
+    timeline->replot();
+    const QVector<double> ticks = timeline->yAxis->tickVector();
+    QVERIFY(ticks.size() >= 2);
+    QCOMPARE(ticks.front(), 0.0);
+    const double k = ticks[1] - ticks[0];
+    QVERIFY2(QList<double>({2, 4, 5, 10, 20, 25, 50}).contains(k), qPrintable(QString::number(k)));
+    // Rows of (axis rect height / 126) pixels, k of them between labels: at least one label
+    // height apart.
+    const double row = timeline->axisRect()->height() / 126.0;
+    QVERIFY(k * row >= QFontMetrics(timeline->yAxis->tickLabelFont()).height());
+    QVERIFY(timeline->yAxis->tickVectorLabels().front() == QStringLiteral("Stage 0") ||
+            timeline->yAxis->tickVectorLabels().front() == QStringLiteral("0"));
+
+    StageMemoryChart *memory = panel.memoryChart();
+    memory->plot()->replot();
+    const std::vector<int> &named = memory->legendStages();
+    QVERIFY(named.size() >= 2 && named.size() <= 8);
+    QCOMPARE(int(memory->plot()->legend->itemCount()), int(named.size()));
+    QCOMPARE(named.front(), 0);
+    QCOMPARE(named.back(), 125);
+    // Evenly spaced: entry j is stage round(j x 125 / (n - 1)).
+    const int n = int(named.size());
+    for (int j = 0; j < n; ++j)
+        QCOMPARE(named[std::size_t(j)], int(std::lround(j * 125.0 / (n - 1))));
+    // Two stages: both named.
+    session.setScenario(manyStages(2));
+    memory->plot()->replot();
+    QCOMPARE(memory->legendStages(), (std::vector<int>{0, 1}));
+}
+
+void TestChartCollision::memoryTitleFitsShortPlot()
+{
+    // Lesson 4 in presentation at 1920 x 1080 left the memory chart a plot shorter than its
+    // title: "Memory per GPU (GB)" in 21 pt bold is about 260 px long, so a 200 px plot
+    // takes the short title "GB per GPU" instead, and a tall one the full title.
+    MemoryChart chart;
+    chart.setStyle(ChartStyle::presentation(false));
+    chart.resize(1000, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const Scenario s = seventyB(64, ZeroStage::Zero3);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    chart.plot()->replot();
+    const QCPAxis *y = chart.plot()->yAxis;
+    const QFontMetrics metrics(y->labelFont());
+    const int room = chart.plot()->axisRect()->height();
+    QVERIFY2(metrics.horizontalAdvance(QStringLiteral("Memory per GPU (GB)")) > room,
+             qPrintable(QString::number(room)));
+    QVERIFY2(metrics.horizontalAdvance(QStringLiteral("GB per GPU")) <= room,
+             qPrintable(QString::number(room)));
+    QCOMPARE(y->label(), QStringLiteral("GB per GPU"));
+    QVERIFY(textCollisions(chart.plot(), {}).isEmpty());
+    chart.resize(1000, 900);
+    chart.plot()->replot();
+    QCOMPARE(y->label(), QStringLiteral("Memory per GPU (GB)"));
+}
+
+void TestChartCollision::axisTitleBoxesMatchThePixels()
+{
+    // axisTitleRect() computes where QCustomPlot draws a title; the drawing agrees: ink
+    // (dark pixels on the light canvas) inside the box, none beside it along the axis, and
+    // none between the box and the widget's edge.
+    MemoryChart chart;
+    chart.resize(900, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const Scenario s = seventyB(8, ZeroStage::Zero3);
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    chart.plot()->replot();
+    const QImage image = chart.plot()->toPixmap().toImage();
+    const auto ink = [&image](const QRect &r) {
+        int n = 0;
+        for (int y = std::max(0, r.top()); y <= std::min(image.height() - 1, r.bottom()); ++y)
+            for (int x = std::max(0, r.left()); x <= std::min(image.width() - 1, r.right()); ++x)
+                n += QColor(image.pixel(x, y)).lightness() < 128 ? 1 : 0;
+        return n;
+    };
+    const QRect ar = chart.plot()->axisRect()->rect();
+    const QRect y = axisTitleRect(chart.plot()->yAxis).toAlignedRect();
+    QVERIFY2(ink(y) > 50, qPrintable(describe(y)));
+    QCOMPARE(ink(QRect(0, ar.top(), y.left() - 1, ar.height())), 0);                // left of it
+    QCOMPARE(ink(QRect(y.left(), ar.top(), y.width(), y.top() - ar.top() - 1)), 0); // above
+    QCOMPARE(ink(QRect(y.left(), y.bottom() + 2, y.width(), ar.bottom() - y.bottom() - 2)), 0);
+    const QRect x = axisTitleRect(chart.plot()->xAxis).toAlignedRect();
+    QVERIFY2(ink(x) > 50, qPrintable(describe(x)));
+    QCOMPARE(ink(QRect(0, x.bottom() + 2, image.width(), image.height())), 0);         // below it
+    QCOMPARE(ink(QRect(ar.left(), x.top(), x.left() - 1 - ar.left(), x.height())), 0); // left
+    QCOMPARE(ink(QRect(x.right() + 2, x.top(), ar.right() - x.right() - 2, x.height())), 0);
 }
 
 void TestChartCollision::groupsWhenTextWouldNotFit()

@@ -4,10 +4,14 @@
 #include "chartscenarios.h"
 #include "comparechart.h"
 #include "estimate.h"
+#include "mainwindow.h"
 #include "palette.h"
+#include "session.h"
 
 #include <QLocale>
+#include <QTabWidget>
 #include <QTest>
+#include <QUndoStack>
 #include <qcustomplot.h>
 
 using namespace shardscope;
@@ -40,6 +44,9 @@ private slots:
     void peakStageOfEachStrategy();
     void impossibleSettingsDropped();
     void gibUnit();
+    void tooltipShowsBreakdownAndVerdict();
+    void clickSelectsStrategy();
+    void clickInTheWindowIsUndoable();
 };
 
 void TestCompareChart::zeroPaperNumbers()
@@ -185,6 +192,101 @@ void TestCompareChart::gibUnit()
     QCOMPARE(chart.totalText(3), QStringLiteral("16.3 GiB"));
     QCOMPARE(chart.capacityValue(), 80e9 / 1073741824.0);
     QCOMPARE(chart.plot()->yAxis->label(), QStringLiteral("Memory per GPU (GiB)"));
+}
+
+void TestCompareChart::tooltipShowsBreakdownAndVerdict()
+{
+    // The ZeRO paper's 70B model states on 64 GPUs (Rajbhandari et al. 2020, Figure 1
+    // accounting, 16 bytes per parameter: 2 weights, 2 gradients, 4 master weights, 8 Adam
+    // moments).
+    CompareChart chart;
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
+    // DDP: 70e9 x 16 = 1,120 GB per GPU; 1,120 - 80 = 1,040 GB over the card.
+    const QString ddp = plainTextOf(chart.tooltipText(0)).simplified();
+    QVERIFY2(ddp.startsWith(QStringLiteral("DDP")), qPrintable(ddp));
+    QVERIFY2(ddp.contains(QStringLiteral("Weights 140 GB")), qPrintable(ddp)); // 70e9 x 2
+    QVERIFY2(ddp.contains(QStringLiteral("Gradients 140 GB")), qPrintable(ddp));
+    QVERIFY2(ddp.contains(QStringLiteral("Master weights 280 GB")), qPrintable(ddp));   // x 4
+    QVERIFY2(ddp.contains(QStringLiteral("Optimizer states 560 GB")), qPrintable(ddp)); // x 8
+    QVERIFY2(ddp.contains(QStringLiteral("Activations 0 GB")), qPrintable(ddp));
+    QVERIFY2(ddp.contains(QStringLiteral("Total 1,120 GB")), qPrintable(ddp));
+    QVERIFY2(ddp.contains(QStringLiteral("Overflows the 80 GB GPU by 1,040 GB")), qPrintable(ddp));
+    // ZeRO-3: everything sharded 64 ways, 1,120 / 64 = 17.5 GB; 80 - 17.5 = 62.5 GB spare.
+    const QString zero3 = plainTextOf(chart.tooltipText(3)).simplified();
+    QVERIFY2(zero3.startsWith(QStringLiteral("ZeRO-3 / FSDP")), qPrintable(zero3));
+    QVERIFY2(zero3.contains(QStringLiteral("Weights 2.19 GB")), qPrintable(zero3)); // 2.1875
+    QVERIFY2(zero3.contains(QStringLiteral("Optimizer states 8.75 GB")), qPrintable(zero3));
+    QVERIFY2(zero3.contains(QStringLiteral("Total 17.5 GB")), qPrintable(zero3));
+    QVERIFY2(zero3.contains(QStringLiteral("Fits the 80 GB GPU, 62.5 GB to spare")),
+             qPrintable(zero3));
+    // In GiB: 17.5e9 / 2^30 = 16.30 GiB.
+    chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GiB);
+    QVERIFY(
+        plainTextOf(chart.tooltipText(3)).simplified().contains(QStringLiteral("Total 16.3 GiB")));
+    QVERIFY(chart.tooltipText(4).isEmpty());
+    QVERIFY(chart.tooltipText(-1).isEmpty());
+}
+
+void TestCompareChart::clickSelectsStrategy()
+{
+    // A click on ZeRO-3's bar makes ZeRO-3 the session's strategy, through
+    // Session::setZeroStage() as the strategy buttons do; the chart redraws for it.
+    Session session(Catalog::builtIn());
+    session.setScenario(seventyB(64, ZeroStage::Ddp));
+    CompareChart chart;
+    QObject::connect(&chart, &CompareChart::strategyClicked, &session, &Session::setZeroStage);
+    QObject::connect(&session, &Session::changed, &chart,
+                     [&] { chart.setScenario(session.scenario(), session.unit()); });
+    chart.setScenario(session.scenario(), session.unit());
+    chart.resize(1200, 800);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QCustomPlot *plot = chart.plot();
+    plot->replot();
+    QCOMPARE(chart.currentIndex(), 0);
+    // The bar of strategy i stands at key i + 1; halfway up the axis rect (a 17.5 GB bar is
+    // a few pixels tall under the 1,120 GB one, but its column is the whole height).
+    const auto barPixel = [plot](int i) {
+        return QPoint(int(plot->xAxis->coordToPixel(i + 1)), plot->axisRect()->center().y());
+    };
+    QCOMPARE(chart.strategyAt(barPixel(3)), 3);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, barPixel(3));
+    QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Zero3);
+    QCOMPARE(chart.currentIndex(), 3);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, barPixel(1));
+    QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Zero1);
+    // Between two bars, and outside the axis rect: nothing changes.
+    const QPoint between(int(plot->xAxis->coordToPixel(2.5)), plot->axisRect()->center().y());
+    QCOMPARE(chart.strategyAt(between), -1);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, between);
+    QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Zero1);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, QPoint(2, 2));
+    QCOMPARE(session.scenario().layout.zeroStage, ZeroStage::Zero1);
+}
+
+void TestCompareChart::clickInTheWindowIsUndoable()
+{
+    // In the window, a click on the comparison's ZeRO-2 bar is one scenario change, like a
+    // press of the ZeRO-2 button: Undo brings DDP back.
+    MainWindow window;
+    window.resize(1600, 950);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    Session *session = window.session();
+    session->setZeroStage(ZeroStage::Ddp);
+    CompareChart *chart = window.compareChart();
+    window.tabs()->setCurrentWidget(chart);
+    QCoreApplication::processEvents();
+    QCustomPlot *plot = chart->plot();
+    plot->replot();
+    const int undoSteps = window.undoStack()->count();
+    const QPoint zero2(int(plot->xAxis->coordToPixel(3)), plot->axisRect()->center().y());
+    QCOMPARE(chart->strategyAt(zero2), 2);
+    QTest::mouseClick(plot, Qt::LeftButton, {}, zero2);
+    QCOMPARE(session->scenario().layout.zeroStage, ZeroStage::Zero2);
+    QCOMPARE(window.undoStack()->count(), undoSteps + 1);
+    window.undoStack()->undo();
+    QCOMPARE(session->scenario().layout.zeroStage, ZeroStage::Ddp);
 }
 
 QTEST_MAIN(TestCompareChart)

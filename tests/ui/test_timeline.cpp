@@ -2,6 +2,7 @@
 // playhead hides what has not started, the bubble figures and their formulas, the controls
 // share p/m/v/schedule with the Session, and each stage's memory over the step.
 // Set SHARDSCOPE_SCREENSHOT_DIR to also save the four panels of docs/screenshots/.
+#include "catalog.h"
 #include "chartscenarios.h"
 #include "session.h"
 #include "stagememorychart.h"
@@ -10,6 +11,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QLabel>
 #include <QLocale>
 #include <QPushButton>
 #include <QSlider>
@@ -64,6 +66,7 @@ private slots:
     void interleavedMemoryRelation();
     void invalidSettingsShowTheEngineMessage();
     void playbackStepsAndKeys();
+    void presentationFitsA720pTab();
     void screenshots();
 };
 
@@ -414,6 +417,45 @@ void TestTimeline::playbackStepsAndKeys()
     panel.play();
     QCOMPARE(panel.playhead(), 0.0);
     panel.pause();
+}
+
+void TestTimeline::presentationFitsA720pTab()
+{
+    // Presentation type (1.5x) in the tab of a 1280 x 720 window, about 850 pixels wide:
+    // the settings in two rows, the bubble figure on two lines, nothing wider than the tab.
+    Session model(Catalog::builtIn());
+    model.edit([](Scenario &s) {
+        s.model = *Catalog::builtIn().model("llama3.1-405b");
+        s.layout.gpus = 126;
+        s.layout.pipelineParallel = 126;
+        s.layout.allowUnevenStages = true;
+        s.training.microBatches = 126;
+    });
+    TimelinePanel panel(&model);
+    panel.setChartStyle(ChartStyle::presentation(false));
+    panel.resize(850, 1000);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QCoreApplication::processEvents();
+    QVERIFY2(panel.minimumWidth() <= 850, qPrintable(QString::number(panel.minimumWidth())));
+    QCOMPARE(panel.width(), 850);
+    // 1F1B, p 126, m 126: (p - 1) / (m + p - 1) = 125 / 251 = 49.8 %.
+    QCOMPARE(panel.bubbleText(), QStringLiteral("Bubble 49.8% of the step"));
+    QLabel *bubble = panel.bubbleLabel();
+    QCOMPARE(bubble->text(), QStringLiteral("Bubble 49.8%\nof the step"));
+    QVERIFY(bubble->geometry().right() < panel.width());
+    QVERIFY(bubble->sizeHint().width() <= bubble->width());
+    // Every control inside the panel, none cut.
+    for (QWidget *w :
+         {static_cast<QWidget *>(panel.chunksSpin()), static_cast<QWidget *>(panel.speedCombo())}) {
+        const QRect r(w->mapTo(&panel, QPoint(0, 0)), w->size());
+        QVERIFY2(r.right() < panel.width(), qPrintable(w->metaObject()->className()));
+        QVERIFY(w->width() >= w->minimumSizeHint().width());
+    }
+    // A wide panel keeps the figure on one line.
+    panel.resize(1800, 1000);
+    QCoreApplication::processEvents();
+    QCOMPARE(bubble->text(), QStringLiteral("Bubble 49.8% of the step"));
 }
 
 void TestTimeline::screenshots()
