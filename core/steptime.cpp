@@ -406,6 +406,16 @@ std::string duration(double seconds)
 
 } // namespace
 
+double secondsPerTimelineUnit(const StepTime &t, std::int64_t microBatches)
+{
+    if (!t.valid() || microBatches < 1)
+        return 0;
+    const double busy = t.computeSeconds + t.tensorParallel.exposedSeconds +
+                        t.contextParallel.exposedSeconds + t.expertParallel.exposedSeconds +
+                        t.pipelineParallel.exposedSeconds;
+    return busy / (3.0 * double(microBatches));
+}
+
 std::string stepTimeText(const StepTime &t, std::int64_t gpus, std::int64_t tokenBudget)
 {
     if (!t.valid())

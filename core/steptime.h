@@ -99,6 +99,13 @@ std::string validateThroughput(const Throughput &t);
 /// the input) when r is invalid or a needed GPU speed is 0 in the catalog.
 StepTime stepTime(const Scenario &s, const MemoryReport &r);
 
+/// Seconds one unit of the pipeline timeline stands for (schedule.h: 1 = one micro-batch's
+/// forward through one stage; F + B = 3 units): the slowest stage's busy time per
+/// micro-batch (compute and exposed tensor, context, expert and pipeline traffic) / 3,
+/// so the timeline's makespan x this is that stage's busy time plus the bubble, as
+/// stepTime() counts them. 0 when t is invalid or m < 1.
+double secondsPerTimelineUnit(const StepTime &t, std::int64_t microBatches);
+
 /// One line on a timed step for people: "Step: 6.89 s, 39.4% MFU, 2.4M tokens/s on 16384
 /// GPUs; 15.6T tokens in 2.3 years, 325.8M GPU-hours" and, when priced, " ($814.6M)".
 /// Durations read in minutes (under an hour), hours (under two days), days (under two

@@ -42,6 +42,46 @@ void alignTimeAxis(QCustomPlot *plot)
     plot->axisRect()->setMargins(QMargins(timeAxisLeftMargin, 0, timeAxisRightMargin, 0));
 }
 
+namespace {
+
+/// QCustomPlot's ticker, choosing its step and writing its labels in seconds over data
+/// in timeline units.
+class SecondsTicker : public QCPAxisTicker
+{
+public:
+    double secondsPerUnit = 1;
+
+protected:
+    double getTickStep(const QCPRange &range) override
+    {
+        const QCPRange seconds(range.lower * secondsPerUnit, range.upper * secondsPerUnit);
+        return QCPAxisTicker::getTickStep(seconds) / secondsPerUnit;
+    }
+    QString getTickLabel(double tick, const QLocale &locale, QChar formatChar,
+                         int precision) override
+    {
+        return QCPAxisTicker::getTickLabel(tick * secondsPerUnit, locale, formatChar, precision);
+    }
+};
+
+} // namespace
+
+void setTimeAxisSeconds(QCPAxis *axis, double secondsPerUnit)
+{
+    auto *current = dynamic_cast<SecondsTicker *>(axis->ticker().data());
+    if (!(secondsPerUnit > 0) || !std::isfinite(secondsPerUnit)) {
+        if (current)
+            axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        return;
+    }
+    if (!current) {
+        auto ticker = QSharedPointer<SecondsTicker>::create();
+        current = ticker.data();
+        axis->setTicker(ticker);
+    }
+    current->secondsPerUnit = secondsPerUnit;
+}
+
 QCPLayer *addLiveLayer(QCustomPlot *plot)
 {
     plot->addLayer(QStringLiteral("live"), plot->layer(QStringLiteral("main")),

@@ -58,6 +58,13 @@ inline constexpr int timeAxisRightMargin = 40;
 /// timeAxisRightMargin; top and bottom stay automatic (legend row, axis title).
 void alignTimeAxis(QCustomPlot *plot);
 
+/// Labels a time axis whose data are timeline units (schedule.h: 1 = one forward pass
+/// of one micro-batch through one stage) in seconds: ticks at round numbers of seconds,
+/// each labelled with its seconds, `secondsPerUnit` seconds to a unit
+/// (secondsPerTimelineUnit(), core/steptime.h). 0 (a step that cannot be timed) puts
+/// QCustomPlot's plain ticker, in units, back. The data and the range stay in units.
+void setTimeAxisSeconds(QCPAxis *axis, double secondsPerUnit);
+
 /// Adds a buffered layer "live" above "main" and returns it: what a playhead moves lives
 /// there, so a frame redraws only that layer (QCPLayer::replot), not axes and legend.
 QCPLayer *addLiveLayer(QCustomPlot *plot);

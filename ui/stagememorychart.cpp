@@ -105,7 +105,10 @@ void StageMemoryChart::fitToPlot()
         relayoutPlot(m_plot);
     const QString unit = toQString(unitName(m_unit));
     const bool y = fitAxisTitle(m_plot->yAxis, {QStringLiteral("%1 per GPU").arg(unit), unit});
-    if (fitAxisTitle(m_plot->xAxis, {timeTitle(), QStringLiteral("Time")}) || y)
+    const QStringList timeTitles =
+        m_secondsPerUnit > 0 ? QStringList{QStringLiteral("Time (s)"), QStringLiteral("s")}
+                             : QStringList{timeTitle(), QStringLiteral("Time")};
+    if (fitAxisTitle(m_plot->xAxis, timeTitles) || y)
         relayoutPlot(m_plot);
     if (clearAxisCorner(m_plot)) // time "0" under memory "0"
         relayoutPlot(m_plot);
@@ -190,6 +193,17 @@ QColor StageMemoryChart::stageColor(int stage, int stages, const ChartStyle &sty
                                                QColor(0x7A, 0xD1, 0x51), QColor(0xBD, 0xDF, 0x26),
                                                QColor(0xFD, 0xE7, 0x25)};
     return rampAt(ramp, stage, stages);
+}
+
+void StageMemoryChart::setSecondsPerUnit(double seconds)
+{
+    const double v = seconds > 0 && std::isfinite(seconds) ? seconds : 0;
+    if (v == m_secondsPerUnit)
+        return;
+    m_secondsPerUnit = v;
+    setTimeAxisSeconds(m_plot->xAxis, v);
+    m_plot->xAxis->setLabel(v > 0 ? QStringLiteral("Time (s)") : timeTitle());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const Timeline &t,

@@ -57,6 +57,9 @@ public:
     /// per-stage dots with it. Redraws only their layer (immediately; the widget repaints on
     /// the next event loop pass).
     void setPlayhead(double time);
+    /// Labels the time axis in seconds, `seconds` to a time unit (secondsPerTimelineUnit(),
+    /// core/steptime.h); 0 labels it in time units. Queued replot.
+    void setSecondsPerUnit(double seconds);
     /// Playhead time, time units.
     double playhead() const { return m_playhead; }
     /// Changes the look (light, dark, presentation) and redraws (queued).
@@ -129,6 +132,7 @@ private:
     QCPItemText *m_capacityText = nullptr;
     QCPItemStraightLine *m_playheadLine = nullptr;
     ChartStyle m_style;
+    double m_secondsPerUnit = 0;
     QCPLayer *m_live = nullptr; ///< buffered layer: playhead and dots
     QCPItemText *m_message = nullptr;
     std::vector<Stage> m_stages;

@@ -37,9 +37,17 @@ QString percent(double fraction)
     return QString::number(fraction * 100, 'f', 1) + QLatin1Char('%');
 }
 
-/// The playhead readout: "t = 12.0 of 21".
-QString timeReadout(double time, double end)
+/// The playhead readout: "t = 12.0 of 21" in time units, or with `secondsPerUnit` > 0
+/// "t = 3.21 of 6.89 s" (two decimals under 10 s, one under 1,000 s, else none).
+QString timeReadout(double time, double end, double secondsPerUnit)
 {
+    if (secondsPerUnit > 0) {
+        const double e = end * secondsPerUnit;
+        const int decimals = e < 10 ? 2 : e < 1000 ? 1 : 0;
+        return QStringLiteral("t = %1 of %2 s")
+            .arg(time * secondsPerUnit, 0, 'f', decimals)
+            .arg(e, 0, 'f', decimals);
+    }
     return QStringLiteral("t = %1 of %2").arg(time, 0, 'f', 1).arg(QString::number(end, 'g', 6));
 }
 
@@ -326,8 +334,10 @@ void TimelinePanel::updateMinimumWidth()
     // The time readout as wide as its widest text, at the end of the step ("t = 753.0 of
     // 753"), so that it does not jump while playing and widens the panel no more.
     const double end = m_timeline.valid() ? std::max(0.0, m_timeline.makespan) : 0;
-    m_time->setMinimumWidth(QFontMetrics(m_time->font()).horizontalAdvance(timeReadout(end, end)) +
-                            4);
+    m_time->setMinimumWidth(
+        QFontMetrics(m_time->font())
+            .horizontalAdvance(timeReadout(end, end, m_view->secondsPerUnit())) +
+        4);
     // The panel is as wide as the widest control group at this size.
     const int widest = std::max({m_settingsHalves[0]->minimumSizeHint().width(),
                                  m_settingsHalves[1]->minimumSizeHint().width(),
@@ -360,6 +370,13 @@ void TimelinePanel::refresh()
         updateMinimumWidth(); // the time readout's digits
         if (!m_timeline.valid() || m_timeline.makespan <= 0)
             pause();
+    }
+    // Seconds on the time axes when the step can be timed (core/steptime.h).
+    const double perUnit = secondsPerTimelineUnit(m_session->stepTime(), params.microBatches);
+    if (perUnit != m_view->secondsPerUnit()) {
+        m_view->setSecondsPerUnit(perUnit);
+        m_memory->setSecondsPerUnit(perUnit);
+        updateMinimumWidth(); // the readout's digits
     }
     m_memory->setData(s, m_session->report(), m_timeline, m_session->unit());
     setPlayhead(m_view->playhead());
@@ -535,7 +552,7 @@ void TimelinePanel::setPlayhead(double time)
         const QSignalBlocker block(m_scrub);
         m_scrub->setValue(end > 0 ? int(std::lround(m_playhead / end * scrubSteps)) : 0);
     }
-    m_time->setText(timeReadout(m_playhead, end));
+    m_time->setText(timeReadout(m_playhead, end, m_view->secondsPerUnit()));
 }
 
 void TimelinePanel::keyPressEvent(QKeyEvent *event)

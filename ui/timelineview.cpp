@@ -482,12 +482,25 @@ void TimelineView::fitToPlot()
     } else if (y->label() != stageTitle) {
         y->setLabel(stageTitle);
     }
-    if (fitAxisTitle(m_plot->xAxis, {timeTitle, QStringLiteral("Time (forward passes)"),
-                                     QStringLiteral("Time")}) ||
-        changed)
+    const QStringList timeTitles =
+        m_secondsPerUnit > 0 ? QStringList{QStringLiteral("Time (s)"), QStringLiteral("s")}
+                             : QStringList{timeTitle, QStringLiteral("Time (forward passes)"),
+                                           QStringLiteral("Time")};
+    if (fitAxisTitle(m_plot->xAxis, timeTitles) || changed)
         relayoutPlot(m_plot);
     if (clearAxisCorner(m_plot))
         relayoutPlot(m_plot);
+}
+
+void TimelineView::setSecondsPerUnit(double seconds)
+{
+    const double v = seconds > 0 && std::isfinite(seconds) ? seconds : 0;
+    if (v == m_secondsPerUnit)
+        return;
+    m_secondsPerUnit = v;
+    setTimeAxisSeconds(m_plot->xAxis, v);
+    m_plot->xAxis->setLabel(v > 0 ? QStringLiteral("Time (s)") : timeTitle);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineView::setChartStyle(const ChartStyle &style)

@@ -75,6 +75,11 @@ public:
     void setChartStyle(const ChartStyle &style) override;
     /// The current look.
     const ChartStyle &chartStyle() const { return m_style; }
+    /// Labels the time axis in seconds, `seconds` to a time unit (secondsPerTimelineUnit(),
+    /// core/steptime.h); 0 labels it in time units. Queued replot.
+    void setSecondsPerUnit(double seconds);
+    /// Seconds to a time unit, 0 when the axis is in units.
+    double secondsPerUnit() const { return m_secondsPerUnit; }
 
     /// The underlying plot, for tests and export.
     QCustomPlot *plot() const { return m_plot; }
@@ -142,6 +147,7 @@ private:
     bool m_stageNumbers = false; ///< stage labels are bare numbers
     bool m_fitting = false;      ///< inside fitToPlot()
     ChartStyle m_style;
+    double m_secondsPerUnit = 0;
 };
 
 } // namespace shardscope

@@ -355,6 +355,9 @@ private slots:
         const Timeline tl = shardscope::schedule(scheduleParams(s));
         QVERIFY2(tl.valid(), tl.error.c_str());
         QVERIFY(near(tl.bubbleFraction, 3.0 / 11, 1e-12));
+        // The timeline in seconds: its makespan, (m + p - 1) x 3 units, is the busy time
+        // plus the bubble.
+        QVERIFY(near(tl.makespan * secondsPerTimelineUnit(t, 8), busy + t.bubbleSeconds, 1e-12));
     }
 
     void stepTimeTextForPeople()

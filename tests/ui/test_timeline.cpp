@@ -384,7 +384,15 @@ void TestTimeline::playbackStepsAndKeys()
     QCOMPARE(panel.playhead(), 1.0);
     QCOMPARE(panel.timelineView()->playhead(), 1.0);
     QCOMPARE(panel.memoryChart()->playhead(), 1.0);
-    QCOMPARE(panel.timeText(), QStringLiteral("t = 1.0 of 21"));
+    // In seconds: the Session's step time fixes the seconds a time unit stands for
+    // (core/steptime.h, secondsPerTimelineUnit), so t = 1 unit of the 21-unit GPipe step.
+    const double k = secondsPerTimelineUnit(model.stepTime(), 4);
+    QVERIFY(k > 0);
+    QCOMPARE(panel.timelineView()->secondsPerUnit(), k);
+    const int decimals = 21 * k < 10 ? 2 : 21 * k < 1000 ? 1 : 0;
+    QCOMPARE(panel.timeText(), QStringLiteral("t = %1 of %2 s")
+                                   .arg(1 * k, 0, 'f', decimals)
+                                   .arg(21 * k, 0, 'f', decimals));
 
     // Speed 2x: 0.5 s of wall time moves 0.5 x 2 x 4 = 4 time units.
     panel.setSpeed(2);
