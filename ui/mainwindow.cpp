@@ -103,10 +103,22 @@ MainWindow::MainWindow(QWidget *parent)
     m_verdictReason->setObjectName(QStringLiteral("verdictReason"));
     // "What fits?": the fewest GPUs per strategy and the fastest layout here, one line
     // (elided; the whole line is its tooltip), following every change.
+    // Plain text beside a bold title, not one rich-text label: a rich label lays out a
+    // QTextDocument for every width the layout asks about, 1.2 ms of each drag step at
+    // 1,024 GPUs (tests/bench BM_SliderToReplot).
+    m_whatFitsRow = new QWidget;
+    auto *whatFitsLayout = new QHBoxLayout(m_whatFitsRow);
+    whatFitsLayout->setContentsMargins(0, 0, 0, 0);
+    m_whatFitsTitle = new QLabel(QStringLiteral("What fits?"));
+    m_whatFitsTitle->setTextFormat(Qt::PlainText);
+    m_whatFitsTitle->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_whatFits = new QLabel;
     m_whatFits->setObjectName(QStringLiteral("whatFits"));
-    m_whatFits->setTextFormat(Qt::RichText);
+    m_whatFits->setTextFormat(Qt::PlainText);
     m_whatFits->setWordWrap(true);
+    m_whatFits->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    whatFitsLayout->addWidget(m_whatFitsTitle, 0, Qt::AlignTop);
+    whatFitsLayout->addWidget(m_whatFits, 1);
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
     QFont sf = m_summary->font();
@@ -179,7 +191,7 @@ MainWindow::MainWindow(QWidget *parent)
     rightLayout->addWidget(m_lessons);
     rightLayout->addWidget(m_verdict);
     rightLayout->addWidget(m_verdictReason);
-    rightLayout->addWidget(m_whatFits);
+    rightLayout->addWidget(m_whatFitsRow);
     rightLayout->addWidget(m_summary);
     rightLayout->addWidget(m_tabs, 1);
     m_breakdownTimer = new QTimer(this);
@@ -654,7 +666,7 @@ void MainWindow::applyTextSizes()
     // summary line would, and the bars need its height.
     const bool lesson = m_lessons->lesson() >= 0;
     m_summary->setVisible((roomy && !(m_compact && lesson)) || !m_message.isEmpty());
-    m_whatFits->setVisible(!(m_compact && lesson));
+    m_whatFitsRow->setVisible(!(m_compact && lesson));
     m_controls->applyLook(m_dark, panelPointSize());
     // Presentation at 1080p: a 36 pt verdict (48 px at 96 dpi), 24 pt lesson sentences
     // (32 px) and 18 pt tabs; a step smaller under 800 pixels of height.
@@ -666,6 +678,9 @@ void MainWindow::applyTextSizes()
     sf.setPointSizeF(m_presentation ? (m_compact ? 15 : 20) : 13);
     m_summary->setFont(sf);
     m_whatFits->setFont(sf);
+    QFont bold = sf;
+    bold.setBold(true);
+    m_whatFitsTitle->setFont(bold);
     QFont rf = sf;
     rf.setPointSizeF(m_presentation ? (m_compact ? 13 : 20) : 13);
     rf.setBold(m_presentation && !m_compact);
@@ -689,7 +704,7 @@ double MainWindow::panelPointSize() const
 
 void MainWindow::showWhatFits()
 {
-    m_whatFits->setText(QStringLiteral("<b>What fits?</b> %1").arg(m_whatFitsText.toHtmlEscaped()));
+    m_whatFits->setText(m_whatFitsText);
 }
 
 void MainWindow::resizeEvent(QResizeEvent *event)

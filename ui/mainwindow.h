@@ -196,6 +196,8 @@ private:
     QLabel *m_verdict = nullptr;
     QLabel *m_verdictReason = nullptr;
     QString m_verdictSentence;
+    QWidget *m_whatFitsRow = nullptr; ///< the bold title and the line beside it
+    QLabel *m_whatFitsTitle = nullptr;
     QLabel *m_whatFits = nullptr;
     QString m_whatFitsText;
     QScrollArea *m_controlScroll = nullptr; ///< holds m_controls
