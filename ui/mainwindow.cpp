@@ -194,6 +194,10 @@ MainWindow::MainWindow(QWidget *parent)
     rightLayout->addWidget(m_whatFitsRow);
     rightLayout->addWidget(m_summary);
     rightLayout->addWidget(m_tabs, 1);
+    m_summaryTimer = new QTimer(this);
+    m_summaryTimer->setSingleShot(true);
+    m_summaryTimer->setInterval(150);
+    connect(m_summaryTimer, &QTimer::timeout, this, &MainWindow::showSummary);
     m_breakdownTimer = new QTimer(this);
     m_breakdownTimer->setSingleShot(true);
     m_breakdownTimer->setInterval(150);
@@ -236,6 +240,7 @@ MainWindow::MainWindow(QWidget *parent)
     buildMenus();
     configureInputControls();
     redraw();
+    showSummary();
     redrawMemoryView();
     m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
     m_compare->setScenario(m_session->scenario(), m_session->unit());
@@ -731,12 +736,25 @@ void MainWindow::redraw()
         reason[0] = reason[0].toUpper(); // a sentence of its own now
     m_verdictReason->setText(reason);
     m_verdictReason->setVisible(split);
+    // A style sheet costs a parse and a polish: set it only when the colour changes.
     const QColor bg = v.kind == Verdict::Kind::Fits ? fitsColor() : overflowsColor();
-    m_verdict->setStyleSheet(QStringLiteral("QLabel#verdict { background: %1; color: white; "
-                                            "border-radius: 8px; }")
-                                 .arg(bg.name()));
+    if (bg != m_verdictColor) {
+        m_verdictColor = bg;
+        m_verdict->setStyleSheet(QStringLiteral("QLabel#verdict { background: %1; color: white; "
+                                                "border-radius: 8px; }")
+                                     .arg(bg.name()));
+    }
     m_whatFitsText = qs(shardscope::whatFitsText(m_session->whatFits(), unit));
     showWhatFits();
+    // The summary line (a wrapped label, about a millisecond to lay out again) follows
+    // once the slider rests, like the donut.
+    m_summaryTimer->start();
+}
+
+void MainWindow::showSummary()
+{
+    const Scenario &s = m_session->scenario();
+    const MemoryReport &r = m_session->report();
     if (r.valid()) {
         // The step time, MFU and time to train (core/steptime.h) in the same line: the
         // question after "does it fit" is "how fast".

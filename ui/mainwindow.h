@@ -4,6 +4,7 @@
 #include "lessonplayer.h"
 #include "session.h"
 
+#include <QColor>
 #include <QMainWindow>
 #include <functional>
 
@@ -180,6 +181,8 @@ private:
     void configureInputControls();
     void fitBreakdown();
     void redraw();
+    /// The summary line: model, GPUs, strategy, the step time and the report's first note.
+    void showSummary();
     void redrawMemoryView();
     void openFromUser(const QString &path);
     void showMessage(const QString &text);
@@ -202,6 +205,8 @@ private:
     QString m_whatFitsText;
     QScrollArea *m_controlScroll = nullptr; ///< holds m_controls
     QLabel *m_summary = nullptr;
+    QTimer *m_summaryTimer = nullptr; ///< the summary line follows once a drag rests
+    QColor m_verdictColor;            ///< the verdict's background, whose style sheet is set
     BreakdownView *m_breakdown = nullptr;
     QScrollArea *m_breakdownScroll = nullptr; ///< holds m_breakdown
     QTabWidget *m_tabs = nullptr;
