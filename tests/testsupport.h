@@ -22,6 +22,22 @@ inline Scenario catalogScenario(const char *modelId, std::int64_t gpus,
     return s;
 }
 
+/// Llama 3.1 405B from the shipped catalog on `gpus` H100 SXM 80GB in Llama 3's
+/// pre-training layout (Dubey et al. 2024, Table 4): t 8, p 16, ZeRO-1, s 8192,
+/// micro-batch 1, `microBatches` micro-batches, no recomputation. How the 126 layers
+/// split into stages, and the schedule, are the caller's.
+inline Scenario llama405bPretraining(std::int64_t gpus, std::int64_t microBatches)
+{
+    Scenario s = catalogScenario("llama3.1-405b", gpus, ZeroStage::Zero1);
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 16;
+    s.training.sequenceLength = 8192;
+    s.training.microBatchSize = 1;
+    s.training.microBatches = microBatches;
+    s.training.recompute = Recompute::None;
+    return s;
+}
+
 /// A custom recipe: the catalog's mixed-precision AdamW without its fp32 master copy,
 /// 2 + 2 + 0 + 8 = 12 bytes per parameter, with an id and a name of its own (what a
 /// scenario file that writes its own recipe gives the window).

@@ -66,20 +66,27 @@ protected:
 
 } // namespace
 
-void setTimeAxisSeconds(QCPAxis *axis, double secondsPerUnit)
+bool setTimeAxisSeconds(QCPAxis *axis, double secondsPerUnit, double *current,
+                        const QString &unitsTitle)
 {
-    auto *current = dynamic_cast<SecondsTicker *>(axis->ticker().data());
-    if (!(secondsPerUnit > 0) || !std::isfinite(secondsPerUnit)) {
-        if (current)
+    const double v = secondsPerUnit > 0 && std::isfinite(secondsPerUnit) ? secondsPerUnit : 0;
+    if (v == *current)
+        return false;
+    *current = v;
+    auto *ticker = dynamic_cast<SecondsTicker *>(axis->ticker().data());
+    if (v == 0) {
+        if (ticker)
             axis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        return;
+    } else {
+        if (!ticker) {
+            auto seconds = QSharedPointer<SecondsTicker>::create();
+            ticker = seconds.data();
+            axis->setTicker(seconds);
+        }
+        ticker->secondsPerUnit = v;
     }
-    if (!current) {
-        auto ticker = QSharedPointer<SecondsTicker>::create();
-        current = ticker.data();
-        axis->setTicker(ticker);
-    }
-    current->secondsPerUnit = secondsPerUnit;
+    axis->setLabel(v > 0 ? QStringLiteral("Time (s)") : unitsTitle);
+    return true;
 }
 
 QCPLayer *addLiveLayer(QCustomPlot *plot)

@@ -63,7 +63,11 @@ void alignTimeAxis(QCustomPlot *plot);
 /// each labelled with its seconds, `secondsPerUnit` seconds to a unit
 /// (secondsPerTimelineUnit(), core/steptime.h). 0 (a step that cannot be timed) puts
 /// QCustomPlot's plain ticker, in units, back. The data and the range stay in units.
-void setTimeAxisSeconds(QCPAxis *axis, double secondsPerUnit);
+/// `*current` is the axis' present seconds per unit (0: units), updated; the title
+/// becomes "Time (s)" or, in units, `unitsTitle`. Returns whether anything changed (the
+/// caller replots).
+bool setTimeAxisSeconds(QCPAxis *axis, double secondsPerUnit, double *current,
+                        const QString &unitsTitle);
 
 /// Adds a buffered layer "live" above "main" and returns it: what a playhead moves lives
 /// there, so a frame redraws only that layer (QCPLayer::replot), not axes and legend.

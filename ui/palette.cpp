@@ -116,7 +116,7 @@ void applyAxisStyle(QCustomPlot *plot, const ChartStyle &st, const QFont &base, 
     }
 }
 
-void fitLegendColumns(QCustomPlot *plot, int most)
+int legendColumnsThatFit(QCustomPlot *plot)
 {
     QCPLegend *legend = plot->legend;
     int widest = 0;
@@ -126,8 +126,14 @@ void fitLegendColumns(QCustomPlot *plot, int most)
     const int spacing = legend->columnSpacing();
     const int room =
         plot->viewport().width() - legend->margins().left() - legend->margins().right();
-    const int columns =
-        widest > 0 ? std::clamp((room + spacing) / (widest + spacing), 1, std::max(1, most)) : most;
+    return widest > 0 ? (room + spacing) / (widest + spacing) : -1;
+}
+
+void fitLegendColumns(QCustomPlot *plot, int most)
+{
+    QCPLegend *legend = plot->legend;
+    const int fit = legendColumnsThatFit(plot);
+    const int columns = fit >= 0 ? std::clamp(fit, 1, std::max(1, most)) : most;
     if (legend->wrap() != columns) {
         legend->setWrap(columns);
         legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // re-flow the items

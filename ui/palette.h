@@ -68,8 +68,13 @@ void applyAxisStyle(QCustomPlot *plot, const ChartStyle &style, const QFont &bas
 /// and icon size stay the caller's.
 void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int verticalMargin = 4);
 
+/// How many columns as wide as the legend's widest entry fit the plot's width (viewport
+/// less the legend's margins, entries `columnSpacing` apart), 0 or more; -1 when the
+/// legend is empty.
+int legendColumnsThatFit(QCustomPlot *plot);
+
 /// Sets the legend's columns to as many of its widest entry as fit the plot's width
-/// (viewport less the legend's margins), between 1 and `most`, and re-flows the entries.
+/// (legendColumnsThatFit()), between 1 and `most`, and re-flows the entries.
 void fitLegendColumns(QCustomPlot *plot, int most);
 
 } // namespace shardscope

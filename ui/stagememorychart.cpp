@@ -86,15 +86,8 @@ void StageMemoryChart::fitToPlot()
     bool changed = false;
     // As many legend entries as one row holds: the widest is the last stage's, always named.
     if (!m_stages.empty()) {
-        QCPLegend *legend = m_plot->legend;
-        int widest = 0;
-        for (int i = 0; i < legend->itemCount(); ++i)
-            if (QCPAbstractLegendItem *item = legend->item(i))
-                widest = std::max(widest, item->minimumOuterSizeHint().width());
-        const int spacing = legend->columnSpacing();
-        const int room =
-            m_plot->viewport().width() - legend->margins().left() - legend->margins().right();
-        const int columns = widest > 0 ? (room + spacing) / (widest + spacing) : maxLegendEntries;
+        const int fit = legendColumnsThatFit(m_plot);
+        const int columns = fit >= 0 ? fit : maxLegendEntries;
         m_legendColumns = columns;
         changed = setLegendStages(columns);
     }
@@ -197,13 +190,8 @@ QColor StageMemoryChart::stageColor(int stage, int stages, const ChartStyle &sty
 
 void StageMemoryChart::setSecondsPerUnit(double seconds)
 {
-    const double v = seconds > 0 && std::isfinite(seconds) ? seconds : 0;
-    if (v == m_secondsPerUnit)
-        return;
-    m_secondsPerUnit = v;
-    setTimeAxisSeconds(m_plot->xAxis, v);
-    m_plot->xAxis->setLabel(v > 0 ? QStringLiteral("Time (s)") : timeTitle());
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (setTimeAxisSeconds(m_plot->xAxis, seconds, &m_secondsPerUnit, timeTitle()))
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const Timeline &t,

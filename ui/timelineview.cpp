@@ -494,13 +494,8 @@ void TimelineView::fitToPlot()
 
 void TimelineView::setSecondsPerUnit(double seconds)
 {
-    const double v = seconds > 0 && std::isfinite(seconds) ? seconds : 0;
-    if (v == m_secondsPerUnit)
-        return;
-    m_secondsPerUnit = v;
-    setTimeAxisSeconds(m_plot->xAxis, v);
-    m_plot->xAxis->setLabel(v > 0 ? QStringLiteral("Time (s)") : timeTitle);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (setTimeAxisSeconds(m_plot->xAxis, seconds, &m_secondsPerUnit, timeTitle))
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineView::setChartStyle(const ChartStyle &style)

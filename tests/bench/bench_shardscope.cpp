@@ -31,24 +31,43 @@ Scenario seventyB(std::int64_t gpus)
     return s;
 }
 
-/// One engine report for Llama 3 70B on the planner's hot path: the model prepared once
-/// (prepare()), each estimate written over the same report (estimate(prepared, s, out)),
-/// as a planner sweeping layouts of one model, or the window's GPU-count slider, runs
-/// it; the report is identical to estimate(s) (tests/core/test_equivalence.cpp).
-/// items/s is reports per second.
-void BM_Estimate(benchmark::State &state)
+/// The planner's hot path for Llama 3 70B on state.range(0) GPUs: the model prepared
+/// once (prepare()), each estimate written over the same report (estimate(prepared, s,
+/// out)), as a planner sweeping layouts of one model, or the window's GPU-count slider,
+/// runs it, then `then(s, report)`; the report is identical to estimate(s)
+/// (tests/core/test_equivalence.cpp). items/s is evaluations per second.
+template <typename Then> void preparedEstimates(benchmark::State &state, Then then)
 {
     const Scenario s = seventyB(state.range(0));
     const PreparedModel prepared = prepare(s.model);
     MemoryReport r;
     for (auto _ : state) {
         estimate(prepared, s, r);
-        benchmark::DoNotOptimize(r);
+        then(s, r);
         benchmark::ClobberMemory();
     }
     state.SetItemsProcessed(state.iterations());
 }
+
+/// One engine report on the prepared path.
+void BM_Estimate(benchmark::State &state)
+{
+    preparedEstimates(state,
+                      [](const Scenario &, MemoryReport &r) { benchmark::DoNotOptimize(r); });
+}
 BENCHMARK(BM_Estimate)->Arg(8)->Arg(1024)->Arg(16384);
+
+/// One scenario evaluation with the time model, as the planner makes it for every
+/// fitting candidate: the prepared estimate, then stepTime(s, report) (the planner issue
+/// asks for at least 2 M per second per core).
+void BM_EstimateAndStepTime(benchmark::State &state)
+{
+    preparedEstimates(state, [](const Scenario &s, const MemoryReport &r) {
+        const StepTime t = stepTime(s, r);
+        benchmark::DoNotOptimize(t.stepSeconds);
+    });
+}
+BENCHMARK(BM_EstimateAndStepTime)->Arg(8)->Arg(1024)->Arg(16384);
 
 /// The whole call, estimate(s): the model prepared again and a fresh report every
 /// time (what a model-size slider step costs); the figure BM_Estimate measured before
@@ -63,25 +82,6 @@ void BM_EstimateCold(benchmark::State &state)
     state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_EstimateCold)->Arg(8)->Arg(1024)->Arg(16384);
-
-/// One scenario evaluation with the time model, as the planner makes it for every
-/// fitting candidate: estimate(prepared, s, report) over a reused report, then
-/// stepTime(s, report). items/s is evaluations per second (the planner issue asks for
-/// at least 2 M per core).
-void BM_EstimateAndStepTime(benchmark::State &state)
-{
-    const Scenario s = seventyB(state.range(0));
-    const PreparedModel prepared = prepare(s.model);
-    MemoryReport r;
-    for (auto _ : state) {
-        estimate(prepared, s, r);
-        const StepTime t = stepTime(s, r);
-        benchmark::DoNotOptimize(t.stepSeconds);
-        benchmark::ClobberMemory();
-    }
-    state.SetItemsProcessed(state.iterations());
-}
-BENCHMARK(BM_EstimateAndStepTime)->Arg(8)->Arg(1024)->Arg(16384);
 
 /// One pipeline schedule at p 16, m 64 (the timeline's animation size in issue 4).
 void BM_Schedule(benchmark::State &state)

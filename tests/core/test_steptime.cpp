@@ -1,5 +1,6 @@
 // Step time, FLOPs, MFU and collectives (core/steptime.h), each against a hand
 // calculation written out here or a published formula (docs/steptime.md).
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "steptime.h"
@@ -422,15 +423,8 @@ private slots:
         QFETCH(std::int64_t, gpus);
         QFETCH(std::int64_t, microBatches);
         QFETCH(double, paperMfu);
-        Scenario s = scenario("llama3.1-405b", "h100-sxm-80gb", gpus);
-        s.layout.tensorParallel = 8;
-        s.layout.pipelineParallel = 16;
-        s.layout.zeroStage = ZeroStage::Zero1;
+        Scenario s = test::llama405bPretraining(gpus, microBatches);
         s.layout.balancedStages = true;
-        s.training.sequenceLength = 8192;
-        s.training.microBatchSize = 1;
-        s.training.microBatches = microBatches;
-        s.training.recompute = Recompute::None;
         s.training.schedule = PipelineSchedule::Interleaved1F1B;
         s.training.chunks = 8;
         const MemoryReport r = estimate(s);
@@ -460,15 +454,8 @@ private slots:
         // The same 16,384-GPU run with plain 1F1B on uneven stages (the first 14 of 8
         // layers, the last 2 of 7): the bubble is (p - 1) / m = 15/16 of the busy time,
         // which is why the paper interleaves.
-        Scenario s = scenario("llama3.1-405b", "h100-sxm-80gb", 16384);
-        s.layout.tensorParallel = 8;
-        s.layout.pipelineParallel = 16;
-        s.layout.zeroStage = ZeroStage::Zero1;
+        Scenario s = test::llama405bPretraining(16384, 16);
         s.layout.allowUnevenStages = true;
-        s.training.sequenceLength = 8192;
-        s.training.microBatchSize = 1;
-        s.training.microBatches = 16;
-        s.training.recompute = Recompute::None;
         s.training.schedule = PipelineSchedule::OneFOneB;
         const MemoryReport r = estimate(s);
         QVERIFY2(r.valid(), r.error.c_str());

@@ -4,6 +4,7 @@
 // torchtitan's default split (pipeline_parallel_first_stage_less_layers = 1,
 // pipeline_parallel_last_stage_less_layers = 1).
 
+#include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "launchconfig.h"
@@ -14,24 +15,12 @@ using namespace shardscope;
 
 namespace {
 
-/// Llama 3.1 405B (126 layers) on 16,384 H100s at t 8, p 16, d 128, s 8192, micro-batch
-/// 1, 16 micro-batches, interleaved 1F1B with v chunks on balanced stages.
+/// Llama 3's 405B run on 16,384 H100s (d 128, 16 micro-batches), interleaved 1F1B with
+/// v chunks on balanced stages.
 Scenario llama405b(int chunks)
 {
-    const Catalog &c = Catalog::builtIn();
-    Scenario s;
-    s.model = *c.model("llama3.1-405b");
-    s.recipe = *c.recipe("mixed-adam");
-    s.gpu = *c.gpu("h100-sxm-80gb");
-    s.layout.gpus = 16384;
-    s.layout.tensorParallel = 8;
-    s.layout.pipelineParallel = 16;
-    s.layout.zeroStage = ZeroStage::Zero1;
+    Scenario s = test::llama405bPretraining(16384, 16);
     s.layout.balancedStages = true;
-    s.training.sequenceLength = 8192;
-    s.training.microBatchSize = 1;
-    s.training.microBatches = 16;
-    s.training.recompute = Recompute::None;
     s.training.schedule = PipelineSchedule::Interleaved1F1B;
     s.training.chunks = chunks;
     return s;
