@@ -694,6 +694,7 @@ void MainWindow::applyTextSizes()
     QFont tf = m_tabs->tabBar()->font();
     tf.setPointSizeF(m_presentation ? (m_compact ? 15 : 18) : 13);
     m_tabs->tabBar()->setFont(tf);
+    m_timeline->setCompact(m_presentation && m_compact);
     // The control column gives way to the chart; the headline controls stay in it.
     m_controlScroll->setMinimumWidth(m_presentation ? (m_compact ? 370 : 420) : 430);
     m_controlScroll->setMaximumWidth(m_presentation ? (m_compact ? 380 : 460) : 540);

@@ -306,7 +306,7 @@ void TimelinePanel::setChartStyle(const ChartStyle &style)
 void TimelinePanel::applyStyle()
 {
     const ChartStyle &st = m_style;
-    const QFont controlFont = st.font(font(), 13);
+    const QFont controlFont = st.font(font(), m_compact ? 10 : 13);
     for (QLabel *label : m_controlLabels)
         label->setFont(controlFont);
     for (QWidget *w : {static_cast<QWidget *>(m_schedule), static_cast<QWidget *>(m_stages),
@@ -319,11 +319,15 @@ void TimelinePanel::applyStyle()
     for (QPushButton *b : {m_stepBack, m_play, m_stepForward})
         b->setIconSize(QSize(icon, icon));
     m_play->setMinimumWidth(int(120 * st.fontScale));
-    m_bubble->setFont(st.font(font(), 30, true));
+    m_bubble->setFont(st.font(font(), m_compact ? 18 : 30, true));
     m_formula->setFont(st.font(font(), 15));
+    m_formula->setVisible(!m_compact);
     m_error->setFont(st.font(font(), 15, true));
     // Legend, capacity label and axis in the style's type over a plot area of 130 px.
+    // Compact, the memory chart gives the timeline its room: at presentation type a
+    // 720-pixel screen's tab holds one readable plot, not two squeezed ones.
     m_memory->setMinimumHeight(int(110 * st.fontScale) + 130);
+    m_memory->setVisible(!m_compact && m_view->isVisibleTo(this));
 
     updateMinimumWidth();
     arrangeControls();
@@ -392,10 +396,18 @@ void TimelinePanel::refresh()
     // An impossible layout shows its one message, not empty plots with broken axes.
     const bool drawable = error.isEmpty();
     m_view->setVisible(drawable);
-    m_memory->setVisible(drawable);
+    m_memory->setVisible(drawable && !m_compact);
     m_scrub->setVisible(drawable && m_controlsShown);
     updateBubbleText();
     updatePlaybackControls();
+}
+
+void TimelinePanel::setCompact(bool compact)
+{
+    if (compact == m_compact)
+        return;
+    m_compact = compact;
+    applyStyle();
 }
 
 void TimelinePanel::setControlsShown(bool shown)

@@ -105,6 +105,12 @@ public:
     /// slide export draws the bubble line, the timeline and the memory chart only.
     void setControlsShown(bool shown);
     bool controlsShown() const { return m_controlsShown; }
+    /// Compact type for presentation on a short screen (a 1280 x 720 projector): the
+    /// bubble figure and the controls a step smaller, the formula lines (the figure says
+    /// the share) and the memory-over-time chart left out, so the controls, the bubble
+    /// and the whole timeline are on screen without scrolling.
+    void setCompact(bool compact);
+    bool isCompact() const { return m_compact; }
     /// Playhead time, time units.
     double playhead() const { return m_playhead; }
     /// Speed factor (1 = unitsPerSecond time units per second).
@@ -154,6 +160,7 @@ private:
 
     Session *m_session;
     bool m_controlsShown = true; ///< setControlsShown()
+    bool m_compact = false;      ///< setCompact()
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;

@@ -464,6 +464,23 @@ void TestTimeline::presentationFitsA720pTab()
     panel.resize(1800, 1000);
     QCoreApplication::processEvents();
     QCOMPARE(bubble->text(), QStringLiteral("Bubble 49.8% of the step"));
+
+    // Compact (a 1280 x 720 presentation, whose tab is about 850 x 510): the controls,
+    // the bubble and the timeline fit without scrolling; the memory-over-time chart and
+    // the formula lines give way, and come back when the screen is tall again.
+    QVERIFY(panel.memoryChart()->isVisible());
+    panel.setCompact(true);
+    panel.resize(850, 510);
+    QCoreApplication::processEvents();
+    QVERIFY(!panel.memoryChart()->isVisible());
+    QVERIFY(panel.timelineView()->isVisible());
+    QVERIFY2(panel.minimumSizeHint().height() <= 510,
+             qPrintable(QString::number(panel.minimumSizeHint().height())));
+    QVERIFY(panel.timelineView()->height() >= 240);
+    QCOMPARE(bubble->text(), QStringLiteral("Bubble 49.8% of the step")); // smaller type
+    panel.setCompact(false);
+    QCoreApplication::processEvents();
+    QVERIFY(panel.memoryChart()->isVisible());
 }
 
 void TestTimeline::screenshots()
