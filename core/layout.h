@@ -76,7 +76,7 @@ struct Layout
     std::int64_t hsdpShardSize = 0;
     Offload offload = Offload::None;
     bool allowUnevenStages = false; ///< when L % p != 0, the first L % p stages take one more layer
-    std::int64_t gpusPerNode = 8; ///< for host memory per node
+    std::int64_t gpusPerNode = 8;   ///< for host memory per node
     /// e: expert parallel degree. The e ranks of an expert-parallel group are carved
     /// out of the data x context ranks of one stage (Megatron-Core: expert data
     /// parallel = world / (expert tensor parallel t x e x p)); each holds experts / e
