@@ -694,7 +694,12 @@ void MainWindow::applyTextSizes()
     QFont tf = m_tabs->tabBar()->font();
     tf.setPointSizeF(m_presentation ? (m_compact ? 15 : 18) : 13);
     m_tabs->tabBar()->setFont(tf);
-    m_timeline->setCompact(m_presentation && m_compact);
+    // The pipeline tab compact (the memory-over-time chart gives the timeline its room)
+    // in presentation on a short screen or under a running lesson's bar, and under a
+    // lesson on a short screen in either mode, there also without the schedule settings
+    // the step names.
+    m_timeline->setCompact((m_presentation && (m_compact || lesson)) || (m_compact && lesson));
+    m_timeline->setScheduleSettingsShown(!(m_compact && lesson));
     // The control column gives way to the chart; the headline controls stay in it.
     m_controlScroll->setMinimumWidth(m_presentation ? (m_compact ? 370 : 420) : 430);
     m_controlScroll->setMaximumWidth(m_presentation ? (m_compact ? 380 : 460) : 540);

@@ -410,10 +410,19 @@ void TimelinePanel::setCompact(bool compact)
     applyStyle();
 }
 
+void TimelinePanel::setScheduleSettingsShown(bool shown)
+{
+    if (shown == m_settingsShown)
+        return;
+    m_settingsShown = shown;
+    m_settingsRow->setVisible(shown && m_controlsShown);
+    layout()->activate();
+}
+
 void TimelinePanel::setControlsShown(bool shown)
 {
     m_controlsShown = shown;
-    m_settingsRow->setVisible(shown);
+    m_settingsRow->setVisible(shown && m_settingsShown);
     m_playbackRow->setVisible(shown);
     m_scrub->setVisible(shown && m_view->isVisibleTo(this));
     if (shown)

@@ -111,6 +111,10 @@ public:
     /// and the whole timeline are on screen without scrolling.
     void setCompact(bool compact);
     bool isCompact() const { return m_compact; }
+    /// Shows or hides the schedule settings row alone (schedule, p, m, v); playback
+    /// stays. A lesson running in presentation on a short screen hides it: its step
+    /// says what it changed, and the timeline needs the room.
+    void setScheduleSettingsShown(bool shown);
     /// Playhead time, time units.
     double playhead() const { return m_playhead; }
     /// Speed factor (1 = unitsPerSecond time units per second).
@@ -161,6 +165,7 @@ private:
     Session *m_session;
     bool m_controlsShown = true; ///< setControlsShown()
     bool m_compact = false;      ///< setCompact()
+    bool m_settingsShown = true; ///< setScheduleSettingsShown()
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;

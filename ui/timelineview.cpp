@@ -370,8 +370,10 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
     m_blocks->removeFromLegend();
 
     const std::pair<TimelineBlocks::Legend, const char *> entries[] = {
-        {TimelineBlocks::Legend::Forward, "F  forward"},
-        {TimelineBlocks::Legend::Backward, "B  backward"},
+        // Each micro-batch has its colour (the number on its blocks); the shade says
+        // which pass: light forward, dark backward.
+        {TimelineBlocks::Legend::Forward, "F  forward (light)"},
+        {TimelineBlocks::Legend::Backward, "B  backward (dark)"},
         {TimelineBlocks::Legend::Weight, "W  weight gradient"},
         {TimelineBlocks::Legend::Bubble, "Bubble (idle)"}};
     for (const auto &[kind, name] : entries) {
@@ -551,8 +553,8 @@ void TimelineView::setTimeline(const Timeline &t)
             hasWeight = hasWeight || op.kind == OpKind::BackwardWeight;
             split = split || op.kind == OpKind::BackwardInput;
         }
-    m_legendEntries[1]->setName(split ? QStringLiteral("B  input gradient")
-                                      : QStringLiteral("B  backward"));
+    m_legendEntries[1]->setName(split ? QStringLiteral("B  input gradient (dark)")
+                                      : QStringLiteral("B  backward (dark)"));
     if (hasWeight)
         m_legendEntries[2]->addToLegend();
     else

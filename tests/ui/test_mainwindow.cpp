@@ -869,6 +869,16 @@ void TestMainWindow::worksAt1280x720()
                 QVERIFY2(w.minimumSizeHint().width() <= 1280 && w.minimumSizeHint().height() <= 720,
                          qPrintable(where));
                 QVERIFY2(w.chart()->height() >= w.chart()->minimumHeight(), qPrintable(where));
+                // A step on the pipeline tab shows it whole: the panel needs no more height
+                // than its scroll area's viewport has (no scrolling to reach the timeline).
+                if (const TimelinePanel *panel = w.timelinePanel(); panel->isVisible()) {
+                    const int room = panel->parentWidget()->height();
+                    QVERIFY2(panel->minimumSizeHint().height() <= room,
+                             qPrintable(QStringLiteral("%1: the pipeline tab needs %2 px, has %3")
+                                            .arg(where)
+                                            .arg(panel->minimumSizeHint().height())
+                                            .arg(room)));
+                }
                 for (QLabel *label : w.findChildren<QLabel *>()) {
                     if (!label->isVisible() || !label->wordWrap() || insideScrollArea(label))
                         continue;

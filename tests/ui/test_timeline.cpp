@@ -481,6 +481,19 @@ void TestTimeline::presentationFitsA720pTab()
     panel.setCompact(false);
     QCoreApplication::processEvents();
     QVERIFY(panel.memoryChart()->isVisible());
+
+    // Under a running lesson on a short screen the schedule settings give way (the
+    // lesson step names what it set); playback stays, and a slide export's
+    // setControlsShown(true) afterwards does not bring the settings back.
+    panel.setScheduleSettingsShown(false);
+    QVERIFY(!panel.scheduleCombo()->isVisible());
+    QVERIFY(panel.playButton()->isVisible());
+    panel.setControlsShown(false);
+    panel.setControlsShown(true);
+    QVERIFY(!panel.scheduleCombo()->isVisible());
+    QVERIFY(panel.playButton()->isVisible());
+    panel.setScheduleSettingsShown(true);
+    QVERIFY(panel.scheduleCombo()->isVisible());
 }
 
 void TestTimeline::screenshots()
