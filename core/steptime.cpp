@@ -49,35 +49,27 @@ struct Link
 
 std::string validateThroughput(const Throughput &t)
 {
-    // Every field in range (the common case) costs seven comparisons and no string.
-    if (t.nicBytesPerSecond >= 125'000'000 && t.nicBytesPerSecond <= maxLinkBytesPerSecond &&
-        t.hostLinkBytesPerSecond >= 1'000'000'000 &&
-        t.hostLinkBytesPerSecond <= maxLinkBytesPerSecond && t.computeEfficiencyPercent >= 1 &&
-        t.computeEfficiencyPercent <= 100 && t.nvlinkLatencyNanoseconds >= 0 &&
-        t.nvlinkLatencyNanoseconds <= maxLatencyNanoseconds && t.nicLatencyNanoseconds >= 0 &&
-        t.nicLatencyNanoseconds <= maxLatencyNanoseconds && t.priceCentsPerGpuHour >= 0 &&
-        t.priceCentsPerGpuHour <= maxPriceCentsPerGpuHour && t.tokenBudget >= 0 &&
-        t.tokenBudget <= maxTokenBudget)
-        return {};
-    auto range = [](const char *name, std::int64_t v, std::int64_t lo, std::int64_t hi,
-                    const char *unit) -> std::string {
-        if (v >= lo && v <= hi)
-            return {};
-        return std::string(name) + " must be from " + std::to_string(lo) + " to " +
-               std::to_string(hi) + " " + unit + " (got " + std::to_string(v) + ")";
+    // One list of the limits; the message is built only for a field out of range, so the
+    // common case costs fourteen comparisons and no string.
+    struct Range
+    {
+        const char *name;
+        std::int64_t value, lo, hi;
+        const char *unit;
     };
-    for (const std::string &e :
-         {range("NIC bandwidth", t.nicBytesPerSecond, 125'000'000, maxLinkBytesPerSecond,
-                "bytes/s"),
-          range("host link bandwidth", t.hostLinkBytesPerSecond, 1'000'000'000,
-                maxLinkBytesPerSecond, "bytes/s"),
-          range("compute efficiency", t.computeEfficiencyPercent, 1, 100, "%"),
-          range("NVLink latency", t.nvlinkLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"),
-          range("NIC latency", t.nicLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"),
-          range("price", t.priceCentsPerGpuHour, 0, maxPriceCentsPerGpuHour, "cents per GPU-hour"),
-          range("token budget", t.tokenBudget, 0, maxTokenBudget, "tokens")})
-        if (!e.empty())
-            return e;
+    const Range ranges[] = {
+        {"NIC bandwidth", t.nicBytesPerSecond, 125'000'000, maxLinkBytesPerSecond, "bytes/s"},
+        {"host link bandwidth", t.hostLinkBytesPerSecond, 1'000'000'000, maxLinkBytesPerSecond,
+         "bytes/s"},
+        {"compute efficiency", t.computeEfficiencyPercent, 1, 100, "%"},
+        {"NVLink latency", t.nvlinkLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"},
+        {"NIC latency", t.nicLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"},
+        {"price", t.priceCentsPerGpuHour, 0, maxPriceCentsPerGpuHour, "cents per GPU-hour"},
+        {"token budget", t.tokenBudget, 0, maxTokenBudget, "tokens"}};
+    for (const Range &r : ranges)
+        if (r.value < r.lo || r.value > r.hi)
+            return std::string(r.name) + " must be from " + std::to_string(r.lo) + " to " +
+                   std::to_string(r.hi) + " " + r.unit + " (got " + std::to_string(r.value) + ")";
     return {};
 }
 
