@@ -4,6 +4,7 @@
 #include "intmath.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <charconv>
 #include <cstring>
@@ -140,10 +141,18 @@ void setLabel(std::string &label, int stages, std::int64_t gpuCount, int stage)
         if (stages == 1)
             put(" GPUs");
     }
-    // Compared in place: a library memcmp call costs more than these few characters.
+    // Compared in place, eight characters a step (a library memcmp call costs more than
+    // these few characters); the tail one by one.
     const std::size_t length = std::size_t(end - text);
     bool same = label.size() == length;
-    for (std::size_t k = 0; same && k < length; ++k)
+    std::size_t k = 0;
+    for (; same && k + 8 <= length; k += 8) {
+        std::uint64_t a, b;
+        std::memcpy(&a, label.data() + k, 8);
+        std::memcpy(&b, text + k, 8);
+        same = a == b;
+    }
+    for (; same && k < length; ++k)
         same = label[k] == text[k];
     if (!same)
         label.assign(text, length);
@@ -342,6 +351,19 @@ std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t
 
 namespace {
 
+/// The activation figures of this thread's last estimate on a prepared model: its
+/// serial (0: none yet), the settings they were computed for, and the figures.
+struct FiguresMemo
+{
+    std::uint64_t serial = 0;
+    ActivationSettings settings;
+    ActivationFigures figures;
+};
+thread_local FiguresMemo lastFigures;
+
+/// The next PreparedModel::serial (prepare() may run on several threads).
+std::atomic<std::uint64_t> nextSerial{1};
+
 /// validate(prepared, s), also filling `figures` (the activation figures) once the
 /// checks reach them with an architecture: the engine reads them instead of computing
 /// them again.
@@ -486,8 +508,21 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
         }
     }
     if (arch) {
-        if (auto e = activationFigures(*arch, activationSettings(s), figures); !e.empty())
-            return "activations: " + e;
+        // A re-estimate that changes only what activations do not depend on (the GPU
+        // count, the ZeRO stage, the buffers: a GPU-count slider or a strategy button)
+        // reuses the figures it computed last; figures that passed their checks pass them
+        // again for the same model and settings, so the reason (none) is the same too.
+        const ActivationSettings settings = activationSettings(s);
+        FiguresMemo &memo = lastFigures;
+        if (prepared.serial != 0 && memo.serial == prepared.serial && memo.settings == settings) {
+            figures = memo.figures;
+        } else {
+            if (auto e = activationFigures(*arch, settings, figures); !e.empty())
+                return "activations: " + e;
+            memo.serial = prepared.serial;
+            memo.settings = settings;
+            memo.figures = figures;
+        }
     }
     const Overheads &o = s.overheads;
     if (o.cudaContextBytes < 0 || o.cudaContextBytes > maxBufferSize)
@@ -521,6 +556,7 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
 PreparedModel prepare(const Model &model)
 {
     PreparedModel prepared;
+    prepared.serial = nextSerial.fetch_add(1, std::memory_order_relaxed);
     prepared.architecture = model.architecture;
     if (model.architecture) {
         if (auto e = validateArchitecture(*model.architecture); !e.empty()) {
@@ -951,16 +987,25 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                                  dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup);
         Wide tensorTraffic = 0, pipelineTraffic = 0, contextTraffic = 0, expertTraffic = 0;
         if (arch) {
+            // A collective over one rank moves nothing: each term is 0 at t, p or c = 1
+            // and is left out there (pure data parallelism computes only the first).
             const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;
-            const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
-            tensorTraffic =
-                Wide(m) * g.layerCount * allReducesPerLayer * 2 * ringShare(hiddenBytes, t);
-            const Wide boundary = wideQuotient(hiddenBytes, tr.sequenceParallel && t > 1 ? t : 1);
-            const int neighbours = (i > 0 ? 1 : 0) + (i < p - 1 ? 1 : 0);
-            pipelineTraffic = Wide(m) * boundary * neighbours;
-            const Wide kvBytes =
-                wideQuotient(Wide(tokensPerRank) * prepared.keyValueWidth, t) * tr.activationBytes;
-            contextTraffic = Wide(m) * g.layerCount * 3 * kvBytes * std::max(0, c - 1);
+            if (t > 1) {
+                const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
+                tensorTraffic =
+                    Wide(m) * g.layerCount * allReducesPerLayer * 2 * ringShare(hiddenBytes, t);
+            }
+            if (p > 1) {
+                const Wide boundary =
+                    wideQuotient(hiddenBytes, tr.sequenceParallel && t > 1 ? t : 1);
+                const int neighbours = (i > 0 ? 1 : 0) + (i < p - 1 ? 1 : 0);
+                pipelineTraffic = Wide(m) * boundary * neighbours;
+            }
+            if (c > 1) {
+                const Wide kvBytes = wideQuotient(Wide(tokensPerRank) * prepared.keyValueWidth, t) *
+                                     tr.activationBytes;
+                contextTraffic = Wide(m) * g.layerCount * 3 * kvBytes * (c - 1);
+            }
             // Expert-parallel all-to-all: each MoE block dispatches the k copies of the
             // rank's tokens (its sequence-parallel share) and combines them back, in the
             // forward and the backward pass (again in the recomputed forward under full

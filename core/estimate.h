@@ -4,6 +4,7 @@
 #include "memoryreport.h"
 #include "scenario.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +53,12 @@ struct PreparedModel
     /// MoE only: the note's start, "Mixture of experts: 37.6B of 671.0B parameters active
     /// per token; each GPU holds " (formatParameters of the counts).
     std::string moeNotePrefix;
+    /// prepare()'s serial number, different for every call (0 in a default-constructed
+    /// one). The engine keeps, per thread, the activation figures of the last estimate
+    /// under it and reuses them while the activation settings stay the same, so a
+    /// PreparedModel is not to be edited after prepare() (copies share the serial and the
+    /// contents, which is safe).
+    std::uint64_t serial = 0;
 };
 
 /// Prepares `model` for estimate(prepared, s). Never fails: an invalid model gives a

@@ -441,6 +441,67 @@ private slots:
         QCOMPARE(sameReason, scenarioCount);
     }
 
+    /// The engine's memo of activation figures (core/estimate.cpp, FiguresMemo): a
+    /// re-estimate on the same prepared model whose activation settings are unchanged
+    /// reuses the last figures. Each random scenario is estimated on the prepared path,
+    /// then a twin that differs only where activations do not depend (the data-parallel
+    /// degree, the ZeRO stage, the recipe, the GPU, as a GPU-count slider or a strategy
+    /// button changes them), then the scenario of another model with the same settings.
+    /// Every twin's report equals its cold estimate(s), field by field.
+    void activationMemoMatchesColdEstimates()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        std::vector<PreparedModel> prepared;
+        for (const char *id : modelIds)
+            prepared.push_back(prepare(*catalog.model(id)));
+        Draw draw;
+        MemoryReport report;
+        int same = 0, attempted = 0, validTwins = 0;
+        constexpr int pairs = 20'000;
+        for (int i = 0; i < pairs; ++i) {
+            int catalogModel = -1;
+            const Scenario s = randomScenario(draw, catalog, &catalogModel);
+            if (catalogModel < 0)
+                continue;
+            ++attempted;
+            Scenario twin = s;
+            twin.layout.gpus *= 2;
+            twin.layout.zeroStage = ZeroStage((int(s.layout.zeroStage) + 1) % 4);
+            twin.layout.hsdpShardSize = 0;
+            twin.layout.offload = Offload::None;
+            twin.recipe = *catalog.recipe(recipeIds[std::size_t(i) % std::size(recipeIds)]);
+            twin.gpu = *catalog.gpu(gpuIds[std::size_t(i) % std::size(gpuIds)]);
+            Scenario other = s;
+            const std::size_t otherModel = (std::size_t(catalogModel) + 1) % std::size(modelIds);
+            other.model = *catalog.model(modelIds[otherModel]);
+            // The cold estimates first: each prepares its model again (a new serial).
+            Fnv coldTwin, coldOther, memoTwin, memoOther;
+            const MemoryReport twinReport = estimate(twin);
+            hashReport(coldTwin, twinReport);
+            hashReport(coldOther, estimate(other));
+            const PreparedModel &model = prepared[std::size_t(catalogModel)];
+            estimate(model, s, report);
+            estimate(model, twin, report);
+            hashReport(memoTwin, report);
+            estimate(prepared[otherModel], other, report);
+            hashReport(memoOther, report);
+            same += memoTwin.state == coldTwin.state && memoOther.state == coldOther.state ? 1 : 0;
+            validTwins += twinReport.valid() ? 1 : 0;
+            if (i < pairs / 2)
+                continue;
+            // And back to the first model: its memo was replaced by the other model's.
+            Fnv coldAgain, memoAgain;
+            hashReport(coldAgain, estimate(s));
+            estimate(model, s, report);
+            hashReport(memoAgain, report);
+            same += memoAgain.state == coldAgain.state ? 0 : -1;
+        }
+        qInfo("%d of %d twins equal to their cold estimates, %d valid", same, attempted,
+              validTwins);
+        QVERIFY(validTwins > 1000);
+        QCOMPARE(same, attempted);
+    }
+
     /// validate(s) is the report's error: empty exactly for the valid scenarios.
     void validateAgreesWithEstimate()
     {
