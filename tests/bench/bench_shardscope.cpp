@@ -49,13 +49,36 @@ template <typename Then> void preparedEstimates(benchmark::State &state, Then th
     state.SetItemsProcessed(state.iterations());
 }
 
-/// One engine report on the prepared path.
+/// One engine report on the prepared path, the same scenario every time: a re-estimate
+/// whose activation settings are unchanged (a GPU-count slider, a strategy button), so
+/// the engine reuses its last activation figures; BM_EstimateNewActivations is the
+/// figure when it cannot.
 void BM_Estimate(benchmark::State &state)
 {
     preparedEstimates(state,
                       [](const Scenario &, MemoryReport &r) { benchmark::DoNotOptimize(r); });
 }
 BENCHMARK(BM_Estimate)->Arg(8)->Arg(1024)->Arg(16384);
+
+/// The prepared path when every estimate changes the activation settings (the
+/// micro-batch size alternates between 1 and 2), as the planner's innermost loops over
+/// micro-batch sizes and recomputation run it: the engine's memo of activation
+/// figures (core/estimate.cpp) never applies, so this is the figure without it.
+void BM_EstimateNewActivations(benchmark::State &state)
+{
+    Scenario s = seventyB(state.range(0));
+    const PreparedModel prepared = prepare(s.model);
+    MemoryReport r;
+    std::int64_t step = 0;
+    for (auto _ : state) {
+        s.training.microBatchSize = 1 + (++step & 1);
+        estimate(prepared, s, r);
+        benchmark::DoNotOptimize(r);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateNewActivations)->Arg(8)->Arg(1024)->Arg(16384);
 
 /// One scenario evaluation with the time model, as the planner makes it for every
 /// fitting candidate: the prepared estimate, then stepTime(s, report) (the planner issue
