@@ -55,6 +55,22 @@ constexpr Family families[] = {
     {"deepseek_v3", "DeepseekV3ForCausalLM", "DeepSeek-V3", false, true, false},
 };
 
+/// Any other decoder: read from the standard fields as a Llama-shaped model, its
+/// assumptions listed in the model's source (genericAssumptions). LlamaConfig's defaults:
+/// untied, num_key_value_heads = heads and head_dim = hidden / heads when absent.
+constexpr Family genericFamily = {"", "", "Generic decoder", false, true, false};
+
+/// Everything a generic decoder assumes, in one sentence for the model's source.
+constexpr const char *genericAssumptions =
+    "read as a generic Llama-shaped decoder from the standard fields, assuming: a gated "
+    "(SwiGLU) MLP of gate, up and down projections intermediate_size wide in every block; "
+    "ordinary attention with Q, K, V and O projections (num_key_value_heads = "
+    "num_attention_heads and head_dim = hidden_size / num_attention_heads when absent); "
+    "RMSNorm weights only, 2 per block and a final norm; no q/k norms; no mixture of "
+    "experts; biases on every linear layer only when attention_bias and mlp_bias are both "
+    "true, else none; rotary positions (no position table); an output head unless "
+    "tie_word_embeddings (default false); any other field is ignored";
+
 /// A vision-language wrapper whose language model is one of the families above: its
 /// fields sit in `text_config` (or, for Qwen2-VL's original files, at the top level).
 struct Wrapper
@@ -380,6 +396,9 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         return std::nullopt;
     }
     const Family *family = r.family;
+    // Why the file is no known family ("unsupported model_type 'x'"); empty for a known
+    // one. Such a file is read as a generic decoder when its standard fields are there.
+    QString unknown;
     if (!family) {
         QStringList archs;
         for (const QJsonValue &a : o.value(QLatin1String("architectures")).toArray())
@@ -393,16 +412,24 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
                 : QStringLiteral("unsupported model_type '%1'%2")
                       .arg(r.type, archs.isEmpty() ? QString()
                                                    : QStringLiteral(" (%1)").arg(archs.join(u',')));
-        *err = (r.wrapper ? where : QStringLiteral("config.json")) +
-               QStringLiteral(": %1; supported: %2")
-                   .arg(what, supportedHfModelTypes().join(QStringLiteral(", ")));
-        return std::nullopt;
+        unknown = what;
+        family = &genericFamily;
     }
+    const bool generic = !unknown.isEmpty();
+    // One line for a failure: a known family's problem, or why a generic decoder could
+    // not be read (with the families read exactly).
+    auto failure = [&](const QString &problem) {
+        if (!generic)
+            return where + QStringLiteral(": ") + problem;
+        return (r.wrapper || !r.label.isEmpty() ? where : QStringLiteral("config.json")) +
+               QStringLiteral(": %1; as a generic decoder: %2; supported: %3")
+                   .arg(unknown, problem, supportedHfModelTypes().join(QStringLiteral(", ")));
+    };
 
     const QJsonObject &text = r.text;
     Fields f(text, r.nested ? QStringLiteral("text_config ") : QString());
     const QString &t = r.type;
-    const bool deepseek = t.startsWith(QLatin1String("deepseek_v"));
+    const bool deepseek = !generic && t.startsWith(QLatin1String("deepseek_v"));
     const bool neox = t == QLatin1String("gpt_neox");
     const bool llama4 = t == QLatin1String("llama4_text");
     Architecture a;
@@ -426,9 +453,10 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     if (!deepseek && !neox)
         a.headDim = f.integer("head_dim", !family->headDimRequired, 0);
 
-    if (t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
+    if (generic || t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
         // LlamaAttention / GemmaAttention put attention_bias on q, k, v and o; LlamaMLP
-        // puts mlp_bias on gate, up and down. Only "all or none" is modelled.
+        // puts mlp_bias on gate, up and down. Only "all or none" is modelled (a generic
+        // decoder is read as Llama).
         const bool attention = f.boolean("attention_bias", false);
         const bool mlp = f.boolean("mlp_bias", false);
         if (attention != mlp)
@@ -560,24 +588,33 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     }
 
     if (const QString p = f.problems(); !p.isEmpty()) {
-        *err = where + QStringLiteral(": ") + p;
+        *err = failure(p);
         return std::nullopt;
     }
     if (const std::string e = validateArchitecture(a); !e.empty()) {
-        *err = where + QStringLiteral(": ") + QString::fromStdString(e);
+        *err = failure(QString::fromStdString(e));
         return std::nullopt;
     }
 
     Model m;
     const QString repo = repositoryName(o);
     const std::string count = formatParameters(parameterCount(a));
-    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + r.label : repo.toLower()).toStdString();
+    const QString label = r.label.isEmpty() ? QStringLiteral("generic") : r.label;
+    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + label : repo.toLower()).toStdString();
     m.displayName = repo.isEmpty()
-                        ? std::string(family->displayName) + (r.wrapper ? " (text)" : "") + " " +
-                              count + " (config.json)"
+                        ? std::string(family->displayName) +
+                              (generic && !t.isEmpty() ? " (" + t.toStdString() + ")" : "") +
+                              (r.wrapper ? " (text)" : "") + " " + count + " (config.json)"
                         : repo.toStdString();
-    m.source = "Hugging Face config.json, model_type " + r.label.toStdString() + " (" +
-               (r.wrapper ? r.wrapper->architecture : family->architecture) + ")";
+    QStringList archs;
+    for (const QJsonValue &v : o.value(QLatin1String("architectures")).toArray())
+        archs << v.toString();
+    const std::string architecture = r.wrapper ? std::string(r.wrapper->architecture)
+                                     : generic ? archs.join(u',').toStdString()
+                                               : std::string(family->architecture);
+    m.source = "Hugging Face config.json, model_type " +
+               (r.label.isEmpty() ? std::string("(none)") : r.label.toStdString()) +
+               (architecture.empty() ? std::string() : " (" + architecture + ")");
     if (r.wrapper)
         m.source += "; only the language model (" + t.toStdString() +
                     ") is counted, not the vision encoder and projector (vision_config)";
@@ -588,6 +625,9 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     if (sharedExpertGate)
         m.source += "; each block's shared_expert_gate (hidden x 1) is counted as a third "
                     "hidden-wide norm";
+    if (generic)
+        m.source += std::string("; ") + (r.wrapper ? "its text_config is" : "it is") +
+                    " no family read exactly, so it is " + genericAssumptions;
     if (mtp > 0)
         m.source += "; its " + std::to_string(mtp) +
                     " multi-token-prediction module(s) (num_nextn_predict_layers) are not "

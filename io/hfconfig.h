@@ -20,6 +20,12 @@ namespace shardscope {
 /// language model is counted and the model's `source` says so; a nested text_config
 /// that leaves out fields equal to LlamaConfig's, MistralConfig's or Gemma3TextConfig's
 /// defaults (transformers' to_diff_dict does) takes those defaults, named in the source.
+/// Any other `model_type` (or `architectures` class, or a wrapper's text model) is read
+/// as a generic Llama-shaped decoder from the standard fields hidden_size,
+/// intermediate_size, num_hidden_layers, num_attention_heads, vocab_size and the
+/// optional num_key_value_heads, head_dim, tie_word_embeddings, attention_bias and
+/// mlp_bias; the model's `source` lists every assumption in one note (SwiGLU MLP,
+/// RMSNorm, 2 norms per block, no q/k norms, no experts, ...).
 ///
 /// Reads hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
 /// num_key_value_heads, head_dim, vocab_size, tie_word_embeddings, attention_bias /
@@ -43,7 +49,9 @@ namespace shardscope {
 ///
 /// The count matches each family's published total to the parameter
 /// (tests/io/test_hfconfig.cpp). On failure returns nullopt and sets `*error` to one
-/// line: a JSON syntax error with its offset; a recognised family whose layout
+/// line: a JSON syntax error with its offset; an unknown family without the standard
+/// fields ("config.json (gpt2): unsupported model_type 'gpt2' (GPT2LMHeadModel); as a
+/// generic decoder: missing hidden_size, ...; supported: ..."); a recognised family whose layout
 /// Architecture cannot express (Llama 3.2 Vision's cross-attention, interleaved
 /// dense/MoE blocks as in Llama 4 Maverick, attention biases without MLP biases), for example
 /// "config.json (llama4): interleaved dense/MoE layers (interleave_moe_layer_step 2) are not

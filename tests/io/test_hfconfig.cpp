@@ -34,6 +34,7 @@ private slots:
     void familyDetails();
     void newerFamilyDetails();
     void qkNormFamilies();
+    void genericDecoder();
     void defaultsFromTheConfigClasses();
     void namesFromTheRepository();
     void errors_data();
@@ -343,6 +344,72 @@ void TestHfConfig::qkNormFamilies()
     QCOMPARE(qint64(m->parameters()), 13716198400LL);
 }
 
+void TestHfConfig::genericDecoder()
+{
+    QString error;
+    // SmolLM3-3B (model_type smollm3, no reader of its own) is Llama-shaped: read from
+    // the standard fields. Block: Q and O 2048 x 2048, K and V 2048 x 512, MLP 3 x 2048 x
+    // 11008, 2 norms 4,096 = 78,123,008; 36 blocks + tied 128256 x 2048 + 2048 =
+    // 3,075,098,624, the Hub safetensors total.
+    auto m = import(readData(QFINDTESTDATA("data/smollm3-3b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QVERIFY(error.isEmpty());
+    QCOMPARE(qint64(layerParameterCount(*m->architecture)), 78123008LL);
+    QCOMPARE(qint64(m->parameters()), 3075098624LL);
+    QVERIFY(m->architecture->tiedEmbeddings);
+    QCOMPARE(m->architecture->kvHeads, 4);
+    QCOMPARE(m->architecture->qkNorm, QkNorm::None);
+    QCOMPARE(QString::fromStdString(m->id), QStringLiteral("hf-smollm3"));
+    QCOMPARE(QString::fromStdString(m->displayName),
+             QStringLiteral("Generic decoder (smollm3) 3.08B (config.json)"));
+    // Every assumption in one note, the model's source.
+    QCOMPARE(QString::fromStdString(m->source),
+             QStringLiteral(
+                 "Hugging Face config.json, model_type smollm3 (SmolLM3ForCausalLM); it is no "
+                 "family read exactly, so it is read as a generic Llama-shaped decoder from the "
+                 "standard fields, assuming: a gated (SwiGLU) MLP of gate, up and down "
+                 "projections intermediate_size wide in every block; ordinary attention with "
+                 "Q, K, V and O projections (num_key_value_heads = num_attention_heads and "
+                 "head_dim = hidden_size / num_attention_heads when absent); RMSNorm weights "
+                 "only, 2 per block and a final norm; no q/k norms; no mixture of experts; "
+                 "biases on every linear layer only when attention_bias and mlp_bias are both "
+                 "true, else none; rotary positions (no position table); an output head "
+                 "unless tie_word_embeddings (default false); any other field is ignored"));
+    // Without model_type: the architectures entry names it; absent fields take the
+    // Llama defaults (kv heads = heads, untied). Llama 2 7B's shape: 6,738,415,616.
+    const QByteArray bare = R"({"architectures": ["FooForCausalLM"], "hidden_size": 4096,
+        "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+        "vocab_size": 32000})";
+    m = import(bare, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 6738415616LL);
+    QCOMPARE(QString::fromStdString(m->id), QStringLiteral("hf-generic"));
+    QVERIFY(QString::fromStdString(m->source).startsWith(
+        QStringLiteral("Hugging Face config.json, model_type (none) "
+                       "(FooForCausalLM); it is no family read exactly")));
+    // Both bias flags: biases on every linear layer, as Llama's (4 x 4096 + 2 x 11008 +
+    // 4096 per block).
+    QByteArray biased = bare;
+    biased.replace("\"vocab_size\"",
+                   "\"attention_bias\": true, \"mlp_bias\": true, \"vocab_size\"");
+    m = import(biased, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 6738415616LL + 32 * (5 * 4096LL + 2 * 11008));
+    // A wrapper around an unknown text model: its text_config as a generic decoder.
+    m = import(R"({"model_type": "llava", "text_config": {"model_type": "granite",
+        "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "vocab_size": 32000}})",
+               &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 6738415616LL);
+    QVERIFY2(QString::fromStdString(m->source).contains(
+                 QStringLiteral("only the language model (granite) is counted")),
+             m->source.c_str());
+    QVERIFY2(QString::fromStdString(m->source).contains(
+                 QStringLiteral("its text_config is no family read exactly")),
+             m->source.c_str());
+}
+
 void TestHfConfig::defaultsFromTheConfigClasses()
 {
     // LlamaConfig: num_key_value_heads absent means as many as the attention heads;
@@ -400,15 +467,42 @@ void TestHfConfig::errors_data()
     QTest::newRow("not json") << QByteArray(R"({"model_type": )")
                               << "config.json: unterminated object at offset 15";
     QTest::newRow("array") << QByteArray("[1, 2]") << "config.json: expected a JSON object";
+    // An unknown family is read as a generic decoder from the standard fields; GPT-2's
+    // config.json names them n_embd, n_layer, n_head (and has no intermediate size), so
+    // it is refused with what is missing.
     QTest::newRow("unknown model_type")
-        << QByteArray(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})")
-        << "config.json: unsupported model_type 'gpt2' (GPT2LMHeadModel); supported: " + supported;
+        << QByteArray(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+            "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+            "vocab_size": 50257})")
+        << "config.json (gpt2): unsupported model_type 'gpt2' (GPT2LMHeadModel); as a generic "
+           "decoder: missing hidden_size, intermediate_size, num_hidden_layers, "
+           "num_attention_heads; supported: " +
+               supported;
     QTest::newRow("unknown architecture")
         << QByteArray(R"({"architectures": ["FalconForCausalLM"]})")
-        << "config.json: unsupported architectures FalconForCausalLM; supported: " + supported;
+        << "config.json: unsupported architectures FalconForCausalLM; as a generic decoder: "
+           "missing hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, "
+           "vocab_size; supported: " +
+               supported;
     QTest::newRow("nothing") << QByteArray("{}")
-                             << "config.json: no model_type or architectures; supported: " +
+                             << "config.json: no model_type or architectures; as a generic "
+                                "decoder: missing hidden_size, intermediate_size, "
+                                "num_hidden_layers, num_attention_heads, vocab_size; supported: " +
                                     supported;
+    QTest::newRow("generic attention bias alone")
+        << QByteArray(R"({"model_type": "granite", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+            "attention_bias": true})")
+        << "config.json (granite): unsupported model_type 'granite'; as a generic decoder: "
+           "attention_bias without mlp_bias (or the reverse) is not modelled; supported: " +
+               supported;
+    QTest::newRow("generic invalid shape")
+        << QByteArray(R"({"model_type": "granite", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 3,
+            "vocab_size": 100})")
+        << "config.json (granite): unsupported model_type 'granite'; as a generic decoder: "
+           "heads (4) is not divisible by kv heads (3); supported: " +
+               supported;
     // Every missing field at once, in reading order.
     QTest::newRow("mixtral missing four")
         << QByteArray(R"({"model_type": "mixtral", "intermediate_size": 14336,
@@ -491,7 +585,9 @@ void TestHfConfig::errors_data()
            "num_hidden_layers, num_attention_heads, num_key_value_heads";
     QTest::newRow("llava unknown text model")
         << QByteArray(R"({"model_type": "llava", "text_config": {"model_type": "gpt2"}})")
-        << "config.json (llava): unsupported text_config model_type 'gpt2'; supported: " +
+        << "config.json (llava): unsupported text_config model_type 'gpt2'; as a generic "
+           "decoder: text_config missing hidden_size, intermediate_size, num_hidden_layers, "
+           "num_attention_heads, vocab_size; supported: " +
                supported;
     QTest::newRow("qwen2_moe sparse step")
         << QByteArray(R"({"model_type": "qwen2_moe", "hidden_size": 2048,
