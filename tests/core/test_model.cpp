@@ -1,5 +1,6 @@
 // Parameter counts of dense decoder models, to the parameter.
 // Reference values (below), each citing its model card or config.json.
+#include "estimate.h"
 #include "model.h"
 #include "testscenarios.h"
 
@@ -22,6 +23,7 @@ private slots:
     void gemma2FourNorms();
     void gpt3PositionTable();
     void qkNorms();
+    void qkNormsReplicatedOnTensorRanks();
     void validation();
     void scaledArchitectureIsNearTarget_data();
     void scaledArchitectureIsNearTarget();
@@ -187,6 +189,29 @@ void TestModel::qkNorms()
     mla.qkNorm = QkNorm::PerHead;
     QCOMPARE(QString::fromStdString(validateArchitecture(mla)),
              QStringLiteral("query/key norms on latent attention are not modelled"));
+}
+
+void TestModel::qkNormsReplicatedOnTensorRanks()
+{
+    // Megatron-Core keeps q_layernorm / k_layernorm whole on every tensor rank
+    // (core/estimate.cpp prepareBlock): with 2-byte weights, Qwen3-8B's per-head norms add
+    // 2 x 36 x 256 = 18,432 weight bytes per GPU at t = 2 as at t = 1, not half of it.
+    Architecture a = test::dense(36, 4096, 12288, 32, 8, 151936);
+    a.headDim = 128;
+    auto weightBytes = [](const Architecture &arch, int t) {
+        const MemoryReport r = estimate(test::onH100s(arch, t, ZeroStage::Ddp, t));
+        return qint64(r.groups[0].bytes.weights);
+    };
+    for (int t : {1, 2}) {
+        const qint64 none = weightBytes(a, t);
+        Architecture perHead = a;
+        perHead.qkNorm = QkNorm::PerHead;
+        QCOMPARE(weightBytes(perHead, t) - none, 2 * 36 * 256LL);
+        // OLMo 2's whole-width form on the same shape: 2 x 36 x (4096 + 1024) bytes.
+        Architecture full = a;
+        full.qkNorm = QkNorm::Full;
+        QCOMPARE(weightBytes(full, t) - none, 2 * 36 * 5120LL);
+    }
 }
 
 void TestModel::validation()
