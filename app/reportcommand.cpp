@@ -186,9 +186,11 @@ ScenarioOptions::ScenarioOptions()
       hfConfig(valueOption("hf-config",
                            QStringLiteral("Model from a Hugging Face config.json instead of "
                                           "--model (llama, mistral, mixtral, qwen2, qwen2_moe, "
-                                          "gemma, gemma2, phi3, gpt_neox, llama4_text, "
-                                          "deepseek_v2, deepseek_v3; the language model of "
-                                          "llava, llava_next, qwen2_vl, qwen2_5_vl, llama4)."),
+                                          "gemma, gemma2, gemma3_text, qwen3, qwen3_moe, olmo2, "
+                                          "phi3, gpt_neox, llama4_text, deepseek_v2, "
+                                          "deepseek_v3; the language model of llava, "
+                                          "llava_next, qwen2_vl, qwen2_5_vl, llama4, gemma3; "
+                                          "any other as a generic Llama-shaped decoder)."),
                            "file")),
       layers(
           valueOption("layers", QStringLiteral("Inline architecture: transformer layers."), "L")),
@@ -202,6 +204,27 @@ ScenarioOptions::ScenarioOptions()
       tied(QStringLiteral("tied"), QStringLiteral("Inline architecture: tied embeddings.")),
       plainMlp(QStringLiteral("plain-mlp"),
                QStringLiteral("Inline architecture: GELU MLP (2 matrices), not SwiGLU.")),
+      headDim(valueOption("head-dim",
+                          QStringLiteral("Inline architecture: per-head size (default hidden / "
+                                         "heads)."),
+                          "d")),
+      experts(valueOption("experts",
+                          QStringLiteral("Inline architecture: routed experts per block "
+                                         "(mixture of experts; needs --experts-per-token)."),
+                          "E")),
+      expertsPerToken(valueOption(
+          "experts-per-token",
+          QStringLiteral("Inline architecture: routed experts per token, top-k."), "k")),
+      expertFfn(valueOption("expert-ffn",
+                            QStringLiteral("Inline architecture: one expert's MLP inner size "
+                                           "(default --ffn)."),
+                            "f")),
+      sharedExperts(valueOption(
+          "shared-experts",
+          QStringLiteral("Inline architecture: experts every token passes (default 0)."), "n")),
+      qkNorm(QStringLiteral("qk-norm"),
+             QStringLiteral("Inline architecture: per-head q_norm and k_norm RMSNorms (Qwen3, "
+                            "Gemma 3).")),
       recipe(valueOption("recipe",
                          QStringLiteral("Recipe id (%1; default mixed-adam).")
                              .arg(ids(Catalog::builtIn().recipes())),
@@ -228,8 +251,14 @@ ScenarioOptions::ScenarioOptions()
         table << (s.isSwitch ? QCommandLineOption(name, helpFor(s, defaults))
                              : QCommandLineOption(name, helpFor(s, defaults), valueNameFor(s)));
     }
-    all = {scenarioFile, model, params,   hfConfig, layers,        hidden, ffn, heads, kvHeads,
-           vocab,        tied,  plainMlp, recipe,   bytesPerParam, gpu,    dp,  zero,  gradAccum};
+    all = {scenarioFile, model,         params,
+           hfConfig,     layers,        hidden,
+           ffn,          heads,         kvHeads,
+           vocab,        tied,          plainMlp,
+           headDim,      experts,       expertsPerToken,
+           expertFfn,    sharedExperts, qkNorm,
+           recipe,       bytesPerParam, gpu,
+           dp,           zero,          gradAccum};
     all << table;
     all << unit;
 }
@@ -305,8 +334,11 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
     Scenario &s = doc.scenario;
 
     // The model: a flag replaces the file's (or the default) model.
-    const bool inline_ =
-        p.isSet(layers) || p.isSet(hidden) || p.isSet(ffn) || p.isSet(heads) || p.isSet(vocab);
+    bool inline_ = false;
+    for (const auto *o :
+         {&layers, &hidden, &ffn, &heads, &vocab, &kvHeads, &tied, &plainMlp, &headDim, &experts,
+          &expertsPerToken, &expertFfn, &sharedExperts, &qkNorm})
+        inline_ = inline_ || p.isSet(*o);
     if (int(p.isSet(model)) + int(p.isSet(params)) + int(inline_) + int(p.isSet(hfConfig)) > 1)
         return fail(QStringLiteral("--model, --params, --hf-config and an inline architecture "
                                    "(--layers ...) are exclusive; give one"));
@@ -356,6 +388,26 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
             return none;
         a.tiedEmbeddings = p.isSet(tied);
         a.gatedMlp = !p.isSet(plainMlp);
+        // The optional shape flags; their combinations are checked by
+        // validateArchitecture ("active experts must be between 1 and experts (8), got 0").
+        if (p.isSet(headDim) && !wholeNumberOption(p, headDim, 1, 100000, &a.headDim, error))
+            return none;
+        const std::pair<const QCommandLineOption *, int *> counts[] = {
+            {&experts, &a.experts},
+            {&expertsPerToken, &a.activeExperts},
+            {&sharedExperts, &a.sharedExperts}};
+        for (const auto &[o, field] : counts) {
+            if (!p.isSet(*o))
+                continue;
+            if (!wholeNumberOption(p, *o, o == &sharedExperts ? 0 : 1, 100000, &v, error))
+                return none;
+            *field = int(v);
+        }
+        if (p.isSet(expertFfn) &&
+            !wholeNumberOption(p, expertFfn, 1, 10000000, &a.expertFfn, error))
+            return none;
+        if (p.isSet(qkNorm))
+            a.qkNorm = QkNorm::PerHead;
         if (const std::string e = validateArchitecture(a); !e.empty())
             return fail(QStringLiteral("inline architecture: ") + QString::fromStdString(e));
         s.model = Model{};

@@ -28,6 +28,8 @@ struct ScenarioOptions
     QList<QCommandLineOption> all; ///< every option, for addTo()
     QCommandLineOption scenarioFile, model, params, hfConfig, layers, hidden, ffn, heads, kvHeads,
         vocab, tied, plainMlp;
+    /// Optional inline-architecture shape: head size, mixture of experts, q/k norms.
+    QCommandLineOption headDim, experts, expertsPerToken, expertFfn, sharedExperts, qkNorm;
     QCommandLineOption recipe, bytesPerParam, gpu, dp, zero, gradAccum, unit;
     /// One option per settings-table entry, in settings() order.
     QList<QCommandLineOption> table;

@@ -65,6 +65,14 @@ PreparedModel::Block prepareBlock(const Architecture &a, int layer)
     std::int64_t replicated = std::int64_t(a.normsPerLayer) * h * (a.layerNormBias ? 2 : 1) +
                               (a.linearBiases ? h : 0) +
                               (a.usesLatentAttention() ? a.qLoraRank + a.kvLoraRank : 0);
+    // Query/key norms are replicated on every tensor rank, as Megatron-Core keeps them:
+    // q_layernorm and k_layernorm are built head_dim wide (hidden_size_per_attention_head)
+    // and applied to each rank's own heads (megatron/core/transformer/attention.py lines
+    // 1734-1751 and 1932-1936, NVIDIA/Megatron-LM d98e8a6), and their gradients are
+    // summed over the tensor-parallel group like sequence-parallel norms
+    // (megatron/core/distributed/finalize_model_grads.py lines 451-453). OLMo 2's
+    // whole-width form is kept whole on every rank too.
+    replicated += qkNormParameterCount(a);
     PreparedModel::Block b;
     if (!a.isMoeLayer(layer)) {
         replicated += a.linearBiases ? h : 0; // the MLP's down-projection bias

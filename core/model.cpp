@@ -83,7 +83,8 @@ std::int64_t normParameters(const Architecture &a)
 /// One block with `routed` of its routed experts counted.
 std::int64_t blockParameters(const Architecture &a, int layer, std::int64_t routed)
 {
-    const std::int64_t common = attentionParameters(a) + normParameters(a);
+    const std::int64_t common =
+        attentionParameters(a) + qkNormParameterCount(a) + normParameters(a);
     if (!a.isMoeLayer(layer))
         return common + mlpParameters(a, a.ffn);
     // Router: a linear h -> experts without bias, plus the optional per-expert
@@ -106,6 +107,19 @@ template <typename PerLayer> std::int64_t sumOverLayers(const Architecture &a, P
 }
 
 } // namespace
+
+std::int64_t qkNormParameterCount(const Architecture &a)
+{
+    switch (a.qkNorm) {
+    case QkNorm::PerHead:
+        return 2 * a.effectiveHeadDim();
+    case QkNorm::Full:
+        return a.queryWidth() + a.keyWidth();
+    case QkNorm::None:
+        break;
+    }
+    return 0;
+}
 
 std::int64_t expertParameterCount(const Architecture &a)
 {
@@ -247,6 +261,10 @@ std::string validateArchitecture(const Architecture &a)
         if (a.linearBiases || a.qkvBiases)
             return "biases on latent attention are not modelled";
     }
+    if (a.qkNorm != QkNorm::None && a.qkNorm != QkNorm::PerHead && a.qkNorm != QkNorm::Full)
+        return "unknown query/key norm kind";
+    if (a.qkNorm != QkNorm::None && a.usesLatentAttention())
+        return "query/key norms on latent attention are not modelled";
     // Every field is capped above, but products of caps (a MoE block's experts times
     // their matrices, times the layers) can exceed int64: bound the count in floating
     // point before anything computes it exactly (the largest real model is ~1e13).
@@ -255,7 +273,8 @@ std::string validateArchitecture(const Architecture &a)
                          double(std::max({a.effectiveHeadDim(), a.qkNopeHeadDim + a.qkRopeHeadDim,
                                           a.vHeadDim, std::int64_t(1)}));
     const double latent = double(a.qLoraRank + a.kvLoraRank + a.qkRopeHeadDim);
-    const double attention = 4 * h * width + 2 * latent * (h + width);
+    const double attention =
+        4 * h * width + 2 * latent * (h + width) + (a.qkNorm != QkNorm::None ? 2 * width : 0);
     const double mlp =
         3 * h * double(a.ffn) +
         (double(a.experts) + a.sharedExperts) * 3 * h * double(a.effectiveExpertFfn()) +

@@ -8,14 +8,26 @@
 
 namespace shardscope {
 
-/// Shape of a decoder-only transformer: dense (Llama / Mistral / Qwen2 / Gemma / GPT)
+/// Query/key normalisation inside attention ("QK-norm"): RMSNorms applied to the
+/// projected queries and keys before rotary embedding, weights only.
+enum class QkNorm
+{
+    None,    ///< no q/k norm (Llama, Mistral, Qwen2, Gemma 1/2, DeepSeek)
+    PerHead, ///< q_norm and k_norm of head_dim weights each, shared by all heads (Qwen3,
+             ///< Qwen3-MoE, Gemma 3: transformers Qwen3Attention, Gemma3Attention): 2 d
+    Full,    ///< q_norm over the whole query projection (heads x head_dim) and k_norm over
+             ///< the keys (kv heads x head_dim) (OLMo 2: transformers Olmo2Attention)
+};
+
+/// Shape of a decoder-only transformer: dense (Llama / Mistral / Qwen2 / Qwen3 / Gemma / GPT)
 /// or mixture-of-experts (Mixtral, DeepSeek-V3), with ordinary (MHA / GQA) or
 /// multi-head latent attention (DeepSeek MLA).
 ///
 /// Every size is a count of elements, not bytes. `headDim` of 0 means
 /// hidden / heads. `gatedMlp` selects a SwiGLU-style MLP with three matrices
 /// (gate, up, down) instead of the two of a plain GELU MLP. Norms are RMSNorm
-/// (one weight vector, no bias) unless `layerNormBias` is set. The fields after
+/// (one weight vector, no bias) unless `layerNormBias` is set; the query/key norms
+/// (`qkNorm`) are always RMSNorm weights. The fields after
 /// `layerNormBias` default to a dense Llama-style block, so older initialisers keep
 /// their meaning. docs/models.md derives every family's count from these fields.
 struct Architecture
@@ -54,6 +66,8 @@ struct Architecture
     std::int64_t qkNopeHeadDim = 0; ///< non-rotary part of each query and key head
     std::int64_t vHeadDim = 0;      ///< per-head value size
 
+    QkNorm qkNorm = QkNorm::None; ///< RMSNorm weights on the queries and keys (ordinary attention)
+
     /// Per-head size in elements: `headDim`, or hidden / heads when unset.
     std::int64_t effectiveHeadDim() const;
     /// True when the blocks after `denseLayers` route tokens to experts.
@@ -75,8 +89,15 @@ struct Architecture
     std::int64_t valueWidth() const;
 };
 
-/// Parameters of one transformer block `layer` (0-based): attention, its MLP (dense,
-/// or every routed and shared expert plus the router), and its norms. For a dense
+/// Weights of one block's query/key norms in elements: 0 (QkNorm::None), 2 x head dim
+/// (PerHead: Qwen3Attention's q_norm and k_norm, RMSNorm(head_dim) each) or query width +
+/// key width (Full: Olmo2Attention's q_norm RMSNorm(heads x head_dim) and k_norm
+/// RMSNorm(kv heads x head_dim)). Part of layerParameterCount.
+std::int64_t qkNormParameterCount(const Architecture &a);
+
+/// Parameters of one transformer block `layer` (0-based): attention (with its q/k
+/// norms), its MLP (dense, or every routed and shared expert plus the router), and its
+/// norms. For a dense
 /// model every block is the same, so `layer` may be left at 0.
 std::int64_t layerParameterCount(const Architecture &a, int layer = 0);
 

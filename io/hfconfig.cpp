@@ -28,12 +28,14 @@ struct Family
 };
 
 // Defaults from each transformers configuration_*.py (src/transformers/models/<type>/):
-// every class here defaults tie_word_embeddings to False except GemmaConfig and
-// Gemma2Config (True); LlamaConfig, Phi3Config, DeepseekV2Config and DeepseekV3Config
-// set num_key_value_heads = num_attention_heads when it is None (GPTNeoXConfig has no
-// such field: always multi-head), the others default it to a fixed number, so it is
-// required there; Gemma's head_dim defaults to 256 and Llama4TextConfig's to 128, not
-// hidden / heads.
+// every class here defaults tie_word_embeddings to False except GemmaConfig,
+// Gemma2Config and Gemma3TextConfig (True); LlamaConfig, Phi3Config, Olmo2Config,
+// DeepseekV2Config and DeepseekV3Config set num_key_value_heads = num_attention_heads
+// when it is None (GPTNeoXConfig has no such field: always multi-head), the others
+// default it to a fixed number, so it is required there; Gemma's head_dim defaults to
+// 256 and Llama4TextConfig's to 128, not hidden / heads; Qwen3Config's and (older)
+// Qwen3MoeConfig's to 128 while newer Qwen3MoeConfig has none (hidden / heads), so it
+// is required for both.
 constexpr Family families[] = {
     {"llama", "LlamaForCausalLM", "Llama", false, true, false},
     {"mistral", "MistralForCausalLM", "Mistral", false, false, false},
@@ -42,12 +44,32 @@ constexpr Family families[] = {
     {"qwen2_moe", "Qwen2MoeForCausalLM", "Qwen2-MoE", false, false, false},
     {"gemma", "GemmaForCausalLM", "Gemma", true, false, true},
     {"gemma2", "Gemma2ForCausalLM", "Gemma 2", true, false, true},
+    {"gemma3_text", "Gemma3ForCausalLM", "Gemma 3", true, false, true},
+    {"qwen3", "Qwen3ForCausalLM", "Qwen3", false, false, true},
+    {"qwen3_moe", "Qwen3MoeForCausalLM", "Qwen3-MoE", false, false, true},
+    {"olmo2", "Olmo2ForCausalLM", "OLMo 2", false, true, false},
     {"phi3", "Phi3ForCausalLM", "Phi-3", false, true, false},
     {"gpt_neox", "GPTNeoXForCausalLM", "GPT-NeoX", false, true, false},
     {"llama4_text", "Llama4ForCausalLM", "Llama 4", false, false, true},
     {"deepseek_v2", "DeepseekV2ForCausalLM", "DeepSeek-V2", false, true, false},
     {"deepseek_v3", "DeepseekV3ForCausalLM", "DeepSeek-V3", false, true, false},
 };
+
+/// Any other decoder: read from the standard fields as a Llama-shaped model, its
+/// assumptions listed in the model's source (genericAssumptions). LlamaConfig's defaults:
+/// untied, num_key_value_heads = heads and head_dim = hidden / heads when absent.
+constexpr Family genericFamily = {"", "", "Generic decoder", false, true, false};
+
+/// Everything a generic decoder assumes, in one sentence for the model's source.
+constexpr const char *genericAssumptions =
+    "read as a generic Llama-shaped decoder from the standard fields, assuming: a gated "
+    "(SwiGLU) MLP of gate, up and down projections intermediate_size wide in every block; "
+    "ordinary attention with Q, K, V and O projections (num_key_value_heads = "
+    "num_attention_heads and head_dim = hidden_size / num_attention_heads when absent); "
+    "RMSNorm weights only, 2 per block and a final norm; no q/k norms; no mixture of "
+    "experts; biases on every linear layer only when attention_bias and mlp_bias are both "
+    "true, else none; rotary positions (no position table); an output head unless "
+    "tie_word_embeddings (default false); any other field is ignored";
 
 /// A vision-language wrapper whose language model is one of the families above: its
 /// fields sit in `text_config` (or, for Qwen2-VL's original files, at the top level).
@@ -81,15 +103,6 @@ struct Unmodelled
 };
 
 constexpr Unmodelled unmodelled[] = {
-    {"qwen3", "Qwen3ForCausalLM",
-     "per-head q_norm and k_norm RMSNorms (2 x head_dim weights per block, Qwen3Attention) "
-     "are not modelled"},
-    {"qwen3_moe", "Qwen3MoeForCausalLM",
-     "per-head q_norm and k_norm RMSNorms (2 x head_dim weights per block, "
-     "Qwen3MoeAttention) are not modelled"},
-    {"gemma3_text", "Gemma3ForCausalLM",
-     "per-head q_norm and k_norm RMSNorms (2 x head_dim weights per block, Gemma3Attention) "
-     "are not modelled"},
     {"mllama", "MllamaForConditionalGeneration",
      "the cross-attention layers of Llama 3.2 Vision (cross_attention_layers) are not modelled"},
 };
@@ -97,17 +110,21 @@ constexpr Unmodelled unmodelled[] = {
 /// The config class defaults of a text model that a wrapper's nested text_config may
 /// leave out: transformers' PretrainedConfig.to_diff_dict drops a nested config's values
 /// that equal its class defaults, so llava-hf/llava-1.5-7b-hf's text_config holds only
-/// vocab_size of the fields below. Values from LlamaConfig and MistralConfig.
+/// vocab_size of the fields below, and google/gemma-3-27b-it's leaves out vocab_size.
+/// Values from LlamaConfig, MistralConfig and Gemma3TextConfig (configuration_gemma3.py).
 struct NestedDefaults
 {
     const char *modelType;
     const char *configClass;
-    std::int64_t vocab, hidden, intermediate, layers, heads, kvHeads; ///< kvHeads 0: = heads
+    std::int64_t vocab, hidden, intermediate, layers, heads,
+        kvHeads;          ///< kvHeads 0: = heads
+    std::int64_t headDim; ///< 0: hidden / heads, not filled
 };
 
 constexpr NestedDefaults nestedDefaults[] = {
-    {"llama", "LlamaConfig", 32000, 4096, 11008, 32, 32, 0},
-    {"mistral", "MistralConfig", 32000, 4096, 14336, 32, 32, 8},
+    {"llama", "LlamaConfig", 32000, 4096, 11008, 32, 32, 0, 0},
+    {"mistral", "MistralConfig", 32000, 4096, 14336, 32, 32, 8, 0},
+    {"gemma3_text", "Gemma3TextConfig", 262208, 2304, 9216, 26, 8, 4, 256},
 };
 
 /// Reads fields of one config object, collecting every missing and malformed one.
@@ -263,7 +280,8 @@ Resolved resolve(const QJsonObject &o)
                     {"intermediate_size", d.intermediate},
                     {"num_hidden_layers", d.layers},
                     {"num_attention_heads", d.heads},
-                    {"num_key_value_heads", d.kvHeads}};
+                    {"num_key_value_heads", d.kvHeads},
+                    {"head_dim", d.headDim}};
                 for (const auto &[key, value] : fields) {
                     if (value == 0 || r.text.contains(QLatin1String(key)))
                         continue;
@@ -378,6 +396,9 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         return std::nullopt;
     }
     const Family *family = r.family;
+    // Why the file is no known family ("unsupported model_type 'x'"); empty for a known
+    // one. Such a file is read as a generic decoder when its standard fields are there.
+    QString unknown;
     if (!family) {
         QStringList archs;
         for (const QJsonValue &a : o.value(QLatin1String("architectures")).toArray())
@@ -391,16 +412,24 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
                 : QStringLiteral("unsupported model_type '%1'%2")
                       .arg(r.type, archs.isEmpty() ? QString()
                                                    : QStringLiteral(" (%1)").arg(archs.join(u',')));
-        *err = (r.wrapper ? where : QStringLiteral("config.json")) +
-               QStringLiteral(": %1; supported: %2")
-                   .arg(what, supportedHfModelTypes().join(QStringLiteral(", ")));
-        return std::nullopt;
+        unknown = what;
+        family = &genericFamily;
     }
+    const bool generic = !unknown.isEmpty();
+    // One line for a failure: a known family's problem, or why a generic decoder could
+    // not be read (with the families read exactly).
+    auto failure = [&](const QString &problem) {
+        if (!generic)
+            return where + QStringLiteral(": ") + problem;
+        return (r.wrapper || !r.label.isEmpty() ? where : QStringLiteral("config.json")) +
+               QStringLiteral(": %1; as a generic decoder: %2; supported: %3")
+                   .arg(unknown, problem, supportedHfModelTypes().join(QStringLiteral(", ")));
+    };
 
     const QJsonObject &text = r.text;
     Fields f(text, r.nested ? QStringLiteral("text_config ") : QString());
     const QString &t = r.type;
-    const bool deepseek = t.startsWith(QLatin1String("deepseek_v"));
+    const bool deepseek = !generic && t.startsWith(QLatin1String("deepseek_v"));
     const bool neox = t == QLatin1String("gpt_neox");
     const bool llama4 = t == QLatin1String("llama4_text");
     Architecture a;
@@ -424,9 +453,10 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     if (!deepseek && !neox)
         a.headDim = f.integer("head_dim", !family->headDimRequired, 0);
 
-    if (t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
+    if (generic || t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
         // LlamaAttention / GemmaAttention put attention_bias on q, k, v and o; LlamaMLP
-        // puts mlp_bias on gate, up and down. Only "all or none" is modelled.
+        // puts mlp_bias on gate, up and down. Only "all or none" is modelled (a generic
+        // decoder is read as Llama).
         const bool attention = f.boolean("attention_bias", false);
         const bool mlp = f.boolean("mlp_bias", false);
         if (attention != mlp)
@@ -436,8 +466,50 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     }
     if (t == QLatin1String("qwen2"))
         a.qkvBiases = true; // Qwen2Attention: q_proj, k_proj, v_proj with bias, o_proj without
-    if (t == QLatin1String("gemma2"))
-        a.normsPerLayer = 4; // input, post-attention, pre- and post-feed-forward RMSNorms
+    // Gemma2DecoderLayer and Gemma3DecoderLayer: input, post-attention, pre- and
+    // post-feed-forward RMSNorms.
+    if (t == QLatin1String("gemma2") || t == QLatin1String("gemma3_text"))
+        a.normsPerLayer = 4;
+    // modeling_gemma3.py Gemma3Attention: q_norm and k_norm = Gemma3RMSNorm(head_dim).
+    if (t == QLatin1String("gemma3_text"))
+        a.qkNorm = QkNorm::PerHead;
+    const bool qwen3 = t == QLatin1String("qwen3") || t == QLatin1String("qwen3_moe");
+    if (qwen3 || t == QLatin1String("olmo2")) {
+        // modeling_qwen3.py Qwen3Attention (and Qwen3MoeAttention): q_norm and k_norm =
+        // Qwen3RMSNorm(head_dim), shared by all heads. modeling_olmo2.py Olmo2Attention:
+        // q_norm = Olmo2RMSNorm(heads x head_dim), k_norm = Olmo2RMSNorm(kv heads x
+        // head_dim), over the whole projections; Olmo2DecoderLayer has only the
+        // post_attention_layernorm and post_feedforward_layernorm (no pre-norms): two
+        // hidden-wide norms as Llama's. Both put attention_bias on q, k, v and o and none
+        // on the MLP.
+        a.qkNorm = qwen3 ? QkNorm::PerHead : QkNorm::Full;
+        if (f.boolean("attention_bias", false))
+            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
+                                         "biases) is not modelled"));
+    }
+    // Qwen2-MoE and Qwen3-MoE make a block dense when its index is in mlp_only_layers or
+    // (index + 1) is not a multiple of decoder_sparse_step: only all-MoE is modelled.
+    auto sparseEveryBlock = [&f, &a]() {
+        const int step = f.count("decoder_sparse_step", true, 1);
+        const std::optional<QList<int>> mlpOnly =
+            f.layerList("mlp_only_layers", std::max(a.layers, 1));
+        if (step != 1)
+            f.unsupported(QStringLiteral("dense blocks between MoE blocks (decoder_sparse_step "
+                                         "%1) are not modelled")
+                              .arg(step));
+        else if (mlpOnly && !mlpOnly->isEmpty())
+            f.unsupported(QStringLiteral("dense blocks among MoE blocks (mlp_only_layers) are "
+                                         "not modelled"));
+    };
+    if (t == QLatin1String("qwen3_moe")) {
+        // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock: a router gate Linear(hidden,
+        // num_experts, bias=False) and num_experts experts moe_intermediate_size wide;
+        // no shared expert (unlike Qwen2-MoE).
+        a.experts = f.count("num_experts");
+        a.activeExperts = f.count("num_experts_per_tok");
+        a.expertFfn = f.integer("moe_intermediate_size");
+        sparseEveryBlock();
+    }
     if (t == QLatin1String("mixtral")) {
         a.experts = f.count("num_local_experts");
         a.activeExperts = f.count("num_experts_per_tok");
@@ -467,16 +539,7 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         // hidden-wide RMSNorm's; both are tiny vectors kept whole on every tensor rank.
         a.normsPerLayer = 3;
         sharedExpertGate = true;
-        const int step = f.count("decoder_sparse_step", true, 1);
-        const std::optional<QList<int>> mlpOnly =
-            f.layerList("mlp_only_layers", std::max(a.layers, 1));
-        if (step != 1)
-            f.unsupported(QStringLiteral("dense blocks between MoE blocks (decoder_sparse_step "
-                                         "%1) are not modelled")
-                              .arg(step));
-        else if (mlpOnly && !mlpOnly->isEmpty())
-            f.unsupported(QStringLiteral("dense blocks among MoE blocks (mlp_only_layers) are "
-                                         "not modelled"));
+        sparseEveryBlock();
     }
     if (neox) {
         // modular_gpt_neox.py: LayerNorms with bias (two per block and a final one),
@@ -525,24 +588,33 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     }
 
     if (const QString p = f.problems(); !p.isEmpty()) {
-        *err = where + QStringLiteral(": ") + p;
+        *err = failure(p);
         return std::nullopt;
     }
     if (const std::string e = validateArchitecture(a); !e.empty()) {
-        *err = where + QStringLiteral(": ") + QString::fromStdString(e);
+        *err = failure(QString::fromStdString(e));
         return std::nullopt;
     }
 
     Model m;
     const QString repo = repositoryName(o);
     const std::string count = formatParameters(parameterCount(a));
-    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + r.label : repo.toLower()).toStdString();
+    const QString label = r.label.isEmpty() ? QStringLiteral("generic") : r.label;
+    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + label : repo.toLower()).toStdString();
     m.displayName = repo.isEmpty()
-                        ? std::string(family->displayName) + (r.wrapper ? " (text)" : "") + " " +
-                              count + " (config.json)"
+                        ? std::string(family->displayName) +
+                              (generic && !t.isEmpty() ? " (" + t.toStdString() + ")" : "") +
+                              (r.wrapper ? " (text)" : "") + " " + count + " (config.json)"
                         : repo.toStdString();
-    m.source = "Hugging Face config.json, model_type " + r.label.toStdString() + " (" +
-               (r.wrapper ? r.wrapper->architecture : family->architecture) + ")";
+    QStringList archs;
+    for (const QJsonValue &v : o.value(QLatin1String("architectures")).toArray())
+        archs << v.toString();
+    const std::string architecture = r.wrapper ? std::string(r.wrapper->architecture)
+                                     : generic ? archs.join(u',').toStdString()
+                                               : std::string(family->architecture);
+    m.source = "Hugging Face config.json, model_type " +
+               (r.label.isEmpty() ? std::string("(none)") : r.label.toStdString()) +
+               (architecture.empty() ? std::string() : " (" + architecture + ")");
     if (r.wrapper)
         m.source += "; only the language model (" + t.toStdString() +
                     ") is counted, not the vision encoder and projector (vision_config)";
@@ -553,6 +625,9 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     if (sharedExpertGate)
         m.source += "; each block's shared_expert_gate (hidden x 1) is counted as a third "
                     "hidden-wide norm";
+    if (generic)
+        m.source += std::string("; ") + (r.wrapper ? "its text_config is" : "it is") +
+                    " no family read exactly, so it is " + genericAssumptions;
     if (mtp > 0)
         m.source += "; its " + std::to_string(mtp) +
                     " multi-token-prediction module(s) (num_nextn_predict_layers) are not "

@@ -61,6 +61,19 @@ std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, Q
     a.layerNormBias = o.value(QLatin1String("layernorm_bias")).toBool(false);
     a.qkvBiases = o.value(QLatin1String("qkv_biases")).toBool(false);
     a.routerBias = o.value(QLatin1String("router_bias")).toBool(false);
+    // "qk_norm": absent (none), "per_head" (Qwen3, Gemma 3) or "full" (OLMo 2).
+    if (const QJsonValue qk = o.value(QLatin1String("qk_norm")); !qk.isUndefined()) {
+        const QString kind = qk.toString();
+        if (kind == QLatin1String("per_head")) {
+            a.qkNorm = QkNorm::PerHead;
+        } else if (kind == QLatin1String("full")) {
+            a.qkNorm = QkNorm::Full;
+        } else if (kind != QLatin1String("none")) {
+            *error = where + QStringLiteral(": \"qk_norm\" must be \"none\", \"per_head\" or "
+                                            "\"full\"");
+            return std::nullopt;
+        }
+    }
     // Optional whole numbers (absent: the dense, ordinary-attention default).
     std::int64_t norms = a.normsPerLayer, experts = 0, active = 0, shared = 0, dense = 0;
     if (!readJsonInt(o, "norms_per_layer", &norms, error, where, false) ||
@@ -136,6 +149,10 @@ QJsonObject modelToJson(const Model &m)
             o.insert(QLatin1String(key), qint64(value));
     if (a.routerBias)
         o.insert("router_bias", true);
+    if (a.qkNorm == QkNorm::PerHead)
+        o.insert("qk_norm", QStringLiteral("per_head"));
+    else if (a.qkNorm == QkNorm::Full)
+        o.insert("qk_norm", QStringLiteral("full"));
     return o;
 }
 

@@ -56,6 +56,7 @@ private slots:
     void badArguments_data();
     void badArguments();
     void hfConfigAndExpertParallel();
+    void inlineMixtureOfExperts();
     void exportConfigToStdout();
     void exportConfigAdam8bitNote();
     void exportConfigExamplesAreCurrent_data();
@@ -459,6 +460,38 @@ void TestReportCommand::badArguments_data()
         << "shardscope report: experts (8) are not divisible by expert parallel size (3)";
     QTest::newRow("ep zero") << QStringList{"--ep", "0"}
                              << "shardscope report: --ep must be a whole number from 1 to 65536";
+    // The inline shape flags: each value is range-checked, the shape by validateArchitecture.
+    const QStringList shape = {"--layers", "4",       "--hidden", "1024",    "--ffn",
+                               "4096",     "--heads", "8",        "--vocab", "1000"};
+    QTest::newRow("experts zero") << shape + QStringList{"--experts", "0"}
+                                  << "shardscope report: --experts must be a whole number from 1 "
+                                     "to 100000 (got '0')";
+    QTest::newRow("experts without top-k")
+        << shape + QStringList{"--experts", "8"}
+        << "shardscope report: inline architecture: active experts must be between 1 and experts "
+           "(8), got 0";
+    QTest::newRow("top-k above the experts")
+        << shape + QStringList{"--experts", "2", "--experts-per-token", "3"}
+        << "shardscope report: inline architecture: active experts must be between 1 and experts "
+           "(2), got 3";
+    QTest::newRow("shared experts on a dense model")
+        << shape + QStringList{"--shared-experts", "1"}
+        << "shardscope report: inline architecture: expert settings need routed experts "
+           "(experts is 0)";
+    QTest::newRow("head dim not a number")
+        << shape + QStringList{"--head-dim", "wide"}
+        << "shardscope report: --head-dim must be a whole number from 1 to 100000 (got 'wide')";
+    QTest::newRow("expert ffn negative")
+        << shape + QStringList{"--experts", "8", "--experts-per-token", "2", "--expert-ffn", "-5"}
+        << "shardscope report: --expert-ffn must be a whole number from 1 to 10000000 (got '-5')";
+    QTest::newRow("shape flag alone")
+        << QStringList{"--qk-norm"}
+        << "shardscope report: an inline architecture needs --layers, --hidden, --ffn, --heads "
+           "and --vocab (missing --layers)";
+    QTest::newRow("shape flag with --model")
+        << QStringList{"--model", "llama3-8b", "--experts", "8"}
+        << "shardscope report: --model, --params, --hf-config and an inline architecture "
+           "(--layers ...) are exclusive";
 }
 
 void TestReportCommand::badArguments()
@@ -496,6 +529,83 @@ void TestReportCommand::hfConfigAndExpertParallel()
                  .toObject()["total_bytes"]
                  .toInteger(),
              46702792704LL * 4 + 729731136LL * 12);
+}
+
+void TestReportCommand::inlineMixtureOfExperts()
+{
+    // A small MoE by hand: 4 blocks, h 1024, 8 heads of head_dim 64 (queries 512 wide),
+    // 2 KV heads (keys and values 128 wide), per-head q/k norms, 8 routed experts of
+    // f_e 512 (top-2) and 1 shared expert, vocab 1000, untied. Per block:
+    //   attention  Q 1024 x 512 + K, V 2 x 1024 x 128 + O 512 x 1024 = 1,310,720
+    //   q/k norms  2 x 64                                              =       128
+    //   norms      2 x 1024                                            =     2,048
+    //   router     8 x 1024                                            =     8,192
+    //   experts    (8 + 1) x 3 x 1024 x 512 = 9 x 1,572,864            = 14,155,776
+    //   block                                                          = 15,476,864
+    // Total 4 x 15,476,864 + 2 x 1000 x 1024 + 1024 = 63,956,480. Active (2 routed + the
+    // shared expert): 4 x (1,321,088 + 3 x 1,572,864) + 2,049,024 = 26,207,744.
+    const Run r = run({"--layers",
+                       "4",
+                       "--hidden",
+                       "1024",
+                       "--ffn",
+                       "4096",
+                       "--heads",
+                       "8",
+                       "--kv-heads",
+                       "2",
+                       "--vocab",
+                       "1000",
+                       "--head-dim",
+                       "64",
+                       "--experts",
+                       "8",
+                       "--experts-per-token",
+                       "2",
+                       "--expert-ffn",
+                       "512",
+                       "--shared-experts",
+                       "1",
+                       "--qk-norm",
+                       "--json"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QCOMPARE(o["parameters"].toInteger(), 63956480LL);
+    const QJsonObject model = o["model"].toObject();
+    QCOMPARE(model["active_parameters"].toInteger(), 26207744LL);
+    const QJsonObject arch = model["architecture"].toObject();
+    QCOMPARE(arch["experts"].toInt(), 8);
+    QCOMPARE(arch["active_experts"].toInt(), 2);
+    QCOMPARE(arch["expert_ffn"].toInteger(), 512LL);
+    QCOMPARE(arch["shared_experts"].toInt(), 1);
+    // Without --qk-norm the count is 4 x 128 lower; without --head-dim (hidden / heads =
+    // 128) queries are 1024 wide and keys and values 256: attention 2 x 1024^2 + 2 x 1024
+    // x 256 = 2,621,440, 1,310,720 more per block.
+    const Run plain = run({"--layers",
+                           "4",
+                           "--hidden",
+                           "1024",
+                           "--ffn",
+                           "4096",
+                           "--heads",
+                           "8",
+                           "--kv-heads",
+                           "2",
+                           "--vocab",
+                           "1000",
+                           "--experts",
+                           "8",
+                           "--experts-per-token",
+                           "2",
+                           "--expert-ffn",
+                           "512",
+                           "--shared-experts",
+                           "1",
+                           "--json"});
+    QCOMPARE(plain.code, 0);
+    QCOMPARE(QJsonDocument::fromJson(plain.out.toUtf8()).object()["parameters"].toInteger(),
+             63956480LL - 4 * 128 + 4 * 1310720LL);
 }
 
 void TestReportCommand::exportConfigToStdout()

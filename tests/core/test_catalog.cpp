@@ -11,6 +11,8 @@ class TestCatalog : public QObject
 private slots:
     void builtInHasTheIssuePresets();
     void builtInCountsAreExact();
+    void qkNormPresets_data();
+    void qkNormPresets();
     void recipesMatchDomainSection1();
     void gpuCapacities();
     void malformed_data();
@@ -40,6 +42,39 @@ void TestCatalog::builtInCountsAreExact()
     QCOMPARE(qint64(c.model("llama3.1-405b")->parameters()), 405853388800LL);
     QCOMPARE(qint64(c.model("llama2-13b")->parameters()), 13015864320LL);
     QCOMPARE(qint64(c.model("plain-70b")->parameters()), 70000000000LL);
+}
+
+void TestCatalog::qkNormPresets_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<qint64>("total");
+    QTest::addColumn<qint64>("active");
+    // Each total is the Hub's safetensors total of the named repository, reproduced by
+    // hand in tests/io/test_hfconfig.cpp (publishedCounts) and tests/core/test_model.cpp.
+    QTest::newRow("qwen3-8b (Qwen/Qwen3-8B)") << "qwen3-8b" << 8190735360LL << 8190735360LL;
+    // Qwen3-32B: Q and O 5120 x 8192, K and V 5120 x 1024, q/k norms 256, MLP 3 x 5120 x
+    // 25600, 2 norms 10,240 = 487,598,336 per block; 64 blocks + 2 x 151936 x 5120 + 5120
+    // = 32,762,123,264 (Qwen/Qwen3-32B).
+    QTest::newRow("qwen3-32b (Qwen/Qwen3-32B)") << "qwen3-32b" << 32762123264LL << 32762123264LL;
+    QTest::newRow("qwen3-30b-a3b (Qwen/Qwen3-30B-A3B)")
+        << "qwen3-30b-a3b" << 30532122624LL << 3353032704LL;
+    // The language model of google/gemma-3-27b-it: 27,432,406,640 - 423,060,336 vision.
+    QTest::newRow("gemma3-27b text") << "gemma3-27b" << 27009346304LL << 27009346304LL;
+    QTest::newRow("olmo2-7b (allenai/OLMo-2-1124-7B)")
+        << "olmo2-7b" << 7298617344LL << 7298617344LL;
+}
+
+void TestCatalog::qkNormPresets()
+{
+    QFETCH(QString, id);
+    QFETCH(qint64, total);
+    QFETCH(qint64, active);
+    const Model *m = Catalog::builtIn().model(id.toStdString());
+    QVERIFY2(m, qPrintable(id));
+    QVERIFY(m->architecture);
+    QVERIFY(m->architecture->qkNorm != QkNorm::None);
+    QCOMPARE(qint64(m->parameters()), total);
+    QCOMPARE(qint64(m->activeParameters()), active);
 }
 
 void TestCatalog::recipesMatchDomainSection1()

@@ -1,5 +1,6 @@
 // Parameter counts of dense decoder models, to the parameter.
 // Reference values (below), each citing its model card or config.json.
+#include "estimate.h"
 #include "model.h"
 #include "testscenarios.h"
 
@@ -21,6 +22,8 @@ private slots:
     void qwenQkvBiases();
     void gemma2FourNorms();
     void gpt3PositionTable();
+    void qkNorms();
+    void qkNormsReplicatedOnTensorRanks();
     void validation();
     void scaledArchitectureIsNearTarget_data();
     void scaledArchitectureIsNearTarget();
@@ -141,6 +144,74 @@ void TestModel::gpt3PositionTable()
     // layout it describes gives 174.6B, which we can confirm only to the nearest 1B.
     QCOMPARE(qint64(parameterCount(a)), 174604259328LL);
     QCOMPARE(qRound64(parameterCount(a) / 1e9), 175LL);
+}
+
+void TestModel::qkNorms()
+{
+    // Qwen3-8B config.json (Qwen/Qwen3-8B): hidden 4096, intermediate 12288, 36 layers,
+    // 32 heads, 8 KV heads, head_dim 128, vocab 151936, untied. Qwen3Attention adds a
+    // q_norm and a k_norm of head_dim weights each (transformers modeling_qwen3.py), so a
+    // block is Llama's plus 2 x 128: Q and O 4096^2 each, K and V 4096 x 1024 each,
+    // q/k norms 256, MLP 3 x 4096 x 12288, 2 norms 8,192 = 192,946,432.
+    Architecture a = test::dense(36, 4096, 12288, 32, 8, 151936);
+    a.headDim = 128;
+    a.qkNorm = QkNorm::PerHead;
+    QCOMPARE(qint64(qkNormParameterCount(a)), 256LL);
+    QCOMPARE(qint64(layerParameterCount(a)),
+             2 * 4096LL * 4096 + 2 * 4096LL * 1024 + 256 + 3 * 4096LL * 12288 + 2 * 4096);
+    QCOMPARE(qint64(layerParameterCount(a)), 192946432LL);
+    // 36 x 192,946,432 + 2 x 151936 x 4096 + 4096 = 8,190,735,360, the Hub's safetensors
+    // total for Qwen/Qwen3-8B ("8.2B").
+    QCOMPARE(qint64(parameterCount(a)), 8190735360LL);
+    a.qkNorm = QkNorm::None;
+    QCOMPARE(qint64(parameterCount(a)), 8190735360LL - 36 * 256LL);
+    // OLMo 2 7B config.json (allenai/OLMo-2-1124-7B): hidden 4096, intermediate 11008,
+    // 32 layers, 32 heads = 32 KV heads, vocab 100352, untied. Olmo2Attention's q_norm
+    // covers the whole query projection (32 x 128) and k_norm the keys (32 x 128):
+    // 8,192 per block. Block 4 x 4096^2 + 8,192 + 3 x 4096 x 11008 + 2 x 4096 =
+    // 202,391,552; 32 blocks + 2 x 100352 x 4096 + 4096 = 7,298,617,344, the Hub total.
+    Architecture o = test::dense(32, 4096, 11008, 32, 32, 100352);
+    o.qkNorm = QkNorm::Full;
+    QCOMPARE(qint64(qkNormParameterCount(o)), 8192LL);
+    QCOMPARE(qint64(layerParameterCount(o)), 202391552LL);
+    QCOMPARE(qint64(parameterCount(o)), 7298617344LL);
+    // With grouped-query attention the key norm is only the kv heads wide: 32 x 128 +
+    // 8 x 128 = 5,120.
+    o.kvHeads = 8;
+    QCOMPARE(qint64(qkNormParameterCount(o)), 5120LL);
+    // Latent attention has its own latent norms; q/k norms on it are refused.
+    Architecture mla = test::dense(4, 1024, 4096, 8, 8, 1000);
+    mla.kvLoraRank = 64;
+    mla.qkNopeHeadDim = 32;
+    mla.qkRopeHeadDim = 16;
+    mla.vHeadDim = 32;
+    QVERIFY(validateArchitecture(mla).empty());
+    mla.qkNorm = QkNorm::PerHead;
+    QCOMPARE(QString::fromStdString(validateArchitecture(mla)),
+             QStringLiteral("query/key norms on latent attention are not modelled"));
+}
+
+void TestModel::qkNormsReplicatedOnTensorRanks()
+{
+    // Megatron-Core keeps q_layernorm / k_layernorm whole on every tensor rank
+    // (core/estimate.cpp prepareBlock): with 2-byte weights, Qwen3-8B's per-head norms add
+    // 2 x 36 x 256 = 18,432 weight bytes per GPU at t = 2 as at t = 1, not half of it.
+    Architecture a = test::dense(36, 4096, 12288, 32, 8, 151936);
+    a.headDim = 128;
+    auto weightBytes = [](const Architecture &arch, int t) {
+        const MemoryReport r = estimate(test::onH100s(arch, t, ZeroStage::Ddp, t));
+        return qint64(r.groups[0].bytes.weights);
+    };
+    for (int t : {1, 2}) {
+        const qint64 none = weightBytes(a, t);
+        Architecture perHead = a;
+        perHead.qkNorm = QkNorm::PerHead;
+        QCOMPARE(weightBytes(perHead, t) - none, 2 * 36 * 256LL);
+        // OLMo 2's whole-width form on the same shape: 2 x 36 x (4096 + 1024) bytes.
+        Architecture full = a;
+        full.qkNorm = QkNorm::Full;
+        QCOMPARE(weightBytes(full, t) - none, 2 * 36 * 5120LL);
+    }
 }
 
 void TestModel::validation()

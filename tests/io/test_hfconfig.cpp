@@ -33,6 +33,8 @@ private slots:
     void publishedCounts();
     void familyDetails();
     void newerFamilyDetails();
+    void qkNormFamilies();
+    void genericDecoder();
     void defaultsFromTheConfigClasses();
     void namesFromTheRepository();
     void errors_data();
@@ -116,6 +118,35 @@ void TestHfConfig::publishedCounts_data()
     // tower (303,507,456) and the 2-layer projector (4,198,400 + 16,781,312) that is
     // 7,063,427,072, the Hub total.
     QTest::newRow("LLaVA-1.5-7B (text)") << "llava-1.5-7b-hf.json" << 6738939904LL << 6738939904LL;
+    // Qwen3-8B (Hub safetensors total 8,190,735,360): Llama's block plus Qwen3Attention's
+    // q_norm and k_norm of head_dim 128 each. Block: Q and O 4096 x 4096, K and V 4096 x
+    // 1024, q/k norms 256, MLP 3 x 4096 x 12288, 2 norms 8,192 = 192,946,432; 36 blocks
+    // + 2 x 151936 x 4096 + 4096 = 8,190,735,360.
+    QTest::newRow("Qwen3-8B") << "qwen3-8b.json" << 8190735360LL << 8190735360LL;
+    // Qwen3-30B-A3B (Hub total 30,532,122,624; "30.5B", "3.3B activated"). Block:
+    // attention 2 x 2048 x 4096 + 2 x 2048 x 512 = 18,874,368, q/k norms 256, 128
+    // experts of 3 x 2048 x 768 = 4,718,592 each (603,979,776), router 128 x 2048 =
+    // 262,144, 2 norms 4,096: 623,120,640. Total 48 x 623,120,640 + 2 x 151936 x 2048 +
+    // 2048 = 30,532,122,624. Active: 8 experts, 48 x 56,889,600 + 622,331,904 =
+    // 3,353,032,704.
+    QTest::newRow("Qwen3-30B-A3B") << "qwen3-30b-a3b.json" << 30532122624LL << 3353032704LL;
+    // Gemma 3 27B, language model only. Block: Q and O 5376 x 4096, K and V 5376 x 2048
+    // (66,060,288), q/k norms 2 x 128, GeGLU MLP 3 x 5376 x 21504 = 346,816,512, 4 norms
+    // 21,504: 412,898,560. Total 62 blocks + tied 262208 x 5376 + 5376 = 27,009,346,304.
+    // Left out: the SigLIP vision tower (27 blocks of 15,239,504, patch embedding 678,528,
+    // 4096 position rows 4,718,592, post LayerNorm 2,304: 416,866,032) and the projector
+    // (mm_input_projection_weight 1152 x 5376 + mm_soft_emb_norm 1152 = 6,194,304):
+    // 27,009,346,304 + 423,060,336 = 27,432,406,640, the Hub safetensors total.
+    QTest::newRow("Gemma 3 27B (text)") << "gemma-3-27b-it.json" << 27009346304LL << 27009346304LL;
+    // Gemma 3 1B (Hub total 999,885,952, a gemma3_text file): block Q and O 1152 x 1024,
+    // K and V 1152 x 256, q/k norms 2 x 256, MLP 3 x 1152 x 6912, 4 norms: 26,842,112;
+    // 26 blocks + tied 262144 x 1152 + 1152 = 999,885,952.
+    QTest::newRow("Gemma 3 1B") << "gemma-3-1b-pt.json" << 999885952LL << 999885952LL;
+    // OLMo 2 7B (Hub total 7,298,617,344): Olmo2Attention's q_norm and k_norm over the
+    // whole 4096-wide projections (8,192), post-attention and post-feed-forward norms
+    // only (8,192). Block 4 x 4096^2 + 8,192 + 3 x 4096 x 11008 + 8,192 = 202,391,552;
+    // 32 blocks + 2 x 100352 x 4096 + 4096 = 7,298,617,344.
+    QTest::newRow("OLMo 2 7B") << "olmo-2-1124-7b.json" << 7298617344LL << 7298617344LL;
 }
 
 void TestHfConfig::publishedCounts()
@@ -259,6 +290,126 @@ void TestHfConfig::newerFamilyDetails()
     QCOMPARE(qint64(m->parameters()), 7615616512LL);
 }
 
+void TestHfConfig::qkNormFamilies()
+{
+    QString error;
+    // Qwen3: per-head q/k norms, no biases, head_dim 128 from the file.
+    auto m = import(readData(QFINDTESTDATA("data/qwen3-8b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->qkNorm, QkNorm::PerHead);
+    QCOMPARE(qint64(m->architecture->headDim), 128LL);
+    QVERIFY(!m->architecture->qkvBiases);
+    QCOMPARE(m->architecture->normsPerLayer, 2);
+    // Qwen3-MoE: every block MoE, no shared expert, router without bias.
+    m = import(readData(QFINDTESTDATA("data/qwen3-30b-a3b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->qkNorm, QkNorm::PerHead);
+    QCOMPARE(m->architecture->experts, 128);
+    QCOMPARE(m->architecture->activeExperts, 8);
+    QCOMPARE(m->architecture->sharedExperts, 0);
+    QCOMPARE(m->architecture->denseLayers, 0);
+    QCOMPARE(qint64(m->architecture->effectiveExpertFfn()), 768LL);
+    QVERIFY(!m->architecture->routerBias);
+    // Gemma 3 (wrapper): text_config read, vocab_size from Gemma3TextConfig's default,
+    // four norms, per-head q/k norms, tied; only the language model counted.
+    m = import(readData(QFINDTESTDATA("data/gemma-3-27b-it.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->qkNorm, QkNorm::PerHead);
+    QCOMPARE(m->architecture->normsPerLayer, 4);
+    QCOMPARE(qint64(m->architecture->vocab), 262208LL);
+    QVERIFY(m->architecture->tiedEmbeddings);
+    QCOMPARE(QString::fromStdString(m->source),
+             QStringLiteral("Hugging Face config.json, model_type gemma3 "
+                            "(Gemma3ForConditionalGeneration); only the language model "
+                            "(gemma3_text) is counted, not the vision encoder and projector "
+                            "(vision_config); text_config leaves out vocab_size, taken from "
+                            "the Gemma3TextConfig defaults"));
+    // OLMo 2: whole-width q/k norms, two norms per block, untied.
+    m = import(readData(QFINDTESTDATA("data/olmo-2-1124-7b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->qkNorm, QkNorm::Full);
+    QCOMPARE(m->architecture->normsPerLayer, 2);
+    QVERIFY(!m->architecture->tiedEmbeddings);
+    QCOMPARE(QString::fromStdString(m->displayName), QStringLiteral("OLMo 2 7.3B (config.json)"));
+    // OLMo 2 13B (allenai/OLMo-2-1124-13B: hidden 5120, intermediate 13824, 40 layers,
+    // 40 heads, vocab 100352; num_key_value_heads absent = heads, Olmo2Config). Block
+    // 4 x 5120^2 + q/k norms 10,240 + 3 x 5120 x 13824 + 2 norms 10,240 = 317,214,720;
+    // 40 blocks + 2 x 100352 x 5120 + 5120 = 13,716,198,400, the Hub safetensors total.
+    m = import(R"({"model_type": "olmo2", "hidden_size": 5120, "intermediate_size": 13824,
+        "num_hidden_layers": 40, "num_attention_heads": 40, "vocab_size": 100352,
+        "tie_word_embeddings": false})",
+               &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->kvHeads, 40);
+    QCOMPARE(qint64(m->parameters()), 13716198400LL);
+}
+
+void TestHfConfig::genericDecoder()
+{
+    QString error;
+    // SmolLM3-3B (model_type smollm3, no reader of its own) is Llama-shaped: read from
+    // the standard fields. Block: Q and O 2048 x 2048, K and V 2048 x 512, MLP 3 x 2048 x
+    // 11008, 2 norms 4,096 = 78,123,008; 36 blocks + tied 128256 x 2048 + 2048 =
+    // 3,075,098,624, the Hub safetensors total.
+    auto m = import(readData(QFINDTESTDATA("data/smollm3-3b.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QVERIFY(error.isEmpty());
+    QCOMPARE(qint64(layerParameterCount(*m->architecture)), 78123008LL);
+    QCOMPARE(qint64(m->parameters()), 3075098624LL);
+    QVERIFY(m->architecture->tiedEmbeddings);
+    QCOMPARE(m->architecture->kvHeads, 4);
+    QCOMPARE(m->architecture->qkNorm, QkNorm::None);
+    QCOMPARE(QString::fromStdString(m->id), QStringLiteral("hf-smollm3"));
+    QCOMPARE(QString::fromStdString(m->displayName),
+             QStringLiteral("Generic decoder (smollm3) 3.08B (config.json)"));
+    // Every assumption in one note, the model's source.
+    QCOMPARE(QString::fromStdString(m->source),
+             QStringLiteral(
+                 "Hugging Face config.json, model_type smollm3 (SmolLM3ForCausalLM); it is no "
+                 "family read exactly, so it is read as a generic Llama-shaped decoder from the "
+                 "standard fields, assuming: a gated (SwiGLU) MLP of gate, up and down "
+                 "projections intermediate_size wide in every block; ordinary attention with "
+                 "Q, K, V and O projections (num_key_value_heads = num_attention_heads and "
+                 "head_dim = hidden_size / num_attention_heads when absent); RMSNorm weights "
+                 "only, 2 per block and a final norm; no q/k norms; no mixture of experts; "
+                 "biases on every linear layer only when attention_bias and mlp_bias are both "
+                 "true, else none; rotary positions (no position table); an output head "
+                 "unless tie_word_embeddings (default false); any other field is ignored"));
+    // Without model_type: the architectures entry names it; absent fields take the
+    // Llama defaults (kv heads = heads, untied). Llama 2 7B's shape: 6,738,415,616.
+    const QByteArray bare = R"({"architectures": ["FooForCausalLM"], "hidden_size": 4096,
+        "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+        "vocab_size": 32000})";
+    m = import(bare, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 6738415616LL);
+    QCOMPARE(QString::fromStdString(m->id), QStringLiteral("hf-generic"));
+    QVERIFY(QString::fromStdString(m->source).startsWith(
+        QStringLiteral("Hugging Face config.json, model_type (none) "
+                       "(FooForCausalLM); it is no family read exactly")));
+    // Both bias flags: biases on every linear layer, as Llama's (4 x 4096 + 2 x 11008 +
+    // 4096 per block).
+    QByteArray biased = bare;
+    biased.replace("\"vocab_size\"",
+                   "\"attention_bias\": true, \"mlp_bias\": true, \"vocab_size\"");
+    m = import(biased, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 6738415616LL + 32 * (5 * 4096LL + 2 * 11008));
+    // A wrapper around an unknown text model: its text_config as a generic decoder.
+    m = import(R"({"model_type": "llava", "text_config": {"model_type": "granite",
+        "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "vocab_size": 32000}})",
+               &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 6738415616LL);
+    QVERIFY2(QString::fromStdString(m->source).contains(
+                 QStringLiteral("only the language model (granite) is counted")),
+             m->source.c_str());
+    QVERIFY2(QString::fromStdString(m->source).contains(
+                 QStringLiteral("its text_config is no family read exactly")),
+             m->source.c_str());
+}
+
 void TestHfConfig::defaultsFromTheConfigClasses()
 {
     // LlamaConfig: num_key_value_heads absent means as many as the attention heads;
@@ -310,20 +461,48 @@ void TestHfConfig::errors_data()
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("message");
     const QString supported = QStringLiteral(
-        "llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, phi3, gpt_neox, llama4_text, "
-        "deepseek_v2, deepseek_v3, llava, llava_next, qwen2_vl, qwen2_5_vl, llama4");
+        "llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, gemma3_text, qwen3, qwen3_moe, "
+        "olmo2, phi3, gpt_neox, llama4_text, deepseek_v2, deepseek_v3, llava, llava_next, "
+        "qwen2_vl, qwen2_5_vl, llama4, gemma3");
     QTest::newRow("not json") << QByteArray(R"({"model_type": )")
                               << "config.json: unterminated object at offset 15";
     QTest::newRow("array") << QByteArray("[1, 2]") << "config.json: expected a JSON object";
+    // An unknown family is read as a generic decoder from the standard fields; GPT-2's
+    // config.json names them n_embd, n_layer, n_head (and has no intermediate size), so
+    // it is refused with what is missing.
     QTest::newRow("unknown model_type")
-        << QByteArray(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})")
-        << "config.json: unsupported model_type 'gpt2' (GPT2LMHeadModel); supported: " + supported;
+        << QByteArray(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"],
+            "n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024,
+            "vocab_size": 50257})")
+        << "config.json (gpt2): unsupported model_type 'gpt2' (GPT2LMHeadModel); as a generic "
+           "decoder: missing hidden_size, intermediate_size, num_hidden_layers, "
+           "num_attention_heads; supported: " +
+               supported;
     QTest::newRow("unknown architecture")
         << QByteArray(R"({"architectures": ["FalconForCausalLM"]})")
-        << "config.json: unsupported architectures FalconForCausalLM; supported: " + supported;
+        << "config.json: unsupported architectures FalconForCausalLM; as a generic decoder: "
+           "missing hidden_size, intermediate_size, num_hidden_layers, num_attention_heads, "
+           "vocab_size; supported: " +
+               supported;
     QTest::newRow("nothing") << QByteArray("{}")
-                             << "config.json: no model_type or architectures; supported: " +
+                             << "config.json: no model_type or architectures; as a generic "
+                                "decoder: missing hidden_size, intermediate_size, "
+                                "num_hidden_layers, num_attention_heads, vocab_size; supported: " +
                                     supported;
+    QTest::newRow("generic attention bias alone")
+        << QByteArray(R"({"model_type": "granite", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+            "attention_bias": true})")
+        << "config.json (granite): unsupported model_type 'granite'; as a generic decoder: "
+           "attention_bias without mlp_bias (or the reverse) is not modelled; supported: " +
+               supported;
+    QTest::newRow("generic invalid shape")
+        << QByteArray(R"({"model_type": "granite", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 3,
+            "vocab_size": 100})")
+        << "config.json (granite): unsupported model_type 'granite'; as a generic decoder: "
+           "heads (4) is not divisible by kv heads (3); supported: " +
+               supported;
     // Every missing field at once, in reading order.
     QTest::newRow("mixtral missing four")
         << QByteArray(R"({"model_type": "mixtral", "intermediate_size": 14336,
@@ -355,20 +534,34 @@ void TestHfConfig::errors_data()
             "attention_bias": true})")
         << "config.json (llama): attention_bias without mlp_bias (or the reverse) is not "
            "modelled";
-    // Families whose parameters need a field Architecture lacks are named and refused.
-    QTest::newRow("qwen3 q/k norms")
-        << QByteArray(R"({"model_type": "qwen3", "hidden_size": 4096, "head_dim": 128})")
-        << "config.json (qwen3): per-head q_norm and k_norm RMSNorms (2 x head_dim weights per "
-           "block, Qwen3Attention) are not modelled";
+    // The q/k-norm families read now; what they cannot express is still refused.
+    QTest::newRow("qwen3 needs head_dim")
+        << QByteArray(R"({"model_type": "qwen3", "hidden_size": 4096, "intermediate_size": 12288,
+            "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
+            "vocab_size": 151936})")
+        << "config.json (qwen3): missing head_dim";
     QTest::newRow("qwen3_moe by architecture")
         << QByteArray(R"({"architectures": ["Qwen3MoeForCausalLM"]})")
-        << "config.json (qwen3_moe): per-head q_norm and k_norm RMSNorms (2 x head_dim weights "
-           "per block, Qwen3MoeAttention) are not modelled";
-    QTest::newRow("gemma3 text_config")
+        << "config.json (qwen3_moe): missing hidden_size, intermediate_size, num_hidden_layers, "
+           "num_attention_heads, num_key_value_heads, vocab_size, head_dim, num_experts, "
+           "num_experts_per_tok, moe_intermediate_size";
+    QTest::newRow("qwen3 attention bias")
+        << QByteArray(R"({"model_type": "qwen3", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 16, "vocab_size": 100, "attention_bias": true})")
+        << "config.json (qwen3): attention_bias (biases on Q, K, V and O without MLP biases) is "
+           "not modelled";
+    QTest::newRow("qwen3_moe dense layers")
+        << QByteArray(R"({"model_type": "qwen3_moe", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 16, "vocab_size": 100, "num_experts": 4, "num_experts_per_tok": 2,
+            "moe_intermediate_size": 32, "mlp_only_layers": [0]})")
+        << "config.json (qwen3_moe): dense blocks among MoE blocks (mlp_only_layers) are not "
+           "modelled";
+    QTest::newRow("gemma3 sparse text_config")
         << QByteArray(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
-            "hidden_size": 5376}})")
-        << "config.json (gemma3): per-head q_norm and k_norm RMSNorms (2 x head_dim weights per "
-           "block, Gemma3Attention) are not modelled";
+            "hidden_size": 5376, "num_attention_heads": 30}})")
+        << "config.json (gemma3): heads (30) is not divisible by kv heads (4)";
     QTest::newRow("mllama")
         << QByteArray(R"({"model_type": "mllama", "text_config": {"hidden_size": 4096}})")
         << "config.json (mllama): the cross-attention layers of Llama 3.2 Vision "
@@ -392,7 +585,9 @@ void TestHfConfig::errors_data()
            "num_hidden_layers, num_attention_heads, num_key_value_heads";
     QTest::newRow("llava unknown text model")
         << QByteArray(R"({"model_type": "llava", "text_config": {"model_type": "gpt2"}})")
-        << "config.json (llava): unsupported text_config model_type 'gpt2'; supported: " +
+        << "config.json (llava): unsupported text_config model_type 'gpt2'; as a generic "
+           "decoder: text_config missing hidden_size, intermediate_size, num_hidden_layers, "
+           "num_attention_heads, vocab_size; supported: " +
                supported;
     QTest::newRow("qwen2_moe sparse step")
         << QByteArray(R"({"model_type": "qwen2_moe", "hidden_size": 2048,

@@ -24,7 +24,7 @@ bool sameArchitecture(const Architecture &a, const Architecture &b)
            a.sharedExperts == b.sharedExperts && a.denseLayers == b.denseLayers &&
            a.routerBias == b.routerBias && a.qLoraRank == b.qLoraRank &&
            a.kvLoraRank == b.kvLoraRank && a.qkRopeHeadDim == b.qkRopeHeadDim &&
-           a.qkNopeHeadDim == b.qkNopeHeadDim && a.vHeadDim == b.vHeadDim;
+           a.qkNopeHeadDim == b.qkNopeHeadDim && a.vHeadDim == b.vHeadDim && a.qkNorm == b.qkNorm;
 }
 
 void checkRoundTrip(const Model &m)
