@@ -3,6 +3,7 @@
 #include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QImage>
+#include <QPainter>
 #include <QTextDocument>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -467,10 +468,100 @@ void setMemoryAxis(QCPAxis *axis, double top, double capacity, double headroom, 
         axis->setLabel(titles.front());
 }
 
+namespace {
+
+/// Bars filled and outlined as whole-pixel rectangles on a raster target. QCPBars::draw
+/// fills a QPolygonF: even unantialiased, the raster engine scans it into one span per
+/// pixel row and blends the spans, which Qt 6 hands to its thread pool in segments once
+/// there are more than 96 of them (QT_THREAD_PARALLEL_FILLS in qdrawhelper.cpp), so a
+/// tall bar waits on thread hand-offs. Here an opaque colour fills a QRect (one memory
+/// fill), a texture brush (the overflow hatch) is one unscaled image blit of a sheet
+/// tiled with it at the device's origin (so its stripes sit where the brush's would),
+/// and each side of the outline is a filled QRect. Each edge is the rounded pixel of
+/// the coordinate QCPBars computes, so stacked parts still meet without a gap. Vector
+/// targets (SVG, PDF), transforms beyond a translation, antialiasing, selection and
+/// other brushes are drawn by QCPBars as before.
+class PixelBars : public QCPBars
+{
+public:
+    using QCPBars::QCPBars;
+
+protected:
+    void draw(QCPPainter *painter) override
+    {
+        if (!mKeyAxis || !mValueAxis || mDataContainer->isEmpty())
+            return;
+        const bool solid = mBrush.style() == Qt::SolidPattern && mBrush.color().alpha() == 255;
+        const bool texture =
+            mBrush.style() == Qt::TexturePattern && mBrush.transform().isIdentity();
+        const int device = painter->device() ? painter->device()->devType() : 0;
+        const bool raster = device == QInternal::Image || device == QInternal::Pixmap ||
+                            device == QInternal::Widget;
+        if (!(solid || texture) || !raster || antialiased() || antialiasedFill() ||
+            selectable() != QCP::stNone || painter->transform().type() > QTransform::TxTranslate) {
+            QCPBars::draw(painter);
+            return;
+        }
+        QCPBarsDataContainer::const_iterator begin, end;
+        getVisibleDataBounds(begin, end);
+        const bool outline = mPen.style() != Qt::NoPen && mPen.color().alpha() == 255;
+        const int w = outline ? std::max(1, int(std::lround(mPen.widthF()))) : 0;
+        const int half = w / 2;
+        const QPoint shift = painter->transform().map(QPointF(0, 0)).toPoint();
+        for (auto it = begin; it != end; ++it) {
+            const QRectF r = getBarRect(it->key, it->value);
+            const int left = int(std::lround(r.left())), right = int(std::lround(r.right()));
+            const int top = int(std::lround(r.top())), bottom = int(std::lround(r.bottom()));
+            if (right <= left || bottom <= top)
+                continue;
+            const QRect bar(left, top, right - left, bottom - top);
+            if (solid)
+                painter->fillRect(bar, mBrush.color());
+            else
+                drawTexture(painter, bar.translated(shift), shift);
+            if (!outline)
+                continue;
+            const QColor ink = mPen.color();
+            const int width = bar.width() + w, height = bar.height() + w;
+            painter->fillRect(QRect(left - half, top - half, width, w), ink);
+            painter->fillRect(QRect(left - half, bottom - half, width, w), ink);
+            painter->fillRect(QRect(left - half, top - half, w, height), ink);
+            painter->fillRect(QRect(right - half, top - half, w, height), ink);
+        }
+    }
+
+private:
+    /// Blits the part of the tiled sheet under `device` (device pixels; `shift` is the
+    /// painter's translation), tiling a larger sheet first when this one is too small
+    /// or the brush changed.
+    void drawTexture(QCPPainter *painter, const QRect &device, QPoint shift)
+    {
+        const QImage tile = mBrush.textureImage();
+        const int tw = std::max(1, tile.width()), th = std::max(1, tile.height());
+        const QSize need(device.width() + tw, device.height() + th);
+        if (m_sheetKey != tile.cacheKey() || m_sheet.width() < need.width() ||
+            m_sheet.height() < need.height()) {
+            const QSize size = need.expandedTo(m_sheet.size());
+            m_sheet = QImage(size, QImage::Format_ARGB32_Premultiplied);
+            m_sheet.fill(Qt::transparent);
+            QPainter p(&m_sheet);
+            p.fillRect(m_sheet.rect(), QBrush(tile));
+            m_sheetKey = tile.cacheKey();
+        }
+        const int x = ((device.left() % tw) + tw) % tw, y = ((device.top() % th) + th) % th;
+        painter->drawImage(device.topLeft() - shift, m_sheet, QRect(QPoint(x, y), device.size()));
+    }
+
+    QImage m_sheet;        ///< the texture tiled from the device's origin
+    qint64 m_sheetKey = 0; ///< cacheKey() of the tile m_sheet repeats
+};
+
+} // namespace
+
 CapacityBars::CapacityBars(QCustomPlot *plot, double barWidth, bool withLine)
 {
     for (int c = 0; c < componentCount; ++c) {
-        auto *bars = new QCPBars(plot->xAxis, plot->yAxis);
+        auto *bars = new PixelBars(plot->xAxis, plot->yAxis);
         bars->setName(toQString(componentName(Component(c))));
         bars->setBrush(componentColor(Component(c)));
         bars->setWidth(barWidth);
@@ -485,7 +576,7 @@ CapacityBars::CapacityBars(QCustomPlot *plot, double barWidth, bool withLine)
         m_parts[std::size_t(c)] = bars;
     }
     if (withLine) {
-        m_overflow = new QCPBars(plot->xAxis, plot->yAxis);
+        m_overflow = new PixelBars(plot->xAxis, plot->yAxis);
         m_overflow->setName(QStringLiteral("Above capacity"));
         m_overflow->setWidth(barWidth);
         m_overflow->setSelectable(QCP::stNone);
