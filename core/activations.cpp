@@ -118,8 +118,16 @@ template <typename Arith>
     // q wide; fused kernels take grouped K and V as they are.
     const bool keepCore = s.recompute == Recompute::None;
 
+    // FP8 (Transformer Engine): a linear layer saves its input for the weight gradient
+    // as FP8, column-wise only (module/linear.py lines 605-621), 1 byte per element
+    // plus, for MXFP8, one scale per 32 (fp8TensorBytes); `linearInput` gives that
+    // size for a tensor of `elements` elements, else elements x e.
+    const bool fp8 = s.fp8 != Fp8Recipe::Off;
+    const auto linearInput = [&](std::int64_t elements) {
+        return fp8 ? fp8TensorBytes(s.fp8, elements) : c.product(elements, l.e);
+    };
     r.attentionNormInput = normTensor;
-    r.qkvInput = normTensor;
+    r.qkvInput = fp8 ? linearInput(c.product(l.normTokens, l.b, l.h)) : normTensor;
     r.query = c.product(l.tokens, l.b, l.q, l.e);
     r.key = c.product(l.tokens, l.b, s.flashAttention ? l.kv : l.q, l.e);
     r.value = c.product(l.tokens, l.b, s.flashAttention ? l.v : l.vExpanded, l.e);
@@ -140,11 +148,11 @@ template <typename Arith>
     }
     if (keepCore && s.flashAttention)
         r.softmaxStatistics = c.product(4, l.heads, l.tokens, l.b);
-    r.projectionInput = c.product(l.tokens, l.b, l.vExpanded, l.e);
+    r.projectionInput = linearInput(c.product(l.tokens, l.b, l.vExpanded));
     r.attentionDropoutMask = normMask;
 
     r.mlpNormInput = normTensor;
-    r.mlpInput = normTensor;
+    r.mlpInput = r.qkvInput;
     r.mlpDropoutMask = normMask;
     // A dense block's MLP, or the shared experts of a MoE block (one MLP n_s f_e wide).
     const std::int64_t denseWidth =
@@ -152,7 +160,7 @@ template <typename Arith>
     const std::int64_t ffnTensor = c.product(l.tokens, l.b, denseWidth, l.e);
     r.upOutput = ffnTensor;
     r.gateOutput = a.gatedMlp ? ffnTensor : 0;
-    r.downInput = ffnTensor;
+    r.downInput = fp8 ? linearInput(c.product(l.tokens, l.b, denseWidth)) : ffnTensor;
     if (!a.isMoeLayer(layer))
         return r;
     // Routed experts (docs/models.md "MoE activations"): the router's fp32 scores over
@@ -163,11 +171,11 @@ template <typename Arith>
     // rank receives as many token copies as it sends.
     const std::int64_t copies = c.product(l.tokens, l.b, a.activeExperts);
     r.routerScores = c.product(l.normTokens, l.b, a.experts, 4);
-    r.expertInput = c.product(copies, l.h, l.e);
+    r.expertInput = linearInput(c.product(copies, l.h));
     const std::int64_t expertTensor = c.product(copies, l.expertFfn, l.e);
     r.expertUpOutput = expertTensor;
     r.expertGateOutput = a.gatedMlp ? expertTensor : 0;
-    r.expertDownInput = expertTensor;
+    r.expertDownInput = fp8 ? linearInput(c.product(copies, l.expertFfn)) : expertTensor;
     r.expertOutput = c.product(copies, l.h, l.e);
     return r;
 }
@@ -291,6 +299,51 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
 }
 
 } // namespace
+
+std::string_view fp8RecipeId(Fp8Recipe r)
+{
+    switch (r) {
+    case Fp8Recipe::Off:
+        return "off";
+    case Fp8Recipe::Delayed:
+        return "delayed";
+    case Fp8Recipe::Mxfp8:
+        return "mxfp8";
+    }
+    return "off";
+}
+
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view text)
+{
+    for (Fp8Recipe r : {Fp8Recipe::Off, Fp8Recipe::Delayed, Fp8Recipe::Mxfp8})
+        if (fp8RecipeId(r) == text)
+            return r;
+    if (text == "none")
+        return Fp8Recipe::Off;
+    if (text == "tensorwise")
+        return Fp8Recipe::Delayed;
+    if (text == "mx")
+        return Fp8Recipe::Mxfp8;
+    return std::nullopt;
+}
+
+std::int64_t fp8TensorBytes(Fp8Recipe r, std::int64_t elements)
+{
+    switch (r) {
+    case Fp8Recipe::Off:
+        return 0;
+    case Fp8Recipe::Delayed:
+        return elements;
+    case Fp8Recipe::Mxfp8:
+        return elements + (elements + 31) / 32;
+    }
+    return 0;
+}
+
+std::int64_t fp8RecipeStateBytes(Fp8Recipe r, std::int64_t gemms)
+{
+    return r == Fp8Recipe::Delayed ? gemms * 5 * (1024 + 1) * 4 : 0;
+}
 
 std::string_view recomputeId(Recompute r)
 {
