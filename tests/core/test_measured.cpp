@@ -283,8 +283,10 @@ void TestMeasured::float8UnderFsdp2_data()
 
 void TestMeasured::float8UnderFsdp2()
 {
-    // The Float8 rows ran torchao Float8 (tensorwise) with enable_fsdp_float8_all_gather
-    // (torchtitan's [float8] section of December 2024): --framework fsdp2 --fp8 delayed.
+    // The Float8 rows ran torchao Float8 with its FP8 all-gather (torchtitan 9dec370,
+    // torchtitan/config_manager.py lines 531-549: [float8] enable_float8_linear,
+    // enable_fsdp_float8_all_gather, dynamic scaling by default): --framework fsdp2
+    // --fp8 delayed.
     QFETCH(std::int64_t, gpus);
     QFETCH(double, measuredBf16);
     QFETCH(double, measuredFloat8);
