@@ -119,7 +119,7 @@ template <typename Arith>
     const bool keepCore = s.recompute == Recompute::None;
 
     // FP8 (Transformer Engine): a linear layer saves its input for the weight gradient
-    // as FP8, column-wise only (module/linear.py lines 605-621), 1 byte per element
+    // as FP8, column-wise only (module/linear.py lines 600-621), 1 byte per element
     // plus, for MXFP8, one scale per 32 (fp8TensorBytes); `linearInput` gives that
     // size for a tensor of `elements` elements, else elements x e.
     const bool fp8 = s.fp8 != Fp8Recipe::Off;

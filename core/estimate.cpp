@@ -96,7 +96,7 @@ std::string checkFp8AndOffload(const Scenario &s, bool hasArchitecture)
         if (!hasArchitecture)
             return "activation offload needs the model's architecture (a plain parameter "
                    "count has no layers)";
-        // megatron/core/transformer/transformer_config.py lines 1890-1893.
+        // megatron/core/transformer/transformer_config.py lines 1891-1894.
         if (s.layout.pipelineParallel > 1)
             return "activation offload is modelled without pipeline parallelism (p = 1), as "
                    "Megatron-Core allows it";
