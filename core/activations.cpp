@@ -118,16 +118,8 @@ template <typename Arith>
     // q wide; fused kernels take grouped K and V as they are.
     const bool keepCore = s.recompute == Recompute::None;
 
-    // FP8 (Transformer Engine): a linear layer saves its input for the weight gradient
-    // as FP8, column-wise only (module/linear.py lines 600-621), 1 byte per element
-    // plus, for MXFP8, one scale per 32 (fp8TensorBytes); `linearInput` gives that
-    // size for a tensor of `elements` elements, else elements x e.
-    const bool fp8 = s.fp8 != Fp8Recipe::Off;
-    const auto linearInput = [&](std::int64_t elements) {
-        return fp8 ? fp8TensorBytes(s.fp8, elements) : c.product(elements, l.e);
-    };
     r.attentionNormInput = normTensor;
-    r.qkvInput = fp8 ? linearInput(c.product(l.normTokens, l.b, l.h)) : normTensor;
+    r.qkvInput = normTensor;
     r.query = c.product(l.tokens, l.b, l.q, l.e);
     r.key = c.product(l.tokens, l.b, s.flashAttention ? l.kv : l.q, l.e);
     r.value = c.product(l.tokens, l.b, s.flashAttention ? l.v : l.vExpanded, l.e);
@@ -148,11 +140,11 @@ template <typename Arith>
     }
     if (keepCore && s.flashAttention)
         r.softmaxStatistics = c.product(4, l.heads, l.tokens, l.b);
-    r.projectionInput = linearInput(c.product(l.tokens, l.b, l.vExpanded));
+    r.projectionInput = c.product(l.tokens, l.b, l.vExpanded, l.e);
     r.attentionDropoutMask = normMask;
 
     r.mlpNormInput = normTensor;
-    r.mlpInput = r.qkvInput;
+    r.mlpInput = normTensor;
     r.mlpDropoutMask = normMask;
     // A dense block's MLP, or the shared experts of a MoE block (one MLP n_s f_e wide).
     const std::int64_t denseWidth =
@@ -160,7 +152,7 @@ template <typename Arith>
     const std::int64_t ffnTensor = c.product(l.tokens, l.b, denseWidth, l.e);
     r.upOutput = ffnTensor;
     r.gateOutput = a.gatedMlp ? ffnTensor : 0;
-    r.downInput = fp8 ? linearInput(c.product(l.tokens, l.b, denseWidth)) : ffnTensor;
+    r.downInput = ffnTensor;
     if (!a.isMoeLayer(layer))
         return r;
     // Routed experts (docs/models.md "MoE activations"): the router's fp32 scores over
@@ -171,13 +163,82 @@ template <typename Arith>
     // rank receives as many token copies as it sends.
     const std::int64_t copies = c.product(l.tokens, l.b, a.activeExperts);
     r.routerScores = c.product(l.normTokens, l.b, a.experts, 4);
-    r.expertInput = linearInput(c.product(copies, l.h));
+    r.expertInput = c.product(copies, l.h, l.e);
     const std::int64_t expertTensor = c.product(copies, l.expertFfn, l.e);
     r.expertUpOutput = expertTensor;
     r.expertGateOutput = a.gatedMlp ? expertTensor : 0;
-    r.expertDownInput = fp8 ? linearInput(c.product(copies, l.expertFfn)) : expertTensor;
+    r.expertDownInput = expertTensor;
     r.expertOutput = c.product(copies, l.h, l.e);
     return r;
+}
+
+/// Elements of the tensors a block's linear layers save as their inputs (the terms an
+/// FP8 recipe stores in FP8): the QKV and the MLP input (each `norm`), the output
+/// projection's input, the down projection's input and, in a MoE block, the experts'
+/// input and down input. Zero when nothing is stored in FP8 (fp8 off, or full
+/// recomputation, which keeps each block's input in the activation dtype).
+struct LinearInputs
+{
+    std::int64_t norm = 0, projection = 0, down = 0, expert = 0, expertDown = 0;
+};
+
+template <typename Arith>
+[[gnu::always_inline]] inline LinearInputs linearInputs(const Architecture &a,
+                                                        const ActivationSettings &s, const Local &l,
+                                                        int layer, Arith &c)
+{
+    LinearInputs n;
+    if (s.fp8 == Fp8Recipe::Off || s.recompute == Recompute::Full) [[likely]]
+        return n;
+    n.norm = c.product(l.normTokens, l.b, l.h);
+    n.projection = c.product(l.tokens, l.b, l.vExpanded);
+    const bool moe = a.isMoeLayer(layer);
+    n.down = c.product(l.tokens, l.b, moe ? std::int64_t(a.sharedExperts) * l.expertFfn : l.ffn);
+    if (moe) {
+        const std::int64_t copies = c.product(l.tokens, l.b, a.activeExperts);
+        n.expert = c.product(copies, l.h);
+        n.expertDown = c.product(copies, l.expertFfn);
+    }
+    return n;
+}
+
+/// computeLayer() with an FP8 recipe (Transformer Engine): a linear layer saves its input
+/// for the weight gradient as FP8, column-wise only (module/linear.py lines 600-621),
+/// fp8TensorBytes(elements) (1 byte per element, plus one scale per 32 for MXFP8) instead
+/// of elements x e. The terms as layerActivationTerms() reports them.
+template <typename Arith>
+[[gnu::always_inline]] inline LayerActivationTerms
+computeLayerFp8(const Architecture &a, const ActivationSettings &s, const Local &l, int layer,
+                Arith &c)
+{
+    LayerActivationTerms r = computeLayer(a, s, l, layer, c);
+    const LinearInputs n = linearInputs(a, s, l, layer, c);
+    if (n.norm == 0)
+        return r;
+    r.qkvInput = r.mlpInput = fp8TensorBytes(s.fp8, n.norm);
+    r.projectionInput = fp8TensorBytes(s.fp8, n.projection);
+    r.downInput = fp8TensorBytes(s.fp8, n.down);
+    if (n.expert > 0) {
+        r.expertInput = fp8TensorBytes(s.fp8, n.expert);
+        r.expertDownInput = fp8TensorBytes(s.fp8, n.expertDown);
+    }
+    return r;
+}
+
+/// What computeLayerFp8() takes off computeLayer()'s total, bytes: for each saved linear
+/// input of n elements, n e - fp8TensorBytes(n). 0 without FP8 (one compare).
+template <typename Arith>
+[[gnu::always_inline]] inline std::int64_t
+fp8Saving(const Architecture &a, const ActivationSettings &s, const Local &l, int layer, Arith &c)
+{
+    const LinearInputs n = linearInputs(a, s, l, layer, c);
+    if (n.norm == 0) [[likely]]
+        return 0;
+    const auto saved = [&](std::int64_t e) {
+        return e == 0 ? 0 : c.product(e, l.e) - fp8TensorBytes(s.fp8, e);
+    };
+    return 2 * saved(n.norm) + saved(n.projection) + saved(n.down) + saved(n.expert) +
+           saved(n.expertDown);
 }
 
 template <typename Arith>
@@ -267,6 +328,26 @@ bool cannotOverflow(const Architecture &a, const ActivationSettings &s, const Lo
     return largestTerm * 64.0 < 4611686018427387904.0; // 2^62
 }
 
+/// The figures' block terms with an FP8 recipe: each block figure less fp8Saving() of its
+/// block and recompute level (out of line: the figures' hot path without FP8 stays
+/// as small as before).
+template <typename Arith>
+[[gnu::noinline]] void subtractFp8Savings(const Architecture &a, const ActivationSettings &s,
+                                          const Local &l, Arith &c, ActivationFigures &out)
+{
+    ActivationSettings none = s;
+    none.recompute = Recompute::None;
+    out.firstBlock -= fp8Saving(a, s, l, 0, c);
+    out.firstBlockNoRecompute -= fp8Saving(a, none, l, 0, c);
+    if (a.isMoe() && a.denseLayers > 0) {
+        out.moeBlock -= fp8Saving(a, s, l, a.denseLayers, c);
+        out.moeBlockNoRecompute -= fp8Saving(a, none, l, a.denseLayers, c);
+    } else if (a.isMoe()) {
+        out.moeBlock = out.firstBlock;
+        out.moeBlockNoRecompute = out.firstBlockNoRecompute;
+    }
+}
+
 /// The figures of activationFigures() with the arithmetic `c` (Checked or Unchecked).
 template <typename Arith>
 void computeFigures(const Architecture &a, const ActivationSettings &s, const Local &l, Arith &c,
@@ -296,6 +377,9 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
         out.moeBlock = out.firstBlock;
         out.moeBlockNoRecompute = out.firstBlockNoRecompute;
     }
+    // FP8 linear inputs (computeLayerFp8): the same terms, fewer bytes.
+    if (s.fp8 != Fp8Recipe::Off) [[unlikely]]
+        subtractFp8Savings(a, s, l, c, out);
 }
 
 } // namespace
@@ -471,7 +555,7 @@ LayerActivationTerms layerActivationTerms(const Architecture &a, const Activatio
     if (!validateActivationSettings(a, s).empty())
         return {};
     Checked c;
-    return computeLayer(a, s, localExtents(a, s), layer, c);
+    return computeLayerFp8(a, s, localExtents(a, s), layer, c);
 }
 
 std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s, int layer)

@@ -504,8 +504,9 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
     if (l.gpusPerNode < 1 || l.gpusPerNode > maxGpusPerNode)
         return "GPUs per node must be between 1 and " + str(maxGpusPerNode) + " (got " +
                str(l.gpusPerNode) + ")";
-    if (auto e = checkFp8AndOffload(s, arch.has_value()); !e.empty())
-        return e;
+    if (s.training.fp8 != Fp8Recipe::Off || s.training.activationOffload) [[unlikely]]
+        if (auto e = checkFp8AndOffload(s, arch.has_value()); !e.empty())
+            return e;
 
     const Training &t = s.training;
     if (t.microBatchSize < 1 || t.microBatchSize > maxMicroBatchSize)
@@ -942,7 +943,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 b.weights = 0;
             }
         }
-        if (teFp8)
+        if (teFp8) [[unlikely]]
             b.weights += fp8WeightCopyBytes(tr.fp8, blocksOfKind[0], fp8Linear[0]) +
                          fp8WeightCopyBytes(tr.fp8, blocksOfKind[1], fp8Linear[1]) +
                          // linear_qkv, linear_proj, linear_fc1, linear_fc2 (Megatron-Core's
@@ -976,12 +977,15 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                                                      blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
             // Activation offload (p = v = 1, validate()): one micro-batch's blocks but the
             // last two are in host RAM.
-            const Wide offloaded =
-                tr.activationOffload
-                    ? Wide(offloadedActivationBytes(blocksOfKind[0], blocksOfKind[1],
-                                                    kinds[0].activation, kinds[1].activation))
-                    : Wide(0);
-            const Wide layers = Wide(g.peakInFlight) * (chunk - offloaded);
+            Wide kept = chunk;
+            if (tr.activationOffload) [[unlikely]] {
+                const std::int64_t offloaded = offloadedActivationBytes(
+                    blocksOfKind[0], blocksOfKind[1], kinds[0].activation, kinds[1].activation);
+                kept = chunk - offloaded;
+                g.hostBytes += offloaded;
+                maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
+            }
+            const Wide layers = Wide(g.peakInFlight) * kept;
             const Wide embedding = Wide(g.embeddingInFlight) * embeddingActivation;
             const Wide output = Wide(g.outputInFlight) * outputActivation;
             const std::int64_t loss = g.holdsOutputHead ? lossBackward : 0;
@@ -992,11 +996,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 report.groups.clear();
                 return;
             }
-            g.chunkActivationBytes = std::int64_t(chunk - offloaded);
-            if (offloaded > 0) {
-                g.hostBytes += std::int64_t(offloaded);
-                maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
-            }
+            g.chunkActivationBytes = std::int64_t(kept);
             g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? embeddingActivation : 0;
             g.outputBytesPerMicroBatch = g.holdsOutputHead ? outputActivation : 0;
             g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
@@ -1101,19 +1101,17 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         // (100T parameters x 65,536 micro-batches would wrap 64 bits).
         // (Separate variables, not an array: GCC spills a 128-bit array element as two
         // 64-bit halves and reloads it whole, a store-forwarding stall per group.)
-        // torchao's FP8 all-gather: the stage's Float8Linear weights travel in 1 byte, not
-        // w, in the forward and the backward gathers.
-        Wide float8Saving = 0;
-        if (fsdpFloat8 && z == ZeroStage::Zero3 && r.weightBytes > 1) {
+        Wide dataTraffic = dataParallelBytes(psiDense, shardGroup, reduceGroup) +
+                           dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup);
+        if (fsdpFloat8 && z == ZeroStage::Zero3 && r.weightBytes > 1) [[unlikely]] {
+            // torchao's FP8 all-gather: the stage's Float8Linear weights travel in 1 byte,
+            // not w, in the forward and the backward gathers.
             const Wide fp8Elements = Wide(blocksOfKind[0]) * float8Gathered[0] +
                                      Wide(blocksOfKind[1]) * float8Gathered[1];
             const std::int64_t ranks = l.hsdpShardSize > 0 ? shardGroup : reduceGroup;
-            float8Saving =
+            dataTraffic -=
                 m * (ringShare(fp8Elements * (2 * w), ranks) - ringShare(fp8Elements * 2, ranks));
         }
-        const Wide dataTraffic =
-            dataParallelBytes(psiDense, shardGroup, reduceGroup) +
-            dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup) - float8Saving;
         Wide tensorTraffic = 0, pipelineTraffic = 0, contextTraffic = 0, expertTraffic = 0;
         if (arch) {
             const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;

@@ -73,6 +73,7 @@ private slots:
     void transformerEngineMxfp8WeightCopies();
     void savedLinearInputsInFp8_data();
     void savedLinearInputsInFp8();
+    void savedExpertInputsInFp8();
     void torchaoFloat8AllGather();
     void torchaoMxfp8ChangesNoMemory();
     void refusals();
@@ -188,6 +189,29 @@ void TestFp8::savedLinearInputsInFp8()
     ActivationSettings full = blockSettings(r);
     full.recompute = Recompute::Full;
     QCOMPARE(layerActivationBytes(test::llama2_7b(), full), std::int64_t(4096LL * 4096 * 2));
+}
+
+void TestFp8::savedExpertInputsInFp8()
+{
+    // Mixtral 8x7B (every block MoE, k = 2 of 8 experts, f_e 14336, no shared expert),
+    // s = 4096, b = 1, bf16: delayed scaling saves one byte of each of these elements:
+    //   QKV and MLP inputs 2 x 4096 x 4096                  33,554,432
+    //   output projection input 4096 x 32 x 128               16,777,216
+    //   the experts' input, 2 copies x 4096 tokens x 4096     33,554,432
+    //   the experts' down input 8192 x 14336                 117,440,512
+    //   (no dense MLP down input: no shared expert)
+    //   total                                                201,326,592 bytes a block
+    const Architecture a = test::mixtral8x7b();
+    const std::int64_t off = layerActivationBytes(a, blockSettings(Fp8Recipe::Off));
+    const std::int64_t on = layerActivationBytes(a, blockSettings(Fp8Recipe::Delayed));
+    QCOMPARE(off - on, std::int64_t(201'326'592));
+    // The estimate's figures agree with the terms: 32 blocks on one stage.
+    Scenario s = test::onH100s(a, 8, ZeroStage::Zero3);
+    s.training.sequenceLength = 4096;
+    s.training.microBatchSize = 1;
+    s.training.recompute = Recompute::None;
+    s.training.fp8 = Fp8Recipe::Delayed;
+    QCOMPARE(estimated(s).groups[0].activations.layers, 32 * on);
 }
 
 void TestFp8::torchaoFloat8AllGather()
