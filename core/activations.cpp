@@ -172,6 +172,75 @@ template <typename Arith>
     return r;
 }
 
+/// Elements of the tensors a block's linear layers save as their inputs (the terms an
+/// FP8 recipe stores in FP8): the QKV and the MLP input (each `norm`), the output
+/// projection's input, the down projection's input and, in a MoE block, the experts'
+/// input and down input. Zero when nothing is stored in FP8 (fp8 off, or full
+/// recomputation, which keeps each block's input in the activation dtype).
+struct LinearInputs
+{
+    std::int64_t norm = 0, projection = 0, down = 0, expert = 0, expertDown = 0;
+};
+
+template <typename Arith>
+[[gnu::always_inline]] inline LinearInputs linearInputs(const Architecture &a,
+                                                        const ActivationSettings &s, const Local &l,
+                                                        int layer, Arith &c)
+{
+    LinearInputs n;
+    if (s.fp8 == Fp8Recipe::Off || s.recompute == Recompute::Full) [[likely]]
+        return n;
+    n.norm = c.product(l.normTokens, l.b, l.h);
+    n.projection = c.product(l.tokens, l.b, l.vExpanded);
+    const bool moe = a.isMoeLayer(layer);
+    n.down = c.product(l.tokens, l.b, moe ? std::int64_t(a.sharedExperts) * l.expertFfn : l.ffn);
+    if (moe) {
+        const std::int64_t copies = c.product(l.tokens, l.b, a.activeExperts);
+        n.expert = c.product(copies, l.h);
+        n.expertDown = c.product(copies, l.expertFfn);
+    }
+    return n;
+}
+
+/// computeLayer() with an FP8 recipe (Transformer Engine): a linear layer saves its input
+/// for the weight gradient as FP8, column-wise only (module/linear.py lines 600-621),
+/// fp8TensorBytes(elements) (1 byte per element, plus one scale per 32 for MXFP8) instead
+/// of elements x e. The terms as layerActivationTerms() reports them.
+template <typename Arith>
+[[gnu::always_inline]] inline LayerActivationTerms
+computeLayerFp8(const Architecture &a, const ActivationSettings &s, const Local &l, int layer,
+                Arith &c)
+{
+    LayerActivationTerms r = computeLayer(a, s, l, layer, c);
+    const LinearInputs n = linearInputs(a, s, l, layer, c);
+    if (n.norm == 0)
+        return r;
+    r.qkvInput = r.mlpInput = fp8TensorBytes(s.fp8, n.norm);
+    r.projectionInput = fp8TensorBytes(s.fp8, n.projection);
+    r.downInput = fp8TensorBytes(s.fp8, n.down);
+    if (n.expert > 0) {
+        r.expertInput = fp8TensorBytes(s.fp8, n.expert);
+        r.expertDownInput = fp8TensorBytes(s.fp8, n.expertDown);
+    }
+    return r;
+}
+
+/// What computeLayerFp8() takes off computeLayer()'s total, bytes: for each saved linear
+/// input of n elements, n e - fp8TensorBytes(n). 0 without FP8 (one compare).
+template <typename Arith>
+[[gnu::always_inline]] inline std::int64_t
+fp8Saving(const Architecture &a, const ActivationSettings &s, const Local &l, int layer, Arith &c)
+{
+    const LinearInputs n = linearInputs(a, s, l, layer, c);
+    if (n.norm == 0) [[likely]]
+        return 0;
+    const auto saved = [&](std::int64_t e) {
+        return e == 0 ? 0 : c.product(e, l.e) - fp8TensorBytes(s.fp8, e);
+    };
+    return 2 * saved(n.norm) + saved(n.projection) + saved(n.down) + saved(n.expert) +
+           saved(n.expertDown);
+}
+
 template <typename Arith>
 [[gnu::always_inline]] inline OutputActivationTerms
 computeOutput(const Architecture &a, const ActivationSettings &s, const Local &l, Arith &c)
@@ -259,6 +328,26 @@ bool cannotOverflow(const Architecture &a, const ActivationSettings &s, const Lo
     return largestTerm * 64.0 < 4611686018427387904.0; // 2^62
 }
 
+/// The figures' block terms with an FP8 recipe: each block figure less fp8Saving() of its
+/// block and recompute level (out of line: the figures' hot path without FP8 stays
+/// as small as before).
+template <typename Arith>
+[[gnu::noinline]] void subtractFp8Savings(const Architecture &a, const ActivationSettings &s,
+                                          const Local &l, Arith &c, ActivationFigures &out)
+{
+    ActivationSettings none = s;
+    none.recompute = Recompute::None;
+    out.firstBlock -= fp8Saving(a, s, l, 0, c);
+    out.firstBlockNoRecompute -= fp8Saving(a, none, l, 0, c);
+    if (a.isMoe() && a.denseLayers > 0) {
+        out.moeBlock -= fp8Saving(a, s, l, a.denseLayers, c);
+        out.moeBlockNoRecompute -= fp8Saving(a, none, l, a.denseLayers, c);
+    } else if (a.isMoe()) {
+        out.moeBlock = out.firstBlock;
+        out.moeBlockNoRecompute = out.firstBlockNoRecompute;
+    }
+}
+
 /// The figures of activationFigures() with the arithmetic `c` (Checked or Unchecked).
 template <typename Arith>
 void computeFigures(const Architecture &a, const ActivationSettings &s, const Local &l, Arith &c,
@@ -288,9 +377,57 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
         out.moeBlock = out.firstBlock;
         out.moeBlockNoRecompute = out.firstBlockNoRecompute;
     }
+    // FP8 linear inputs (computeLayerFp8): the same terms, fewer bytes.
+    if (s.fp8 != Fp8Recipe::Off) [[unlikely]]
+        subtractFp8Savings(a, s, l, c, out);
 }
 
 } // namespace
+
+std::string_view fp8RecipeId(Fp8Recipe r)
+{
+    switch (r) {
+    case Fp8Recipe::Off:
+        return "off";
+    case Fp8Recipe::Delayed:
+        return "delayed";
+    case Fp8Recipe::Mxfp8:
+        return "mxfp8";
+    }
+    return "off";
+}
+
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view text)
+{
+    for (Fp8Recipe r : {Fp8Recipe::Off, Fp8Recipe::Delayed, Fp8Recipe::Mxfp8})
+        if (fp8RecipeId(r) == text)
+            return r;
+    if (text == "none")
+        return Fp8Recipe::Off;
+    if (text == "tensorwise")
+        return Fp8Recipe::Delayed;
+    if (text == "mx")
+        return Fp8Recipe::Mxfp8;
+    return std::nullopt;
+}
+
+std::int64_t fp8TensorBytes(Fp8Recipe r, std::int64_t elements)
+{
+    switch (r) {
+    case Fp8Recipe::Off:
+        return 0;
+    case Fp8Recipe::Delayed:
+        return elements;
+    case Fp8Recipe::Mxfp8:
+        return elements + (elements + 31) / 32;
+    }
+    return 0;
+}
+
+std::int64_t fp8RecipeStateBytes(Fp8Recipe r, std::int64_t gemms)
+{
+    return r == Fp8Recipe::Delayed ? gemms * 5 * (1024 + 1) * 4 : 0;
+}
 
 std::string_view recomputeId(Recompute r)
 {
@@ -418,7 +555,7 @@ LayerActivationTerms layerActivationTerms(const Architecture &a, const Activatio
     if (!validateActivationSettings(a, s).empty())
         return {};
     Checked c;
-    return computeLayer(a, s, localExtents(a, s), layer, c);
+    return computeLayerFp8(a, s, localExtents(a, s), layer, c);
 }
 
 std::int64_t layerActivationBytes(const Architecture &a, const ActivationSettings &s, int layer)

@@ -75,6 +75,12 @@ struct ActivationSettings
     std::int64_t activationBytes = 2; ///< bytes per activation element: 2 (bf16), 4, 1 or 8
     bool fp32Logits = true; ///< logits kept in fp32 (4 bytes) for the loss, else activationBytes
     LossKernel lossKernel = LossKernel::Fused; ///< cross-entropy implementation
+    /// Transformer Engine FP8: the inputs the linear layers save for their weight
+    /// gradient (qkvInput, projectionInput, mlpInput, downInput, and in a MoE block
+    /// expertInput and expertDownInput) take fp8TensorBytes(fp8, elements) instead of
+    /// elements x activationBytes. Off: unchanged. (torchao Float8 saves them in high
+    /// precision, so the engine passes Off under the fsdp2 profile.)
+    Fp8Recipe fp8 = Fp8Recipe::Off;
 };
 
 /// Bytes of each tensor one transformer layer keeps for its backward pass, on one
@@ -89,7 +95,7 @@ struct LayerActivationTerms
 {
     // Attention block.
     std::int64_t attentionNormInput = 0; ///< s b h e, norm region (input of norm 1)
-    std::int64_t qkvInput = 0;           ///< s b h e, norm region (norm 1 output)
+    std::int64_t qkvInput = 0;           ///< s b h e, norm region (norm 1 output; FP8)
     std::int64_t query = 0;              ///< s b q e / (t c)
     std::int64_t key = 0;                ///< s b kv e / (t c); q wide without flash (expanded)
     std::int64_t value = 0; ///< s b kv e / (t c) (MLA: a v); a d wide without flash (expanded)
@@ -100,14 +106,14 @@ struct LayerActivationTerms
     std::int64_t softmaxDropoutMask = 0;   ///< a s s b / (t c), 1 byte, without flash, dropout
     std::int64_t softmaxDropoutOutput = 0; ///< a s s b e / (t c), without flash, dropout
     std::int64_t softmaxStatistics = 0;    ///< 4 a s b / (t c), fp32 logsumexp, flash only
-    std::int64_t projectionInput = 0;      ///< s b a d_v e / (t c) (input of the output projection)
+    std::int64_t projectionInput = 0;      ///< s b a d_v e / (t c) (output projection's input; FP8)
     std::int64_t attentionDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
     // MLP block.
     std::int64_t mlpNormInput = 0;   ///< s b h e, norm region (input of norm 2)
-    std::int64_t mlpInput = 0;       ///< s b h e, norm region (input of fc1, or of gate and up)
+    std::int64_t mlpInput = 0;       ///< s b h e, norm region (input of fc1, or gate and up; FP8)
     std::int64_t upOutput = 0;       ///< s b f e / (t c): fc1 output = GELU input, or SwiGLU up
     std::int64_t gateOutput = 0;     ///< s b f e / (t c): SwiGLU gate (SiLU input); 0 for GELU
-    std::int64_t downInput = 0;      ///< s b f e / (t c): GELU output, or silu(gate) * up
+    std::int64_t downInput = 0;      ///< s b f e / (t c): GELU output, or silu(gate) * up (FP8)
     std::int64_t mlpDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
     // Mixture-of-experts block (docs/models.md "MoE activations"); in such a block
     // upOutput, gateOutput and downInput hold the shared experts (n_s f_e wide).

@@ -39,7 +39,70 @@ ActivationSettings activationSettings(const Scenario &s)
     a.activationBytes = s.training.activationBytes;
     a.fp32Logits = s.training.fp32Logits;
     a.lossKernel = s.training.lossKernel;
+    // Transformer Engine saves the linear layers' inputs in FP8; torchao Float8 (the
+    // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
+    // 45, ctx.save_for_backward(input_hp, weight_hp_t)).
+    a.fp8 = s.layout.framework == Framework::Fsdp2 ? Fp8Recipe::Off : s.training.fp8;
     return a;
+}
+
+/// Linear-layer weight elements of one prepared block on one GPU of t tensor ranks
+/// holding `routedExperts` / e routed experts: the matrices split t ways (with their
+/// column-parallel biases), without norms, replicated biases and the router.
+std::int64_t linearElementsPerRank(const PreparedModel::Block &b, int routedExperts, int t, int e)
+{
+    return shardElements(b.split, t) +
+           (routedExperts == 0 ? 0 : quotient(routedExperts, e) * shardElements(b.expertSplit, t));
+}
+
+/// Transformer Engine's FP8 weight copies of `blocks` identical blocks of `linear`
+/// linear elements each on one GPU, bytes: the row-wise copy and the column-wise one
+/// (delayed scaling on Hopper keeps the transpose, float8_tensor.py lines 423-427;
+/// MXFP8 keeps both directions with their scales, mxfp8_tensor.py lines 83-93), 2 x
+/// fp8TensorBytes per block. The copy is made for the weights a GPU computes with, so
+/// it is whole under every ZeRO stage: cached across micro-batches when Megatron-Core
+/// passes is_first_microbatch (module/linear.py lines 1958-1960, 2068-2071), else saved
+/// for the backward with each layer (wt_save, line 643) until the stage's backward.
+std::int64_t fp8WeightCopyBytes(Fp8Recipe r, std::int64_t blocks, std::int64_t linear)
+{
+    return blocks * 2 * fp8TensorBytes(r, linear);
+}
+
+/// Activation offload (Transformer Engine's get_cpu_offload_context with num_layers =
+/// L - 2 of model_layers = L, the largest count that still overlaps the copies with
+/// compute, docs/features/other_optimizations/cpu_offloading/cpu_offloading.rst lines
+/// 140-149): the first L - 2 of the stage's blocks leave the GPU, the last two stay.
+/// The stage's `denseBlocks` dense blocks come before its `moeBlocks` MoE blocks; each
+/// keeps `denseBytes` / `moeBytes` per micro-batch. Bytes one micro-batch moves to host.
+std::int64_t offloadedActivationBytes(std::int64_t denseBlocks, std::int64_t moeBlocks,
+                                      std::int64_t denseBytes, std::int64_t moeBytes)
+{
+    const std::int64_t moeKept = std::min<std::int64_t>(2, moeBlocks);
+    const std::int64_t denseKept = std::min<std::int64_t>(2 - moeKept, denseBlocks);
+    return (denseBlocks - denseKept) * denseBytes + (moeBlocks - moeKept) * moeBytes;
+}
+
+/// What validate() says of the FP8 and activation-offload settings (empty when valid).
+std::string checkFp8AndOffload(const Scenario &s, bool hasArchitecture)
+{
+    const Training &t = s.training;
+    if (t.fp8 != Fp8Recipe::Off) {
+        if (!hasArchitecture)
+            return "fp8 needs the model's architecture (a plain parameter count has no linear "
+                   "layers)";
+        if (s.fineTuning.enabled())
+            return "fp8 with LoRA is not modelled: turn fp8 off or the LoRA rank to 0";
+    }
+    if (t.activationOffload) {
+        if (!hasArchitecture)
+            return "activation offload needs the model's architecture (a plain parameter "
+                   "count has no layers)";
+        // megatron/core/transformer/transformer_config.py lines 1891-1894.
+        if (s.layout.pipelineParallel > 1)
+            return "activation offload is modelled without pipeline parallelism (p = 1), as "
+                   "Megatron-Core allows it";
+    }
+    return {};
 }
 
 /// Parameters of one block on one GPU, in two parts that ZeRO shards over different
@@ -471,6 +534,9 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
     if (l.gpusPerNode < 1 || l.gpusPerNode > maxGpusPerNode)
         return "GPUs per node must be between 1 and " + str(maxGpusPerNode) + " (got " +
                str(l.gpusPerNode) + ")";
+    if (s.training.fp8 != Fp8Recipe::Off || s.training.activationOffload) [[unlikely]]
+        if (auto e = checkFp8AndOffload(s, arch.has_value()); !e.empty())
+            return e;
 
     const Training &t = s.training;
     if (t.microBatchSize < 1 || t.microBatchSize > maxMicroBatchSize)
@@ -659,6 +725,39 @@ const char *frameworkNote(Framework fw, Recompute recompute)
     return "";
 }
 
+/// The note an FP8 recipe adds to the report: which implementation produced the numbers
+/// (Transformer Engine, or torchao under the fsdp2 profile) and what it changes.
+const char *fp8Note(Framework fw, Fp8Recipe r)
+{
+    if (fw == Framework::Fsdp2)
+        return r == Fp8Recipe::Delayed
+                   ? "FP8: torchao Float8, tensorwise scaling, with FSDP2's FP8 all-gather "
+                     "(the linear weights gathered in 1 byte; saved inputs stay in the "
+                     "activation dtype; docs/frameworks.md)."
+                   : "FP8: torchao MXFP8 (FP8 matmuls only: weights are gathered and inputs "
+                     "saved in high precision; docs/frameworks.md).";
+    return r == Fp8Recipe::Delayed
+               ? "FP8: Transformer Engine delayed scaling (an FP8 copy and transpose of each "
+                 "linear weight, the amax history, the linear layers' inputs saved in FP8; "
+                 "docs/frameworks.md)."
+               : "FP8: Transformer Engine MXFP8 block scaling (row- and column-wise FP8 copies "
+                 "of each linear weight with one E8M0 scale per 32 values, the linear layers' "
+                 "inputs saved in MXFP8; docs/frameworks.md).";
+}
+
+/// torchao Float8 with FSDP2's FP8 all-gather (enable_fsdp_float8_all_gather,
+/// torchao/float8/config.py line 225; fsdp_pre_all_gather sends the float8 data,
+/// fsdp_utils.py lines 228-251): the gathered-units buffer for a unit of `elements`
+/// parameters of which `fp8Elements` are Float8Linear weights, gathered in 1 byte, the
+/// rest in `computeBytes`: units x (fp8Elements + (elements - fp8Elements) x
+/// computeBytes) + elements x computeBytes (the unit's unsharded gradient), bytes.
+std::int64_t float8GatheredUnitBytes(std::int64_t elements, std::int64_t fp8Elements, int units,
+                                     std::int64_t computeBytes)
+{
+    return units * (fp8Elements + (elements - fp8Elements) * computeBytes) +
+           elements * computeBytes;
+}
+
 /// Fills `report` (whose error is empty and whose other fields are reset) for a valid
 /// scenario; on a refusal found while estimating (a byte count past 1 EB) sets the
 /// error and clears the groups. `noteCount` is how many notes it wrote.
@@ -696,6 +795,13 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                     "parameter count has no layer shapes.");
     if (fw != Framework::Generic)
         nextNote(report, noteCount).assign(frameworkNote(fw, tr.recompute));
+    if (tr.fp8 != Fp8Recipe::Off)
+        nextNote(report, noteCount).assign(fp8Note(fw, tr.fp8));
+    if (tr.activationOffload && report.activationsModelled)
+        nextNote(report, noteCount)
+            .assign("Activation offload: the saved activations of all but the last two layers "
+                    "are in host RAM (Transformer Engine CPU offload; docs/frameworks.md); "
+                    "their host-link traffic is not timed.");
 
     // Per-block figures that every stage shares, for the two kinds of block a model
     // has at most: kind 0 the dense blocks (the first denseLayers of a MoE model), kind
@@ -725,6 +831,23 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         outputActivation = figures.output;
         lossBackward = figures.lossBackward;
         vocabPerRank = vocabParametersPerRank(*arch, t);
+    }
+    // FP8 (docs/frameworks.md "FP8 training"): Transformer Engine under every profile but
+    // fsdp2, torchao Float8 with its FP8 all-gather under fsdp2 (tensorwise only). Linear
+    // elements per block on one GPU: kind 0 dense, kind 1 MoE; the torchao all-gather
+    // converts the nn.Linear modules only (routed experts are grouped GEMMs).
+    const bool teFp8 = arch && tr.fp8 != Fp8Recipe::Off && fw != Framework::Fsdp2;
+    const bool fsdpFloat8 = arch && tr.fp8 == Fp8Recipe::Delayed && fw == Framework::Fsdp2;
+    std::int64_t fp8Linear[2] = {0, 0}, float8Gathered[2] = {0, 0};
+    if (teFp8 || fsdpFloat8) {
+        if (denseBlocks > 0) {
+            fp8Linear[0] = linearElementsPerRank(prepared.dense, 0, t, e);
+            float8Gathered[0] = shardElements(prepared.dense.split, t);
+        }
+        if (arch->isMoe()) {
+            fp8Linear[1] = linearElementsPerRank(prepared.moe, arch->experts, t, e);
+            float8Gathered[1] = shardElements(prepared.moe.split, t);
+        }
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * quotient(tr.sequenceLength, c);
     const Overheads o = s.modelStatesOnly ? noOverheads() : s.overheads;
@@ -864,6 +987,12 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 b.weights = 0;
             }
         }
+        if (teFp8) [[unlikely]]
+            b.weights += fp8WeightCopyBytes(tr.fp8, blocksOfKind[0], fp8Linear[0]) +
+                         fp8WeightCopyBytes(tr.fp8, blocksOfKind[1], fp8Linear[1]) +
+                         // linear_qkv, linear_proj, linear_fc1, linear_fc2 (Megatron-Core's
+                         // TE layer spec): 4 FP8 GEMMs per block.
+                         fp8RecipeStateBytes(tr.fp8, 4 * std::int64_t(g.layerCount));
         maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
 
         // Activations at the stage's peak (Korthikanti et al. 2022; schedule bound).
@@ -890,7 +1019,17 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                                         : wideQuotient(stageBlocks, v);
             const std::int64_t workingSet = std::max(blocksOfKind[0] > 0 ? kinds[0].workingSet : 0,
                                                      blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
-            const Wide layers = Wide(g.peakInFlight) * chunk;
+            // Activation offload (p = v = 1, validate()): one micro-batch's blocks but the
+            // last two are in host RAM.
+            Wide kept = chunk;
+            if (tr.activationOffload) [[unlikely]] {
+                const std::int64_t offloaded = offloadedActivationBytes(
+                    blocksOfKind[0], blocksOfKind[1], kinds[0].activation, kinds[1].activation);
+                kept = chunk - offloaded;
+                g.hostBytes += offloaded;
+                maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
+            }
+            const Wide layers = Wide(g.peakInFlight) * kept;
             const Wide embedding = Wide(g.embeddingInFlight) * embeddingActivation;
             const Wide output = Wide(g.outputInFlight) * outputActivation;
             const std::int64_t loss = g.holdsOutputHead ? lossBackward : 0;
@@ -901,7 +1040,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 report.groups.clear();
                 return;
             }
-            g.chunkActivationBytes = std::int64_t(chunk);
+            g.chunkActivationBytes = std::int64_t(kept);
             g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? embeddingActivation : 0;
             g.outputBytesPerMicroBatch = g.holdsOutputHead ? outputActivation : 0;
             g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
@@ -958,6 +1097,21 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             buf.gatheredUnits = unitParams * (std::int64_t(o.gatheredUnits) + 1) *
                                 std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
         }
+        if (fsdpFloat8 && z == ZeroStage::Zero3 && shardGroup > 1 && !s.modelStatesOnly) {
+            // The largest unit's buffer with its linear weights gathered in FP8 (the
+            // embedding and the output head are not Float8Linear: they stay in bf16).
+            const std::int64_t cb = std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
+            std::int64_t largest = 0;
+            for (int k = 0; k < 2; ++k)
+                if (blocksOfKind[k] > 0)
+                    largest = std::max(largest, float8GatheredUnitBytes(kinds[k].perRank.total(),
+                                                                        float8Gathered[k],
+                                                                        o.gatheredUnits, cb));
+            if (g.holdsEmbedding || g.holdsOutputHead)
+                largest = std::max(largest,
+                                   float8GatheredUnitBytes(vocabPerRank, 0, o.gatheredUnits, cb));
+            buf.gatheredUnits = largest;
+        }
         const Wide beforeReserve = Wide(b.modelStates()) + b.activations + buf.cudaContext +
                                    buf.communicationBuckets + buf.gatheredUnits;
         buf.fragmentation = std::int64_t(wideQuotient(beforeReserve * o.fragmentationPercent, 100));
@@ -991,8 +1145,17 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         // (100T parameters x 65,536 micro-batches would wrap 64 bits).
         // (Separate variables, not an array: GCC spills a 128-bit array element as two
         // 64-bit halves and reloads it whole, a store-forwarding stall per group.)
-        const Wide dataTraffic = dataParallelBytes(psiDense, shardGroup, reduceGroup) +
-                                 dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup);
+        Wide dataTraffic = dataParallelBytes(psiDense, shardGroup, reduceGroup) +
+                           dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup);
+        if (fsdpFloat8 && z == ZeroStage::Zero3 && r.weightBytes > 1) [[unlikely]] {
+            // torchao's FP8 all-gather: the stage's Float8Linear weights travel in 1 byte,
+            // not w, in the forward and the backward gathers.
+            const Wide fp8Elements = Wide(blocksOfKind[0]) * float8Gathered[0] +
+                                     Wide(blocksOfKind[1]) * float8Gathered[1];
+            const std::int64_t ranks = l.hsdpShardSize > 0 ? shardGroup : reduceGroup;
+            dataTraffic -=
+                m * (ringShare(fp8Elements * (2 * w), ranks) - ringShare(fp8Elements * 2, ranks));
+        }
         Wide tensorTraffic = 0, pipelineTraffic = 0, contextTraffic = 0, expertTraffic = 0;
         if (arch) {
             // A collective over one rank moves nothing: each term is 0 at t, p or c = 1

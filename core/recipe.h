@@ -57,6 +57,50 @@ std::optional<BaseFormat> parseBaseFormat(std::string_view text);
 /// per weight, QLoRA section 3 "Double Quantization").
 std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t rows);
 
+/// FP8 training of the linear layers (docs/frameworks.md "FP8 training"). Off by default:
+/// every tensor in the recipe's and the activation dtype.
+///
+/// Under every framework profile but `fsdp2` this is NVIDIA Transformer Engine (the
+/// modules Megatron-Core builds with --fp8-format; TransformerEngine d0067d0,
+/// transformer_engine/common/recipe/__init__.py): each linear weight gets an FP8 copy
+/// and, where the GPU needs it, its transpose; the inputs the linear layers save for the
+/// weight gradient are FP8. Under `fsdp2` it is torchao Float8 (torchao/float8) with
+/// FSDP2: the linear weights are all-gathered in FP8 (enable_fsdp_float8_all_gather,
+/// tensorwise scaling only) and the saved inputs stay in the activation dtype.
+enum class Fp8Recipe
+{
+    Off = 0,
+    /// Transformer Engine DelayedScaling (recipe/__init__.py line 173): per-tensor scales
+    /// from an amax history of amax_history_len = 1024 steps (line 255). On Hopper an FP8
+    /// weight is kept with its transpose (float8_tensor.py lines 423-427). Under `fsdp2`:
+    /// torchao's per-tensor (tensorwise) dynamic scaling, the recipe whose FSDP2
+    /// all-gather is in FP8 (torchao/float8/config.py lines 272-273).
+    Delayed = 1,
+    /// MXFP8BlockScaling (recipe/__init__.py line 337): every 32 consecutive values share
+    /// one E8M0 (1-byte) scale; the row-wise and column-wise copies are both kept
+    /// (mxfp8_tensor.py lines 83-93). Under `fsdp2`: torchao MXFP8, gathered in bf16.
+    Mxfp8 = 2
+};
+/// "off", "delayed", "mxfp8".
+std::string_view fp8RecipeId(Fp8Recipe r);
+/// Inverse of fp8RecipeId (also "none", "tensorwise", "mx"); nullopt when unknown.
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view text);
+
+/// Bytes of one FP8 copy of an `elements`-element tensor in recipe `r`, with its scales:
+/// Delayed `elements` (1 byte each; the one fp32 scale per tensor lives in the recipe
+/// state, fp8RecipeStateBytes); Mxfp8 `elements` + ceil(elements / 32) (one E8M0 scale
+/// per 32-element block; the padding of the scale matrix to 128 x 4 tiles,
+/// mxfp8_tensor.py get_scale_shape, is not counted); Off 0.
+std::int64_t fp8TensorBytes(Fp8Recipe r, std::int64_t elements);
+
+/// Bytes of Transformer Engine's delayed-scaling state for `gemms` FP8 GEMMs: each GEMM
+/// has 3 forward quantizers (input, weight, output) and 2 backward ones (grad output,
+/// grad input) (module/base.py line 1139), each with an fp32 scale and an fp32 amax
+/// history of amax_history_len = 1024 entries (quantization.py lines 1436-1442):
+/// gemms x 5 x (1024 + 1) x 4 = 20,500 bytes per GEMM. 0 for Mxfp8 (its recipe state
+/// "does not require state", quantization.py line 1498) and Off.
+std::int64_t fp8RecipeStateBytes(Fp8Recipe r, std::int64_t gemms);
+
 /// LoRA adapter targets, one bit per linear layer of a block (PEFT target_modules
 /// q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj).
 enum LoraTarget : int

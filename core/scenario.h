@@ -26,6 +26,14 @@ struct Training
     std::int64_t activationBytes = 2;          ///< bytes per activation element (bf16)
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     int chunks = 1; ///< v, model chunks per stage (interleaved 1F1B only)
+    /// FP8 training of the linear layers: Transformer Engine's recipes, or torchao Float8
+    /// under the fsdp2 profile (core/recipe.h Fp8Recipe; docs/frameworks.md).
+    Fp8Recipe fp8 = Fp8Recipe::Off;
+    /// Activation offload to CPU (Transformer Engine's get_cpu_offload_context, as
+    /// Megatron-Core's --cpu-offloading-num-layers drives it): the saved activations of
+    /// all but the last two layers of the stage go to host RAM during the forward pass
+    /// and come back for the backward (docs/frameworks.md "Activation offload").
+    bool activationOffload = false;
 
     /// Global batch in sequences for a data-parallel degree d: m x b x d.
     std::int64_t globalBatch(std::int64_t d) const { return microBatches * microBatchSize * d; }

@@ -39,6 +39,8 @@ const std::array<std::string_view, 4> scheduleIds = {
 const std::array<std::string_view, 4> frameworkIds = {
     frameworkId(Framework::Generic), frameworkId(Framework::DeepSpeed),
     frameworkId(Framework::Fsdp2), frameworkId(Framework::Megatron)};
+const std::array<std::string_view, 3> fp8Ids = {
+    fp8RecipeId(Fp8Recipe::Off), fp8RecipeId(Fp8Recipe::Delayed), fp8RecipeId(Fp8Recipe::Mxfp8)};
 const std::array<std::string_view, 4> baseFormatIds = {
     baseFormatId(BaseFormat::Bf16), baseFormatId(BaseFormat::Fp16), baseFormatId(BaseFormat::Int8),
     baseFormatId(BaseFormat::Nf4)};
@@ -404,6 +406,18 @@ const std::vector<Setting> &table()
                             "Count weights, gradients, master weights and optimizer states only, "
                             "as the ZeRO paper's Figure 1 does.",
                             true, SHARDSCOPE_FIELD(modelStatesOnly, bool)));
+        // FP8 training and activation offload (docs/frameworks.md).
+        v.push_back(choice("fp8", "fp8", "FP8 training",
+                           "FP8 linear layers: off, delayed (Transformer Engine delayed "
+                           "scaling; torchao tensorwise with FP8 all-gather under fsdp2) or "
+                           "mxfp8 (MXFP8 block scaling); docs/frameworks.md.",
+                           fp8Ids, parseEnum<Fp8Recipe, parseFp8Recipe>,
+                           SHARDSCOPE_FIELD(training.fp8, Fp8Recipe)));
+        v.push_back(boolean("activation_offload", "activation-offload", "Activation offload",
+                            "Offload saved activations to host RAM: all but the last two layers "
+                            "(Transformer Engine CPU offload, Megatron-Core "
+                            "--cpu-offloading-num-layers L - 2); needs p = 1.",
+                            false, SHARDSCOPE_FIELD(training.activationOffload, bool)));
         return v;
     }();
     return t;

@@ -106,11 +106,22 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     const Training &tr = s.training;
     const Throughput &th = s.throughput;
     const bool fp8 = tr.activationBytes == 1;
-    t.peakFlopsPerSecond = fp8 ? gpu.fp8FlopsPerSecond : gpu.bf16FlopsPerSecond;
+    // An FP8 recipe (Training::fp8) with wider activations runs the linear layers' matmuls
+    // at the FP8 peak and the rest (the attention core and the output head, which neither
+    // Transformer Engine's default recipes, fp8_dpa off, nor torchtitan's filter_fqns
+    // ["output"] put in FP8) at the BF16 peak. peakFlopsPerSecond is then the FP8 peak.
+    const bool fp8Linear = !fp8 && tr.fp8 != Fp8Recipe::Off;
+    t.peakFlopsPerSecond = fp8 || fp8Linear ? gpu.fp8FlopsPerSecond : gpu.bf16FlopsPerSecond;
     if (!(t.peakFlopsPerSecond > 0)) {
-        t.error = "GPU " + gpu.id + " has no dense " + (fp8 ? "FP8" : "BF16") +
-                  " peak in the catalog (" + (fp8 ? "fp8_tflops" : "bf16_tflops") +
+        t.error = "GPU " + gpu.id + " has no dense " + (fp8 || fp8Linear ? "FP8" : "BF16") +
+                  " peak in the catalog (" + (fp8 || fp8Linear ? "fp8_tflops" : "bf16_tflops") +
                   " is 0: unknown or unsupported)";
+        return t;
+    }
+    if (fp8Linear && !(gpu.bf16FlopsPerSecond > 0)) {
+        t.error = "GPU " + gpu.id +
+                  " has no dense BF16 peak in the catalog (bf16_tflops is 0: unknown or "
+                  "unsupported), which times the attention core beside the FP8 matmuls";
         return t;
     }
     if (!(gpu.memoryBytesPerSecond > 0)) {
@@ -121,7 +132,7 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         t.error = e;
         return t;
     }
-    if (!fp8 && tr.activationBytes != 2)
+    if (!fp8 && !fp8Linear && tr.activationBytes != 2)
         t.notes.push_back("Activations wider than 16 bits are timed at the BF16 peak.");
     t.achievedFlopsPerSecond = t.peakFlopsPerSecond * th.computeEfficiencyPercent / 100.0;
 
@@ -203,9 +214,28 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         else if (tr.recompute == Recompute::Selective)
             recomputeFlops = tokensLocal * attention / double(tp);
         const double rate = u.achievedFlopsPerSecond;
-        u.forwardSeconds = double(m) * fwdFlops / rate;
-        u.backwardSeconds = double(m) * (2 * fwdFlops + flashExtra) / rate;
-        u.recomputeSeconds = double(m) * recomputeFlops / rate;
+        // The attention core's rate: the BF16 one beside FP8 linear layers, else `rate`.
+        const double attentionRate =
+            fp8Linear ? gpu.bf16FlopsPerSecond * th.computeEfficiencyPercent / 100.0 : rate;
+        if (fp8Linear) {
+            // Per GPU per micro-batch: the blocks' linear matmuls at `rate`, the head and
+            // the attention core (with flash's recomputed scores) at attentionRate.
+            const double head = g.holdsOutputHead && arch ? 2.0 * headParameters(*arch) : 0.0;
+            const double linearFwd = tokensLocal * (matmul - head) / double(tp);
+            const double otherFwd = tokensLocal * (head + attention) / double(tp);
+            u.forwardSeconds = double(m) * (linearFwd / rate + otherFwd / attentionRate);
+            u.backwardSeconds =
+                double(m) * (2 * linearFwd / rate + (2 * otherFwd + flashExtra) / attentionRate);
+            const double attentionFwd = tokensLocal * attention / double(tp);
+            if (tr.recompute == Recompute::Full)
+                u.recomputeSeconds = double(m) * (linearFwd / rate + attentionFwd / attentionRate);
+            else if (tr.recompute == Recompute::Selective)
+                u.recomputeSeconds = double(m) * attentionFwd / attentionRate;
+        } else {
+            u.forwardSeconds = double(m) * fwdFlops / rate;
+            u.backwardSeconds = double(m) * (2 * fwdFlops + flashExtra) / rate;
+            u.recomputeSeconds = double(m) * recomputeFlops / rate;
+        }
         if (!tr.flashAttention) {
             // Forward writes scores, softmax reads and writes them, AV reads them: 4
             // passes; the backward twice that; a recomputed forward 4 more.
@@ -228,7 +258,8 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
             timed(c.contextParallel, link(tp * cp), double(m) * layersHere * 3.0 * double(cp - 1));
         // Ring attention sends the next block's keys and values while attending to this one.
         const double attentionSeconds = double(m) * tokensLocal * attention *
-                                        (3.0 + (fullRecompute ? 1.0 : 0.0)) / double(tp) / rate;
+                                        (3.0 + (fullRecompute ? 1.0 : 0.0)) / double(tp) /
+                                        attentionRate;
         u.contextParallel.exposedSeconds =
             std::max(0.0, u.contextParallel.seconds - attentionSeconds);
         int moeHere = 0;

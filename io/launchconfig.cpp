@@ -386,6 +386,22 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     x += QStringLiteral("mode = \"%1\"\n").arg(qs(recomputeId(t.recompute)));
     if (t.recompute == Recompute::Selective)
         x += QStringLiteral("selective_ac_option = \"op\"\n");
+    // FP8 (torchtitan/config/job_config.py at 238fa9953, the last TOML version: Model
+    // .converters, Float8Linear lines 731-741, MXLinear line 767; converter names from
+    // components/quantization/float8.py line 238 and mx.py line 171).
+    if (t.fp8 == Fp8Recipe::Delayed) {
+        x += QStringLiteral("\n[model]\nconverters = [\"quantize.linear.float8\"]\n");
+        x += QStringLiteral("\n[quantize.linear.float8]\n");
+        x += QStringLiteral("recipe_name = \"tensorwise\"\n");
+        x += QStringLiteral("enable_fsdp_float8_all_gather = true\n");
+        x += QStringLiteral("precompute_float8_dynamic_scale_for_fsdp = true\n");
+        x += QStringLiteral("filter_fqns = [\"output\"]\n");
+    } else if (t.fp8 == Fp8Recipe::Mxfp8) {
+        x += QStringLiteral("\n[model]\nconverters = [\"quantize.linear.mx\"]\n");
+        x += QStringLiteral("\n[quantize.linear.mx]\n");
+        x += QStringLiteral("recipe_name = \"mxfp8_cublas\"\n");
+        x += QStringLiteral("filter_fqns = [\"output\"]\n");
+    }
     LaunchConfig out;
     out.text = x.toUtf8();
     out.notes << QStringLiteral("A fragment: add [model] (name, flavor) and the optimizer; the "
@@ -394,6 +410,13 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     if (l.tensorParallel > 1 && !t.sequenceParallel)
         out.notes << QStringLiteral("torchtitan's tensor parallelism always uses sequence "
                                     "parallelism.");
+    if (t.fp8 == Fp8Recipe::Delayed)
+        out.notes << QStringLiteral("fp8 delayed is written as torchao's tensorwise Float8 "
+                                    "with the FP8 all-gather (torchao has no delayed scaling).");
+    if (t.activationOffload)
+        out.notes << QStringLiteral("torchtitan has no activation offload setting: the "
+                                    "estimate's offloaded activations need your own hooks "
+                                    "(torch.autograd.graph.save_on_cpu).");
     if (t.schedule == PipelineSchedule::Interleaved1F1B && pp && s.model.architecture &&
         !l.balancedStages && s.model.architecture->layers % (l.pipelineParallel * t.chunks) != 0)
         out.notes << QStringLiteral("Layers do not split evenly over %1 virtual stages: set "
@@ -470,6 +493,14 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
         out->notes << QStringLiteral("selective_ac_option \"op\" is torchtitan's op-level "
                                      "selective checkpointing; the estimate counts Megatron's "
                                      "attention-core recomputation, which keeps more.");
+    if (out && format != LaunchFormat::Torchtitan && s.training.fp8 != Fp8Recipe::Off)
+        out->notes << QStringLiteral("fp8 %1 is not a %2 setting: the model's linear layers "
+                                     "must run Transformer Engine's recipe (te.fp8_autocast).")
+                          .arg(qs(fp8RecipeId(s.training.fp8)), launchFormatId(format));
+    if (out && format != LaunchFormat::Torchtitan && s.training.activationOffload)
+        out->notes << QStringLiteral("Activation offload is not a %1 setting: wrap the layers "
+                                     "in Transformer Engine's get_cpu_offload_context.")
+                          .arg(launchFormatId(format));
     return out;
 }
 

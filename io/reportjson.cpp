@@ -186,6 +186,10 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                     {"groups", groups}};
     // Which framework profile produced the numbers (core/layout.h Framework).
     out.insert("framework", qs(frameworkId(s.layout.framework)));
+    // Whether FP8 training and activation offload produced the numbers (core/recipe.h
+    // Fp8Recipe, Training::activationOffload), beside the profile that implements them.
+    out.insert("fp8", qs(fp8RecipeId(s.training.fp8)));
+    out.insert("activation_offload", s.training.activationOffload);
     // What trains (the LoRA adapters, or every parameter) beside `parameters`.
     out.insert("trainable_parameters", qint64(r.trainableParameters));
     if (const FineTuning &f = s.fineTuning; f.enabled()) {

@@ -66,7 +66,8 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
           m_layoutLabel);
     group(QStringLiteral("Training step"),
           {"mbs", "seq", "microbatches", "recompute", "schedule", "chunks", "loss_kernel",
-           "activation_bytes", "flash_attention", "sequence_parallel", "fp32_logits", "dropout"});
+           "activation_bytes", "fp8", "flash_attention", "sequence_parallel", "fp32_logits",
+           "dropout", "activation_offload"});
     group(QStringLiteral("Buffers and host"),
           {"cuda_context_bytes", "ddp_bucket_bytes", "zero_bucket_elements", "gathered_units",
            "fragmentation_percent", "host_ram_bytes_per_node"});

@@ -20,6 +20,11 @@
 //    holds only if states shard over d x c and activations over s / c.
 // Table 2 runs full activation checkpointing and an eager cross-entropy, both of
 // which the engine models, so its absolute peaks are reproduced too (within 3%).
+// The Float8 rows of Tables 1 and 3 under --framework fsdp2 --fp8 delayed (torchao
+// Float8 with its FP8 all-gather): the engine reproduces what Float8 changes (nothing
+// but the all-gather bytes: the largest gathered unit, the embedding, stays bf16;
+// measured 0.2 GiB less) but not the absolute peak (51% and 63% high), for lack of
+// torchtitan's op-level selective checkpointing.
 // Not reproduced: Table 4 (Llama 3.1 70B, FSDP 32 x TP 8, Float8, loss parallel),
 // where the engine predicts 56.2 GiB against 71.9 GiB measured; the gap is not
 // explained yet (docs/architecture.md, "Known limits").
@@ -114,6 +119,8 @@ private slots:
     void contextParallelAbsolutePeak();
     void gatheredUnitsInTheComputeDtype();
     void measuredPeakLiesBetweenRecomputeBounds();
+    void float8UnderFsdp2_data();
+    void float8UnderFsdp2();
 };
 
 void TestMeasured::modelIsLlama31_8b()
@@ -259,6 +266,85 @@ void TestMeasured::measuredPeakLiesBetweenRecomputeBounds()
     const double lower = peakGiB(full), upper = peakGiB(none);
     QVERIFY2(lower < 82.4 && 82.4 < upper,
              qPrintable(QStringLiteral("%1 .. %2 GiB").arg(lower).arg(upper)));
+}
+
+void TestMeasured::float8UnderFsdp2_data()
+{
+    QTest::addColumn<std::int64_t>("gpus");
+    QTest::addColumn<double>("measuredBf16");
+    QTest::addColumn<double>("measuredFloat8");
+    QTest::addColumn<double>("tolerance");
+    // TorchTitan Table 1 (8 GPUs) and Table 3 (128 GPUs): "FSDP + torch.compile" and
+    // "FSDP + torch.compile + Float8", Memory (GiB). The tolerance is what the engine
+    // achieves on the absolute peak (see below), not a target.
+    QTest::newRow("8 GPUs") << std::int64_t(8) << 77.0 << 76.8 << 0.51;
+    QTest::newRow("128 GPUs") << std::int64_t(128) << 62.0 << 61.8 << 0.64;
+}
+
+void TestMeasured::float8UnderFsdp2()
+{
+    // The Float8 rows ran torchao Float8 with its FP8 all-gather (torchtitan 9dec370,
+    // torchtitan/config_manager.py lines 531-549: [float8] enable_float8_linear,
+    // enable_fsdp_float8_all_gather, dynamic scaling by default): --framework fsdp2
+    // --fp8 delayed.
+    QFETCH(std::int64_t, gpus);
+    QFETCH(double, measuredBf16);
+    QFETCH(double, measuredFloat8);
+    QFETCH(double, tolerance);
+    Scenario bf16 = torchtitanFsdp(gpus);
+    bf16.layout.framework = Framework::Fsdp2;
+    bf16.training.lossKernel = LossKernel::Eager; // train.py of December 2024 (above)
+    Scenario fp8 = bf16;
+    fp8.training.fp8 = Fp8Recipe::Delayed;
+    const MemoryReport rb = estimate(bf16), rf = estimate(fp8);
+    QVERIFY(rb.valid() && rf.valid());
+
+    // 1. What Float8 changes. torchao's FP8 all-gather converts the nn.Linear weights of
+    // the blocks; the embedding, 128,256 x 4096 = 525,336,576 parameters, is the
+    // largest FSDP unit and stays bf16: 3 x 525,336,576 x 2 = 3,152,019,456 bytes. A
+    // block (218,103,808 linear weights, 8,192 norm weights) would need 2 x (218,103,808
+    // + 8,192 x 2) + 218,112,000 x 2 = 872,464,384. The saved inputs stay bf16 (torchao
+    // saves input_hp). So the engine predicts no change; measured: 0.2 GiB less at both
+    // sizes (0.3% of the peak).
+    QCOMPARE(rf.groups[0].buffers.gatheredUnits, std::int64_t(3'152'019'456));
+    QCOMPARE(rf.peakBytes(), rb.peakBytes());
+    const double predictedDelta = double(rf.peakBytes() - rb.peakBytes()) / kGiB;
+    QVERIFY(std::abs(predictedDelta - (measuredFloat8 - measuredBf16)) < 0.25);
+    // Only the all-gather traffic moves: 32 blocks x 218,103,808 weights in 1 byte, not
+    // the 4 of the fp32 shards the engine counts, forward and backward.
+    QVERIFY(rf.groups[0].communication.dataParallel < rb.groups[0].communication.dataParallel);
+
+    // 2. The absolute peak. Hand calculation on 8 GPUs, s b = 16,384 tokens, bytes:
+    //   model states 16 x 8,030,261,248 / 8                       16,060,522,496
+    //   per block, selective as Megatron counts it (all but the attention core):
+    //     norm inputs, qkv input, q, projection and MLP inputs 6 x 16384 x 4096 x 2,
+    //     k and v 2 x 16384 x 1024 x 2, up, gate and down 3 x 16384 x 14336 x 2
+    //     = 2,281,701,376; 32 blocks                               73,014,444,032
+    //   recomputed core (softmax statistics) 4 x 32 x 16384             2,097,152
+    //   final norm in and out 2 x 16384 x 4096 x 2                    268,435,456
+    //   logits 16384 x 128256 x 4, eager loss 2 more             25,216,155,648
+    //   CUDA context 512 MiB                                          536,870,912
+    //   gathered units (above)                                      3,152,019,456
+    //   fragmentation 5% of 118,250,545,152                          5,912,527,257
+    //   total 124,163,072,409 bytes = 115.64 GiB
+    // against 76.8 GiB measured: 51% high. On 128 GPUs the states are 16x smaller
+    // (1,003,782,656 bytes): 100.91 GiB against 61.8, 63% high. The gap is torchtitan's
+    // op-level selective checkpointing, which the engine does not model (Megatron's
+    // selective with FlashAttention recomputes only the softmax statistics); the
+    // measured peaks lie between the engine's full and no-recomputation bounds.
+    // docs/architecture.md "Known limits".
+    if (gpus == 8)
+        QCOMPARE(rf.peakBytes(), std::int64_t(124'163'072'409));
+    const double peak = double(rf.peakBytes()) / kGiB;
+    const double error = std::abs(peak - measuredFloat8) / measuredFloat8;
+    QVERIFY2(
+        error < tolerance,
+        qPrintable(
+            QStringLiteral("predicted %1 GiB, measured %2 GiB").arg(peak).arg(measuredFloat8)));
+    Scenario full = fp8, none = fp8;
+    full.training.recompute = Recompute::Full;
+    none.training.recompute = Recompute::None;
+    QVERIFY(peakGiB(full) < measuredFloat8 && measuredFloat8 < peakGiB(none));
 }
 
 QTEST_APPLESS_MAIN(TestMeasured)

@@ -79,6 +79,7 @@ private slots:
     void accelerateStrategies();
     void torchtitanFsdp();
     void torchtitanLayouts();
+    void torchtitanFloat8();
     void refusals_data();
     void refusals();
 };
@@ -376,6 +377,41 @@ void TestLaunchConfig::torchtitanFsdp()
                                   "\n"
                                   "[activation_checkpoint]\n"
                                   "mode = \"full\"\n"));
+}
+
+void TestLaunchConfig::torchtitanFloat8()
+{
+    // torchtitan job_config.py at 238fa9953 (the last TOML version): Model.converters,
+    // Float8Linear (lines 731-741) and MXLinear (line 767) under [quantize.linear];
+    // converter names from components/quantization/float8.py line 238 and mx.py line 171.
+    Scenario s = llama70bZero3();
+    s.layout.framework = Framework::Fsdp2;
+    s.training.fp8 = Fp8Recipe::Delayed;
+    const LaunchConfig c = exported(s, LaunchFormat::Torchtitan);
+    QVERIFY(QString::fromUtf8(c.text).endsWith(
+        QStringLiteral("[activation_checkpoint]\n"
+                       "mode = \"full\"\n"
+                       "\n"
+                       "[model]\n"
+                       "converters = [\"quantize.linear.float8\"]\n"
+                       "\n"
+                       "[quantize.linear.float8]\n"
+                       "recipe_name = \"tensorwise\"\n"
+                       "enable_fsdp_float8_all_gather = true\n"
+                       "precompute_float8_dynamic_scale_for_fsdp = true\n"
+                       "filter_fqns = [\"output\"]\n")));
+    s.training.fp8 = Fp8Recipe::Mxfp8;
+    const QStringList mx = lines(s, LaunchFormat::Torchtitan);
+    QVERIFY(mx.contains(QStringLiteral("converters = [\"quantize.linear.mx\"]")));
+    QVERIFY(mx.contains(QStringLiteral("recipe_name = \"mxfp8_cublas\"")));
+    // Activation offload has no torchtitan key, DeepSpeed has no FP8 key: notes.
+    s.training.activationOffload = true;
+    QVERIFY(exported(s, LaunchFormat::Torchtitan)
+                .notes.filter(QStringLiteral("no activation offload setting"))
+                .size() == 1);
+    QVERIFY(exported(s, LaunchFormat::DeepSpeed)
+                .notes.filter(QStringLiteral("fp8 mxfp8 is not a deepspeed setting"))
+                .size() == 1);
 }
 
 void TestLaunchConfig::torchtitanLayouts()
