@@ -371,8 +371,8 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
     };
     block(0, out.firstBlock, out.firstBlockNoRecompute);
     out.moeBlock = out.moeBlockNoRecompute = 0;
-    if (a.isMoe() && a.denseLayers > 0) {
-        block(a.denseLayers, out.moeBlock, out.moeBlockNoRecompute);
+    if (a.isMoe() && a.firstMoeLayer() > 0) {
+        block(a.firstMoeLayer(), out.moeBlock, out.moeBlockNoRecompute);
     } else if (a.isMoe()) {
         out.moeBlock = out.firstBlock;
         out.moeBlockNoRecompute = out.firstBlockNoRecompute;

@@ -161,8 +161,8 @@ struct ActivationFigures
 {
     std::int64_t firstBlock = 0;            ///< layerActivationBytes(a, s, 0)
     std::int64_t firstBlockNoRecompute = 0; ///< the same with Recompute::None
-    /// MoE model: layerActivationBytes(a, s, denseLayers), the first block with routed
-    /// experts (equal to firstBlock when denseLayers is 0); 0 for a dense model.
+    /// MoE model: layerActivationBytes(a, s, a.firstMoeLayer()), the first block with
+    /// routed experts (equal to firstBlock when that is block 0); 0 for a dense model.
     std::int64_t moeBlock = 0;
     std::int64_t moeBlockNoRecompute = 0; ///< the same with Recompute::None
     std::int64_t embedding = 0;           ///< embeddingActivationBytes(a, s)

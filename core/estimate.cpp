@@ -650,11 +650,11 @@ PreparedModel prepare(const Model &model)
     }
     prepared.activeParameters = model.activeParameters();
     if (const auto &arch = model.architecture) {
-        const int denseBlocks = arch->isMoe() ? arch->denseLayers : arch->layers;
-        if (denseBlocks > 0)
+        // Block 0 is dense whenever any block is (Architecture::isMoeLayer).
+        if (arch->layers - arch->moeLayerCount() > 0)
             prepared.dense = prepareBlock(*arch, 0);
         if (arch->isMoe()) {
-            prepared.moe = prepareBlock(*arch, denseBlocks);
+            prepared.moe = prepareBlock(*arch, arch->firstMoeLayer());
             prepared.moeNotePrefix =
                 "Mixture of experts: " + formatParameters(prepared.activeParameters) + " of " +
                 formatParameters(params) + " parameters active per token; each GPU holds ";
@@ -804,15 +804,16 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                     "their host-link traffic is not timed.");
 
     // Per-block figures that every stage shares, for the two kinds of block a model
-    // has at most: kind 0 the dense blocks (the first denseLayers of a MoE model), kind
-    // 1 the MoE blocks. A dense model has only kind 0.
+    // has at most: kind 0 the dense blocks (of a MoE model: the first denseLayers and,
+    // with a moeLayerStep above 1, the blocks between MoE blocks), kind 1 the MoE blocks
+    // (Architecture::isMoeLayer). A dense model has only kind 0.
     struct BlockKind
     {
         BlockShare perRank;
         std::int64_t activation = 0, workingSet = 0;
     } kinds[2];
     std::int64_t embeddingActivation = 0, outputActivation = 0, lossBackward = 0, vocabPerRank = 0;
-    const int denseBlocks = arch ? (arch->isMoe() ? arch->denseLayers : arch->layers) : 0;
+    const int denseBlocks = arch ? arch->layers - arch->moeLayerCount() : 0;
     if (arch) {
         for (int k = 0; k < 2; ++k) {
             if ((k == 0 && denseBlocks == 0) || (k == 1 && !arch->isMoe()))
@@ -913,9 +914,9 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             g.layerCount = balanced ? (i == 0 || i == p - 1 ? balancedSlots - 1 : balancedSlots)
                                     : layersPerStage + (i < extraLayers ? 1 : 0); // stageLayerCount
             firstLayer += g.layerCount;
-            blocksOfKind[0] =
-                std::max(0, std::min(g.firstLayer + g.layerCount, denseBlocks) - g.firstLayer);
-            blocksOfKind[1] = g.layerCount - blocksOfKind[0];
+            // MoE blocks of [firstLayer, firstLayer + layerCount), in closed form.
+            blocksOfKind[1] = arch->moeLayersIn(g.firstLayer, g.layerCount);
+            blocksOfKind[0] = g.layerCount - blocksOfKind[1];
             for (int k = 0; k < 2; ++k) {
                 psiDense += blocksOfKind[k] * kinds[k].perRank.dense;
                 psiExperts += blocksOfKind[k] * kinds[k].perRank.experts;

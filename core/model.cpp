@@ -95,14 +95,16 @@ std::int64_t blockParameters(const Architecture &a, int layer, std::int64_t rout
 
 template <typename PerLayer> std::int64_t sumOverLayers(const Architecture &a, PerLayer perLayer)
 {
-    // Blocks come in at most two kinds (dense, then MoE): count each kind once.
-    const int dense = a.isMoe() ? std::min(a.denseLayers, a.layers) : a.layers;
-    const int moe = a.layers - dense;
+    // Blocks come in at most two kinds, dense and MoE, in any interleaving
+    // (Architecture::isMoeLayer): count each kind once. Block 0 is dense whenever any is
+    // (the dense prefix, or the first block of a step).
+    const int moe = a.moeLayerCount();
+    const int dense = a.layers - moe;
     std::int64_t total = 0;
     if (dense > 0)
         total += std::int64_t(dense) * perLayer(0);
     if (moe > 0)
-        total += std::int64_t(moe) * perLayer(dense);
+        total += std::int64_t(moe) * perLayer(a.firstMoeLayer());
     return total;
 }
 
@@ -231,9 +233,11 @@ std::string validateArchitecture(const Architecture &a)
         return "architecture is too large to be a real model";
     if (a.experts < 0 || a.activeExperts < 0 || a.sharedExperts < 0 || a.denseLayers < 0)
         return "expert counts must not be negative";
+    if (a.moeLayerStep < 1 || a.moeLayerStep > 100'000)
+        return "MoE layer step must be between 1 and 100000 (got " + str(a.moeLayerStep) + ")";
     if (!a.isMoe()) {
         if (a.activeExperts > 0 || a.sharedExperts > 0 || a.denseLayers > 0 || a.expertFfn > 0 ||
-            a.routerBias)
+            a.routerBias || a.moeLayerStep > 1)
             return "expert settings need routed experts (experts is 0)";
     } else {
         if (a.experts > 100'000 || a.sharedExperts > 100'000)
@@ -244,6 +248,9 @@ std::string validateArchitecture(const Architecture &a)
         if (a.denseLayers >= a.layers)
             return "dense layers (" + str(a.denseLayers) + ") leave no MoE layer of " +
                    str(a.layers);
+        if (a.moeLayerCount() < 1)
+            return "MoE layer step " + str(a.moeLayerStep) + " after " + str(a.denseLayers) +
+                   " dense layers leaves no MoE layer of " + str(a.layers);
     }
     const std::int64_t mla[] = {a.qLoraRank, a.qkRopeHeadDim, a.qkNopeHeadDim, a.vHeadDim};
     for (std::int64_t v : mla)

@@ -2,6 +2,7 @@
 
 #include "recipe.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,6 +58,13 @@ struct Architecture
     int denseLayers = 0; ///< the first k blocks keep a dense ffn-wide MLP (first_k_dense_replace)
     bool routerBias =
         false; ///< per-expert score-correction bias (DeepSeek-V3 e_score_correction_bias)
+    /// From block `denseLayers` on, every moeLayerStep-th block is MoE and the others are
+    /// dense: 1 (every block; Llama 4 Scout, DeepSeek, Mixtral) or 2 (blocks 1, 3, 5, ...;
+    /// Llama 4 Maverick). Hugging Face's rule for Llama 4 (transformers
+    /// src/transformers/models/llama4/configuration_llama4.py, Llama4TextConfig.__post_init__:
+    /// moe_layers = range(interleave_moe_layer_step - 1, num_hidden_layers, step)), read by
+    /// Llama4TextDecoderLayer (modeling_llama4.py: is_moe_layer = layer_idx in moe_layers).
+    int moeLayerStep = 1;
 
     // Multi-head latent attention (DeepSeek-V2/V3, arXiv:2405.04434 section 2.1).
     // kvLoraRank 0 means ordinary attention and the other four must be 0.
@@ -70,16 +78,40 @@ struct Architecture
 
     /// Per-head size in elements: `headDim`, or hidden / heads when unset.
     std::int64_t effectiveHeadDim() const;
-    /// True when the blocks after `denseLayers` route tokens to experts.
+    /// True when the model has routed experts (in the blocks isMoeLayer names).
     bool isMoe() const { return experts > 0; }
     /// True for multi-head latent attention (kvLoraRank > 0).
     bool usesLatentAttention() const { return kvLoraRank > 0; }
     /// Inner size of one expert: `expertFfn`, or `ffn` when unset.
     std::int64_t effectiveExpertFfn() const { return expertFfn > 0 ? expertFfn : ffn; }
-    /// True when block `layer` (0-based) holds routed experts (MoE, and layer >= denseLayers).
-    bool isMoeLayer(int layer) const { return isMoe() && layer >= denseLayers; }
-    /// Blocks with routed experts: layers - denseLayers, or 0 for a dense model.
-    int moeLayerCount() const { return isMoe() ? layers - denseLayers : 0; }
+    /// True when block `layer` (0-based) holds routed experts: a MoE model, layer >=
+    /// denseLayers and (layer - denseLayers + 1) a multiple of moeLayerStep (the last block
+    /// of every step, as Hugging Face's range(step - 1, L, step)).
+    bool isMoeLayer(int layer) const
+    {
+        return isMoe() && layer >= denseLayers &&
+               (moeLayerStep <= 1 || (layer - denseLayers + 1) % moeLayerStep == 0);
+    }
+    /// MoE blocks among the first `n` blocks, [0, n) (n capped at layers):
+    /// (n - denseLayers) / moeLayerStep, or 0 for a dense model. O(1).
+    int moeLayersBefore(int n) const
+    {
+        const int k = std::min(n, layers) - denseLayers;
+        if (!isMoe() || k <= 0)
+            return 0;
+        return moeLayerStep <= 1 ? k : k / moeLayerStep;
+    }
+    /// MoE blocks in the `count` blocks from `first` on, [first, first + count). O(1).
+    int moeLayersIn(int first, int count) const
+    {
+        return moeLayersBefore(first + count) - moeLayersBefore(first);
+    }
+    /// Blocks with routed experts: (layers - denseLayers) / moeLayerStep, or 0 for a dense
+    /// model.
+    int moeLayerCount() const { return moeLayersBefore(layers); }
+    /// The first block with routed experts: denseLayers + moeLayerStep - 1 (meaningful for
+    /// a MoE model only).
+    int firstMoeLayer() const { return denseLayers + std::max(moeLayerStep, 1) - 1; }
     /// Query elements per token: heads x head dim (MLA: heads x (nope + rope)).
     std::int64_t queryWidth() const;
     /// Key elements per token: kv heads x head dim (MLA: heads x (nope + rope)).

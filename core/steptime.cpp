@@ -262,10 +262,7 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
                                         attentionRate;
         u.contextParallel.exposedSeconds =
             std::max(0.0, u.contextParallel.seconds - attentionSeconds);
-        int moeHere = 0;
-        if (arch && arch->isMoe())
-            for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
-                moeHere += arch->isMoeLayer(i) ? 1 : 0;
+        const int moeHere = arch ? arch->moeLayersIn(g.firstLayer, g.layerCount) : 0;
         u.expertParallel = timed(c.expertParallel, link(tp * ep),
                                  double(m) * moeHere * (fullRecompute ? 6 : 4) * double(ep - 1));
         u.expertParallel.exposedSeconds = u.expertParallel.seconds;

@@ -318,9 +318,12 @@ QString repositoryName(const QJsonObject &o)
     return path.section(u'/', -1).trimmed();
 }
 
-/// Llama 4's MoE blocks: `moe_layers`, else every `interleave_moe_layer_step`-th block
-/// (Llama4TextConfig). Sets experts and dense blocks when they are a dense prefix then
-/// MoE blocks, the only order Architecture models.
+/// Llama 4's MoE blocks: `moe_layers`, else every `interleave_moe_layer_step`-th block,
+/// range(step - 1, num_hidden_layers, step) (transformers configuration_llama4.py,
+/// Llama4TextConfig.__post_init__; Llama4TextDecoderLayer builds Llama4TextMoe where
+/// layer_idx is in moe_layers). Sets experts, dense blocks and the MoE step when the
+/// blocks form the pattern Architecture models: a dense prefix, then every step-th block
+/// (isMoeLayer), the last block of each step MoE and none missing at the end.
 void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
 {
     const int step = f.count("interleave_moe_layer_step", true, 1);
@@ -334,26 +337,28 @@ void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
         for (int l = step - 1; l < a.layers; l += step)
             moe << l;
     }
-    const int dense = a.layers - int(moe.size());
-    for (int i = 0; i < moe.size(); ++i) {
-        if (moe[i] != dense + i) {
-            f.unsupported(listed ? QStringLiteral("interleaved dense/MoE layers (moe_layers) are "
-                                                  "not modelled")
-                                 : QStringLiteral("interleaved dense/MoE layers "
-                                                  "(interleave_moe_layer_step %1) are not modelled")
-                                       .arg(step));
-            return;
-        }
-    }
     const int experts = f.count("num_local_experts");
     const int active = f.count("num_experts_per_tok");
     if (moe.isEmpty())
         return; // every block dense, intermediate_size_mlp wide
+    // The spacing of the listed blocks (one block: the smallest step that leaves no MoE
+    // block missing after it), then the dense prefix before the first step.
+    const int spacing = moe.size() > 1 ? moe[1] - moe[0] : a.layers - moe[0];
+    const int dense = moe[0] - spacing + 1;
+    bool fits = dense >= 0 && a.layers - 1 - moe.back() < spacing;
+    for (int i = 1; fits && i < moe.size(); ++i)
+        fits = moe[i] - moe[i - 1] == spacing;
+    if (!fits) { // only a listed moe_layers can miss: the step's range always fits
+        f.unsupported(QStringLiteral("this dense/MoE layer pattern (moe_layers) is not "
+                                     "modelled, only a dense prefix, then every n-th block"));
+        return;
+    }
     a.experts = experts;
     a.activeExperts = active;
     a.expertFfn = intermediate; // Llama4TextExperts: expert_dim = intermediate_size
     a.sharedExperts = 1;        // Llama4TextMoe.shared_expert: one intermediate_size MLP
     a.denseLayers = dense;
+    a.moeLayerStep = spacing;
 }
 
 } // namespace

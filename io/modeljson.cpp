@@ -75,7 +75,8 @@ std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, Q
         }
     }
     // Optional whole numbers (absent: the dense, ordinary-attention default).
-    std::int64_t norms = a.normsPerLayer, experts = 0, active = 0, shared = 0, dense = 0;
+    std::int64_t norms = a.normsPerLayer, experts = 0, active = 0, shared = 0, dense = 0,
+                 moeStep = a.moeLayerStep;
     if (!readJsonInt(o, "norms_per_layer", &norms, error, where, false) ||
         !readJsonInt(o, "position_embeddings", &a.positionEmbeddings, error, where, false) ||
         !readJsonInt(o, "experts", &experts, error, where, false) ||
@@ -83,6 +84,7 @@ std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, Q
         !readJsonInt(o, "expert_ffn", &a.expertFfn, error, where, false) ||
         !readJsonInt(o, "shared_experts", &shared, error, where, false) ||
         !readJsonInt(o, "dense_layers", &dense, error, where, false) ||
+        !readJsonInt(o, "moe_layer_step", &moeStep, error, where, false) ||
         !readJsonInt(o, "q_lora_rank", &a.qLoraRank, error, where, false) ||
         !readJsonInt(o, "kv_lora_rank", &a.kvLoraRank, error, where, false) ||
         !readJsonInt(o, "qk_rope_head_dim", &a.qkRopeHeadDim, error, where, false) ||
@@ -95,6 +97,7 @@ std::optional<Model> modelFromJson(const QJsonObject &o, const QString &where, Q
     a.activeExperts = small(active);
     a.sharedExperts = small(shared);
     a.denseLayers = small(dense);
+    a.moeLayerStep = small(moeStep);
     if (const std::string e = validateArchitecture(a); !e.empty()) {
         *error = where + QStringLiteral(": ") + QString::fromStdString(e);
         return std::nullopt;
@@ -147,6 +150,8 @@ QJsonObject modelToJson(const Model &m)
     for (const auto &[key, value] : optional)
         if (value != 0)
             o.insert(QLatin1String(key), qint64(value));
+    if (a.moeLayerStep != plain.moeLayerStep)
+        o.insert("moe_layer_step", a.moeLayerStep);
     if (a.routerBias)
         o.insert("router_bias", true);
     if (a.qkNorm == QkNorm::PerHead)

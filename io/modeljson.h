@@ -22,7 +22,7 @@ bool readJsonInt(const QJsonObject &o, const char *key, std::int64_t *out, QStri
 /// "linear_biases", "layernorm_bias", and (optional, default 0 / false / 2)
 /// "qkv_biases", "norms_per_layer", "position_embeddings", mixture-of-experts
 /// "experts", "active_experts", "expert_ffn", "shared_experts", "dense_layers",
-/// "router_bias", and latent-attention "q_lora_rank", "kv_lora_rank",
+/// "moe_layer_step" (default 1), "router_bias", and latent-attention "q_lora_rank", "kv_lora_rank",
 /// "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", and "qk_norm" ("none",
 /// "per_head" or "full"; absent means none) (core/model.h's
 /// Architecture fields; docs/models.md). Files without the optional fields stay

@@ -70,6 +70,8 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
             arch.insert("expert_ffn", qint64(a->effectiveExpertFfn()));
             arch.insert("shared_experts", a->sharedExperts);
             arch.insert("dense_layers", a->denseLayers);
+            if (a->moeLayerStep != 1) // interleaved (Llama 4 Maverick: 2); absent means 1
+                arch.insert("moe_layer_step", a->moeLayerStep);
             model.insert("active_parameters", qint64(s.model.activeParameters()));
         }
         model.insert("architecture", arch);

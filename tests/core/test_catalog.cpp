@@ -13,6 +13,7 @@ private slots:
     void builtInCountsAreExact();
     void qkNormPresets_data();
     void qkNormPresets();
+    void llama4MaverickPreset();
     void recipesMatchDomainSection1();
     void gpuCapacities();
     void malformed_data();
@@ -75,6 +76,24 @@ void TestCatalog::qkNormPresets()
     QVERIFY(m->architecture->qkNorm != QkNorm::None);
     QCOMPARE(qint64(m->parameters()), total);
     QCOMPARE(qint64(m->activeParameters()), active);
+}
+
+void TestCatalog::llama4MaverickPreset()
+{
+    // The language model of meta-llama/Llama-4-Maverick-17B-128E, derived by hand in
+    // tests/core/test_moe.cpp (llama4MaverickCounts) and tests/io/test_hfconfig.cpp: 24
+    // dense blocks of 314,583,040 and 24 MoE blocks of 16,295,536,640, interleaved (MoE in
+    // blocks 1, 3, ..., 47), plus 2,068,976,640 outside the blocks.
+    const Model *m = Catalog::builtIn().model("llama4-maverick");
+    QVERIFY(m);
+    QVERIFY(m->architecture);
+    QCOMPARE(m->architecture->moeLayerStep, 2);
+    QCOMPARE(m->architecture->denseLayers, 0);
+    QVERIFY(!m->architecture->isMoeLayer(0));
+    QVERIFY(m->architecture->isMoeLayer(1));
+    QCOMPARE(m->architecture->moeLayerCount(), 24);
+    QCOMPARE(qint64(m->parameters()), 400711848960LL);
+    QCOMPARE(qint64(m->activeParameters()), 17184691200LL);
 }
 
 void TestCatalog::recipesMatchDomainSection1()

@@ -41,6 +41,27 @@ Architecture deepseekV3()
             .vHeadDim = 128};
 }
 
+/// Llama 4 Maverick's language model, text_config of meta-llama/Llama-4-Maverick-17B-128E
+/// (tests/io/data/llama-4-maverick-17b-128e.json): hidden 5120, 48 layers, 40 heads, 8 KV
+/// heads, head_dim 128, vocab 202048, untied; interleave_moe_layer_step 2 (MoE in blocks
+/// 1, 3, ..., 47), 128 routed experts (top-1) and one shared expert of intermediate_size
+/// 8192 each; the dense blocks' MLP is intermediate_size_mlp 16384 wide.
+Architecture llama4Maverick()
+{
+    return {.layers = 48,
+            .hidden = 5120,
+            .ffn = 16384,
+            .heads = 40,
+            .kvHeads = 8,
+            .vocab = 202048,
+            .headDim = 128,
+            .experts = 128,
+            .activeExperts = 1,
+            .expertFfn = 8192,
+            .sharedExperts = 1,
+            .moeLayerStep = 2};
+}
+
 Scenario moeScenario(const Architecture &a, qint64 gpus, ZeroStage z, int ep)
 {
     Scenario s = test::onH100s(a, gpus, z);
@@ -59,6 +80,11 @@ private slots:
     void deepseekV3Counts();
     void deepseekV3HubTotal();
     void denseModelsAreAllActive();
+    void interleavedLayerPattern();
+    void llama4MaverickCounts();
+    void interleavedStageParameters_data();
+    void interleavedStageParameters();
+    void interleavedStageActivations();
     void expertParallelShrinksReplicatedStates();
     void fullShardingIsIndependentOfExpertParallel();
     void expertParallelValidation_data();
@@ -158,6 +184,156 @@ void TestMoe::denseModelsAreAllActive()
     QCOMPARE(qint64(activeParameterCount(llama)), 70553706496LL);
     QCOMPARE(qint64(expertParameterCount(llama)), 0LL);
     QCOMPARE(llama.moeLayerCount(), 0);
+}
+
+void TestMoe::interleavedLayerPattern()
+{
+    // transformers configuration_llama4.py (Llama4TextConfig.__post_init__): moe_layers =
+    // range(interleave_moe_layer_step - 1, num_hidden_layers, step); step 2 of 48 layers
+    // gives 1, 3, ..., 47 (24 blocks), step 1 every block (Scout).
+    const Architecture a = llama4Maverick();
+    QVERIFY(!a.isMoeLayer(0));
+    QVERIFY(a.isMoeLayer(1));
+    QVERIFY(!a.isMoeLayer(46));
+    QVERIFY(a.isMoeLayer(47));
+    QCOMPARE(a.moeLayerCount(), 24);
+    QCOMPARE(a.firstMoeLayer(), 1);
+    // Every count agrees with a block-by-block walk of isMoeLayer, for Maverick, a step
+    // of 3 after 2 dense blocks (MoE at 4, 7, 10, ...), Mixtral (step 1) and DeepSeek-V3
+    // (3 dense blocks, then step 1).
+    Architecture step3 = mixtral8x7b();
+    step3.denseLayers = 2;
+    step3.moeLayerStep = 3; // MoE at 4, 7, ..., 31: 10 blocks
+    QCOMPARE(step3.moeLayerCount(), 10);
+    QCOMPARE(step3.firstMoeLayer(), 4);
+    for (const Architecture &m : {a, step3, mixtral8x7b(), deepseekV3()}) {
+        for (int first = 0; first <= m.layers; ++first)
+            for (int count = 0; first + count <= m.layers; ++count) {
+                int walked = 0;
+                for (int l = first; l < first + count; ++l)
+                    walked += m.isMoeLayer(l) ? 1 : 0;
+                QCOMPARE(m.moeLayersIn(first, count), walked);
+            }
+    }
+    QCOMPARE(QString::fromStdString(validateArchitecture(a)), QString());
+    QCOMPARE(QString::fromStdString(validateArchitecture(step3)), QString());
+}
+
+void TestMoe::llama4MaverickCounts()
+{
+    // modeling_llama4.py: Llama4TextDecoderLayer holds Llama4TextMoe in the moe_layers
+    // and Llama4TextMLP(intermediate_size_mlp) elsewhere; use_qk_norm is false for
+    // Maverick and would be an L2 norm without weights anyway, and the NoPE blocks
+    // (no_rope_layers) differ only in rotary embedding, which has no weights.
+    // Attention (no biases): Q and O 5120 x 5120, K and V 5120 x 1024:
+    //   2 x 26,214,400 + 2 x 5,242,880 = 62,914,560; 2 RMSNorms 10,240.
+    // Dense block: Llama4TextMLP 3 x 5120 x 16384 = 251,658,240
+    //   -> 62,914,560 + 10,240 + 251,658,240 = 314,583,040.
+    // MoE block: Llama4TextExperts gate_up_proj 128 x 5120 x 16384 + down_proj 128 x
+    //   8192 x 5120 = 128 x 125,829,120 = 16,106,127,360; shared_expert (Llama4TextMLP,
+    //   intermediate_size 8192) 125,829,120; Llama4Router Linear(5120, 128, bias=False)
+    //   655,360 -> 62,924,800 + 16,106,127,360 + 125,829,120 + 655,360 = 16,295,536,640.
+    // Outside: embed_tokens and lm_head 2 x 202048 x 5120 + final norm 5120 = 2,068,976,640.
+    // Total 24 x (314,583,040 + 16,295,536,640) + 2,068,976,640 = 400,711,848,960, the
+    // card's "400B" (with the 871,932,416 of vision_config, as for Scout in docs/models.md:
+    // 401,583,781,376).
+    const Architecture a = llama4Maverick();
+    QCOMPARE(qint64(layerParameterCount(a, 0)), 314583040LL);
+    QCOMPARE(qint64(layerParameterCount(a, 1)), 16295536640LL);
+    QCOMPARE(qint64(layerParameterCount(a, 46)), 314583040LL);
+    QCOMPARE(qint64(layerParameterCount(a, 47)), 16295536640LL);
+    QCOMPARE(qint64(nonLayerParameterCount(a)), 2068976640LL);
+    QCOMPARE(qint64(parameterCount(a)), 400711848960LL);
+    // Active ("17B active"): a MoE block uses one routed expert and the shared one,
+    //   62,924,800 + 2 x 125,829,120 + 655,360 = 315,238,400;
+    //   24 x (314,583,040 + 315,238,400) + 2,068,976,640 = 17,184,691,200.
+    QCOMPARE(qint64(activeLayerParameterCount(a, 1)), 315238400LL);
+    QCOMPARE(qint64(activeParameterCount(a)), 17184691200LL);
+    // The same blocks with the 24 dense ones first (denseLayers 24, step 1) hold the same
+    // total: only where each block sits changes.
+    Architecture prefix = a;
+    prefix.moeLayerStep = 1;
+    prefix.denseLayers = 24;
+    QCOMPARE(qint64(parameterCount(prefix)), 400711848960LL);
+}
+
+void TestMoe::interleavedStageParameters_data()
+{
+    QTest::addColumn<int>("stages");
+    QTest::addColumn<bool>("uneven");
+    QTest::addColumn<QList<qint64>>("perStage");
+    // Llama 4 Maverick (llama4MaverickCounts: dense block D = 314,583,040, MoE block M =
+    // 16,295,536,640), t = 1, e = 1: parameters each stage holds. Stage 0 adds the
+    // embedding V h = 1,034,485,760, the last stage the final norm 5,120 and the head
+    // 1,034,485,760.
+    // p = 2: 24 blocks a stage, 12 of each kind (blocks 0-23 and 24-47):
+    //   12 x (D + M) = 199,321,436,160; + 1,034,485,760 = 200,355,921,920 (stage 0);
+    //   + 1,034,490,880 = 200,355,927,040 (stage 1).
+    QTest::newRow("p = 2") << 2 << false << QList<qint64>{200355921920LL, 200355927040LL};
+    // p = 4: 12 blocks a stage, 6 of each kind: 6 x (D + M) = 99,660,718,080;
+    //   stage 0 100,695,203,840, stages 1 and 2 99,660,718,080, stage 3 100,695,208,960.
+    QTest::newRow("p = 4") << 4 << false
+                           << QList<qint64>{100695203840LL, 99660718080LL, 99660718080LL,
+                                            100695208960LL};
+    // p = 5, uneven (the first 48 % 5 = 3 stages one block more): blocks 0-9, 10-19,
+    // 20-29 (5 of each kind), 30-38 (MoE at 31, 33, 35, 37: 4 MoE, 5 dense) and 39-47
+    // (MoE at 39, ..., 47: 5 MoE, 4 dense). 5 (D + M) = 83,050,598,400;
+    //   stage 0 84,085,084,160; stage 3 5 D + 4 M = 66,755,061,760;
+    //   stage 4 4 D + 5 M = 82,736,015,360 + 1,034,490,880 = 83,770,506,240.
+    QTest::newRow("p = 5 uneven") << 5 << true
+                                  << QList<qint64>{84085084160LL, 83050598400LL, 83050598400LL,
+                                                   66755061760LL, 83770506240LL};
+}
+
+void TestMoe::interleavedStageParameters()
+{
+    QFETCH(int, stages);
+    QFETCH(bool, uneven);
+    QFETCH(QList<qint64>, perStage);
+    Scenario s = test::onH100s(llama4Maverick(), 8 * stages, ZeroStage::Zero1, 1, stages);
+    s.layout.allowUnevenStages = uneven;
+    s.modelStatesOnly = true;
+    const MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(r.groups.size(), std::size_t(stages));
+    qint64 sum = 0;
+    for (int i = 0; i < stages; ++i) {
+        QCOMPARE(qint64(r.groups[std::size_t(i)].parametersPerGpu), perStage[i]);
+        sum += perStage[i];
+    }
+    QCOMPARE(sum, 400711848960LL); // every parameter on exactly one stage
+}
+
+void TestMoe::interleavedStageActivations()
+{
+    // Maverick at p = 2 against the same blocks with the 24 dense ones first: the
+    // interleaved stages each hold 12 MoE blocks, so both stages keep the same block
+    // activations, while the dense-first layout puts all 24 MoE blocks on stage 1.
+    // Per micro-batch, one chunk: dense blocks x a dense block's bytes + MoE blocks x a
+    // MoE block's.
+    Scenario s = test::onH100s(llama4Maverick(), 16, ZeroStage::Zero1, 1, 2);
+    s.training.sequenceLength = 4096;
+    s.training.recompute = Recompute::None;
+    const MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    // t = 1, one micro-batch of 4096 tokens, no recomputation, as the scenario sets.
+    ActivationSettings as;
+    as.sequenceLength = 4096;
+    as.recompute = Recompute::None;
+    const qint64 dense = layerActivationBytes(llama4Maverick(), as, 0);
+    const qint64 moe = layerActivationBytes(llama4Maverick(), as, 1);
+    QVERIFY(moe > dense); // routed experts add the router scores and dispatched copies
+    QCOMPARE(qint64(layerActivationBytes(llama4Maverick(), as, 47)), moe);
+    for (const GpuGroup &g : r.groups)
+        QCOMPARE(qint64(g.chunkActivationBytes), 12 * dense + 12 * moe);
+    Architecture prefix = llama4Maverick();
+    prefix.moeLayerStep = 1;
+    prefix.denseLayers = 24;
+    s.model.architecture = prefix;
+    const MemoryReport q = estimate(s);
+    QVERIFY2(q.valid(), q.error.c_str());
+    QCOMPARE(qint64(q.groups[0].chunkActivationBytes), 24 * dense);
+    QCOMPARE(qint64(q.groups[1].chunkActivationBytes), 24 * moe);
 }
 
 void TestMoe::expertParallelShrinksReplicatedStates()
@@ -344,6 +520,11 @@ void TestMoe::architectureValidation_data()
     // Each field within its cap, but 100,000 layers of 100,000 experts would overflow
     // the exact count: refused before it is computed.
     QTest::newRow("too large to count") << 5 << "architecture is too large to be a real model";
+    QTest::newRow("step leaves no moe layer")
+        << 6 << "MoE layer step 40 after 0 dense layers leaves no MoE layer of 32";
+    QTest::newRow("step on a dense model")
+        << 7 << "expert settings need routed experts (experts is 0)";
+    QTest::newRow("step of 0") << 8 << "MoE layer step must be between 1 and 100000 (got 0)";
 }
 
 void TestMoe::architectureValidation()
@@ -371,6 +552,14 @@ void TestMoe::architectureValidation()
         a.layers = 100000;
         a.experts = 100000;
     }
+    if (which == 6)
+        a.moeLayerStep = 40;
+    if (which == 7) {
+        a = test::llama2_7b();
+        a.moeLayerStep = 2;
+    }
+    if (which == 8)
+        a.moeLayerStep = 0;
     QCOMPARE(QString::fromStdString(validateArchitecture(a)), message);
 }
 

@@ -37,6 +37,8 @@ private slots:
     void genericDecoder();
     void defaultsFromTheConfigClasses();
     void namesFromTheRepository();
+    void llama4Interleaved_data();
+    void llama4Interleaved();
     void errors_data();
     void errors();
 };
@@ -99,6 +101,24 @@ void TestHfConfig::publishedCounts_data()
     // routed + the shared expert, 48 x 314,664,960 + 2,068,976,640 = 17,172,894,720.
     QTest::newRow("Llama 4 Scout (text)")
         << "llama-4-scout-17b-16e.json" << 107769861120LL << 17172894720LL;
+    // Llama 4 Maverick, text model only ("17B active", "400B total"; modeling_llama4.py).
+    // interleave_moe_layer_step 2: Llama4TextConfig's moe_layers = range(1, 48, 2), so
+    // blocks 1, 3, ..., 47 hold Llama4TextMoe and blocks 0, 2, ..., 46 Llama4TextMLP of
+    // intermediate_size_mlp 16384. use_qk_norm is false (and Llama4TextL2Norm has no
+    // weights); the NoPE blocks (no_rope_layers) only skip the weightless rotary embedding.
+    // Attention 62,914,560 and 2 RMSNorms 10,240 in every block (as Scout).
+    // Dense block: + 3 x 5120 x 16384 = 251,658,240 -> 314,583,040.
+    // MoE block: + 128 routed experts (gate_up_proj 5120 x 2 x 8192 and down_proj 8192 x
+    // 5120 each) and the shared expert (Llama4TextMLP, intermediate_size 8192), 129 x
+    // 125,829,120 = 16,231,956,480, + Llama4Router Linear(5120, 128, bias=False) 655,360
+    // -> 16,295,536,640.
+    // Total 24 x 314,583,040 + 24 x 16,295,536,640 + 2 x 202048 x 5120 + 5120 =
+    // 7,549,992,960 + 391,092,879,360 + 2,068,976,640 = 400,711,848,960 (the card's
+    // "400B"; with the same vision_config as Scout's, 871,932,416, 401,583,781,376).
+    // Active: one routed + the shared expert in each MoE block,
+    // 24 x 314,583,040 + 24 x 315,238,400 + 2,068,976,640 = 17,184,691,200.
+    QTest::newRow("Llama 4 Maverick (text)")
+        << "llama-4-maverick-17b-128e.json" << 400711848960LL << 17184691200LL;
     // Phi-3-mini ("3.8B"): fused qkv_proj 3072 x 9216 and o_proj = 4 x 3072^2, fused
     // gate_up_proj 3072 x 16384 and down_proj = 3 x 3072 x 8192, 2 RMSNorms: 113,252,352
     // per block; 32 x 113,252,352 + 2 x 32064 x 3072 + 3072 = 3,821,079,552 (3.82B).
@@ -263,6 +283,22 @@ void TestHfConfig::newerFamilyDetails()
                             "(Llama4ForConditionalGeneration); only the language model "
                             "(llama4_text) is counted, not the vision encoder and projector "
                             "(vision_config)"));
+    // Llama 4 Maverick: MoE in every second block (blocks 1, 3, ..., 47), dense blocks
+    // between them intermediate_size_mlp wide.
+    m = import(readData(QFINDTESTDATA("data/llama-4-maverick-17b-128e.json")), &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->experts, 128);
+    QCOMPARE(m->architecture->activeExperts, 1);
+    QCOMPARE(m->architecture->sharedExperts, 1);
+    QCOMPARE(m->architecture->denseLayers, 0);
+    QCOMPARE(m->architecture->moeLayerStep, 2);
+    QCOMPARE(m->architecture->moeLayerCount(), 24);
+    QVERIFY(!m->architecture->isMoeLayer(0));
+    QVERIFY(m->architecture->isMoeLayer(47));
+    QCOMPARE(qint64(m->architecture->ffn), 16384LL);
+    QCOMPARE(qint64(m->architecture->effectiveExpertFfn()), 8192LL);
+    QCOMPARE(QString::fromStdString(m->displayName),
+             QStringLiteral("Llama 4 (text) 400.7B (config.json)"));
     // Qwen2-VL's original file: the text fields at the top level, Qwen2's Q/K/V biases.
     m = import(readData(QFINDTESTDATA("data/qwen2-vl-7b-instruct.json")), &error);
     QVERIFY2(m, qPrintable(error));
@@ -456,6 +492,60 @@ void TestHfConfig::namesFromTheRepository()
     QCOMPARE(QString::fromStdString(m->displayName), QStringLiteral("Mixtral 46.7B (config.json)"));
 }
 
+void TestHfConfig::llama4Interleaved_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<int>("denseLayers");
+    QTest::addColumn<int>("step");
+    QTest::addColumn<qint64>("total");
+    const QByteArray fields = R"("model_type": "llama4_text", "hidden_size": 5120,
+        "intermediate_size": 8192, "intermediate_size_mlp": 16384, "num_hidden_layers": 48,
+        "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+        "vocab_size": 202048, "num_local_experts": 128, "num_experts_per_tok": 1)";
+    auto config = [&fields](const char *moe) {
+        return QByteArray(R"({"model_type": "llama4", "text_config": {)") + fields + ", " + moe +
+               "}}";
+    };
+    // Maverick's shape with the step (formerly refused as interleaved): the file's
+    // total, 400,711,848,960 (publishedCounts above).
+    QTest::newRow("interleave_moe_layer_step 2")
+        << config(R"("interleave_moe_layer_step": 2)") << 0 << 2 << 400711848960LL;
+    // The same blocks listed, as newer config.json files spell them out.
+    QByteArray odd = R"("moe_layers": [)";
+    for (int l = 1; l < 48; l += 2)
+        odd += QByteArray::number(l) + (l < 47 ? ", " : "]");
+    QTest::newRow("moe_layers 1, 3, ..., 47")
+        << config(odd.constData()) << 0 << 2 << 400711848960LL;
+    // Every third block from 2 on (range(2, 48, 3): 16 MoE, 32 dense):
+    // 32 x 314,583,040 + 16 x 16,295,536,640 + 2,068,976,640 = 10,066,657,280 +
+    // 260,728,586,240 + 2,068,976,640 = 272,864,220,160.
+    QTest::newRow("interleave_moe_layer_step 3")
+        << config(R"("interleave_moe_layer_step": 3)") << 0 << 3 << 272864220160LL;
+    // A dense prefix then every second block: moe_layers 9, 11, ..., 47 (20 MoE blocks)
+    // are dense blocks 0-7 and a step of 2 from block 8: denseLayers 8.
+    // 28 x 314,583,040 + 20 x 16,295,536,640 + 2,068,976,640 = 8,808,325,120 +
+    // 325,910,732,800 + 2,068,976,640 = 336,788,034,560.
+    QByteArray late = R"("moe_layers": [)";
+    for (int l = 9; l < 48; l += 2)
+        late += QByteArray::number(l) + (l < 47 ? ", " : "]");
+    QTest::newRow("dense prefix, then step 2")
+        << config(late.constData()) << 8 << 2 << 336788034560LL;
+}
+
+void TestHfConfig::llama4Interleaved()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(int, denseLayers);
+    QFETCH(int, step);
+    QFETCH(qint64, total);
+    QString error;
+    const auto m = import(json, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->denseLayers, denseLayers);
+    QCOMPARE(m->architecture->moeLayerStep, step);
+    QCOMPARE(qint64(m->parameters()), total);
+}
+
 void TestHfConfig::errors_data()
 {
     QTest::addColumn<QByteArray>("json");
@@ -566,15 +656,16 @@ void TestHfConfig::errors_data()
         << QByteArray(R"({"model_type": "mllama", "text_config": {"hidden_size": 4096}})")
         << "config.json (mllama): the cross-attention layers of Llama 3.2 Vision "
            "(cross_attention_layers) are not modelled";
-    // Llama 4 Maverick: MoE every second block (layers 1, 3, ...).
-    QTest::newRow("llama4 interleaved")
+    // Llama 4 with MoE blocks that are neither a dense prefix nor every n-th block after
+    // it (Maverick's interleave_moe_layer_step 2 is accepted: llama4Interleaved).
+    QTest::newRow("llama4 irregular moe_layers")
         << QByteArray(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
             "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
-            "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8,
+            "num_hidden_layers": 8, "num_attention_heads": 40, "num_key_value_heads": 8,
             "head_dim": 128, "vocab_size": 202048, "num_local_experts": 128,
-            "num_experts_per_tok": 1, "interleave_moe_layer_step": 2}})")
-        << "config.json (llama4): interleaved dense/MoE layers (interleave_moe_layer_step 2) are "
-           "not modelled";
+            "num_experts_per_tok": 1, "moe_layers": [1, 3, 4, 7]}})")
+        << "config.json (llama4): this dense/MoE layer pattern (moe_layers) is not modelled, "
+           "only a dense prefix, then every n-th block";
     QTest::newRow("llama4 without text_config")
         << QByteArray(R"({"model_type": "llama4", "vision_config": {}})")
         << "config.json (llama4): missing text_config";
