@@ -544,30 +544,28 @@ void TestReportCommand::inlineMixtureOfExperts()
     //   block                                                          = 15,476,864
     // Total 4 x 15,476,864 + 2 x 1000 x 1024 + 1024 = 63,956,480. Active (2 routed + the
     // shared expert): 4 x (1,321,088 + 3 x 1,572,864) + 2,049,024 = 26,207,744.
-    const Run r = run({"--layers",
-                       "4",
-                       "--hidden",
-                       "1024",
-                       "--ffn",
-                       "4096",
-                       "--heads",
-                       "8",
-                       "--kv-heads",
-                       "2",
-                       "--vocab",
-                       "1000",
-                       "--head-dim",
-                       "64",
-                       "--experts",
-                       "8",
-                       "--experts-per-token",
-                       "2",
-                       "--expert-ffn",
-                       "512",
-                       "--shared-experts",
-                       "1",
-                       "--qk-norm",
-                       "--json"});
+    // The shape both runs share; this one adds the head size and the q/k norms.
+    const QStringList shape = {"--layers",
+                               "4",
+                               "--hidden",
+                               "1024",
+                               "--ffn",
+                               "4096",
+                               "--heads",
+                               "8",
+                               "--kv-heads",
+                               "2",
+                               "--vocab",
+                               "1000",
+                               "--experts",
+                               "8",
+                               "--experts-per-token",
+                               "2",
+                               "--expert-ffn",
+                               "512",
+                               "--shared-experts",
+                               "1"};
+    const Run r = run(shape + QStringList{"--head-dim", "64", "--qk-norm", "--json"});
     QCOMPARE(r.code, 0);
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
     const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -582,27 +580,7 @@ void TestReportCommand::inlineMixtureOfExperts()
     // Without --qk-norm the count is 4 x 128 lower; without --head-dim (hidden / heads =
     // 128) queries are 1024 wide and keys and values 256: attention 2 x 1024^2 + 2 x 1024
     // x 256 = 2,621,440, 1,310,720 more per block.
-    const Run plain = run({"--layers",
-                           "4",
-                           "--hidden",
-                           "1024",
-                           "--ffn",
-                           "4096",
-                           "--heads",
-                           "8",
-                           "--kv-heads",
-                           "2",
-                           "--vocab",
-                           "1000",
-                           "--experts",
-                           "8",
-                           "--experts-per-token",
-                           "2",
-                           "--expert-ffn",
-                           "512",
-                           "--shared-experts",
-                           "1",
-                           "--json"});
+    const Run plain = run(shape + QStringList{"--json"});
     QCOMPARE(plain.code, 0);
     QCOMPARE(QJsonDocument::fromJson(plain.out.toUtf8()).object()["parameters"].toInteger(),
              63956480LL - 4 * 128 + 4 * 1310720LL);
