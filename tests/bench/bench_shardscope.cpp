@@ -122,11 +122,13 @@ void BM_Schedule(benchmark::State &state)
 BENCHMARK(BM_Schedule)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
 /// A model-size slider step at a fixed GPU count, through the ScenarioModel,
-/// the engine, the chart update and the finished (queued) replot and repaint.
-void BM_SliderToReplot(benchmark::State &state)
+/// the engine, the chart update and the finished (queued) replot and repaint, in a
+/// 1920 x 1080 window, in presentation mode when `presentation`.
+void sliderToReplot(benchmark::State &state, bool presentation)
 {
     MainWindow w;
     w.resize(1920, 1080);
+    w.setPresentationMode(presentation);
     w.show();
     QApplication::processEvents();
     w.gpuSpin()->setValue(int(state.range(0)));
@@ -188,6 +190,26 @@ void BM_SliderToReplot(benchmark::State &state)
                                 .constData());
     state.counters["replots"] = replots;
 }
+
+void BM_SliderToReplot(benchmark::State &state)
+{
+    sliderToReplot(state, false);
+}
+
+/// The same drag in presentation mode (a projector: large type, thick lines, 1920 x
+/// 1080).
+void BM_SliderToReplotPresentation(benchmark::State &state)
+{
+    sliderToReplot(state, true);
+}
+BENCHMARK(BM_SliderToReplotPresentation)
+    ->Arg(1)
+    ->Arg(8)
+    ->Arg(16)
+    ->Arg(17)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SliderToReplot)
     ->Arg(1)
     ->Arg(8)
