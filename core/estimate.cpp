@@ -727,6 +727,26 @@ const char *frameworkNote(Framework fw, Recompute recompute)
 
 /// The note an FP8 recipe adds to the report: which implementation produced the numbers
 /// (Transformer Engine, or torchao under the fsdp2 profile) and what it changes.
+/// Bytes of a GPU's optimizer states that a paged optimizer moves to host RAM: the
+/// excess of the GPU's total `b` over `capacity`, at most its pageable share of the
+/// optimizer states (`pageable` of every `trainable` parameters; equal counts when all
+/// are pageable). 0 when the GPU's bytes fit. bitsandbytes allocates the states with
+/// cudaMallocManaged (functional.py get_paged) and the driver evicts pages to host RAM
+/// when the GPU runs out (Dettmers et al. 2023, QLoRA, section 3 "Paged Optimizers");
+/// how many bytes move is modelled, not which pages or when.
+std::int64_t pagedOptimizerBytes(const ComponentBytes &b, std::int64_t capacity,
+                                 std::int64_t pageable, std::int64_t trainable)
+{
+    const std::int64_t over = b.total() - capacity;
+    if (over <= 0 || b.optimizerStates <= 0 || pageable <= 0 || trainable <= 0)
+        return 0;
+    const std::int64_t states =
+        pageable >= trainable
+            ? b.optimizerStates
+            : std::int64_t(wideQuotient(Wide(b.optimizerStates) * pageable, trainable));
+    return std::min(over, states);
+}
+
 const char *fp8Note(Framework fw, Fp8Recipe r)
 {
     if (fw == Framework::Fsdp2)
@@ -858,10 +878,19 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     const FineTuning &ft = s.fineTuning;
     const bool lora = ft.enabled();
     std::int64_t loraPerBlock = 0;
+    // Under LoRA, the adapter parameters per block whose optimizer states a paged
+    // optimizer may page (matrices of at least pagedOptimizerMinElements elements);
+    // without LoRA every trainable parameter counts (the norms and biases below the
+    // threshold are under 0.01% of a model).
+    std::int64_t pageablePerBlock = 0;
+    std::int64_t mostPaged = 0;
     FrozenBlock frozen;
     report.trainableParameters = prepared.parameters;
     if (lora) {
         loraPerBlock = loraLayerParameterCount(*arch, ft.loraRank, ft.loraTargets);
+        if (tr.pagedOptimizer) [[unlikely]]
+            pageablePerBlock = loraLayerParameterCount(*arch, ft.loraRank, ft.loraTargets,
+                                                       pagedOptimizerMinElements);
         frozen = frozenBlock(*arch, ft.baseFormat);
         report.trainableParameters = std::int64_t(arch->layers) * loraPerBlock;
         // Each adapted matrix keeps its rank-r intermediate (lora_A's output, the input of
@@ -1118,6 +1147,15 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         buf.fragmentation = std::int64_t(wideQuotient(beforeReserve * o.fragmentationPercent, 100));
         b.buffers =
             buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
+        if (tr.pagedOptimizer) [[unlikely]] {
+            const std::int64_t paged =
+                lora ? pagedOptimizerBytes(b, report.capacityBytes, pageablePerBlock, loraPerBlock)
+                     : pagedOptimizerBytes(b, report.capacityBytes, 1, 1);
+            b.optimizerStates -= paged;
+            g.hostBytes += paged;
+            maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
+            mostPaged = std::max(mostPaged, paged);
+        }
 
         // Communication per GPU per step (docs/architecture.md, ring collectives).
         CommunicationBytes &cm = g.communication;
@@ -1218,6 +1256,23 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         setLabel(g.label, p, g.gpuCount, i);
     }
     report.hostBytesPerNode = maxHostPerGpu * std::min(l.gpusPerNode, l.gpus);
+    if (tr.pagedOptimizer) [[unlikely]] {
+        std::string &note = nextNote(report, noteCount);
+        if (mostPaged > 0) {
+            note.assign("Paged optimizer: ");
+            note.append(formatBytes(mostPaged, ByteUnit::GB));
+            note.append(" of optimizer states per GPU paged to host RAM at most (bitsandbytes "
+                        "paged AdamW in CUDA unified memory, QLoRA section 3); the paging "
+                        "traffic is not timed.");
+        } else if (report.peakBytes() > report.capacityBytes) {
+            note.assign("Paged optimizer: nothing to page: bitsandbytes keeps the optimizer "
+                        "states of tensors under 100,000 elements on the GPU, and offloaded "
+                        "states are in host RAM already.");
+        } else {
+            note.assign("Paged optimizer: the optimizer states fit on the GPU, so nothing is "
+                        "paged (bitsandbytes pages only when GPU memory runs out).");
+        }
+    }
     if (arch && arch->isMoe()) {
         std::string &note = nextNote(report, noteCount);
         note.assign(prepared.moeNotePrefix);

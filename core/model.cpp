@@ -169,14 +169,19 @@ void denseLinears(const Architecture &a, Linear (&m)[7])
 
 } // namespace
 
-std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets)
+std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets,
+                                     std::int64_t minMatrixElements)
 {
     Linear m[7];
     denseLinears(a, m);
     std::int64_t n = 0;
-    for (int k = 0; k < 7; ++k)
-        if ((targets & (1 << k)) && m[k].in > 0)
-            n += std::int64_t(rank) * (m[k].in + m[k].out);
+    for (int k = 0; k < 7; ++k) {
+        if (!(targets & (1 << k)) || m[k].in <= 0)
+            continue;
+        for (const std::int64_t side : {m[k].in, m[k].out}) // lora_A r x in, lora_B out x r
+            if (std::int64_t(rank) * side >= minMatrixElements)
+                n += std::int64_t(rank) * side;
+    }
     return n;
 }
 

@@ -150,7 +150,10 @@ std::int64_t nonLayerParameterCount(const Architecture &a);
 /// LoRA layer: lora_A is rank x in, lora_B out x rank). Llama 2 7B, rank 8 on q and v:
 /// 2 x 8 x (4096 + 4096) = 131,072 per block. A plain (non-gated) MLP has no gate;
 /// its up and down are fc1 and fc2.
-std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets);
+/// With `minMatrixElements` > 0 only the adapter matrices of at least that many elements
+/// count (the ones bitsandbytes' paged optimizer pages: pagedOptimizerMinElements).
+std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets,
+                                     std::int64_t minMatrixElements = 0);
 
 /// The frozen bytes of one dense block's linear weights in `format` (each matrix by
 /// frozenMatrixBytes), and the elements they hold; the block's other parameters (norms,

@@ -10,6 +10,11 @@
 namespace shardscope {
 
 /// How one training step runs: batch shape, activation policy and pipeline schedule.
+/// bitsandbytes pages only the optimizer states of tensors with at least this many
+/// elements (bitsandbytes/optim/optimizer.py, Optimizer8bit.get_state_buffer: "if not
+/// self.is_paged or p.numel() < 1e5", a plain GPU tensor otherwise).
+constexpr std::int64_t pagedOptimizerMinElements = 100'000;
+
 struct Training
 {
     std::int64_t microBatchSize = 1;    ///< b, sequences per micro-batch
@@ -34,6 +39,11 @@ struct Training
     /// all but the last two layers of the stage go to host RAM during the forward pass
     /// and come back for the backward (docs/frameworks.md "Activation offload").
     bool activationOffload = false;
+    /// Paged optimizer (bitsandbytes' paged AdamW, QLoRA section 3): the optimizer
+    /// states of every tensor with at least pagedOptimizerMinElements elements live in
+    /// CUDA unified memory, and what of them does not fit in GPU memory is paged to host
+    /// RAM instead of running out of memory.
+    bool pagedOptimizer = false;
 
     /// Global batch in sequences for a data-parallel degree d: m x b x d.
     std::int64_t globalBatch(std::int64_t d) const { return microBatches * microBatchSize * d; }

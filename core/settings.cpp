@@ -418,6 +418,11 @@ const std::vector<Setting> &table()
                             "(Transformer Engine CPU offload, Megatron-Core "
                             "--cpu-offloading-num-layers L - 2); needs p = 1.",
                             false, SHARDSCOPE_FIELD(training.activationOffload, bool)));
+        v.push_back(boolean("paged_optimizer", "paged-optimizer", "Paged optimizer",
+                            "Optimizer states in CUDA unified memory (bitsandbytes paged AdamW, "
+                            "QLoRA): what does not fit on the GPU is paged to host RAM "
+                            "(tensors of 100,000 elements or more).",
+                            true, SHARDSCOPE_FIELD(training.pagedOptimizer, bool)));
         return v;
     }();
     return t;

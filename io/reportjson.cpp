@@ -192,6 +192,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
     // Fp8Recipe, Training::activationOffload), beside the profile that implements them.
     out.insert("fp8", qs(fp8RecipeId(s.training.fp8)));
     out.insert("activation_offload", s.training.activationOffload);
+    out.insert("paged_optimizer", s.training.pagedOptimizer);
     // What trains (the LoRA adapters, or every parameter) beside `parameters`.
     out.insert("trainable_parameters", qint64(r.trainableParameters));
     if (const FineTuning &f = s.fineTuning; f.enabled()) {
