@@ -421,10 +421,18 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
     ActivationSettings none = s;
     none.recompute = Recompute::None;
     const auto block = [&](int layer, std::int64_t &kept, std::int64_t &noRecompute) {
-        kept = checkedTotal(computeLayer(a, s, l, layer, c), c);
+        const LayerActivationTerms terms = computeLayer(a, s, l, layer, c);
+        kept = checkedTotal(terms, c);
         noRecompute = s.recompute == Recompute::None
                           ? kept
                           : checkedTotal(computeLayer(a, none, l, layer, c), c);
+        // Op-level selective saves outputs the backward itself never keeps (the
+        // row-parallel mm and reduce-scatter outputs): they stay beside the recomputed
+        // block, so they are added here and noRecompute - kept is what recomputing a
+        // block adds (ActivationFigures::firstBlockNoRecompute).
+        if (isOpLevel(a, s, layer)) [[unlikely]]
+            noRecompute = c.sum(noRecompute, terms.projectionOutput, terms.downOutput,
+                                terms.reduceScatterOutputs);
     };
     block(0, out.firstBlock, out.firstBlockNoRecompute);
     out.moeBlock = out.moeBlockNoRecompute = 0;

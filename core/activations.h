@@ -190,12 +190,16 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
 /// single-figure function named beside it.
 struct ActivationFigures
 {
-    std::int64_t firstBlock = 0;            ///< layerActivationBytes(a, s, 0)
-    std::int64_t firstBlockNoRecompute = 0; ///< the same with Recompute::None
+    std::int64_t firstBlock = 0; ///< layerActivationBytes(a, s, 0)
+    /// The same with Recompute::None; under op-level selective (opLevelSelective) plus the
+    /// saved outputs the backward pass itself does not keep (projectionOutput, downOutput,
+    /// reduceScatterOutputs), so that firstBlockNoRecompute - firstBlock is always what
+    /// recomputing the block adds beside what it saved (the engine's working set).
+    std::int64_t firstBlockNoRecompute = 0;
     /// MoE model: layerActivationBytes(a, s, a.firstMoeLayer()), the first block with
     /// routed experts (equal to firstBlock when that is block 0); 0 for a dense model.
     std::int64_t moeBlock = 0;
-    std::int64_t moeBlockNoRecompute = 0; ///< the same with Recompute::None
+    std::int64_t moeBlockNoRecompute = 0; ///< the same (as firstBlockNoRecompute)
     std::int64_t embedding = 0;           ///< embeddingActivationBytes(a, s)
     std::int64_t output = 0;              ///< outputActivationBytes(a, s)
     std::int64_t lossBackward = 0;        ///< lossBackwardBytes(a, s)
