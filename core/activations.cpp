@@ -101,6 +101,59 @@ struct Local
     return l;
 }
 
+/// opLevelSelective(): torchtitan's op-level policy applies to block `layer`.
+[[gnu::always_inline]] inline bool isOpLevel(const Architecture &a, const ActivationSettings &s,
+                                             int layer)
+{
+    return s.recompute == Recompute::Selective && s.framework == Framework::Fsdp2 &&
+           !a.isMoeLayer(layer) && !a.usesLatentAttention();
+}
+
+/// The terms one dense block keeps under torchtitan's op-level selective checkpointing
+/// (opLevelSelective; docs/activations.md "torchtitan's op-level selective"): the
+/// checkpoint's input, the outputs of the 1st, 3rd, 5th ... matmul in forward order
+/// (torchtitan/models/llama/model.py lines 191, 216 and 255 at 069bae2: wq, wk, wv, wo,
+/// then w1 (gate), w3 (up), w2 (down); a GELU MLP has fc1 and fc2), the flash SDPA
+/// kernel's output and fp32 logsumexp, and with sequence parallel the two saved
+/// reduce_scatter outputs. Everything else (norms, rotary, SiLU, the product, the
+/// other matmuls, dropout) is recomputed.
+template <typename Arith>
+[[gnu::always_inline]] inline LayerActivationTerms
+computeOpLevel(const Architecture &a, const ActivationSettings &s, const Local &l, Arith &c)
+{
+    LayerActivationTerms r;
+    const std::int64_t normTensor = c.product(l.normTokens, l.b, l.h, l.e);
+    r.layerInput = normTensor;
+    // mm_count % 2 == 0 recomputes the 2nd, 4th, 6th matmul: saved are those at even
+    // 0-based positions. A matmul's output is `width` wide for s / c tokens (the
+    // row-parallel ones hold h-wide partial sums before their reduction).
+    int position = 0;
+    const auto mm = [&](std::int64_t &field, std::int64_t width) {
+        if (position++ % 2 == 0)
+            field = c.product(l.tokens, l.b, width, l.e);
+    };
+    mm(r.query, l.q);
+    mm(r.key, l.kv);
+    mm(r.value, l.v);
+    mm(r.projectionOutput, l.h);
+    if (a.gatedMlp)
+        mm(r.gateOutput, l.ffn);
+    mm(r.upOutput, l.ffn);
+    mm(r.downOutput, l.h);
+    // The flash (or memory-efficient) SDPA kernel is in the save list: its output (the
+    // output projection's input) and its fp32 logsumexp. Unfused attention decomposes
+    // into bmm and softmax, none of them saved.
+    if (s.flashAttention) {
+        r.projectionInput = c.product(l.tokens, l.b, l.vExpanded, l.e);
+        r.softmaxStatistics = c.product(4, l.heads, l.tokens, l.b);
+    }
+    // Sequence parallel: the row-parallel outputs are reduce-scattered over t, and
+    // _c10d_functional.reduce_scatter_tensor is in the save list.
+    if (s.tensorParallel > 1 && s.sequenceParallel)
+        r.reduceScatterOutputs = c.product(2, normTensor);
+    return r;
+}
+
 template <typename Arith>
 [[gnu::always_inline]] inline LayerActivationTerms computeLayer(const Architecture &a,
                                                                 const ActivationSettings &s,
@@ -112,6 +165,8 @@ template <typename Arith>
         r.layerInput = normTensor;
         return r;
     }
+    if (isOpLevel(a, s, layer)) [[unlikely]]
+        return computeOpLevel(a, s, l, c);
     const std::int64_t normMask = s.dropout ? c.product(l.normTokens, l.b, l.h) : 0;
     // Unfused attention repeats K and V once per query head before the matmuls
     // (Megatron-Core DotProductAttention, Hugging Face eager), so the saved copies are
@@ -188,7 +243,8 @@ template <typename Arith>
                                                         int layer, Arith &c)
 {
     LinearInputs n;
-    if (s.fp8 == Fp8Recipe::Off || s.recompute == Recompute::Full) [[likely]]
+    if (s.fp8 == Fp8Recipe::Off || s.recompute == Recompute::Full || isOpLevel(a, s, layer))
+        [[likely]]
         return n;
     n.norm = c.product(l.normTokens, l.b, l.h);
     n.projection = c.product(l.tokens, l.b, l.vExpanded);
@@ -273,7 +329,7 @@ template <typename Arith>
                  t.projectionInput, t.attentionDropoutMask, t.mlpNormInput, t.mlpInput, t.upOutput,
                  t.gateOutput, t.downInput, t.mlpDropoutMask, t.routerScores, t.expertInput,
                  t.expertUpOutput, t.expertGateOutput, t.expertDownInput, t.expertOutput,
-                 t.layerInput);
+                 t.projectionOutput, t.downOutput, t.reduceScatterOutputs, t.layerInput);
 }
 
 template <typename Arith>
@@ -313,8 +369,9 @@ template <typename... Values> double largest(double first, Values... rest)
 /// bytes (e, or the 4-byte fp32 scores, statistics and logits) x one per-token width,
 /// at most W below; every partial product is at most the whole, since each factor is
 /// at least 1 or 0 (valid extents are positive). A total adds at most 32 such terms
-/// (the loss backward is 2 logits), so 32 x P < 2^62 suffices; the bound is taken with
-/// a further factor 2 in double precision (rounding is far below that).
+/// (the loss backward is 2 logits, the op-level reduce-scatter outputs 2 block inputs), so 32 x P <
+/// 2^62 suffices; the bound is taken with a further factor 2 in double precision (rounding is far
+/// below that).
 bool cannotOverflow(const Architecture &a, const ActivationSettings &s, const Local &l)
 {
     const double k = a.activeExperts;
@@ -364,10 +421,18 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
     ActivationSettings none = s;
     none.recompute = Recompute::None;
     const auto block = [&](int layer, std::int64_t &kept, std::int64_t &noRecompute) {
-        kept = checkedTotal(computeLayer(a, s, l, layer, c), c);
+        const LayerActivationTerms terms = computeLayer(a, s, l, layer, c);
+        kept = checkedTotal(terms, c);
         noRecompute = s.recompute == Recompute::None
                           ? kept
                           : checkedTotal(computeLayer(a, none, l, layer, c), c);
+        // Op-level selective saves outputs the backward itself never keeps (the
+        // row-parallel mm and reduce-scatter outputs): they stay beside the recomputed
+        // block, so they are added here and noRecompute - kept is what recomputing a
+        // block adds (ActivationFigures::firstBlockNoRecompute).
+        if (isOpLevel(a, s, layer)) [[unlikely]]
+            noRecompute = c.sum(noRecompute, terms.projectionOutput, terms.downOutput,
+                                terms.reduceScatterOutputs);
     };
     block(0, out.firstBlock, out.firstBlockNoRecompute);
     out.moeBlock = out.moeBlockNoRecompute = 0;
@@ -427,6 +492,11 @@ std::int64_t fp8TensorBytes(Fp8Recipe r, std::int64_t elements)
 std::int64_t fp8RecipeStateBytes(Fp8Recipe r, std::int64_t gemms)
 {
     return r == Fp8Recipe::Delayed ? gemms * 5 * (1024 + 1) * 4 : 0;
+}
+
+bool opLevelSelective(const Architecture &a, const ActivationSettings &s, int layer)
+{
+    return isOpLevel(a, s, layer);
 }
 
 std::string_view recomputeId(Recompute r)

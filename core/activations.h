@@ -1,5 +1,6 @@
 #pragma once
 
+#include "layout.h"
 #include "model.h"
 
 #include <cstdint>
@@ -26,9 +27,12 @@ namespace shardscope {
 /// Activation recomputation (checkpointing) level, Korthikanti et al. section 4.2.
 enum class Recompute
 {
-    None,      ///< keep every tensor the backward pass needs
-    Selective, ///< recompute the attention core (scores, softmax, its dropout)
-    Full,      ///< keep only each layer's input; recompute the whole layer
+    None, ///< keep every tensor the backward pass needs
+    /// Recompute the attention core (scores, softmax, its dropout); under
+    /// Framework::Fsdp2 torchtitan's op-level selective checkpointing instead
+    /// (opLevelSelective, docs/activations.md "torchtitan's op-level selective").
+    Selective,
+    Full, ///< keep only each layer's input; recompute the whole layer
 };
 
 /// Machine name of a level: "none", "selective" or "full".
@@ -81,7 +85,25 @@ struct ActivationSettings
     /// elements x activationBytes. Off: unchanged. (torchao Float8 saves them in high
     /// precision, so the engine passes Off under the fsdp2 profile.)
     Fp8Recipe fp8 = Fp8Recipe::Off;
+    /// Whose meaning of Recompute::Selective applies: Framework::Fsdp2 counts torchtitan's
+    /// op-level selective checkpointing for dense blocks (opLevelSelective); every other
+    /// framework, and every other level, is unaffected.
+    Framework framework = Framework::Generic;
 };
+
+/// True when block `layer` follows torchtitan's op-level selective activation
+/// checkpointing (ac mode "selective", selective_ac_option "op"): Recompute::Selective
+/// under Framework::Fsdp2, for a dense block (not a routed-expert block) with standard
+/// multi-head or grouped-query attention (not MLA). Those other blocks keep Megatron's
+/// attention-core count (docs/architecture.md "Known limits").
+///
+/// The policy (torchtitan/models/llama/parallelize_llama.py lines 219-272 at 069bae2,
+/// torchtitan/distributed/activation_checkpoint.py lines 257-274 at b5bcd76) saves the
+/// outputs of the ops in its save list (aten.mm, the flash / efficient SDPA kernels,
+/// c10d reduce_scatter, aten.max) except every second aten.mm of a block (the 2nd, 4th,
+/// ... in forward order: mm_count % 2 == 0), and recomputes everything else. Besides them
+/// the checkpoint keeps its input, the block input.
+bool opLevelSelective(const Architecture &a, const ActivationSettings &s, int layer = 0);
 
 /// Bytes of each tensor one transformer layer keeps for its backward pass, on one
 /// GPU, for one micro-batch (Korthikanti et al. section 4.1, generalised).
@@ -123,8 +145,17 @@ struct LayerActivationTerms
     std::int64_t expertGateOutput = 0; ///< s b k f_e e / (t c); 0 for GELU experts
     std::int64_t expertDownInput = 0;  ///< s b k f_e e / (t c)
     std::int64_t expertOutput = 0;     ///< s b k h e / c, kept for the routing-weight gradient
+    // torchtitan op-level selective (opLevelSelective) only: the row-parallel matmul
+    // outputs it saves, and with sequence parallel the saved reduce-scatter outputs.
+    std::int64_t projectionOutput = 0; ///< s b h e / c: the output projection's mm output
+    std::int64_t downOutput = 0;       ///< s b h e / c: the down projection's (w2) mm output
+    /// 2 s b h e, norm region: reduce_scatter outputs of the two row-parallel layers, only
+    /// with t > 1 and sequence parallel.
+    std::int64_t reduceScatterOutputs = 0;
     // Full recomputation.
-    std::int64_t layerInput = 0; ///< s b h e, norm region: the only tensor kept under Full
+    /// s b h e, norm region: the only tensor kept under Full; under op-level selective
+    /// the checkpoint's input (the block input).
+    std::int64_t layerInput = 0;
 
     /// Sum of the fields, bytes.
     std::int64_t total() const;
@@ -159,12 +190,16 @@ std::string validateActivationSettings(const Architecture &a, const ActivationSe
 /// single-figure function named beside it.
 struct ActivationFigures
 {
-    std::int64_t firstBlock = 0;            ///< layerActivationBytes(a, s, 0)
-    std::int64_t firstBlockNoRecompute = 0; ///< the same with Recompute::None
+    std::int64_t firstBlock = 0; ///< layerActivationBytes(a, s, 0)
+    /// The same with Recompute::None; under op-level selective (opLevelSelective) plus the
+    /// saved outputs the backward pass itself does not keep (projectionOutput, downOutput,
+    /// reduceScatterOutputs), so that firstBlockNoRecompute - firstBlock is always what
+    /// recomputing the block adds beside what it saved (the engine's working set).
+    std::int64_t firstBlockNoRecompute = 0;
     /// MoE model: layerActivationBytes(a, s, a.firstMoeLayer()), the first block with
     /// routed experts (equal to firstBlock when that is block 0); 0 for a dense model.
     std::int64_t moeBlock = 0;
-    std::int64_t moeBlockNoRecompute = 0; ///< the same with Recompute::None
+    std::int64_t moeBlockNoRecompute = 0; ///< the same (as firstBlockNoRecompute)
     std::int64_t embedding = 0;           ///< embeddingActivationBytes(a, s)
     std::int64_t output = 0;              ///< outputActivationBytes(a, s)
     std::int64_t lossBackward = 0;        ///< lossBackwardBytes(a, s)

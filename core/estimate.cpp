@@ -43,6 +43,8 @@ ActivationSettings activationSettings(const Scenario &s)
     // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
     // 45, ctx.save_for_backward(input_hp, weight_hp_t)).
     a.fp8 = s.layout.framework == Framework::Fsdp2 ? Fp8Recipe::Off : s.training.fp8;
+    // Under fsdp2 "selective" is torchtitan's op-level policy (opLevelSelective).
+    a.framework = s.layout.framework;
     return a;
 }
 
@@ -713,9 +715,11 @@ const char *frameworkNote(Framework fw, Recompute recompute)
     case Framework::Fsdp2:
         return recompute == Recompute::Selective
                    ? "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
-                     "gradient; docs/frameworks.md). Selective is counted as Megatron's "
-                     "attention-core recomputation: torchtitan's op-level selective AC is not "
-                     "modelled."
+                     "gradient; docs/frameworks.md). Selective is torchtitan's op-level "
+                     "selective AC: each dense block keeps its input, every other matmul output "
+                     "(q, v, w1, w2 of a Llama block) and the SDPA output and logsumexp, and "
+                     "recomputes the rest (torchtitan activation_checkpoint.py; "
+                     "docs/activations.md)."
                    : "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
                      "gradient; docs/frameworks.md).";
     case Framework::Megatron:

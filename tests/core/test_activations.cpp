@@ -73,6 +73,9 @@ private slots:
     void paperReductionClaims();
     void llama3_8b();
     void llama3_70b();
+    void torchtitanOpLevelSelective();
+    void torchtitanOpLevelSelectiveTensorParallel();
+    void torchtitanOpLevelSelectiveFallsBack();
     void flashAttentionRemovesScores();
     void contextParallelSplitsEverything();
     void logits();
@@ -221,6 +224,123 @@ void TestActivations::llama3_8b()
     QCOMPARE(layerBytes(test::llama3_8b(), s), 1'140'850'688LL);
     s.recompute = Recompute::Full;
     QCOMPARE(layerBytes(test::llama3_8b(), s), 67'108'864LL);
+}
+
+void TestActivations::torchtitanOpLevelSelective()
+{
+    // torchtitan's op-level selective AC (Framework::Fsdp2 + Recompute::Selective):
+    // torchtitan/models/llama/parallelize_llama.py lines 219-272 at 069bae2 save the
+    // outputs of aten.mm, the flash SDPA kernel, reduce_scatter and max, except every
+    // second mm (mm_count % 2 == 0). A Llama block's mms in forward order
+    // (torchtitan/models/llama/model.py lines 191, 216, 255): wq 1, wk 2, wv 3, wo 4,
+    // w1 5, w3 6, w2 7, so wq, wv, w1 and w2 are saved; wk, wo, w3 recomputed.
+    // Llama 3 8B, s 8192, b 1, bf16, flash, t = c = 1. Hand calculation:
+    //   block input (checkpoint input) 8192 x 4096 x 2            =  67,108,864
+    //   wq output 8192 x 4096 x 2                                  =  67,108,864
+    //   wv output 8192 x 1024 x 2                                  =  16,777,216
+    //   w1 output 8192 x 14336 x 2                                 = 234,881,024
+    //   w2 output 8192 x 4096 x 2                                  =  67,108,864
+    //   SDPA output 8192 x 4096 x 2                                =  67,108,864
+    //   SDPA logsumexp 4 x 32 x 8192                               =   1,048,576
+    //   total 8192 x 63,616                                        = 521,142,272
+    // against 1,140,850,688 for Megatron's selective (the same block, generic).
+    ActivationSettings s;
+    s.sequenceLength = 8192;
+    s.recompute = Recompute::Selective;
+    s.framework = Framework::Fsdp2;
+    QVERIFY(opLevelSelective(test::llama3_8b(), s));
+    const LayerActivationTerms x = layerActivationTerms(test::llama3_8b(), s);
+    QCOMPARE(qint64(x.layerInput), 67'108'864LL);
+    QCOMPARE(qint64(x.query), 67'108'864LL);
+    QCOMPARE(qint64(x.key), 0LL);
+    QCOMPARE(qint64(x.value), 16'777'216LL);
+    QCOMPARE(qint64(x.projectionOutput), 0LL);
+    QCOMPARE(qint64(x.gateOutput), 234'881'024LL);
+    QCOMPARE(qint64(x.upOutput), 0LL);
+    QCOMPARE(qint64(x.downOutput), 67'108'864LL);
+    QCOMPARE(qint64(x.projectionInput), 67'108'864LL);
+    QCOMPARE(qint64(x.softmaxStatistics), 1'048'576LL);
+    QCOMPARE(qint64(x.attentionNormInput + x.qkvInput + x.mlpNormInput + x.mlpInput + x.downInput +
+                    x.reduceScatterOutputs),
+             0LL);
+    QCOMPARE(qint64(x.total()), 521'142'272LL);
+    // The other profiles keep Megatron's meaning; none and full ignore the framework.
+    for (const Framework f : {Framework::Generic, Framework::DeepSpeed, Framework::Megatron}) {
+        s.framework = f;
+        QVERIFY(!opLevelSelective(test::llama3_8b(), s));
+        QCOMPARE(layerBytes(test::llama3_8b(), s), 1'140'850'688LL);
+    }
+    s.framework = Framework::Fsdp2;
+    s.recompute = Recompute::None;
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 1'141'899'264LL);
+    s.recompute = Recompute::Full;
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 67'108'864LL);
+
+    // A GELU MLP has six mms (q, k, v, o, fc1, fc2): q, v and fc1 are saved. GPT-3 175B
+    // (h 12288, 96 heads, ffn 49152), s 2048, flash:
+    //   block input, wq, wv, SDPA output 4 x 2048 x 12288 x 2     = 201,326,592
+    //   fc1 output 2048 x 49152 x 2                                = 201,326,592
+    //   logsumexp 4 x 96 x 2048                                    =     786,432
+    //   total                                                      = 403,439,616
+    ActivationSettings g;
+    g.sequenceLength = 2048;
+    g.recompute = Recompute::Selective;
+    g.framework = Framework::Fsdp2;
+    const LayerActivationTerms y = layerActivationTerms(test::gpt3_175b(), g);
+    QCOMPARE(qint64(y.upOutput), 201'326'592LL);
+    QCOMPARE(qint64(y.gateOutput + y.downOutput + y.key + y.projectionOutput), 0LL);
+    QCOMPARE(qint64(y.total()), 403'439'616LL);
+    // Unfused attention: the SDPA math path is bmm and softmax, none in the save list, so
+    // the attention output and the statistics are recomputed: 403,439,616 - 50,331,648
+    // - 786,432.
+    g.flashAttention = false;
+    QCOMPARE(layerBytes(test::gpt3_175b(), g), 352'321'536LL);
+}
+
+void TestActivations::torchtitanOpLevelSelectiveTensorParallel()
+{
+    // Llama 3 70B (h 8192, ffn 28672, 64 heads, 8 kv heads), s 8192, b 1, t 8 with
+    // sequence parallel (torchtitan's TP plan: wo and w2 RowwiseParallel with Shard(1)
+    // outputs, so each is reduce-scattered, and reduce_scatter_tensor is in the save
+    // list). Hand calculation:
+    //   block input, norm region 1024 x 8192 x 2                   =  16,777,216
+    //   wq output 8192 x (8 x 128) x 2                             =  16,777,216
+    //   wv output 8192 x 128 x 2                                   =   2,097,152
+    //   w1 output 8192 x 3584 x 2                                  =  58,720,256
+    //   w2 output, h-wide partial sums 8192 x 8192 x 2             = 134,217,728
+    //   SDPA output 8192 x 1024 x 2                                =  16,777,216
+    //   logsumexp 4 x 8 x 8192                                     =     262,144
+    //   two reduce_scatter outputs 2 x 1024 x 8192 x 2             =  33,554,432
+    //   total                                                      = 279,183,360
+    ActivationSettings s;
+    s.sequenceLength = 8192;
+    s.tensorParallel = 8;
+    s.recompute = Recompute::Selective;
+    s.framework = Framework::Fsdp2;
+    const LayerActivationTerms x = layerActivationTerms(test::llama3_70b(), s);
+    QCOMPARE(qint64(x.layerInput), 16'777'216LL);
+    QCOMPARE(qint64(x.downOutput), 134'217'728LL);
+    QCOMPARE(qint64(x.reduceScatterOutputs), 33'554'432LL);
+    QCOMPARE(qint64(x.total()), 279'183'360LL);
+    // Without sequence parallel the block input is whole and the reductions are
+    // all-reduces, not saved: 279,183,360 - 33,554,432 + 7 x 16,777,216.
+    s.sequenceParallel = false;
+    QCOMPARE(layerBytes(test::llama3_70b(), s), 363'069'440LL);
+}
+
+void TestActivations::torchtitanOpLevelSelectiveFallsBack()
+{
+    // A routed-expert block is not modelled op by op (its router and grouped expert
+    // matmuls, docs/architecture.md "Known limits"): it keeps Megatron's selective count,
+    // whatever the framework.
+    ActivationSettings s;
+    s.sequenceLength = 4096;
+    s.recompute = Recompute::Selective;
+    const std::int64_t generic = layerActivationBytes(test::mixtral8x7b(), s);
+    s.framework = Framework::Fsdp2;
+    QVERIFY(!opLevelSelective(test::mixtral8x7b(), s));
+    QCOMPARE(layerActivationBytes(test::mixtral8x7b(), s), generic);
+    QVERIFY(generic > 0);
 }
 
 void TestActivations::llama3_70b()

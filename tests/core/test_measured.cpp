@@ -7,10 +7,14 @@
 // compute, fp32 sharded parameters and gradients, AdamW. "Memory" is
 // torch.cuda.max_memory_reserved() in GiB, the peak over the run, rounded to 0.1.
 //
-// The absolute figures depend on torchtitan's op-level selective checkpointing
-// and its eager cross-entropy, which ShardScope does not model op by op. What the
-// tables do isolate is how the peak moves when only the layout changes, and that is
-// what the first tests reproduce:
+// Tables 1 and 3 ran torchtitan's op-level selective checkpointing (torchtitan
+// 9dec370 train_configs/llama3_8b.toml lines 54-55: mode 'selective',
+// selective_ac_option 'op') and an eager cross-entropy. Under --framework fsdp2 the
+// engine's selective is that op-level policy (core/activations.h opLevelSelective), so
+// the absolute peaks of every Table 1 and Table 3 row, and of torchtitan PR #808's
+// Llama 3 8B runs (commit 069bae2, "memory: 47.65GiB" on 8 H100s), are reproduced
+// within 10% (opLevelSelectiveAbsolutePeaks). What the tables isolate is also
+// reproduced:
 //  - Tables 1 and 3 run the same per-GPU work on 8 and on 128 GPUs. Activations and
 //    gathered units are the same; only the sharded model states shrink. The measured
 //    drop (15.0 to 15.4 GiB) is the engine's ZeRO-3 sharding of 16 B/param plus its
@@ -23,8 +27,7 @@
 // The Float8 rows of Tables 1 and 3 under --framework fsdp2 --fp8 delayed (torchao
 // Float8 with its FP8 all-gather): the engine reproduces what Float8 changes (nothing
 // but the all-gather bytes: the largest gathered unit, the embedding, stays bf16;
-// measured 0.2 GiB less) but not the absolute peak (51% and 63% high), for lack of
-// torchtitan's op-level selective checkpointing.
+// measured 0.2 GiB less) and the absolute peak (1.8% and 2.7% high).
 // Not reproduced: Table 4 (Llama 3.1 70B, FSDP 32 x TP 8, Float8, loss parallel),
 // where the engine predicts 56.2 GiB against 71.9 GiB measured; the gap is not
 // explained yet (docs/architecture.md, "Known limits").
@@ -121,6 +124,9 @@ private slots:
     void measuredPeakLiesBetweenRecomputeBounds();
     void float8UnderFsdp2_data();
     void float8UnderFsdp2();
+    void opLevelSelectiveAbsolutePeaks_data();
+    void opLevelSelectiveAbsolutePeaks();
+    void pr808HandCalculation();
 };
 
 void TestMeasured::modelIsLlama31_8b()
@@ -273,12 +279,10 @@ void TestMeasured::float8UnderFsdp2_data()
     QTest::addColumn<std::int64_t>("gpus");
     QTest::addColumn<double>("measuredBf16");
     QTest::addColumn<double>("measuredFloat8");
-    QTest::addColumn<double>("tolerance");
     // TorchTitan Table 1 (8 GPUs) and Table 3 (128 GPUs): "FSDP + torch.compile" and
-    // "FSDP + torch.compile + Float8", Memory (GiB). The tolerance is what the engine
-    // achieves on the absolute peak (see below), not a target.
-    QTest::newRow("8 GPUs") << std::int64_t(8) << 77.0 << 76.8 << 0.51;
-    QTest::newRow("128 GPUs") << std::int64_t(128) << 62.0 << 61.8 << 0.64;
+    // "FSDP + torch.compile + Float8", Memory (GiB).
+    QTest::newRow("8 GPUs") << std::int64_t(8) << 77.0 << 76.8;
+    QTest::newRow("128 GPUs") << std::int64_t(128) << 62.0 << 61.8;
 }
 
 void TestMeasured::float8UnderFsdp2()
@@ -290,7 +294,6 @@ void TestMeasured::float8UnderFsdp2()
     QFETCH(std::int64_t, gpus);
     QFETCH(double, measuredBf16);
     QFETCH(double, measuredFloat8);
-    QFETCH(double, tolerance);
     Scenario bf16 = torchtitanFsdp(gpus);
     bf16.layout.framework = Framework::Fsdp2;
     bf16.training.lossKernel = LossKernel::Eager; // train.py of December 2024 (above)
@@ -316,35 +319,126 @@ void TestMeasured::float8UnderFsdp2()
 
     // 2. The absolute peak. Hand calculation on 8 GPUs, s b = 16,384 tokens, bytes:
     //   model states 16 x 8,030,261,248 / 8                       16,060,522,496
-    //   per block, selective as Megatron counts it (all but the attention core):
-    //     norm inputs, qkv input, q, projection and MLP inputs 6 x 16384 x 4096 x 2,
-    //     k and v 2 x 16384 x 1024 x 2, up, gate and down 3 x 16384 x 14336 x 2
-    //     = 2,281,701,376; 32 blocks                               73,014,444,032
-    //   recomputed core (softmax statistics) 4 x 32 x 16384             2,097,152
+    //   per block, torchtitan's op-level selective (test_activations
+    //   torchtitanOpLevelSelective): block input, wq, w2 and SDPA outputs
+    //   4 x 16384 x 4096 x 2, wv 16384 x 1024 x 2, w1 16384 x 14336 x 2,
+    //   logsumexp 4 x 32 x 16384 = 1,042,284,544; 32 blocks       33,353,105,408
+    //   one block recomputed: all it keeps without recomputation
+    //   (34 x 16384 x 4096 + 4 x 32 x 16384 = 2,283,798,528) less
+    //   what it saved and its backward needs (all but w2's output,
+    //   1,042,284,544 - 134,217,728)                                1,375,731,712
     //   final norm in and out 2 x 16384 x 4096 x 2                    268,435,456
     //   logits 16384 x 128256 x 4, eager loss 2 more             25,216,155,648
     //   CUDA context 512 MiB                                          536,870,912
     //   gathered units (above)                                      3,152,019,456
-    //   fragmentation 5% of 118,250,545,152                          5,912,527,257
-    //   total 124,163,072,409 bytes = 115.64 GiB
-    // against 76.8 GiB measured: 51% high. On 128 GPUs the states are 16x smaller
-    // (1,003,782,656 bytes): 100.91 GiB against 61.8, 63% high. The gap is torchtitan's
-    // op-level selective checkpointing, which the engine does not model (Megatron's
-    // selective with FlashAttention recomputes only the softmax statistics); the
-    // measured peaks lie between the engine's full and no-recomputation bounds.
-    // docs/architecture.md "Known limits".
+    //   fragmentation 5% of 79,962,841,088                          3,998,142,054
+    //   total 83,960,983,142 bytes = 78.20 GiB
+    // against 76.8 GiB measured: 1.8% high. On 128 GPUs the states are 16x smaller
+    // (1,003,782,656 bytes): 63.47 GiB against 61.8, 2.7% high. (With Megatron's
+    // selective, the attention core only, the same run would be 115.64 GiB, 51% high.)
     if (gpus == 8)
-        QCOMPARE(rf.peakBytes(), std::int64_t(124'163'072'409));
+        QCOMPARE(rf.peakBytes(), std::int64_t(83'960'983'142));
     const double peak = double(rf.peakBytes()) / kGiB;
     const double error = std::abs(peak - measuredFloat8) / measuredFloat8;
     QVERIFY2(
-        error < tolerance,
+        error < 0.10,
         qPrintable(
             QStringLiteral("predicted %1 GiB, measured %2 GiB").arg(peak).arg(measuredFloat8)));
     Scenario full = fp8, none = fp8;
     full.training.recompute = Recompute::Full;
     none.training.recompute = Recompute::None;
     QVERIFY(peakGiB(full) < measuredFloat8 && measuredFloat8 < peakGiB(none));
+}
+
+void TestMeasured::opLevelSelectiveAbsolutePeaks_data()
+{
+    QTest::addColumn<std::int64_t>("gpus");
+    QTest::addColumn<std::int64_t>("microBatch");
+    QTest::addColumn<bool>("float8AllGather");
+    QTest::addColumn<double>("measured");
+    // Every row ran torchtitan's op-level selective AC and the eager cross-entropy, on
+    // 95 GiB H100s, Llama 3(.1) 8B, sequence 8192, FSDP over all GPUs. Memory is
+    // torch.cuda.max_memory_reserved() in GiB.
+    // TorchTitan Tables 1 (8 GPUs) and 3 (128 GPUs), local batch 2. Float8 there is
+    // torchao tensorwise with the FP8 all-gather (--fp8 delayed under fsdp2).
+    QTest::newRow("Table 1 FSDP") << std::int64_t(8) << std::int64_t(2) << false << 82.4;
+    QTest::newRow("Table 1 FSDP + compile") << std::int64_t(8) << std::int64_t(2) << false << 77.0;
+    QTest::newRow("Table 1 + Float8") << std::int64_t(8) << std::int64_t(2) << true << 76.8;
+    QTest::newRow("Table 3 FSDP") << std::int64_t(128) << std::int64_t(2) << false << 67.0;
+    QTest::newRow("Table 3 FSDP + compile")
+        << std::int64_t(128) << std::int64_t(2) << false << 62.0;
+    QTest::newRow("Table 3 + Float8") << std::int64_t(128) << std::int64_t(2) << true << 61.8;
+    // torchtitan PR #808 (commit 069bae2 message): llama3_8b.toml (batch_size 1,
+    // seq_len 8192, mode 'selective', selective_ac_option 'op') on 8 H100s with
+    // --training.compile; loss eager (torchtitan/components/loss.py at 069bae2: "compiling
+    // loss function causes CUDA errors, turning off for now"). Step 20 or 30 memory:
+    // bf16 47.65, float8 rowwise 47.77 (bf16 all-gather, high-precision saved inputs:
+    // what the engine counts for fp8 off), float8 tensorwise with the FP8 all-gather
+    // 47.32.
+    QTest::newRow("PR 808 bf16") << std::int64_t(8) << std::int64_t(1) << false << 47.65;
+    QTest::newRow("PR 808 rowwise") << std::int64_t(8) << std::int64_t(1) << false << 47.77;
+    QTest::newRow("PR 808 tensorwise") << std::int64_t(8) << std::int64_t(1) << true << 47.32;
+}
+
+void TestMeasured::opLevelSelectiveAbsolutePeaks()
+{
+    QFETCH(std::int64_t, gpus);
+    QFETCH(std::int64_t, microBatch);
+    QFETCH(bool, float8AllGather);
+    QFETCH(double, measured);
+    Scenario s = torchtitanFsdp(gpus);
+    s.layout.framework = Framework::Fsdp2;
+    s.training.microBatchSize = microBatch;
+    s.training.lossKernel = LossKernel::Eager;
+    s.training.fp8 = float8AllGather ? Fp8Recipe::Delayed : Fp8Recipe::Off;
+    const double peak = peakGiB(s);
+    // Within 10% of every measurement (hand calculations in float8UnderFsdp2 and
+    // pr808HandCalculation). The eager rows are the engine's largest misses (5.1% and
+    // 5.3% low): torch.compile lowers the measured peak by 5.4 and 5.0 GiB, which the
+    // engine does not model (it predicts the same peak with and without compile).
+    const double error = std::abs(peak - measured) / measured;
+    QVERIFY2(
+        error < 0.10,
+        qPrintable(QStringLiteral("predicted %1 GiB, measured %2 GiB").arg(peak).arg(measured)));
+    // Megatron's meaning of selective (the generic profile) is far off: its blocks and
+    // recomputed core take 35.66 GiB more on the tables' runs, 17.83 GiB on PR #808's.
+    Scenario megatronStyle = s;
+    megatronStyle.layout.framework = Framework::Generic;
+    megatronStyle.training.fp8 = Fp8Recipe::Off;
+    QVERIFY(std::abs(peakGiB(megatronStyle) - measured) / measured > 0.35);
+}
+
+void TestMeasured::pr808HandCalculation()
+{
+    // torchtitan PR #808's baseline, Llama 3 8B, b 1, s 8192 on 8 GPUs, bytes:
+    //   model states 16 x 8,030,261,248 / 8                       16,060,522,496
+    //   per block, op-level selective: block input, wq, w2 and SDPA outputs
+    //   4 x 8192 x 4096 x 2, wv 8192 x 1024 x 2, w1 8192 x 14336 x 2,
+    //   logsumexp 4 x 32 x 8192 = 521,142,272; 32 blocks          16,676,552,704
+    //   one block recomputed: 1,141,899,264 (no recomputation) less what it
+    //   saved and its backward needs, 521,142,272 - 67,108,864 (w2's output)
+    //                                                                 687,865,856
+    //   final norm in and out 2 x 8192 x 4096 x 2                     134,217,728
+    //   logits 8192 x 128256 x 4, eager loss 2 more              12,608,077,824
+    //   CUDA context 512 MiB                                          536,870,912
+    //   gathered units 3 x 525,336,576 x 2                          3,152,019,456
+    //   fragmentation 5% of 49,856,126,976                          2,492,806,348
+    //   total 52,348,933,324 bytes = 48.75 GiB
+    // against 47.65 GiB measured: 2.3% high. Counted as Megatron's selective (before
+    // this profile knew torchtitan's policy) the blocks were 32 x 1,140,850,688 and the
+    // recomputed core 1,048,576: 19,143,852,032 bytes more, x 1.05, a 67.47 GiB peak
+    // (+42%, issue 14).
+    Scenario s = torchtitanFsdp(8);
+    s.layout.framework = Framework::Fsdp2;
+    s.training.microBatchSize = 1;
+    s.training.lossKernel = LossKernel::Eager;
+    const MemoryReport r = estimate(s);
+    QVERIFY(r.valid());
+    // Activations: blocks, the recomputed block, final norm, logits and the eager loss's
+    // two logits-sized tensors.
+    QCOMPARE(r.groups[0].bytes.activations, std::int64_t(16'676'552'704) + 687'865'856 +
+                                                134'217'728 + 4'202'692'608 + 8'405'385'216);
+    QCOMPARE(r.peakBytes(), std::int64_t(52'348'933'324));
 }
 
 QTEST_APPLESS_MAIN(TestMeasured)
