@@ -199,7 +199,8 @@ void appendNumber(std::string &out, std::int64_t v)
 
 /// A group's label, "1 GPU", "all 64 GPUs" or "stage 3", written over `label` (left
 /// as it is when it already reads so: a re-estimate rewrites nothing).
-void setLabel(std::string &label, int stages, std::int64_t gpuCount, int stage)
+[[gnu::always_inline]] inline void setLabel(std::string &label, int stages, std::int64_t gpuCount,
+                                            int stage)
 {
     char text[40];
     char *end = text;
@@ -214,19 +215,34 @@ void setLabel(std::string &label, int stages, std::int64_t gpuCount, int stage)
         if (stages == 1)
             put(" GPUs");
     }
-    // Compared in place, eight characters a step (a library memcmp call costs more than
-    // these few characters); the tail one by one.
+    // Compared in place, eight characters a step and the last eight (or, under eight, the
+    // first and the last four) overlapping the step before: a library memcmp call costs
+    // more than these few characters. Every label has at least five ("1 GPU").
     const std::size_t length = std::size_t(end - text);
+    const auto word8 = [](const char *at) {
+        std::uint64_t w;
+        std::memcpy(&w, at, 8);
+        return w;
+    };
+    const auto word4 = [](const char *at) {
+        std::uint32_t w;
+        std::memcpy(&w, at, 4);
+        return w;
+    };
     bool same = label.size() == length;
-    std::size_t k = 0;
-    for (; same && k + 8 <= length; k += 8) {
-        std::uint64_t a, b;
-        std::memcpy(&a, label.data() + k, 8);
-        std::memcpy(&b, text + k, 8);
-        same = a == b;
+    if (same) {
+        const char *held = label.data();
+        if (length >= 8) {
+            for (std::size_t k = 0; same && k + 8 < length; k += 8)
+                same = word8(held + k) == word8(text + k);
+            same = same && word8(held + length - 8) == word8(text + length - 8);
+        } else if (length >= 4) {
+            same =
+                word4(held) == word4(text) && word4(held + length - 4) == word4(text + length - 4);
+        } else {
+            same = label.compare(0, length, text, length) == 0;
+        }
     }
-    for (; same && k < length; ++k)
-        same = label[k] == text[k];
     if (!same)
         label.assign(text, length);
 }
@@ -274,6 +290,7 @@ Overheads noOverheads()
     o.fragmentationPercent = 0;
     return o;
 }
+const Overheads noOverheadsAtAll = noOverheads();
 
 bool usesSchedule(const Scenario &s)
 {
@@ -359,13 +376,25 @@ int stageLayerCount(int layers, int stages, int stage, bool balanced)
     return int(quotient(layers, stages)) + (stage < remainder(layers, stages) ? 1 : 0);
 }
 
+namespace {
+
+/// A recipe's byte counts are each 0 .. 64 and add up to at least one byte per parameter
+/// (validateRecipe() is empty exactly then).
+bool recipeInRange(const Recipe &r)
+{
+    const auto inRange = [](std::int64_t v) { return v >= 0 && v <= 64; };
+    return (inRange(r.weightBytes) & inRange(r.gradientBytes) & inRange(r.masterWeightBytes) &
+            inRange(r.optimizerBytes)) &&
+           r.totalBytesPerParameter() > 0;
+}
+
+} // namespace
+
 std::string validateRecipe(const Recipe &r)
 {
     const std::int64_t fields[] = {r.weightBytes, r.gradientBytes, r.masterWeightBytes,
                                    r.optimizerBytes};
-    const auto inRange = [](std::int64_t v) { return v >= 0 && v <= 64; };
-    if (inRange(fields[0]) && inRange(fields[1]) && inRange(fields[2]) && inRange(fields[3]) &&
-        r.totalBytesPerParameter() > 0)
+    if (recipeInRange(r))
         return {};
     const char *names[] = {"weight", "gradient", "master-weight", "optimizer"};
     for (int i = 0; i < 4; ++i) {
@@ -437,122 +466,141 @@ thread_local FiguresMemo lastFigures;
 /// The next PreparedModel::serial (prepare() may run on several threads).
 std::atomic<std::uint64_t> nextSerial{1};
 
-/// validate(prepared, s), also filling `figures` (the activation figures) once the
-/// checks reach them with an architecture: the engine reads them instead of computing
-/// them again.
-std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFigures &figures)
+/// Activation figures of a model without an architecture (all zero: none modelled).
+const ActivationFigures noFigures;
+
+/// validate(prepared, s) for the engine: true when the scenario can be estimated, else
+/// false with validate()'s reason in `error` (which is not written otherwise). Once the
+/// checks reach them, `figures` points at the activation figures (this thread's memo of
+/// them, valid until its next check; all zero without an architecture): the engine reads
+/// them instead of computing them again.
+bool check(const PreparedModel &prepared, const Scenario &s, std::string &error,
+           const ActivationFigures *&figures)
 {
+    // The reason is built only on a refusal: a valid scenario allocates nothing.
+    const auto fail = [&error](auto &&reason) {
+        error = std::forward<decltype(reason)>(reason);
+        return false;
+    };
+    figures = &noFigures;
     // The model's own checks (architecture, then the count bounds) come first.
-    if (!prepared.error.empty())
-        return prepared.error;
+    if (!prepared.error.empty()) [[unlikely]]
+        return fail(prepared.error);
     const auto &arch = prepared.architecture;
-    if (auto e = validateRecipe(s.recipe); !e.empty())
-        return "recipe: " + e;
+    if (!recipeInRange(s.recipe)) [[unlikely]]
+        return fail("recipe: " + validateRecipe(s.recipe));
 
     const Layout &l = s.layout;
     if (l.gpus < 1)
-        return "gpus must be at least 1 (got " + str(l.gpus) + ")";
+        return fail("gpus must be at least 1 (got " + str(l.gpus) + ")");
     if (l.gpus > maxGpus)
-        return "gpus must be at most " + str(maxGpus) + " (got " + str(l.gpus) + ")";
-    const std::pair<const char *, int> degrees[] = {{"tensor parallel", l.tensorParallel},
-                                                    {"pipeline parallel", l.pipelineParallel},
-                                                    {"context parallel", l.contextParallel},
-                                                    {"expert parallel", l.expertParallel}};
-    for (const auto &[name, v] : degrees)
-        if (v < 1 || v > maxParallelDegree)
-            return std::string(name) + " size must be between 1 and " + str(maxParallelDegree) +
-                   " (got " + str(v) + ")";
+        return fail("gpus must be at most " + str(maxGpus) + " (got " + str(l.gpus) + ")");
+    const auto degreeInRange = [](int v) { return v >= 1 && v <= maxParallelDegree; };
+    // All four at once (&, not &&: one branch); the first bad one is named.
+    if (!(degreeInRange(l.tensorParallel) & degreeInRange(l.pipelineParallel) &
+          degreeInRange(l.contextParallel) & degreeInRange(l.expertParallel))) [[unlikely]] {
+        const std::pair<const char *, int> degrees[] = {{"tensor parallel", l.tensorParallel},
+                                                        {"pipeline parallel", l.pipelineParallel},
+                                                        {"context parallel", l.contextParallel},
+                                                        {"expert parallel", l.expertParallel}};
+        for (const auto &[name, v] : degrees)
+            if (!degreeInRange(v))
+                return fail(std::string(name) + " size must be between 1 and " +
+                            str(maxParallelDegree) + " (got " + str(v) + ")");
+    }
     if (remainder(l.gpus, l.modelParallel()) != 0)
-        return "gpus (" + str(l.gpus) + ") is not divisible by t x p x c (" +
-               str(l.tensorParallel) + " x " + str(l.pipelineParallel) + " x " +
-               str(l.contextParallel) + " = " + str(l.modelParallel()) + ")";
+        return fail("gpus (" + str(l.gpus) + ") is not divisible by t x p x c (" +
+                    str(l.tensorParallel) + " x " + str(l.pipelineParallel) + " x " +
+                    str(l.contextParallel) + " = " + str(l.modelParallel()) + ")");
     if (!arch && (l.tensorParallel > 1 || l.pipelineParallel > 1))
-        return "tensor and pipeline parallelism need an architecture: a plain parameter count "
-               "cannot be split by layer";
+        return fail("tensor and pipeline parallelism need an architecture: a plain parameter count "
+                    "cannot be split by layer");
     if (arch) {
         if (l.pipelineParallel > arch->layers)
-            return "pipeline stages (" + str(l.pipelineParallel) + ") exceed layers (" +
-                   str(arch->layers) + ")";
+            return fail("pipeline stages (" + str(l.pipelineParallel) + ") exceed layers (" +
+                        str(arch->layers) + ")");
         if (l.balancedStages) {
             if (l.pipelineParallel > 1 &&
                 remainder(std::int64_t(arch->layers) + 2, l.pipelineParallel) != 0)
-                return "balanced stages need p dividing layers + 2 (" +
-                       str(std::int64_t(arch->layers) + 2) +
-                       "; got p = " + str(l.pipelineParallel) + ")";
+                return fail("balanced stages need p dividing layers + 2 (" +
+                            str(std::int64_t(arch->layers) + 2) +
+                            "; got p = " + str(l.pipelineParallel) + ")");
         } else if (remainder(arch->layers, l.pipelineParallel) != 0 && !l.allowUnevenStages)
-            return "layers (" + str(arch->layers) + ") are not divisible by pipeline stages (" +
-                   str(l.pipelineParallel) + "); allow uneven stages or change p";
+            return fail("layers (" + str(arch->layers) +
+                        ") are not divisible by pipeline stages (" + str(l.pipelineParallel) +
+                        "); allow uneven stages or change p");
     }
     // d x c; the degrees are positive here, so dataParallel() is gpus / (t p c).
     const std::int64_t dc = quotient(l.gpus, l.modelParallel()) * l.contextParallel;
     if (l.hsdpShardSize < 0 || (l.hsdpShardSize > 0 && remainder(dc, l.hsdpShardSize) != 0))
-        return "HSDP shard size (" + str(l.hsdpShardSize) +
-               ") must divide the data x context parallel ranks (" + str(dc) + ")";
+        return fail("HSDP shard size (" + str(l.hsdpShardSize) +
+                    ") must divide the data x context parallel ranks (" + str(dc) + ")");
     if (l.hsdpShardSize > 0 && l.zeroStage == ZeroStage::Ddp)
-        return "HSDP shards model states: pick ZeRO-1, 2 or 3";
+        return fail("HSDP shards model states: pick ZeRO-1, 2 or 3");
     if (const int e = l.expertParallel; e > 1) {
         // Megatron-Core carves the expert-parallel group out of the data (and, folded,
         // context) parallel ranks: expert data parallel = world / (t x e x p).
         if (!arch || !arch->isMoe())
-            return "expert parallelism needs a mixture-of-experts model";
+            return fail("expert parallelism needs a mixture-of-experts model");
         if (remainder(arch->experts, e) != 0)
-            return "experts (" + str(arch->experts) +
-                   ") are not divisible by expert parallel size (" + str(e) + ")";
+            return fail("experts (" + str(arch->experts) +
+                        ") are not divisible by expert parallel size (" + str(e) + ")");
         if (remainder(dc, e) != 0)
-            return "expert parallel size (" + str(e) +
-                   ") must divide the data x context parallel ranks (" + str(dc) + ")";
+            return fail("expert parallel size (" + str(e) +
+                        ") must divide the data x context parallel ranks (" + str(dc) + ")");
         if (l.hsdpShardSize > 0 && remainder(l.hsdpShardSize, e) != 0)
-            return "expert parallel size (" + str(e) + ") must divide the HSDP shard size (" +
-                   str(l.hsdpShardSize) + ")";
+            return fail("expert parallel size (" + str(e) + ") must divide the HSDP shard size (" +
+                        str(l.hsdpShardSize) + ")");
     }
     if (l.framework == Framework::Megatron && l.zeroStage > ZeroStage::Zero1)
-        return "megatron: Megatron-Core's distributed optimizer shards optimizer states only: "
-               "pick ddp or zero1 (or the deepspeed or fsdp2 framework)";
+        return fail("megatron: Megatron-Core's distributed optimizer shards optimizer states only: "
+                    "pick ddp or zero1 (or the deepspeed or fsdp2 framework)");
     if (s.fineTuning.loraAlpha < 1 || s.fineTuning.loraAlpha > maxLoraRank)
-        return "LoRA alpha must be between 1 and " + str(maxLoraRank) + " (got " +
-               str(s.fineTuning.loraAlpha) + ")";
+        return fail("LoRA alpha must be between 1 and " + str(maxLoraRank) + " (got " +
+                    str(s.fineTuning.loraAlpha) + ")");
     if (const FineTuning &f = s.fineTuning; f.loraRank != 0 || f.baseFormat != BaseFormat::Bf16) {
         if (f.loraRank < 0 || f.loraRank > maxLoraRank)
-            return "LoRA rank must be between 0 and " + str(maxLoraRank) + " (got " +
-                   str(f.loraRank) + ")";
+            return fail("LoRA rank must be between 0 and " + str(maxLoraRank) + " (got " +
+                        str(f.loraRank) + ")");
         if (f.loraRank == 0)
-            return "base format " + std::string(baseFormatId(f.baseFormat)) +
-                   " is for a frozen base: set a LoRA rank";
+            return fail("base format " + std::string(baseFormatId(f.baseFormat)) +
+                        " is for a frozen base: set a LoRA rank");
         if (f.loraTargets <= 0 || f.loraTargets > LoraAllLinear)
-            return "LoRA targets must name at least one of q, k, v, o, gate, up, down";
+            return fail("LoRA targets must name at least one of q, k, v, o, gate, up, down");
         if (!arch)
-            return "LoRA needs the model's architecture (a plain parameter count has no "
-                   "matrices to adapt)";
+            return fail("LoRA needs the model's architecture (a plain parameter count has no "
+                        "matrices to adapt)");
         if (arch->isMoe() || arch->usesLatentAttention())
-            return "LoRA is modelled for dense models with ordinary attention only";
+            return fail("LoRA is modelled for dense models with ordinary attention only");
         if (l.tensorParallel > 1)
-            return "LoRA is modelled without tensor parallelism (t = 1)";
+            return fail("LoRA is modelled without tensor parallelism (t = 1)");
     }
     if (l.offload != Offload::None && l.zeroStage == ZeroStage::Ddp)
-        return "CPU offload needs ZeRO stage 1 or higher (DeepSpeed ZeRO-Offload)";
+        return fail("CPU offload needs ZeRO stage 1 or higher (DeepSpeed ZeRO-Offload)");
     if (l.offload == Offload::OptimizerAndParams && l.zeroStage != ZeroStage::Zero3)
-        return "offloading parameters needs ZeRO-3 / FSDP (only sharded weights can live on the "
-               "host)";
+        return fail(
+            "offloading parameters needs ZeRO-3 / FSDP (only sharded weights can live on the "
+            "host)");
     if (l.gpusPerNode < 1 || l.gpusPerNode > maxGpusPerNode)
-        return "GPUs per node must be between 1 and " + str(maxGpusPerNode) + " (got " +
-               str(l.gpusPerNode) + ")";
+        return fail("GPUs per node must be between 1 and " + str(maxGpusPerNode) + " (got " +
+                    str(l.gpusPerNode) + ")");
     if (s.training.fp8 != Fp8Recipe::Off || s.training.activationOffload) [[unlikely]]
         if (auto e = checkFp8AndOffload(s, arch.has_value()); !e.empty())
-            return e;
+            return fail(e);
 
     const Training &t = s.training;
     if (t.microBatchSize < 1 || t.microBatchSize > maxMicroBatchSize)
-        return "micro-batch size must be between 1 and " + str(maxMicroBatchSize) + " (got " +
-               str(t.microBatchSize) + ")";
+        return fail("micro-batch size must be between 1 and " + str(maxMicroBatchSize) + " (got " +
+                    str(t.microBatchSize) + ")");
     if (t.sequenceLength < 1 || t.sequenceLength > maxSequenceLength)
-        return "sequence length must be between 1 and " + str(maxSequenceLength) + " (got " +
-               str(t.sequenceLength) + ")";
+        return fail("sequence length must be between 1 and " + str(maxSequenceLength) + " (got " +
+                    str(t.sequenceLength) + ")");
     if (t.microBatches < 1 || t.microBatches > maxMicroBatches)
-        return "micro-batches per step must be between 1 and " + str(maxMicroBatches) + " (got " +
-               str(t.microBatches) + ")";
+        return fail("micro-batches per step must be between 1 and " + str(maxMicroBatches) +
+                    " (got " + str(t.microBatches) + ")");
     if (t.chunks < 1 || t.chunks > maxModelChunks)
-        return "chunks must be between 1 and " + str(maxModelChunks) + " (got " + str(t.chunks) +
-               ")";
+        return fail("chunks must be between 1 and " + str(maxModelChunks) + " (got " +
+                    str(t.chunks) + ")");
     if (usesSchedule(s)) {
         ScheduleParams sp;
         sp.schedule = t.schedule;
@@ -560,17 +608,17 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
         sp.microBatches = int(t.microBatches);
         sp.chunks = t.chunks;
         if (auto e = validateSchedule(sp); !e.empty())
-            return "pipeline: " + e;
+            return fail("pipeline: " + e);
         const int v = chunksOf(s);
         if (arch && l.balancedStages && l.pipelineParallel > 1) {
             // Every full stage's k = (L + 2) / p layers split into v chunks; the two short
             // stages lose one layer from their end chunk.
             const std::int64_t k = quotient(std::int64_t(arch->layers) + 2, l.pipelineParallel);
             if (remainder(k, v) != 0)
-                return "balanced stages of " + str(k) +
-                       " layer slots are not divisible by "
-                       "chunks (" +
-                       str(v) + ")";
+                return fail("balanced stages of " + str(k) +
+                            " layer slots are not divisible by "
+                            "chunks (" +
+                            str(v) + ")");
         } else if (arch) {
             // Stage by stage from 0, as stageLayerCount places them: the first L % p
             // stages hold L / p + 1 layers, the others L / p; the first stage whose
@@ -579,8 +627,8 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
             const int extra = int(remainder(arch->layers, l.pipelineParallel));
             for (const int layers : {extra > 0 ? base + 1 : base, base})
                 if (remainder(layers, v) != 0)
-                    return "layers per stage (" + str(layers) + ") are not divisible by chunks (" +
-                           str(v) + ")";
+                    return fail("layers per stage (" + str(layers) +
+                                ") are not divisible by chunks (" + str(v) + ")");
         }
     }
     if (arch) {
@@ -590,41 +638,41 @@ std::string check(const PreparedModel &prepared, const Scenario &s, ActivationFi
         // again for the same model and settings, so the reason (none) is the same too.
         const ActivationSettings settings = activationSettings(s);
         FiguresMemo &memo = lastFigures;
-        if (prepared.serial != 0 && memo.serial == prepared.serial && memo.settings == settings) {
-            figures = memo.figures;
-        } else {
-            if (auto e = activationFigures(*arch, settings, figures); !e.empty())
-                return "activations: " + e;
+        if (prepared.serial == 0 || memo.serial != prepared.serial ||
+            !(memo.settings == settings)) {
+            memo.serial = 0; // computed in place: not a memo until they pass
+            if (auto e = activationFigures(*arch, settings, memo.figures); !e.empty())
+                return fail("activations: " + e);
             memo.serial = prepared.serial;
             memo.settings = settings;
-            memo.figures = figures;
         }
+        figures = &memo.figures;
     }
     const Overheads &o = s.overheads;
     if (o.cudaContextBytes < 0 || o.cudaContextBytes > maxBufferSize)
-        return "CUDA context bytes must be between 0 and 1e12";
+        return fail("CUDA context bytes must be between 0 and 1e12");
     if (o.ddpBucketBytes < 0 || o.ddpBucketBytes > maxBufferSize)
-        return "DDP bucket bytes must be between 0 and 1e12";
+        return fail("DDP bucket bytes must be between 0 and 1e12");
     if (o.zeroBucketElements < 0 || o.zeroBucketElements > maxBufferSize)
-        return "ZeRO bucket elements must be between 0 and 1e12";
+        return fail("ZeRO bucket elements must be between 0 and 1e12");
     if (o.gatheredUnits < 1 || o.gatheredUnits > 2)
-        return "gathered FSDP units must be 1 or 2 (got " + str(o.gatheredUnits) + ")";
+        return fail("gathered FSDP units must be 1 or 2 (got " + str(o.gatheredUnits) + ")");
     if (o.fragmentationPercent < 0 || o.fragmentationPercent > 100)
-        return "fragmentation reserve must be between 0 and 100 percent (got " +
-               str(o.fragmentationPercent) + ")";
+        return fail("fragmentation reserve must be between 0 and 100 percent (got " +
+                    str(o.fragmentationPercent) + ")");
     if (o.stage3PrefetchElements < 0 || o.stage3PrefetchElements > maxBufferSize)
-        return "ZeRO-3 prefetch bucket elements must be between 0 and 1e12";
+        return fail("ZeRO-3 prefetch bucket elements must be between 0 and 1e12");
     if (o.stage3MaxLiveParameters < 0 || o.stage3MaxLiveParameters > maxBufferSize)
-        return "ZeRO-3 max live parameters must be between 0 and 1e12";
+        return fail("ZeRO-3 max live parameters must be between 0 and 1e12");
     if (o.stage3PersistenceThreshold < 0 || o.stage3PersistenceThreshold > maxBufferSize)
-        return "ZeRO-3 persistence threshold must be between 0 and 1e12";
+        return fail("ZeRO-3 persistence threshold must be between 0 and 1e12");
     if (o.subGroupElements < 1 || o.subGroupElements > maxBufferSize)
-        return "ZeRO sub-group elements must be between 1 and 1e12";
+        return fail("ZeRO sub-group elements must be between 1 and 1e12");
     if (o.hostRamBytesPerNode < 0 || o.hostRamBytesPerNode > maxHostRamBytes)
-        return "host RAM per node must be between 0 and " + str(maxHostRamBytes) + " bytes";
+        return fail("host RAM per node must be between 0 and " + str(maxHostRamBytes) + " bytes");
     if (s.gpu.capacityBytes <= 0)
-        return "gpu capacity must be positive";
-    return {};
+        return fail("gpu capacity must be positive");
+    return true;
 }
 
 } // namespace
@@ -668,8 +716,10 @@ PreparedModel prepare(const Model &model)
 
 std::string validate(const PreparedModel &prepared, const Scenario &s)
 {
-    ActivationFigures figures;
-    return check(prepared, s, figures);
+    std::string error;
+    const ActivationFigures *figures = nullptr;
+    check(prepared, s, error, figures);
+    return error;
 }
 
 std::string validate(const Scenario &s)
@@ -785,6 +835,13 @@ std::int64_t float8GatheredUnitBytes(std::int64_t elements, std::int64_t fp8Elem
 /// Fills `report` (whose error is empty and whose other fields are reset) for a valid
 /// scenario; on a refusal found while estimating (a byte count past 1 EB) sets the
 /// error and clears the groups. `noteCount` is how many notes it wrote.
+///
+/// `Plain` (plainScenario(): a dense architecture, data, tensor and pipeline
+/// parallelism, no LoRA, FP8, offload, HSDP or paging, the full report) fixes those
+/// settings at compile time, so that instance carries none of their code: the same
+/// formulas, the same report, in fewer instructions (the planner's and the sliders'
+/// common case; tests/core/test_equivalence.cpp compares both instances).
+template <bool Plain>
 void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigures &figures,
           MemoryReport &report, std::size_t &noteCount)
 {
@@ -792,14 +849,24 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     const Training &tr = s.training;
     const Recipe &r = s.recipe;
     const auto &arch = prepared.architecture;
+    // What Plain fixes (each is its runtime value otherwise).
+    const bool hasArch = Plain || arch.has_value();
+    const bool moe = !Plain && hasArch && arch->isMoe();
+    const bool statesOnly = !Plain && s.modelStatesOnly;
+    const Fp8Recipe fp8 = Plain ? Fp8Recipe::Off : tr.fp8;
+    const bool activationOffload = !Plain && tr.activationOffload;
+    const bool pagedOptimizer = !Plain && tr.pagedOptimizer;
+    const Offload offload = Plain ? Offload::None : l.offload;
+    const std::int64_t hsdpShardSize = Plain ? 0 : l.hsdpShardSize;
     const ZeroStage z = l.zeroStage;
-    const int t = l.tensorParallel, p = l.pipelineParallel, c = l.contextParallel;
+    const int t = l.tensorParallel, p = l.pipelineParallel;
+    const int c = Plain ? 1 : l.contextParallel;
     const int v = chunksOf(s);
-    const int e = l.expertParallel;
+    const int e = Plain ? 1 : l.expertParallel;
     // Layout's dataParallel(), shardGroup(), expertShardGroup() and expertDataParallel(),
     // each once (every degree is positive here).
     const std::int64_t d = quotient(l.gpus, l.modelParallel());
-    const std::int64_t shardGroup = l.hsdpShardSize > 0 ? l.hsdpShardSize : d * c;
+    const std::int64_t shardGroup = hsdpShardSize > 0 ? hsdpShardSize : d * c;
     const std::int64_t reduceGroup = d * c; // ranks holding the same parameters
     const std::int64_t expertShardGroup = quotient(shardGroup, e);
     const std::int64_t expertReduceGroup = quotient(d * c, e);
@@ -809,19 +876,19 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     report.parameters = prepared.parameters;
     report.capacityBytes = s.gpu.capacityBytes;
     report.hostCapacityBytesPerNode = s.overheads.hostRamBytesPerNode;
-    report.activationsModelled = arch.has_value() && !s.modelStatesOnly;
-    if (s.modelStatesOnly)
+    report.activationsModelled = hasArch && !statesOnly;
+    if (statesOnly)
         nextNote(report, noteCount)
             .assign("Model states only: activations and buffers are not counted.");
-    else if (!arch)
+    else if (!hasArch)
         nextNote(report, noteCount)
             .assign("Activations and FSDP gathered units are not modelled: a plain "
                     "parameter count has no layer shapes.");
     if (fw != Framework::Generic)
         nextNote(report, noteCount).assign(frameworkNote(fw, tr.recompute));
-    if (tr.fp8 != Fp8Recipe::Off)
-        nextNote(report, noteCount).assign(fp8Note(fw, tr.fp8));
-    if (tr.activationOffload && report.activationsModelled)
+    if (fp8 != Fp8Recipe::Off)
+        nextNote(report, noteCount).assign(fp8Note(fw, fp8));
+    if (activationOffload && report.activationsModelled)
         nextNote(report, noteCount)
             .assign("Activation offload: the saved activations of all but the last two layers "
                     "are in host RAM (Transformer Engine CPU offload; docs/frameworks.md); "
@@ -837,10 +904,10 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         std::int64_t activation = 0, workingSet = 0;
     } kinds[2];
     std::int64_t embeddingActivation = 0, outputActivation = 0, lossBackward = 0, vocabPerRank = 0;
-    const int denseBlocks = arch ? arch->layers - arch->moeLayerCount() : 0;
-    if (arch) {
+    const int denseBlocks = hasArch ? arch->layers - (moe ? arch->moeLayerCount() : 0) : 0;
+    if (hasArch) {
         for (int k = 0; k < 2; ++k) {
-            if ((k == 0 && denseBlocks == 0) || (k == 1 && !arch->isMoe()))
+            if ((k == 0 && denseBlocks == 0) || (k == 1 && !moe))
                 continue; // no block of this kind
             BlockKind &kind = kinds[k];
             kind.perRank = k == 0 ? blockParametersPerRank(prepared.dense, 0, t, e)
@@ -861,26 +928,30 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     // fsdp2, torchao Float8 with its FP8 all-gather under fsdp2 (tensorwise only). Linear
     // elements per block on one GPU: kind 0 dense, kind 1 MoE; the torchao all-gather
     // converts the nn.Linear modules only (routed experts are grouped GEMMs).
-    const bool teFp8 = arch && tr.fp8 != Fp8Recipe::Off && fw != Framework::Fsdp2;
-    const bool fsdpFloat8 = arch && tr.fp8 == Fp8Recipe::Delayed && fw == Framework::Fsdp2;
+    const bool teFp8 = hasArch && fp8 != Fp8Recipe::Off && fw != Framework::Fsdp2;
+    const bool fsdpFloat8 = hasArch && fp8 == Fp8Recipe::Delayed && fw == Framework::Fsdp2;
     std::int64_t fp8Linear[2] = {0, 0}, float8Gathered[2] = {0, 0};
     if (teFp8 || fsdpFloat8) {
         if (denseBlocks > 0) {
             fp8Linear[0] = linearElementsPerRank(prepared.dense, 0, t, e);
             float8Gathered[0] = shardElements(prepared.dense.split, t);
         }
-        if (arch->isMoe()) {
+        if (moe) {
             fp8Linear[1] = linearElementsPerRank(prepared.moe, arch->experts, t, e);
             float8Gathered[1] = shardElements(prepared.moe.split, t);
         }
     }
     const std::int64_t tokensPerRank = tr.microBatchSize * quotient(tr.sequenceLength, c);
-    const Overheads o = s.modelStatesOnly ? noOverheads() : s.overheads;
+    const Overheads &o = statesOnly ? noOverheadsAtAll : s.overheads;
+    // One micro-batch's hidden states on one rank, bytes (the tensor- and
+    // pipeline-parallel traffic's unit; 0 when neither is used).
+    const Wide hiddenBytes =
+        hasArch && (t > 1 || p > 1) ? Wide(tokensPerRank) * arch->hidden * tr.activationBytes : 0;
 
     // LoRA (validate() allows it for dense blocks with t = 1 only): the adapters train,
     // the base is frozen in its format (docs/frameworks.md "Fine-tuning").
     const FineTuning &ft = s.fineTuning;
-    const bool lora = ft.enabled();
+    const bool lora = !Plain && ft.enabled();
     std::int64_t loraPerBlock = 0;
     // Under LoRA, the adapter parameters per block whose optimizer states a paged
     // optimizer may page (matrices of at least pagedOptimizerMinElements elements);
@@ -892,7 +963,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     report.trainableParameters = prepared.parameters;
     if (lora) {
         loraPerBlock = loraLayerParameterCount(*arch, ft.loraRank, ft.loraTargets);
-        if (tr.pagedOptimizer) [[unlikely]]
+        if (pagedOptimizer) [[unlikely]]
             pageablePerBlock = loraLayerParameterCount(*arch, ft.loraRank, ft.loraTargets,
                                                        pagedOptimizerMinElements);
         frozen = frozenBlock(*arch, ft.baseFormat);
@@ -920,10 +991,10 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     }
 
     report.groups.resize(std::size_t(p));
-    const int layersPerStage = arch ? int(quotient(arch->layers, p)) : 0;
-    const int extraLayers = arch ? int(remainder(arch->layers, p)) : 0;
+    const int layersPerStage = hasArch ? int(quotient(arch->layers, p)) : 0;
+    const int extraLayers = hasArch ? int(remainder(arch->layers, p)) : 0;
     // Balanced stages: k = (L + 2) / p layer slots a stage, the end stages one short.
-    const bool balanced = arch && l.balancedStages && p > 1;
+    const bool balanced = hasArch && l.balancedStages && p > 1;
     const int balancedSlots = balanced ? int(quotient(std::int64_t(arch->layers) + 2, p)) : 0;
     int firstLayer = 0;
     std::int64_t maxHostPerGpu = 0;
@@ -942,13 +1013,13 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         std::int64_t psiDense = 0, psiExperts = 0;
         std::int64_t unitParams = 0;
         std::int64_t blocksOfKind[2] = {0, 0};
-        if (arch) {
+        if (hasArch) {
             g.firstLayer = firstLayer;
             g.layerCount = balanced ? (i == 0 || i == p - 1 ? balancedSlots - 1 : balancedSlots)
                                     : layersPerStage + (i < extraLayers ? 1 : 0); // stageLayerCount
             firstLayer += g.layerCount;
             // MoE blocks of [firstLayer, firstLayer + layerCount), in closed form.
-            blocksOfKind[1] = arch->moeLayersIn(g.firstLayer, g.layerCount);
+            blocksOfKind[1] = moe ? arch->moeLayersIn(g.firstLayer, g.layerCount) : 0;
             blocksOfKind[0] = g.layerCount - blocksOfKind[1];
             for (int k = 0; k < 2; ++k) {
                 psiDense += blocksOfKind[k] * kinds[k].perRank.dense;
@@ -1009,29 +1080,29 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 b.gradients = psiTrain * 4;
             }
         }
-        if (l.offload != Offload::None) {
+        if (offload != Offload::None) {
             g.hostBytes = b.masterWeights + b.optimizerStates;
             b.masterWeights = b.optimizerStates = 0;
             if (z >= ZeroStage::Zero2) {
                 g.hostBytes += b.gradients;
                 b.gradients = 0;
             }
-            if (l.offload == Offload::OptimizerAndParams) {
+            if (offload == Offload::OptimizerAndParams) {
                 g.hostBytes += b.weights;
                 b.weights = 0;
             }
         }
         if (teFp8) [[unlikely]]
-            b.weights += fp8WeightCopyBytes(tr.fp8, blocksOfKind[0], fp8Linear[0]) +
-                         fp8WeightCopyBytes(tr.fp8, blocksOfKind[1], fp8Linear[1]) +
+            b.weights += fp8WeightCopyBytes(fp8, blocksOfKind[0], fp8Linear[0]) +
+                         fp8WeightCopyBytes(fp8, blocksOfKind[1], fp8Linear[1]) +
                          // linear_qkv, linear_proj, linear_fc1, linear_fc2 (Megatron-Core's
                          // TE layer spec): 4 FP8 GEMMs per block.
-                         fp8RecipeStateBytes(tr.fp8, 4 * std::int64_t(g.layerCount));
+                         fp8RecipeStateBytes(fp8, 4 * std::int64_t(g.layerCount));
         maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
 
         // Activations at the stage's peak (Korthikanti et al. 2022; schedule bound).
         Wide activationTotal = 0;
-        if (arch)
+        if (hasArch)
             g.peakInFlight = p > 1 ? peakInFlightBound(tr.schedule, p, int(m), tr.chunks, i) : 1;
         if (report.activationsModelled) {
             // The embedding lives in chunk 0 of the first stage and the head in chunk
@@ -1056,7 +1127,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             // Activation offload (p = v = 1, validate()): one micro-batch's blocks but the
             // last two are in host RAM.
             Wide kept = chunk;
-            if (tr.activationOffload) [[unlikely]] {
+            if (activationOffload) [[unlikely]] {
                 const std::int64_t offloaded = offloadedActivationBytes(
                     blocksOfKind[0], blocksOfKind[1], kinds[0].activation, kinds[1].activation);
                 kept = chunk - offloaded;
@@ -1094,15 +1165,15 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 // One unit's unsharded gradient before its reduce-scatter (FSDP2 has no
                 // flat reduce bucket: _fsdp_collectives.py foreach_reduce); under ZeRO-3
                 // the gathered-units buffer below already holds it.
-                if (z != ZeroStage::Zero3 && !s.modelStatesOnly)
+                if (z != ZeroStage::Zero3 && !statesOnly)
                     buf.communicationBuckets = (lora ? loraPerBlock : unitParams) * r.gradientBytes;
             } else if (z != ZeroStage::Zero3 || fw == Framework::DeepSpeed)
                 // ZeRO-3's ipg bucket too: stage3.py allocates reduce_bucket_size elements.
                 buf.communicationBuckets =
                     std::min(o.zeroBucketElements, psiTrain) * r.gradientBytes;
         }
-        if (fw == Framework::DeepSpeed && z == ZeroStage::Zero3 && shardGroup > 1 && arch &&
-            !s.modelStatesOnly) {
+        if (fw == Framework::DeepSpeed && z == ZeroStage::Zero3 && shardGroup > 1 && hasArch &&
+            !statesOnly) {
             // Live gathered parameters: the unit in use and the prefetch bucket, capped by
             // stage3_max_live_parameters, in the compute dtype; plus the persistent
             // parameters (each norm weight at or under stage3_param_persistence_threshold
@@ -1121,7 +1192,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                     : 0;
             g.gatheredUnitParameters = unitParams;
             buf.gatheredUnits = live * computeBytes + persistent * r.weightBytes;
-        } else if (z == ZeroStage::Zero3 && shardGroup > 1 && arch && !s.modelStatesOnly) {
+        } else if (z == ZeroStage::Zero3 && shardGroup > 1 && hasArch && !statesOnly) {
             // Gathered weights of each unit plus one unit's unsharded gradient, both in
             // the compute dtype before reduce-scatter (DeepSpeed's estimator: 4 x largest
             // layer for one unit in fp16). The compute dtype is the activation dtype when
@@ -1131,7 +1202,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             buf.gatheredUnits = unitParams * (std::int64_t(o.gatheredUnits) + 1) *
                                 std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
         }
-        if (fsdpFloat8 && z == ZeroStage::Zero3 && shardGroup > 1 && !s.modelStatesOnly) {
+        if (fsdpFloat8 && z == ZeroStage::Zero3 && shardGroup > 1 && !statesOnly) {
             // The largest unit's buffer with its linear weights gathered in FP8 (the
             // embedding and the output head are not Float8Linear: they stay in bf16).
             const std::int64_t cb = std::min<std::int64_t>(r.weightBytes, tr.activationBytes);
@@ -1151,7 +1222,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         buf.fragmentation = std::int64_t(wideQuotient(beforeReserve * o.fragmentationPercent, 100));
         b.buffers =
             buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
-        if (tr.pagedOptimizer) [[unlikely]] {
+        if (pagedOptimizer) [[unlikely]] {
             const std::int64_t paged =
                 lora ? pagedOptimizerBytes(b, report.capacityBytes, pageablePerBlock, loraPerBlock)
                      : pagedOptimizerBytes(b, report.capacityBytes, 1, 1);
@@ -1172,7 +1243,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             if (z == ZeroStage::Zero3) {
                 // Gather weights for forward and backward, reduce-scatter gradients, every
                 // micro-batch; HSDP all-reduces the shard across the replicas.
-                if (l.hsdpShardSize > 0)
+                if (hsdpShardSize > 0)
                     return m * ringShare(Wide(n) * (2 * w + gr), shards) +
                            2 * ringShare(Wide(shardElements(n, shards)) * gr,
                                          quotient(ranks, shards));
@@ -1195,15 +1266,14 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             // not w, in the forward and the backward gathers.
             const Wide fp8Elements = Wide(blocksOfKind[0]) * float8Gathered[0] +
                                      Wide(blocksOfKind[1]) * float8Gathered[1];
-            const std::int64_t ranks = l.hsdpShardSize > 0 ? shardGroup : reduceGroup;
+            const std::int64_t ranks = hsdpShardSize > 0 ? shardGroup : reduceGroup;
             dataTraffic -=
                 m * (ringShare(fp8Elements * (2 * w), ranks) - ringShare(fp8Elements * 2, ranks));
         }
         Wide tensorTraffic = 0, pipelineTraffic = 0, contextTraffic = 0, expertTraffic = 0;
-        if (arch) {
+        if (hasArch) {
             // A collective over one rank moves nothing: each term is 0 at t, p or c = 1
             // and is left out there (pure data parallelism computes only the first).
-            const Wide hiddenBytes = Wide(tokensPerRank) * arch->hidden * tr.activationBytes;
             if (t > 1) {
                 const int allReducesPerLayer = tr.recompute == Recompute::Full ? 6 : 4;
                 tensorTraffic =
@@ -1260,7 +1330,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         setLabel(g.label, p, g.gpuCount, i);
     }
     report.hostBytesPerNode = maxHostPerGpu * std::min(l.gpusPerNode, l.gpus);
-    if (tr.pagedOptimizer) [[unlikely]] {
+    if (pagedOptimizer) [[unlikely]] {
         std::string &note = nextNote(report, noteCount);
         if (mostPaged > 0) {
             note.assign("Paged optimizer: ");
@@ -1277,7 +1347,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                         "paged (bitsandbytes pages only when GPU memory runs out).");
         }
     }
-    if (arch && arch->isMoe()) {
+    if (moe) {
         std::string &note = nextNote(report, noteCount);
         note.assign(prepared.moeNotePrefix);
         appendNumber(note, quotient(arch->experts, e));
@@ -1294,12 +1364,27 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     }
 }
 
-} // namespace
-
-void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &report)
+/// The scenarios fill<true> estimates: a dense architecture, the full report, and none
+/// of context or expert parallelism, HSDP, CPU or activation offload, FP8, a paged
+/// optimizer or LoRA (the settings fill<true> fixes at their defaults).
+bool plainScenario(const PreparedModel &prepared, const Scenario &s)
 {
-    ActivationFigures figures;
-    report.error = check(prepared, s, figures);
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    return prepared.architecture.has_value() && !prepared.architecture->isMoe() &&
+           !s.modelStatesOnly && l.contextParallel == 1 && l.expertParallel == 1 &&
+           l.hsdpShardSize == 0 && l.offload == Offload::None && t.fp8 == Fp8Recipe::Off &&
+           !t.activationOffload && !t.pagedOptimizer && !s.fineTuning.enabled();
+}
+
+/// estimate(prepared, s, report), through fill<true> for a plain scenario when
+/// `plainPath` (the engine) or always through fill<false> (estimateGeneral).
+void estimateInto(const PreparedModel &prepared, const Scenario &s, MemoryReport &report,
+                  bool plainPath)
+{
+    const ActivationFigures *figures = nullptr;
+    report.error.clear();
+    const bool valid = check(prepared, s, report.error, figures);
     report.parameters = 0;
     report.trainableParameters = 0;
     report.capacityBytes = 0;
@@ -1307,11 +1392,25 @@ void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &re
     report.hostBytesPerNode = 0;
     report.hostCapacityBytesPerNode = 0;
     std::size_t noteCount = 0;
-    if (report.valid())
-        fill(prepared, s, figures, report, noteCount);
-    else
+    if (!valid)
         report.groups.clear();
+    else if (plainPath && plainScenario(prepared, s))
+        fill<true>(prepared, s, *figures, report, noteCount);
+    else
+        fill<false>(prepared, s, *figures, report, noteCount);
     report.notes.resize(noteCount);
+}
+
+} // namespace
+
+void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &report)
+{
+    estimateInto(prepared, s, report, true);
+}
+
+void estimateGeneral(const PreparedModel &prepared, const Scenario &s, MemoryReport &report)
+{
+    estimateInto(prepared, s, report, false);
 }
 
 } // namespace shardscope

@@ -150,4 +150,10 @@ MemoryReport estimate(const PreparedModel &prepared, const Scenario &s);
 /// many scenarios of one model (tests/bench BM_Estimate measures it).
 void estimate(const PreparedModel &prepared, const Scenario &s, MemoryReport &out);
 
+/// estimate(prepared, s, out) without the engine's compiled-in fast path for plain
+/// scenarios (a dense model with data, tensor and pipeline parallelism and none of the
+/// optional features): every scenario takes the general code. The same report, field
+/// for field; tests/core/test_equivalence.cpp checks that the two paths agree.
+void estimateGeneral(const PreparedModel &prepared, const Scenario &s, MemoryReport &out);
+
 } // namespace shardscope

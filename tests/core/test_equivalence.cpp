@@ -441,6 +441,50 @@ private slots:
         QCOMPARE(sameReason, scenarioCount);
     }
 
+    /// The engine's general code alone (estimateGeneral: no compiled-in fast path for
+    /// plain scenarios, core/estimate.cpp fill<true>) on the same sequence: every report
+    /// equals estimate(prepared, s)'s, and together they reproduce the recorded digest.
+    /// The sequence holds enough plain scenarios (a dense model, the full report, none of
+    /// context or expert parallelism, HSDP, offload, FP8, paging or LoRA) for the fast
+    /// path to be compared on thousands of valid ones.
+    void generalPathMatchesFastPath()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        std::vector<PreparedModel> prepared;
+        for (const char *id : modelIds)
+            prepared.push_back(prepare(*catalog.model(id)));
+        Draw draw;
+        Fnv general;
+        MemoryReport fast, slow;
+        int same = 0, plainValid = 0;
+        for (int i = 0; i < scenarioCount; ++i) {
+            int catalogModel = -1;
+            const Scenario s = randomScenario(draw, catalog, &catalogModel);
+            const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
+            const PreparedModel &model =
+                catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
+            estimate(model, s, fast);
+            estimateGeneral(model, s, slow);
+            Fnv a, b;
+            hashReport(a, fast);
+            hashReport(b, slow);
+            same += a.state == b.state ? 1 : 0;
+            hashReport(general, slow);
+            const Layout &l = s.layout;
+            const Training &t = s.training;
+            const bool plain = model.architecture && !model.architecture->isMoe() &&
+                               !s.modelStatesOnly && l.contextParallel == 1 &&
+                               l.expertParallel == 1 && l.hsdpShardSize == 0 &&
+                               l.offload == Offload::None && t.fp8 == Fp8Recipe::Off &&
+                               !t.activationOffload && !t.pagedOptimizer && !s.fineTuning.enabled();
+            plainValid += plain && fast.valid() ? 1 : 0;
+        }
+        qInfo("plain and valid: %d of %d", plainValid, scenarioCount);
+        QCOMPARE(same, scenarioCount);
+        QCOMPARE(general.state, recordedDigest);
+        QVERIFY2(plainValid >= 10000, "too few plain scenarios to compare the fast path on");
+    }
+
     /// The engine's memo of activation figures (core/estimate.cpp, FiguresMemo): a
     /// re-estimate on the same prepared model whose activation settings are unchanged
     /// reuses the last figures. Each random scenario is estimated on the prepared path,
