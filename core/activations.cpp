@@ -14,33 +14,8 @@ constexpr std::int64_t maxMicroBatchSize = 1'000'000;
 constexpr std::int64_t maxSequenceLength = 1'000'000'000;
 constexpr int maxParallelSize = 1'048'576;
 
-// Exact int64 arithmetic that remembers whether anything overflowed: a product or sum
-// stops at the first step that overflows, sets `overflow` and gives 0.
-struct Checked
-{
-    bool overflow = false;
-
-    template <typename... Factors> std::int64_t product(Factors... factors)
-    {
-        std::int64_t r = 1;
-        if ((... && !__builtin_mul_overflow(r, std::int64_t(factors), &r)))
-            return r;
-        overflow = true;
-        return 0;
-    }
-
-    template <typename... Terms> std::int64_t sum(Terms... terms)
-    {
-        std::int64_t r = 0;
-        if ((... && !__builtin_add_overflow(r, std::int64_t(terms), &r)))
-            return r;
-        overflow = true;
-        return 0;
-    }
-};
-
 // Plain int64 arithmetic, for extents whose products and sums provably fit
-// (cannotOverflow): the same values as Checked, without the checks.
+// (cannotOverflow): the same values as Checked (intmath.h), without the checks.
 struct Unchecked
 {
     template <typename... Factors> static std::int64_t product(Factors... factors)

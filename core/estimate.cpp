@@ -183,10 +183,25 @@ Wide wideQuotient(Wide a, std::int64_t b)
     return a / b;
 }
 
-/// (n - 1) / n x bytes, the per-GPU traffic of a ring reduce-scatter or all-gather.
+/// (n - 1) / n x bytes, the per-GPU traffic of a ring reduce-scatter or all-gather,
+/// truncated. For 0 <= bytes < 2^63 - n it is bytes - ceil(bytes / n) (bytes = q n + r:
+/// both are q (n - 1) + r - [r > 0]), in 64 bits; else the 128-bit product.
 Wide ringShare(Wide bytes, std::int64_t n)
 {
-    return n <= 1 ? 0 : wideQuotient(bytes * (n - 1), n);
+    if (n <= 1)
+        return 0;
+    if (bytes >= 0 && bytes <= std::numeric_limits<std::int64_t>::max() - n) {
+        const auto b = std::int64_t(bytes);
+        return b - quotient(b + n - 1, n);
+    }
+    return wideQuotient(bytes * (n - 1), n);
+}
+
+/// trunc(x p / 100) for 0 <= p <= 100 without the product: x = 100 q + r gives q p +
+/// trunc(r p / 100), q and r of x's sign (the fragmentation reserve of a byte count).
+std::int64_t percentOf(std::int64_t x, int p)
+{
+    return x / 100 * p + x % 100 * p / 100;
 }
 
 /// Appends the decimal digits of `v` to `out` (no allocation once it has room).
@@ -1134,12 +1149,30 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 g.hostBytes += offloaded;
                 maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
             }
-            const Wide layers = Wide(g.peakInFlight) * kept;
-            const Wide embedding = Wide(g.embeddingInFlight) * embeddingActivation;
-            const Wide output = Wide(g.outputInFlight) * outputActivation;
             const std::int64_t loss = g.holdsOutputHead ? lossBackward : 0;
-            activationTotal = layers + embedding + output + workingSet + loss;
-            if (activationTotal > maxReportBytes) {
+            // The held sets and their total, in 64 bits: every term is non-negative, so a
+            // product or sum that overflows means a total past 1 EB. A chunk past 64 bits
+            // (refused too, for any set in flight) takes the 128-bit sums.
+            std::int64_t layers = 0, embedding = 0, output = 0;
+            bool tooLarge = false;
+            if (kept <= std::numeric_limits<std::int64_t>::max()) [[likely]] {
+                Checked ck;
+                layers = ck.product(g.peakInFlight, std::int64_t(kept));
+                embedding = ck.product(g.embeddingInFlight, embeddingActivation);
+                output = ck.product(g.outputInFlight, outputActivation);
+                activationTotal = ck.sum(layers, embedding, output, workingSet, loss);
+                tooLarge = ck.overflow || activationTotal > maxReportBytes;
+            } else {
+                const Wide wideLayers = Wide(g.peakInFlight) * kept;
+                const Wide wideEmbedding = Wide(g.embeddingInFlight) * embeddingActivation;
+                const Wide wideOutput = Wide(g.outputInFlight) * outputActivation;
+                activationTotal = wideLayers + wideEmbedding + wideOutput + workingSet + loss;
+                tooLarge = activationTotal > maxReportBytes;
+                layers = std::int64_t(wideLayers);
+                embedding = std::int64_t(wideEmbedding);
+                output = std::int64_t(wideOutput);
+            }
+            if (tooLarge) {
                 report.error = "activation memory exceeds 1 EB per GPU: lower the micro-batch "
                                "size or sequence length";
                 report.groups.clear();
@@ -1148,8 +1181,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
             g.chunkActivationBytes = std::int64_t(kept);
             g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? embeddingActivation : 0;
             g.outputBytesPerMicroBatch = g.holdsOutputHead ? outputActivation : 0;
-            g.activations = {std::int64_t(layers), workingSet, std::int64_t(embedding),
-                             std::int64_t(output), loss};
+            g.activations = {layers, workingSet, embedding, output, loss};
             b.activations = std::int64_t(activationTotal);
         }
 
@@ -1217,9 +1249,22 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                                    float8GatheredUnitBytes(vocabPerRank, 0, o.gatheredUnits, cb));
             buf.gatheredUnits = largest;
         }
-        const Wide beforeReserve = Wide(b.modelStates()) + b.activations + buf.cudaContext +
-                                   buf.communicationBuckets + buf.gatheredUnits;
-        buf.fragmentation = std::int64_t(wideQuotient(beforeReserve * o.fragmentationPercent, 100));
+        // The reserve is a percentage of everything else: in 64 bits unless a partial
+        // sum overflows (not for any valid scenario: each term is under 2^60), else in 128.
+        const std::int64_t reserved[] = {b.modelStates(), b.activations, buf.cudaContext,
+                                         buf.communicationBuckets, buf.gatheredUnits};
+        std::int64_t beforeReserve = 0;
+        bool overflow = false;
+        for (const std::int64_t x : reserved)
+            overflow |= __builtin_add_overflow(beforeReserve, x, &beforeReserve);
+        if (!overflow) [[likely]] {
+            buf.fragmentation = percentOf(beforeReserve, o.fragmentationPercent);
+        } else {
+            Wide wide = 0;
+            for (const std::int64_t x : reserved)
+                wide += x;
+            buf.fragmentation = std::int64_t(wideQuotient(wide * o.fragmentationPercent, 100));
+        }
         b.buffers =
             buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
         if (pagedOptimizer) [[unlikely]] {

@@ -27,4 +27,32 @@ constexpr std::int64_t remainder(std::int64_t a, std::int64_t b)
     return a % b;
 }
 
+/// Exact int64 arithmetic that remembers whether anything overflowed: a product or sum
+/// stops at the first step that overflows, sets `overflow` and gives 0 (the engine's
+/// byte counts, which are refused past 1 EB rather than wrapped).
+struct Checked
+{
+    bool overflow = false;
+
+    /// factors[0] x factors[1] x ..., or 0 with `overflow` set.
+    template <typename... Factors> std::int64_t product(Factors... factors)
+    {
+        std::int64_t r = 1;
+        if ((... && !__builtin_mul_overflow(r, std::int64_t(factors), &r)))
+            return r;
+        overflow = true;
+        return 0;
+    }
+
+    /// terms[0] + terms[1] + ..., or 0 with `overflow` set.
+    template <typename... Terms> std::int64_t sum(Terms... terms)
+    {
+        std::int64_t r = 0;
+        if ((... && !__builtin_add_overflow(r, std::int64_t(terms), &r)))
+            return r;
+        overflow = true;
+        return 0;
+    }
+};
+
 } // namespace shardscope
