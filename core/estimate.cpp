@@ -201,6 +201,9 @@ Wide ringShare(Wide bytes, std::int64_t n)
 /// trunc(r p / 100), q and r of x's sign (the fragmentation reserve of a byte count).
 std::int64_t percentOf(std::int64_t x, int p)
 {
+    constexpr std::int64_t direct = std::numeric_limits<std::int64_t>::max() / 100;
+    if (x >= 0 && x <= direct) [[likely]] // every byte count under 92 PB: the product fits
+        return std::int64_t(std::uint64_t(x) * std::uint64_t(p) / 100);
     return x / 100 * p + x % 100 * p / 100;
 }
 
@@ -1130,13 +1133,24 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
                 g.holdsOutputHead ? (p > 1 ? headInFlightBound(tr.schedule, p, int(m), v) : 1) : 0;
             // One chunk's blocks: (L_i / v) identical blocks for a dense model (exact,
             // since v divides L_i); for a MoE model the stage's blocks averaged over v.
-            const Wide stageBlocks = Wide(blocksOfKind[0]) * kinds[0].activation +
-                                     Wide(blocksOfKind[1]) * kinds[1].activation;
-            // Balanced stages: every set is counted as a full chunk of k / v layers (the
-            // short stages' average block), an upper bound for their one short chunk.
-            const Wide chunk = balanced ? wideQuotient(stageBlocks * Wide(balancedSlots / v),
-                                                       std::max(1, g.layerCount))
-                                        : wideQuotient(stageBlocks, v);
+            // In 64 bits when the stage's blocks fit and the stages are not balanced.
+            Checked blockSum;
+            const std::int64_t stageBlocks64 =
+                blockSum.sum(blockSum.product(blocksOfKind[0], kinds[0].activation),
+                             blockSum.product(blocksOfKind[1], kinds[1].activation));
+            Wide chunk = 0;
+            if (!blockSum.overflow && !balanced) [[likely]] {
+                chunk = quotient(stageBlocks64, v);
+            } else {
+                const Wide stageBlocks = Wide(blocksOfKind[0]) * kinds[0].activation +
+                                         Wide(blocksOfKind[1]) * kinds[1].activation;
+                // Balanced stages: every set is counted as a full chunk of k / v layers
+                // (the short stages' average block), an upper bound for their one short
+                // chunk.
+                chunk = balanced ? wideQuotient(stageBlocks * Wide(balancedSlots / v),
+                                                std::max(1, g.layerCount))
+                                 : wideQuotient(stageBlocks, v);
+            }
             const std::int64_t workingSet = std::max(blocksOfKind[0] > 0 ? kinds[0].workingSet : 0,
                                                      blocksOfKind[1] > 0 ? kinds[1].workingSet : 0);
             // Activation offload (p = v = 1, validate()): one micro-batch's blocks but the
@@ -1279,7 +1293,7 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
 
         // Communication per GPU per step (docs/architecture.md, ring collectives).
         CommunicationBytes &cm = g.communication;
-        const Wide w = r.weightBytes, gr = r.gradientBytes;
+        const std::int64_t w = r.weightBytes, gr = r.gradientBytes; // 0 .. 64 each
         // Data-parallel traffic of `n` parameters sharded over `shards` of `ranks` ranks
         // holding the same parameters; routed experts use the expert groups.
         auto dataParallelBytes = [&](std::int64_t n, std::int64_t shards, std::int64_t ranks) {

@@ -1,8 +1,9 @@
 #pragma once
 
-// Integer division for the engine's hot path. Parallel degrees are almost always powers
+// Integer arithmetic for the engine's hot path. Parallel degrees are almost always powers
 // of two, and a shift is several times cheaper than the division instruction; each
-// function returns exactly what the built-in operator returns.
+// division returns exactly what the built-in operator returns. Checked is exact 64-bit
+// arithmetic that reports an overflow instead of wrapping.
 
 #include <bit>
 #include <cstdint>
@@ -34,21 +35,22 @@ struct Checked
 {
     bool overflow = false;
 
-    /// factors[0] x factors[1] x ..., or 0 with `overflow` set.
-    template <typename... Factors> std::int64_t product(Factors... factors)
+    /// first x factors[0] x factors[1] x ..., or 0 with `overflow` set.
+    template <typename First, typename... Factors>
+    std::int64_t product(First first, Factors... factors)
     {
-        std::int64_t r = 1;
-        if ((... && !__builtin_mul_overflow(r, std::int64_t(factors), &r)))
+        std::int64_t r = std::int64_t(first);
+        if ((true && ... && !__builtin_mul_overflow(r, std::int64_t(factors), &r)))
             return r;
         overflow = true;
         return 0;
     }
 
-    /// terms[0] + terms[1] + ..., or 0 with `overflow` set.
-    template <typename... Terms> std::int64_t sum(Terms... terms)
+    /// first + terms[0] + terms[1] + ..., or 0 with `overflow` set.
+    template <typename First, typename... Terms> std::int64_t sum(First first, Terms... terms)
     {
-        std::int64_t r = 0;
-        if ((... && !__builtin_add_overflow(r, std::int64_t(terms), &r)))
+        std::int64_t r = std::int64_t(first);
+        if ((true && ... && !__builtin_add_overflow(r, std::int64_t(terms), &r)))
             return r;
         overflow = true;
         return 0;
