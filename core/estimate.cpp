@@ -492,7 +492,7 @@ const ActivationFigures noFigures;
 /// checks reach them, `figures` points at the activation figures (this thread's memo of
 /// them, valid until its next check; all zero without an architecture): the engine reads
 /// them instead of computing them again.
-bool check(const PreparedModel &prepared, const Scenario &s, std::string &error,
+[[gnu::always_inline]] inline bool check(const PreparedModel &prepared, const Scenario &s, std::string &error,
            const ActivationFigures *&figures)
 {
     // The reason is built only on a refusal: a valid scenario allocates nothing.
