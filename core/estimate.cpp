@@ -492,8 +492,8 @@ const ActivationFigures noFigures;
 /// checks reach them, `figures` points at the activation figures (this thread's memo of
 /// them, valid until its next check; all zero without an architecture): the engine reads
 /// them instead of computing them again.
-[[gnu::always_inline]] inline bool check(const PreparedModel &prepared, const Scenario &s, std::string &error,
-           const ActivationFigures *&figures)
+[[gnu::always_inline]] inline bool check(const PreparedModel &prepared, const Scenario &s,
+                                         std::string &error, const ActivationFigures *&figures)
 {
     // The reason is built only on a refusal: a valid scenario allocates nothing.
     const auto fail = [&error](auto &&reason) {
@@ -854,15 +854,28 @@ std::int64_t float8GatheredUnitBytes(std::int64_t elements, std::int64_t fp8Elem
 /// scenario; on a refusal found while estimating (a byte count past 1 EB) sets the
 /// error and clears the groups. `noteCount` is how many notes it wrote.
 ///
-/// `Plain` (plainScenario(): a dense architecture, data, tensor and pipeline
-/// parallelism, no LoRA, FP8, offload, HSDP or paging, the full report) fixes those
-/// settings at compile time, so that instance carries none of their code: the same
-/// formulas, the same report, in fewer instructions (the planner's and the sliders'
-/// common case; tests/core/test_equivalence.cpp compares both instances).
-template <bool Plain>
+/// The code paths fill() is compiled for. Each fixes some settings at compile time, so
+/// that its instance carries none of their code: the same formulas, the same report, in
+/// fewer instructions (tests/core/test_equivalence.cpp compares every instance with
+/// General on 100,000 scenarios).
+enum class FillPath
+{
+    General, ///< every scenario
+    /// plainScenario(): a dense architecture, data, tensor and pipeline parallelism, no
+    /// LoRA, FP8, offload, HSDP or paging, the full report (the planner's common case)
+    Plain,
+    /// Plain with t = p = 1: pure data parallelism, one group (the window's default
+    /// layout, DDP and every ZeRO stage; the GPU-count slider's and BM_Estimate's path)
+    DataParallel,
+};
+
+/// The instance of fill() for FillPath `Path`.
+template <FillPath Path>
 void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigures &figures,
           MemoryReport &report, std::size_t &noteCount)
 {
+    constexpr bool Plain = Path != FillPath::General;
+    constexpr bool DataParallel = Path == FillPath::DataParallel;
     const Layout &l = s.layout;
     const Training &tr = s.training;
     const Recipe &r = s.recipe;
@@ -877,9 +890,10 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     const Offload offload = Plain ? Offload::None : l.offload;
     const std::int64_t hsdpShardSize = Plain ? 0 : l.hsdpShardSize;
     const ZeroStage z = l.zeroStage;
-    const int t = l.tensorParallel, p = l.pipelineParallel;
+    const int t = DataParallel ? 1 : l.tensorParallel;
+    const int p = DataParallel ? 1 : l.pipelineParallel;
     const int c = Plain ? 1 : l.contextParallel;
-    const int v = chunksOf(s);
+    const int v = DataParallel ? 1 : chunksOf(s);
     const int e = Plain ? 1 : l.expertParallel;
     // Layout's dataParallel(), shardGroup(), expertShardGroup() and expertDataParallel(),
     // each once (every degree is positive here).
@@ -1423,9 +1437,9 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
     }
 }
 
-/// The scenarios fill<true> estimates: a dense architecture, the full report, and none
-/// of context or expert parallelism, HSDP, CPU or activation offload, FP8, a paged
-/// optimizer or LoRA (the settings fill<true> fixes at their defaults).
+/// The scenarios of FillPath::Plain: a dense architecture, the full report, and none of
+/// context or expert parallelism, HSDP, CPU or activation offload, FP8, a paged
+/// optimizer or LoRA (the settings that path fixes at their defaults).
 bool plainScenario(const PreparedModel &prepared, const Scenario &s)
 {
     const Layout &l = s.layout;
@@ -1436,8 +1450,8 @@ bool plainScenario(const PreparedModel &prepared, const Scenario &s)
            !t.activationOffload && !t.pagedOptimizer && !s.fineTuning.enabled();
 }
 
-/// estimate(prepared, s, report), through fill<true> for a plain scenario when
-/// `plainPath` (the engine) or always through fill<false> (estimateGeneral).
+/// estimate(prepared, s, report), through the instance of fill() for its FillPath when
+/// `plainPath` (the engine) or always through the general one (estimateGeneral).
 void estimateInto(const PreparedModel &prepared, const Scenario &s, MemoryReport &report,
                   bool plainPath)
 {
@@ -1453,10 +1467,12 @@ void estimateInto(const PreparedModel &prepared, const Scenario &s, MemoryReport
     std::size_t noteCount = 0;
     if (!valid)
         report.groups.clear();
-    else if (plainPath && plainScenario(prepared, s))
-        fill<true>(prepared, s, *figures, report, noteCount);
+    else if (!plainPath || !plainScenario(prepared, s))
+        fill<FillPath::General>(prepared, s, *figures, report, noteCount);
+    else if (s.layout.tensorParallel == 1 && s.layout.pipelineParallel == 1)
+        fill<FillPath::DataParallel>(prepared, s, *figures, report, noteCount);
     else
-        fill<false>(prepared, s, *figures, report, noteCount);
+        fill<FillPath::Plain>(prepared, s, *figures, report, noteCount);
     report.notes.resize(noteCount);
 }
 

@@ -60,6 +60,27 @@ void BM_Estimate(benchmark::State &state)
 }
 BENCHMARK(BM_Estimate)->Arg(8)->Arg(1024)->Arg(16384);
 
+/// The prepared path with tensor and pipeline parallelism: Llama 3 70B at t 8, p 4 (four
+/// groups, one a stage) on state.range(0) GPUs, ZeRO-1, the same scenario each time.
+/// BM_Estimate's pure data parallelism takes the engine's one-group path
+/// (core/estimate.cpp FillPath::DataParallel); this one the model-parallel path.
+void BM_EstimateTensorPipeline(benchmark::State &state)
+{
+    Scenario s = seventyB(state.range(0));
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 4;
+    s.layout.zeroStage = ZeroStage::Zero1;
+    const PreparedModel prepared = prepare(s.model);
+    MemoryReport r;
+    for (auto _ : state) {
+        estimate(prepared, s, r);
+        benchmark::DoNotOptimize(r);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EstimateTensorPipeline)->Arg(64)->Arg(1024)->Arg(16384);
+
 /// The prepared path when every estimate changes the activation settings (the
 /// micro-batch size alternates between 1 and 2), as the planner's innermost loops over
 /// micro-batch sizes and recomputation run it: the engine's memo of activation

@@ -441,12 +441,13 @@ private slots:
         QCOMPARE(sameReason, scenarioCount);
     }
 
-    /// The engine's general code alone (estimateGeneral: no compiled-in fast path for
-    /// plain scenarios, core/estimate.cpp fill<true>) on the same sequence: every report
-    /// equals estimate(prepared, s)'s, and together they reproduce the recorded digest.
-    /// The sequence holds enough plain scenarios (a dense model, the full report, none of
-    /// context or expert parallelism, HSDP, offload, FP8, paging or LoRA) for the fast
-    /// path to be compared on thousands of valid ones.
+    /// The engine's general code alone (estimateGeneral: no compiled-in fast path, see
+    /// core/estimate.cpp FillPath) on the same sequence: every report equals
+    /// estimate(prepared, s)'s, and together they reproduce the recorded digest. The
+    /// sequence holds thousands of valid plain scenarios (a dense model, the full report,
+    /// none of context or expert parallelism, HSDP, offload, FP8, paging or LoRA) on each
+    /// fast path: with tensor or pipeline parallelism (FillPath::Plain) and without
+    /// (FillPath::DataParallel, also each scenario's twin with t = p = 1).
     void generalPathMatchesFastPath()
     {
         const Catalog &catalog = Catalog::builtIn();
@@ -456,7 +457,7 @@ private slots:
         Draw draw;
         Fnv general;
         MemoryReport fast, slow;
-        int same = 0, plainValid = 0;
+        int same = 0, sameTwins = 0, plainValid = 0, dataParallelValid = 0;
         for (int i = 0; i < scenarioCount; ++i) {
             int catalogModel = -1;
             const Scenario s = randomScenario(draw, catalog, &catalogModel);
@@ -477,12 +478,29 @@ private slots:
                                l.expertParallel == 1 && l.hsdpShardSize == 0 &&
                                l.offload == Offload::None && t.fp8 == Fp8Recipe::Off &&
                                !t.activationOffload && !t.pagedOptimizer && !s.fineTuning.enabled();
-            plainValid += plain && fast.valid() ? 1 : 0;
+            if (plain && fast.valid())
+                ++(l.tensorParallel == 1 && l.pipelineParallel == 1 ? dataParallelValid
+                                                                    : plainValid);
+            // Its pure data-parallel twin (t = p = 1, the same GPUs), as the window's
+            // default layout runs it.
+            Scenario twin = s;
+            twin.layout.tensorParallel = 1;
+            twin.layout.pipelineParallel = 1;
+            estimate(model, twin, fast);
+            estimateGeneral(model, twin, slow);
+            Fnv c, g;
+            hashReport(c, fast);
+            hashReport(g, slow);
+            sameTwins += c.state == g.state ? 1 : 0;
+            dataParallelValid += plain && fast.valid() ? 1 : 0;
         }
-        qInfo("plain and valid: %d of %d", plainValid, scenarioCount);
+        qInfo("plain and valid: %d with t or p > 1, %d with t = p = 1, of %d", plainValid,
+              dataParallelValid, scenarioCount);
         QCOMPARE(same, scenarioCount);
+        QCOMPARE(sameTwins, scenarioCount);
         QCOMPARE(general.state, recordedDigest);
-        QVERIFY2(plainValid >= 10000, "too few plain scenarios to compare the fast path on");
+        QVERIFY2(plainValid >= 10000, "too few plain model-parallel scenarios to compare");
+        QVERIFY2(dataParallelValid >= 10000, "too few plain data-parallel scenarios to compare");
     }
 
     /// The engine's memo of activation figures (core/estimate.cpp, FiguresMemo): a
