@@ -67,7 +67,7 @@ std::optional<LossKernel> parseLossKernel(std::string_view id);
 struct ActivationSettings
 {
     /// Field by field (the engine's memo of activation figures keys on it).
-    bool operator==(const ActivationSettings &) const = default;
+    [[gnu::always_inline]] bool operator==(const ActivationSettings &) const = default;
     std::int64_t microBatchSize = 1;    ///< b, sequences per micro-batch
     std::int64_t sequenceLength = 4096; ///< s, tokens per sequence (the full, unsplit length)
     int tensorParallel = 1;             ///< t (Megatron tensor parallel size)

@@ -186,7 +186,7 @@ Wide wideQuotient(Wide a, std::int64_t b)
 /// (n - 1) / n x bytes, the per-GPU traffic of a ring reduce-scatter or all-gather,
 /// truncated. For 0 <= bytes < 2^63 - n it is bytes - ceil(bytes / n) (bytes = q n + r:
 /// both are q (n - 1) + r - [r > 0]), in 64 bits; else the 128-bit product.
-Wide ringShare(Wide bytes, std::int64_t n)
+[[gnu::always_inline]] inline Wide ringShare(Wide bytes, std::int64_t n)
 {
     if (n <= 1)
         return 0;
