@@ -1,6 +1,8 @@
 // Engine throughput and slider-to-replot latency (issue 2: one 60 Hz frame, 16 ms).
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench/bench_shardscope
 //      --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+// or `cmake --build build --target bench` for issue 17's figures in one table
+// (bench_shardscope --table).
 #include "estimate.h"
 #include "mainwindow.h"
 #include "memorychart.h"
@@ -8,12 +10,17 @@
 #include "steptime.h"
 
 #include <QApplication>
+#include <QProcess>
 #include <QSlider>
 #include <QSpinBox>
 #include <algorithm>
 #include <benchmark/benchmark.h>
 #include <chrono>
+#include <cstdio>
+#include <map>
 #include <qcustomplot.h>
+#include <string>
+#include <string_view>
 #include <vector>
 
 using namespace shardscope;
@@ -236,11 +243,105 @@ BENCHMARK(BM_SliderToReplot)->Apply(dragCounts);
 
 } // namespace
 
+/// The console reporter, keeping each run's median aggregate by name (the --table mode).
+class TableReporter : public benchmark::ConsoleReporter
+{
+public:
+    void ReportRuns(const std::vector<Run> &runs) override
+    {
+        ConsoleReporter::ReportRuns(runs);
+        for (const Run &run : runs)
+            if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median")
+                medians[run.run_name.str()] = run;
+    }
+    std::map<std::string, Run> medians;
+};
+
+/// Median wall time of `runs` runs of `program` with `arguments`, milliseconds (-1 when
+/// it does not start or fails).
+double processMs(const QString &program, const QStringList &arguments, int runs)
+{
+    std::vector<double> ms;
+    for (int i = 0; i < runs; ++i) {
+        QProcess process;
+        process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        const auto start = std::chrono::steady_clock::now();
+        process.start(program, arguments);
+        if (!process.waitForFinished(60'000) || process.exitStatus() != QProcess::NormalExit ||
+            process.exitCode() != 0)
+            return -1;
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+/// `bench` (cmake --build build --target bench): issue 17's figures in one table, each
+/// against its goal: the drag's p95 at every count in both modes, the engine's estimates
+/// per second, a `report` process and launch to the window's first paint (medians of
+/// three repetitions; of 11 and 5 processes). docs/performance.md keeps their history.
+int printTable(int argc, char **argv)
+{
+    // The table's defaults first, so that flags given after --table override them.
+    std::string filter = "--benchmark_filter=^(BM_Estimate/|BM_SliderToReplot)";
+    std::string repetitions = "--benchmark_repetitions=3";
+    std::string aggregates = "--benchmark_report_aggregates_only=true";
+    std::vector<char *> args{argv[0], filter.data(), repetitions.data(), aggregates.data()};
+    args.insert(args.end(), argv + 1, argv + argc);
+    int count = int(args.size());
+    benchmark::Initialize(&count, args.data());
+    TableReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+
+    std::printf("\n| figure | goal | measured | met |\n|---|---|---|---|\n");
+    const auto row = [](const std::string &figure, const char *goal, double value, const char *unit,
+                        bool met) {
+        std::printf("| %s | %s | %.2f %s | %s |\n", figure.c_str(), goal, value, unit,
+                    met ? "yes" : "NO");
+    };
+    for (const char *mode : {"BM_SliderToReplot", "BM_SliderToReplotPresentation"})
+        for (const int gpus : {1, 8, 16, 17, 1024, 16384}) {
+            const auto it = reporter.medians.find(std::string(mode) + "/" + std::to_string(gpus));
+            if (it == reporter.medians.end())
+                continue;
+            const double p95 = it->second.counters.at("p95_ms");
+            row(std::string("drag step p95, ") + std::to_string(gpus) +
+                    (gpus == 1 ? " GPU" : " GPUs") +
+                    (std::string(mode).ends_with("Presentation") ? ", presentation" : ""),
+                "<= 8 ms", p95, "ms", p95 <= 8.0);
+        }
+    for (const int gpus : {8, 1024, 16384}) {
+        const auto it = reporter.medians.find("BM_Estimate/" + std::to_string(gpus));
+        if (it == reporter.medians.end())
+            continue;
+        const double perSecond = it->second.counters.at("items_per_second") / 1e6;
+        row("engine estimates per second, " + std::to_string(gpus) + " GPUs (BM_Estimate)",
+            ">= 10 M/s", perSecond, "M/s", perSecond >= 10.0);
+    }
+    const QString report = QStringLiteral(SHARDSCOPE_EXE);
+    const double reportMs =
+        processMs(report, {"report", "--model", "llama3-70b", "--gpus", "64"}, 11);
+    row("`shardscope report` process", "<= 15 ms", reportMs, "ms",
+        reportMs >= 0 && reportMs <= 15.0);
+    const double firstFrameMs =
+        processMs(QStringLiteral(SHARDSCOPE_GUI_EXE), {"--exit-after-first-frame"}, 5);
+    row("launch to the window's first paint", "<= 300 ms", firstFrameMs, "ms",
+        firstFrameMs >= 0 && firstFrameMs <= 300.0);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    if (argc > 1 && std::string_view(argv[1]) == "--table") {
+        argv[1] = argv[0];
+        return printTable(argc - 1, argv + 1);
+    }
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
