@@ -400,9 +400,10 @@ namespace {
 /// (validateRecipe() is empty exactly then).
 bool recipeInRange(const Recipe &r)
 {
-    const auto inRange = [](std::int64_t v) { return v >= 0 && v <= 64; };
+    // 1 or 0 per field, and'ed without a branch for each.
+    const auto inRange = [](std::int64_t v) { return unsigned(v >= 0 && v <= 64); };
     return (inRange(r.weightBytes) & inRange(r.gradientBytes) & inRange(r.masterWeightBytes) &
-            inRange(r.optimizerBytes)) &&
+            inRange(r.optimizerBytes)) != 0 &&
            r.totalBytesPerParameter() > 0;
 }
 
@@ -513,10 +514,10 @@ const ActivationFigures noFigures;
         return fail("gpus must be at least 1 (got " + str(l.gpus) + ")");
     if (l.gpus > maxGpus)
         return fail("gpus must be at most " + str(maxGpus) + " (got " + str(l.gpus) + ")");
-    const auto degreeInRange = [](int v) { return v >= 1 && v <= maxParallelDegree; };
-    // All four at once (&, not &&: one branch); the first bad one is named.
-    if (!(degreeInRange(l.tensorParallel) & degreeInRange(l.pipelineParallel) &
-          degreeInRange(l.contextParallel) & degreeInRange(l.expertParallel))) [[unlikely]] {
+    // 1 or 0 per degree: all four in one branch; the first bad one is named below it.
+    const auto degreeInRange = [](int v) { return unsigned(v >= 1 && v <= maxParallelDegree); };
+    if ((degreeInRange(l.tensorParallel) & degreeInRange(l.pipelineParallel) &
+         degreeInRange(l.contextParallel) & degreeInRange(l.expertParallel)) == 0) [[unlikely]] {
         const std::pair<const char *, int> degrees[] = {{"tensor parallel", l.tensorParallel},
                                                         {"pipeline parallel", l.pipelineParallel},
                                                         {"context parallel", l.contextParallel},
