@@ -371,6 +371,28 @@ Scenario randomScenario(Draw &d, const Catalog &catalog, int *catalogModel)
     return s;
 }
 
+/// Every model of modelIds prepared once, as a planner keeps them.
+std::vector<PreparedModel> preparedCatalogModels(const Catalog &catalog)
+{
+    std::vector<PreparedModel> prepared;
+    for (const char *id : modelIds)
+        prepared.push_back(prepare(*catalog.model(id)));
+    return prepared;
+}
+
+/// True when estimate(model, s) and estimateGeneral(model, s) give the same report,
+/// field for field (their hashes); `fast` and `slow` are the reports, written over.
+bool samePaths(const PreparedModel &model, const Scenario &s, MemoryReport &fast,
+               MemoryReport &slow)
+{
+    estimate(model, s, fast);
+    estimateGeneral(model, s, slow);
+    Fnv a, b;
+    hashReport(a, fast);
+    hashReport(b, slow);
+    return a.state == b.state;
+}
+
 } // namespace
 
 class TestEquivalence : public QObject
@@ -416,9 +438,7 @@ private slots:
     void preparedPathMatchesRecordedDigest()
     {
         const Catalog &catalog = Catalog::builtIn();
-        std::vector<PreparedModel> prepared;
-        for (const char *id : modelIds)
-            prepared.push_back(prepare(*catalog.model(id)));
+        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
         Draw draw;
         Fnv reused, returned;
         MemoryReport report;
@@ -451,9 +471,7 @@ private slots:
     void generalPathMatchesFastPath()
     {
         const Catalog &catalog = Catalog::builtIn();
-        std::vector<PreparedModel> prepared;
-        for (const char *id : modelIds)
-            prepared.push_back(prepare(*catalog.model(id)));
+        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
         Draw draw;
         Fnv general;
         MemoryReport fast, slow;
@@ -464,12 +482,7 @@ private slots:
             const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
             const PreparedModel &model =
                 catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
-            estimate(model, s, fast);
-            estimateGeneral(model, s, slow);
-            Fnv a, b;
-            hashReport(a, fast);
-            hashReport(b, slow);
-            same += a.state == b.state ? 1 : 0;
+            same += samePaths(model, s, fast, slow) ? 1 : 0;
             hashReport(general, slow);
             const Layout &l = s.layout;
             const Training &t = s.training;
@@ -486,12 +499,7 @@ private slots:
             Scenario twin = s;
             twin.layout.tensorParallel = 1;
             twin.layout.pipelineParallel = 1;
-            estimate(model, twin, fast);
-            estimateGeneral(model, twin, slow);
-            Fnv c, g;
-            hashReport(c, fast);
-            hashReport(g, slow);
-            sameTwins += c.state == g.state ? 1 : 0;
+            sameTwins += samePaths(model, twin, fast, slow) ? 1 : 0;
             dataParallelValid += plain && fast.valid() ? 1 : 0;
         }
         qInfo("plain and valid: %d with t or p > 1, %d with t = p = 1, of %d", plainValid,
@@ -514,9 +522,7 @@ private slots:
     void activationMemoMatchesColdEstimates()
     {
         const Catalog &catalog = Catalog::builtIn();
-        std::vector<PreparedModel> prepared;
-        for (const char *id : modelIds)
-            prepared.push_back(prepare(*catalog.model(id)));
+        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
         Draw draw;
         MemoryReport report;
         int same = 0, attempted = 0, validTwins = 0;
