@@ -4,6 +4,7 @@
 #include "lazyrefresh.h"
 #include "session.h"
 #include "settings.h"
+#include "wraplabel.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -143,8 +144,7 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     sizeFont.setPointSizeF(16);
     sizeFont.setBold(true);
     m_modelSize->setFont(sizeFont);
-    m_modelInfo = new QLabel;
-    m_modelInfo->setWordWrap(true);
+    m_modelInfo = new WrapLabel;
     modelForm->addWidget(m_modelCombo);
     modelForm->addWidget(m_modelSize);
     modelForm->addWidget(m_modelSlider);

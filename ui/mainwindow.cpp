@@ -21,6 +21,7 @@
 #include "scenariohistory.h"
 #include "settings.h"
 #include "timelinepanel.h"
+#include "wraplabel.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -88,8 +89,7 @@ MainWindow::MainWindow(QWidget *parent)
     auto *right = new QWidget;
     auto *rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(12, 8, 12, 8);
-    m_verdict = new QLabel;
-    m_verdict->setWordWrap(true);
+    m_verdict = new WrapLabel;
     m_verdict->setObjectName(QStringLiteral("verdict"));
     QFont vf = m_verdict->font();
     vf.setPointSizeF(20);
@@ -98,8 +98,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_verdict->setMargin(12);
     // The reason under the verdict's headline, in the summary's type: a long sentence
     // wraps there instead of taking four lines of the headline's size.
-    m_verdictReason = new QLabel;
-    m_verdictReason->setWordWrap(true);
+    m_verdictReason = new WrapLabel;
     m_verdictReason->setObjectName(QStringLiteral("verdictReason"));
     // "What fits?": the fewest GPUs per strategy and the fastest layout here, one line
     // (elided; the whole line is its tooltip), following every change.
@@ -112,15 +111,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_whatFitsTitle = new QLabel(QStringLiteral("What fits?"));
     m_whatFitsTitle->setTextFormat(Qt::PlainText);
     m_whatFitsTitle->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_whatFits = new QLabel;
+    m_whatFits = new WrapLabel;
     m_whatFits->setObjectName(QStringLiteral("whatFits"));
     m_whatFits->setTextFormat(Qt::PlainText);
-    m_whatFits->setWordWrap(true);
     m_whatFits->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     whatFitsLayout->addWidget(m_whatFitsTitle, 0, Qt::AlignTop);
     whatFitsLayout->addWidget(m_whatFits, 1);
-    m_summary = new QLabel;
-    m_summary->setWordWrap(true);
+    m_summary = new WrapLabel;
     QFont sf = m_summary->font();
     sf.setPointSizeF(13);
     m_summary->setFont(sf);
