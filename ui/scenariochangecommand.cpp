@@ -20,11 +20,13 @@ QByteArray ScenarioSnapshot::key() const
            (scaled ? "+scaled" : "");
 }
 
-ScenarioChangeCommand::ScenarioChangeCommand(ScenarioSnapshot before, ScenarioSnapshot after,
+ScenarioChangeCommand::ScenarioChangeCommand(ScenarioSnapshot before, QByteArray beforeKey,
+                                             ScenarioSnapshot after, QByteArray afterKey,
                                              QStringList keys, qint64 atMs, bool dragging,
                                              bool mergeable, Restore restore)
-    : m_before(std::move(before)), m_after(std::move(after)), m_keys(std::move(keys)), m_atMs(atMs),
-      m_dragging(dragging), m_mergeable(mergeable), m_restore(std::move(restore))
+    : m_before(std::move(before)), m_beforeKey(std::move(beforeKey)), m_after(std::move(after)),
+      m_afterKey(std::move(afterKey)), m_keys(std::move(keys)), m_atMs(atMs), m_dragging(dragging),
+      m_mergeable(mergeable), m_restore(std::move(restore))
 {
     updateText();
 }
@@ -53,9 +55,10 @@ bool ScenarioChangeCommand::mergeWith(const QUndoCommand *other)
         (!held && next->m_atMs - m_atMs > mergeWindowMs))
         return false;
     m_after = next->m_after;
+    m_afterKey = next->m_afterKey;
     m_atMs = next->m_atMs;
     m_dragging = next->m_dragging;
-    if (m_after.key() == m_before.key())
+    if (m_afterKey == m_beforeKey)
         setObsolete(true); // back where it began: nothing to undo
     updateText();
     return true;

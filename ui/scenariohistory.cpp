@@ -37,9 +37,9 @@ void ScenarioHistory::record()
     for (const ScenarioChange &c :
          scenarioChanges(m_snapshot.scenario, m_snapshot.unit, now.scenario, now.unit))
         keys << c.key;
-    auto *command = new ScenarioChangeCommand(m_snapshot, now, keys, m_clock.elapsed(),
-                                              m_dragging && m_dragging(), !m_justRestored,
-                                              [this](const ScenarioSnapshot &s) { restore(s); });
+    auto *command = new ScenarioChangeCommand(
+        m_snapshot, m_snapshotKey, now, key, keys, m_clock.elapsed(), m_dragging && m_dragging(),
+        !m_justRestored, [this](const ScenarioSnapshot &s) { restore(s); });
     m_justRestored = false;
     m_snapshot = std::move(now);
     m_snapshotKey = std::move(key);
