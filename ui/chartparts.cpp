@@ -425,10 +425,67 @@ void styleLegend(QCustomPlot *plot, const ChartStyle &style, const QFont &base, 
     legend->setIconSize(int(icon.width() * style.fontScale), int(icon.height() * style.fontScale));
 }
 
+namespace {
+
+/// QCustomPlot's legend entry (icon, then the plottable's name), remembering its
+/// minimum size for its name, font, icon size and margins.
+///
+/// QCPPlottableLegendItem lays its name out (a HarfBuzz shaping) in every
+/// minimumOuterSizeHint(), which the legend's layout and fitLegendColumns() ask about 30
+/// times per replot: 0.86 M instructions of a drag step's 15.8 M at 1,024 GPUs
+/// (callgrind, tests/bench BM_SliderToReplot). The size is QCustomPlot's own, computed
+/// once per key; drawing is QCPPlottableLegendItem's.
+class LegendEntry : public QCPPlottableLegendItem
+{
+public:
+    using QCPPlottableLegendItem::QCPPlottableLegendItem;
+
+protected:
+    QSize minimumOuterSizeHint() const override
+    {
+        Key key = currentKey();
+        if (!(key == m_sizeKey) || !m_size.isValid()) {
+            m_sizeKey = std::move(key);
+            m_size = QCPPlottableLegendItem::minimumOuterSizeHint();
+        }
+        return m_size;
+    }
+
+private:
+    /// What the size depends on: the name, the font, the icon's size (the box's height
+    /// at least), the padding and the margins.
+    struct Key
+    {
+        QString name;
+        QFont font;
+        QSize icon;
+        int padding = 0;
+        QMargins margins;
+        bool operator==(const Key &) const = default;
+    };
+    Key currentKey() const
+    {
+        return Key{mPlottable ? mPlottable->name() : QString(), getFont(),
+                   mParentLegend->iconSize(), mParentLegend->iconTextPadding(), mMargins};
+    }
+
+    mutable Key m_sizeKey;
+    mutable QSize m_size;
+};
+
+} // namespace
+
+void addToLegend(QCPAbstractPlottable *plottable)
+{
+    QCPLegend *legend = plottable->parentPlot() ? plottable->parentPlot()->legend : nullptr;
+    if (legend && !legend->hasItemWithPlottable(plottable))
+        legend->addItem(new LegendEntry(legend, plottable));
+}
+
 void showInLegend(QCPAbstractPlottable *plottable, bool shown)
 {
     if (shown)
-        plottable->addToLegend();
+        addToLegend(plottable);
     else
         plottable->removeFromLegend();
 }
@@ -628,7 +685,7 @@ void CapacityBars::syncLegend()
     for (QCPAbstractPlottable *p : ours)
         p->removeFromLegend();
     for (QCPAbstractPlottable *p : wanted)
-        p->addToLegend();
+        addToLegend(p);
 }
 
 void CapacityBars::setCapacity(double capacity, const QString &label)

@@ -188,8 +188,13 @@ QRectF itemTextRect(const QCPItemText *item);
 /// `icon` pixels x fontScale.
 void styleLegend(QCustomPlot *plot, const ChartStyle &style, const QFont &base, double points,
                  QSize icon);
-/// Puts `plottable` in the legend when `shown`, else takes it out; no change when it
-/// already is where it should be (an entry keeps its place).
+/// Adds `plottable` to its plot's legend (QCPAbstractPlottable::addToLegend()) as an
+/// entry that remembers its minimum size (the legend's layout asks for it about 30 times
+/// per replot); no change when it is listed already. Every chart's legend entries come
+/// from here.
+void addToLegend(QCPAbstractPlottable *plottable);
+/// Puts `plottable` in the legend when `shown` (addToLegend()), else takes it out; no
+/// change when it already is where it should be (an entry keeps its place).
 void showInLegend(QCPAbstractPlottable *plottable, bool shown);
 
 /// Index of the category under the widget pixel `pos` of `plot`, for categories at keys 1,

@@ -71,7 +71,7 @@ bool StageMemoryChart::setLegendStages(int columns)
     for (QCPGraph *line : m_lines)
         line->removeFromLegend();
     for (const int i : stages)
-        m_lines[std::size_t(i)]->addToLegend();
+        addToLegend(m_lines[std::size_t(i)]);
     return true;
 }
 

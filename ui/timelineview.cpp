@@ -556,16 +556,16 @@ void TimelineView::setTimeline(const Timeline &t)
     m_legendEntries[1]->setName(split ? QStringLiteral("B  input gradient (dark)")
                                       : QStringLiteral("B  backward (dark)"));
     if (hasWeight)
-        m_legendEntries[2]->addToLegend();
+        addToLegend(m_legendEntries[2]);
     else
         m_legendEntries[2]->removeFromLegend();
     for (int k : {0, 1, 3})
         if (!m_plot->legend->hasItemWithPlottable(m_legendEntries[k]))
-            m_legendEntries[k]->addToLegend();
+            addToLegend(m_legendEntries[k]);
     // Keep the legend order F, B, W, bubble.
     if (hasWeight && m_plot->legend->hasItemWithPlottable(m_legendEntries[3])) {
         m_legendEntries[3]->removeFromLegend();
-        m_legendEntries[3]->addToLegend();
+        addToLegend(m_legendEntries[3]);
     }
 
     // Until the layout measures the rows (fitToPlot()): at most 16 labels.
