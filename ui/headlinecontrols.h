@@ -67,11 +67,14 @@ public:
     /// True while the model or GPU slider is held down (a drag is one undo step).
     bool dragging() const;
     /// Puts every control, the size line and the model description back to the
-    /// Session's values without writing to it.
+    /// Session's values without writing to it. While the model slider is held the
+    /// description waits, and follows when the slider is released.
     void sync();
 
 private:
     void syncInputs();
+    /// The model description under the size slider, from the Session's model.
+    void syncModelInfo();
 
     Session *m_session;
     QComboBox *m_modelCombo = nullptr;

@@ -175,6 +175,7 @@ private slots:
     void strategyButtonsReachZero3Fit();
     void gpuSliderUpdatesWhileDragging();
     void modelSliderScalesAnArchitecture();
+    void modelDescriptionFollowsTheRelease();
     void presetSnapsTheSlider();
     void spinBoxAndSliderAgree();
     void recipeBytesAreEditable();
@@ -284,6 +285,33 @@ void TestMainWindow::modelSliderScalesAnArchitecture()
     // Slider ends: 0.1B and 2T.
     QCOMPARE(MainWindow::modelSliderParameters(0), 100'000'000LL);
     QCOMPARE(MainWindow::modelSliderParameters(MainWindow::modelSliderSteps), 2'000'000'000'000LL);
+}
+
+void TestMainWindow::modelDescriptionFollowsTheRelease()
+{
+    MainWindow w;
+    const QString preset = w.modelInfoLabel()->text();
+    QVERIFY(preset.startsWith(QStringLiteral("80 layers, hidden 8,192"))); // Llama 3 70B
+    // A drag: the parameter count, the verdict and the bars follow every step; the
+    // five-line description waits for the release.
+    w.modelSlider()->setSliderDown(true);
+    w.modelSlider()->setValue(MainWindow::modelSliderPosition(7'000'000'000));
+    QVERIFY(w.session()->modelIsScaled());
+    const std::int64_t params = w.session()->scenario().model.parameters();
+    QVERIFY(params > 6'000'000'000 && params < 8'000'000'000);
+    QCOMPARE(w.chart()->componentHeight(0, Component::OptimizerStates), double(params) * 8 / 1e9);
+    QCOMPARE(w.modelInfoLabel()->text(), preset);
+    w.modelSlider()->setSliderDown(false);
+    const QString scaled = w.modelInfoLabel()->text();
+    QVERIFY2(scaled.startsWith(QStringLiteral("Scaled Llama-style shape")), qPrintable(scaled));
+    QVERIFY2(scaled.contains(QStringLiteral("Exactly %1 parameters.")
+                                 .arg(QLocale(QLocale::English).toString(qlonglong(params)))),
+             qPrintable(scaled));
+    // A step without the slider held (an arrow key) updates it at once.
+    w.modelSlider()->setValue(MainWindow::modelSliderPosition(13'000'000'000));
+    QVERIFY(w.modelInfoLabel()->text() != scaled);
+    QVERIFY(w.modelInfoLabel()->text().contains(
+        QLocale(QLocale::English).toString(qlonglong(w.session()->scenario().model.parameters()))));
 }
 
 void TestMainWindow::presetSnapsTheSlider()
