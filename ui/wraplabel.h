@@ -5,6 +5,7 @@
 #include <QMargins>
 #include <QString>
 #include <array>
+#include <limits>
 
 namespace shardscope {
 
@@ -48,7 +49,7 @@ private:
     /// The last few widths measured for m_key (a relayout asks about one or two).
     struct Entry
     {
-        int width = -1;
+        int width = std::numeric_limits<int>::min(); ///< no width a layout asks about
         int height = 0;
     };
     mutable Key m_key;

@@ -58,6 +58,10 @@ void TestWrapLabel::heightsAreQLabels()
 
 void TestWrapLabel::forgetsOnEveryChange()
 {
+    // An empty memo answers no width, not even the -1 a layout may pass ("any width").
+    WrapLabel blank;
+    QCOMPARE(blank.heightForWidth(-1), qlabelHeight(blank, -1));
+
     WrapLabel label(shortText);
     const int width = 200;
     const int shortHeight = label.heightForWidth(width);
