@@ -475,6 +475,31 @@ private:
 
 } // namespace
 
+void useMeasuredLegendEntries(QCustomPlot *plot)
+{
+    QCPLegend *legend = plot->legend;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        auto *plain = qobject_cast<QCPPlottableLegendItem *>(legend->item(i));
+        if (!plain || dynamic_cast<LegendEntry *>(plain))
+            continue;
+        // The same cell, look and state: only the measuring differs.
+        auto *entry = new LegendEntry(legend, plain->plottable());
+        entry->setLayer(plain->layer());
+        entry->setMargins(plain->margins());
+        entry->setFont(plain->font());
+        entry->setTextColor(plain->textColor());
+        entry->setSelectedFont(plain->selectedFont());
+        entry->setSelectedTextColor(plain->selectedTextColor());
+        entry->setSelectable(plain->selectable());
+        entry->setSelected(plain->selected());
+        int row = 0, column = 0;
+        legend->indexToRowCol(i, row, column);
+        legend->take(plain);
+        legend->addElement(row, column, entry);
+        delete plain;
+    }
+}
+
 void addToLegend(QCPAbstractPlottable *plottable)
 {
     QCPLegend *legend = plottable->parentPlot() ? plottable->parentPlot()->legend : nullptr;

@@ -190,9 +190,14 @@ void styleLegend(QCustomPlot *plot, const ChartStyle &style, const QFont &base, 
                  QSize icon);
 /// Adds `plottable` to its plot's legend (QCPAbstractPlottable::addToLegend()) as an
 /// entry that remembers its minimum size (the legend's layout asks for it about 30 times
-/// per replot); no change when it is listed already. Every chart's legend entries come
-/// from here.
+/// per replot); no change when it is listed already.
 void addToLegend(QCPAbstractPlottable *plottable);
+/// Swaps each of `plot`'s plain legend entries (QCustomPlot adds one for every new
+/// plottable, QCustomPlot::autoAddPlottableToLegend) for one like addToLegend()'s, in
+/// the same cell with the same font, colours and selection. fitLegendColumns() calls it
+/// before every replot of a legend placed with placeLegendAbove(), so every chart's
+/// entries measure their names once.
+void useMeasuredLegendEntries(QCustomPlot *plot);
 /// Puts `plottable` in the legend when `shown` (addToLegend()), else takes it out; no
 /// change when it already is where it should be (an entry keeps its place).
 void showInLegend(QCPAbstractPlottable *plottable, bool shown);

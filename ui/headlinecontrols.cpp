@@ -459,7 +459,9 @@ void HeadlineControls::sync()
     // a drag: it wraps over five lines, and measuring, relaying and repainting it was a
     // fifth of a drag step (2.9 M of 14.9 M instructions at 1,024 GPUs, callgrind,
     // tests/bench BM_SliderToReplot). The parameter count above it follows every step.
-    if (!m_modelSlider->isSliderDown())
+    // Only the slider's own scaled model waits: a preset, a file or an undo that lands
+    // while it is held (or a slider that lost its grab) is described at once.
+    if (!m_modelSlider->isSliderDown() || !m_session->modelIsScaled())
         syncModelInfo();
     // What a screen reader says for the sliders (their positions are only steps).
     m_modelSlider->setAccessibleDescription(m_modelSize->text());

@@ -1,5 +1,7 @@
 #include "palette.h"
 
+#include "chartparts.h"
+
 #include <algorithm>
 #include <qcustomplot.h>
 
@@ -131,6 +133,7 @@ int legendColumnsThatFit(QCustomPlot *plot)
 
 void fitLegendColumns(QCustomPlot *plot, int most)
 {
+    useMeasuredLegendEntries(plot); // the widths below come from remembered sizes
     QCPLegend *legend = plot->legend;
     const int fit = legendColumnsThatFit(plot);
     const int columns = fit >= 0 ? std::clamp(fit, 1, std::max(1, most)) : most;

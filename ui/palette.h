@@ -74,7 +74,9 @@ void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int vertic
 int legendColumnsThatFit(QCustomPlot *plot);
 
 /// Sets the legend's columns to as many of its widest entry as fit the plot's width
-/// (legendColumnsThatFit()), between 1 and `most`, and re-flows the entries.
+/// (legendColumnsThatFit()), between 1 and `most`, and re-flows the entries; first swaps
+/// QCustomPlot's plain entries for ones that remember their size
+/// (useMeasuredLegendEntries() in chartparts.h).
 void fitLegendColumns(QCustomPlot *plot, int most);
 
 } // namespace shardscope

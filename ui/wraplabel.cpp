@@ -9,7 +9,9 @@ WrapLabel::WrapLabel(const QString &text, QWidget *parent) : QLabel(text, parent
 
 WrapLabel::Key WrapLabel::currentKey() const
 {
-    return Key{text(), font(), contentsMargins(), margin(), indent(), int(alignment()), wordWrap()};
+    return Key{text(),        font(),           contentsMargins(), margin(),
+               indent(),      int(alignment()), int(textFormat()), int(textInteractionFlags()),
+               logicalDpiY(), wordWrap()};
 }
 
 int WrapLabel::heightForWidth(int width) const

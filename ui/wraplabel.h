@@ -19,8 +19,9 @@ namespace shardscope {
 /// window's verdict, "What fits?" and model lines change on every slider step, so the
 /// repeats cost a drag step about a millisecond (tests/bench BM_SliderToReplot,
 /// docs/performance.md). The answer for a width is QLabel's own, computed once; a new
-/// text, font, margin, indent or alignment forgets every stored height. Drawing, the
-/// size hints and everything else are QLabel's.
+/// text, font, margin, indent, alignment, text format, interaction or screen DPI
+/// forgets every stored height. Drawing, the size hints and everything else are
+/// QLabel's.
 class WrapLabel : public QLabel
 {
 public:
@@ -41,6 +42,9 @@ private:
         int margin = 0;
         int indent = 0;
         int alignment = 0;
+        int format = 0;      ///< Qt::TextFormat: plain or rich text lay out differently
+        int interaction = 0; ///< Qt::TextInteractionFlags: selectable text is a document
+        int dpi = 0;         ///< logical DPI of the screen: a font's pixels depend on it
         bool wordWrap = false;
         bool operator==(const Key &) const = default;
     };
