@@ -194,9 +194,9 @@ void styleLegend(QCustomPlot *plot, const ChartStyle &style, const QFont &base, 
 void addToLegend(QCPAbstractPlottable *plottable);
 /// Swaps each of `plot`'s plain legend entries (QCustomPlot adds one for every new
 /// plottable, QCustomPlot::autoAddPlottableToLegend) for one like addToLegend()'s, in
-/// the same cell with the same font, colours and selection. fitLegendColumns() calls it
-/// before every replot of a legend placed with placeLegendAbove(), so every chart's
-/// entries measure their names once.
+/// the same cell with the same font, colours and selection. A legend placed with
+/// placeLegendAbove() calls it before every replot, ahead of the layout (a swap between
+/// the layout and the drawing would leave the new entry unplaced for that frame).
 void useMeasuredLegendEntries(QCustomPlot *plot);
 /// Puts `plottable` in the legend when `shown` (addToLegend()), else takes it out; no
 /// change when it already is where it should be (an entry keeps its place).

@@ -133,7 +133,6 @@ int legendColumnsThatFit(QCustomPlot *plot)
 
 void fitLegendColumns(QCustomPlot *plot, int most)
 {
-    useMeasuredLegendEntries(plot); // the widths below come from remembered sizes
     QCPLegend *legend = plot->legend;
     const int fit = legendColumnsThatFit(plot);
     const int columns = fit >= 0 ? std::clamp(fit, 1, std::max(1, most)) : most;
@@ -155,9 +154,13 @@ void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int vertic
     plot->plotLayout()->addElement(0, 0, legend);
     plot->plotLayout()->setRowStretchFactor(0, 0.001);
     legend->setMargins(QMargins(8, verticalMargin, 8, verticalMargin));
-    // Before each replot (the layout follows it): as many columns as fit, at most `wrap`.
-    QObject::connect(plot, &QCustomPlot::beforeReplot, plot,
-                     [plot, wrap] { fitLegendColumns(plot, wrap); });
+    // Before each replot (the layout follows it): entries that remember their size in
+    // place of QCustomPlot's plain ones (swapped before the layout places them, never
+    // between the layout and the drawing), and as many columns as fit, at most `wrap`.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, wrap] {
+        useMeasuredLegendEntries(plot);
+        fitLegendColumns(plot, wrap);
+    });
 }
 
 } // namespace shardscope

@@ -65,7 +65,8 @@ void applyAxisStyle(QCustomPlot *plot, const ChartStyle &style, const QFont &bas
 /// covers the data: borderless, filled column by column, at most `wrap` entries per row
 /// and fewer when they would not fit the plot's width (fitLegendColumns() before every
 /// replot), `columnSpacing` pixels apart, `verticalMargin` pixels above and below. Font
-/// and icon size stay the caller's.
+/// and icon size stay the caller's. Before every replot QCustomPlot's plain entries are
+/// swapped for ones that remember their size (useMeasuredLegendEntries(), chartparts.h).
 void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int verticalMargin = 4);
 
 /// How many columns as wide as the legend's widest entry fit the plot's width (viewport
@@ -74,9 +75,7 @@ void placeLegendAbove(QCustomPlot *plot, int wrap, int columnSpacing, int vertic
 int legendColumnsThatFit(QCustomPlot *plot);
 
 /// Sets the legend's columns to as many of its widest entry as fit the plot's width
-/// (legendColumnsThatFit()), between 1 and `most`, and re-flows the entries; first swaps
-/// QCustomPlot's plain entries for ones that remember their size
-/// (useMeasuredLegendEntries() in chartparts.h).
+/// (legendColumnsThatFit()), between 1 and `most`, and re-flows the entries.
 void fitLegendColumns(QCustomPlot *plot, int most);
 
 } // namespace shardscope
