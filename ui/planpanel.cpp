@@ -7,6 +7,7 @@
 #include "plantablemodel.h"
 #include "scenariofile.h"
 #include "session.h"
+#include "wraprow.h"
 
 #include <QCheckBox>
 #include <QElapsedTimer>
@@ -20,6 +21,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScopedValueRollback>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -38,6 +40,12 @@
 namespace shardscope {
 
 namespace {
+
+/// The frontier's legend name in full; fitChartText() shortens it to "Pareto frontier".
+QString frontierName()
+{
+    return QStringLiteral("Fastest for its memory (Pareto frontier)");
+}
 
 /// What a worker hands back.
 struct Outcome
@@ -144,18 +152,21 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
         "`shardscope export-config` does"));
     m_export->setEnabled(false);
 
-    auto *controls = new QHBoxLayout;
-    controls->setSpacing(8);
-    controls->addWidget(m_batchLabel);
-    controls->addWidget(m_batch);
-    controls->addWidget(m_batchReset);
-    controls->addSpacing(24);
-    controls->addWidget(m_range);
-    controls->addWidget(m_minGpus);
-    controls->addWidget(m_toLabel);
-    controls->addWidget(m_maxGpus);
-    controls->addStretch(1);
-    controls->addWidget(m_export);
+    // Three groups on one row, or on two where the tab is narrow (presentation type at
+    // 1280 x 720): the batch, the GPU range, the export at the right.
+    auto group = [](std::initializer_list<QWidget *> widgets) {
+        auto *box = new QWidget;
+        auto *row = new QHBoxLayout(box);
+        row->setContentsMargins(0, 0, 0, 0);
+        row->setSpacing(8);
+        for (QWidget *w : widgets)
+            row->addWidget(w);
+        return box;
+    };
+    m_controls = new WrapRow(8, this);
+    m_controls->addGroup(group({m_batchLabel, m_batch, m_batchReset}));
+    m_controls->addGroup(group({m_range, m_minGpus, m_toLabel, m_maxGpus}));
+    m_controls->addTrailingGroup(m_export);
 
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -182,12 +193,12 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
 
     // The chart: points, frontier, the chosen row, the capacity line.
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumSize(360, 240);
+    m_plot->setMinimumSize(360, 240); // x the style's type size (applyStyle())
     m_points = m_plot->addGraph();
     m_points->setName(QStringLiteral("Fitting layout"));
     m_points->setLineStyle(QCPGraph::lsNone);
     m_frontier = m_plot->addGraph();
-    m_frontier->setName(QStringLiteral("Fastest for its memory (Pareto frontier)"));
+    m_frontier->setName(frontierName());
     m_frontier->setLineStyle(QCPGraph::lsStepLeft);
     m_selected = m_plot->addGraph();
     m_selected->setName(QStringLiteral("Chosen row"));
@@ -200,17 +211,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
     m_plot->xAxis->setLabel(QStringLiteral("Step time (s)"));
     setMemoryAxis(m_plot->yAxis, 0, 1, 1.12, m_unit);
     placeLegendAbove(m_plot, 3, 24);
-    // A memory axis shorter than its title (large type, a short chart) says it in short.
-    connect(m_plot, &QCustomPlot::afterLayout, this, [this] {
-        QCPAxis *y = m_plot->yAxis;
-        const QString full = QStringLiteral("Memory per GPU (%1)").arg(toQString(unitName(m_unit)));
-        const QString brief = QStringLiteral("%1 / GPU").arg(toQString(unitName(m_unit)));
-        const int room = m_plot->axisRect()->height();
-        const QString label =
-            QFontMetrics(y->labelFont()).horizontalAdvance(full) <= room ? full : brief;
-        if (y->label() != label)
-            y->setLabel(label);
-    });
+    connect(m_plot, &QCustomPlot::afterLayout, this, &PlanPanel::fitChartText);
 
     m_split = new QSplitter(Qt::Vertical, this);
     QSplitter *split = m_split;
@@ -221,7 +222,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 8, 10, 6);
     layout->setSpacing(6);
-    layout->addLayout(controls);
+    layout->addWidget(m_controls);
     layout->addWidget(m_summary);
     layout->addWidget(m_message);
     layout->addWidget(split, 1);
@@ -638,16 +639,20 @@ void PlanPanel::drawChart()
 
     const bool any = !keys.isEmpty();
     const double capacity = double(m_capacityBytes) / scale;
-    m_capacityLine->setVisible(m_capacityBytes > 0);
-    m_capacityLabel->setVisible(m_capacityBytes > 0);
+    // An empty chart shows its message alone, not a line over nothing.
+    m_capacityLine->setVisible(m_capacityBytes > 0 && any);
+    m_capacityLabel->setVisible(m_capacityBytes > 0 && any);
     if (m_capacityBytes > 0) {
         placeHorizontalLine(m_capacityLine, capacity);
         QString text = capacityText(m_session->scenario().gpu.shortName, m_capacityBytes, m_unit);
         text.replace(u'\n', u' ');
-        m_capacityLabel->setText(text + QStringLiteral(" capacity"));
+        m_capacityText = text + QStringLiteral(" capacity");
+        m_capacityLabel->setText(m_capacityText);
         m_capacityLabel->position->setCoords(1.0, capacity);
     }
-    setMemoryAxis(m_plot->yAxis, largest, capacity, 1.12, m_unit);
+    m_top = largest;
+    m_capacity = m_capacityBytes > 0 ? capacity : 0;
+    setMemoryAxis(m_plot->yAxis, largest, m_capacity, m_headroom, m_unit);
     if (m_plot->yAxis->range().upper <= 0)
         m_plot->yAxis->setRange(0, 1);
     m_plot->xAxis->setRange(0, any ? slowest * 1.06 : 1);
@@ -661,6 +666,78 @@ void PlanPanel::drawChart()
                                QString::fromStdString(fit.front().time.error));
     m_plotMessage->setVisible(!any);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlanPanel::fitChartText()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    QRect area = m_plot->axisRect()->rect();
+    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+        return;
+    bool changed = false;
+    // The frontier's whole name where the legend's three entries, as wide as it, fit on
+    // one row; else "Pareto frontier", which keeps the legend to one row in most plots.
+    const QString full = frontierName();
+    if (QCPPlottableLegendItem *item = m_plot->legend->itemWithPlottable(m_frontier)) {
+        const QFontMetrics fm(item->font());
+        auto textWidth = [&fm](const QString &t) {
+            return fm.boundingRect(0, 0, 0, 0, Qt::TextDontClip, t).width();
+        };
+        const QCPLayoutElement *cell = item; // minimumOuterSizeHint() is public here
+        const int wholeEntry =
+            cell->minimumOuterSizeHint().width() - textWidth(m_frontier->name()) + textWidth(full);
+        const QMargins lm = m_plot->legend->margins();
+        const int oneRow = 3 * wholeEntry + 2 * m_plot->legend->columnSpacing();
+        const QString name = oneRow <= m_plot->viewport().width() - lm.left() - lm.right()
+                                 ? full
+                                 : QStringLiteral("Pareto frontier");
+        if (m_frontier->name() != name) {
+            m_frontier->setName(name);
+            changed = true;
+        }
+    }
+    const int wrap = m_plot->legend->wrap();
+    fitLegendColumns(m_plot, 3); // also for exports, which emit no beforeReplot
+    if (fitValueTicks(m_plot->yAxis) || m_plot->legend->wrap() != wrap || changed) {
+        relayoutPlot(m_plot);
+        area = m_plot->axisRect()->rect();
+    }
+    // Headroom above the line for its label and the line's pen, in the height the legend
+    // and the x axis leave.
+    const double labelHeight =
+        m_capacityLabel->visible()
+            ? textBox(m_capacityLabel->font(), m_capacityText, m_capacityLabel->padding()).height()
+            : 0;
+    const double need = labelHeight + capacityPen(m_style).widthF() + 2;
+    const double headroom =
+        std::max(1.12, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+    if (std::abs(headroom - m_headroom) > 1e-3) {
+        m_headroom = headroom;
+        setMemoryAxis(m_plot->yAxis, m_top, m_capacity, m_headroom, m_unit);
+        if (m_plot->yAxis->range().upper <= 0)
+            m_plot->yAxis->setRange(0, 1);
+        fitValueTicks(m_plot->yAxis);
+        relayoutPlot(m_plot); // new tick labels may be wider
+        area = m_plot->axisRect()->rect();
+    }
+    // Axis titles no longer than their sides: "GB per GPU" on a short plot.
+    const bool y = fitAxisTitle(m_plot->yAxis, memoryAxisTitles(m_unit));
+    if (fitAxisTitle(m_plot->xAxis, {QStringLiteral("Step time (s)"), QStringLiteral("s")}) || y)
+        relayoutPlot(m_plot);
+    if (clearAxisCorner(m_plot))
+        relayoutPlot(m_plot);
+    // The capacity label inside the axis rect: "H100 80 GB" where the whole is wider.
+    if (m_capacityLabel->visible()) {
+        area = m_plot->axisRect()->rect();
+        QString shown = m_capacityText;
+        if (textBox(m_capacityLabel->font(), shown, m_capacityLabel->padding()).width() >
+            area.width())
+            shown.chop(QStringLiteral(" capacity").size());
+        if (m_capacityLabel->text() != shown)
+            m_capacityLabel->setText(shown);
+    }
 }
 
 void PlanPanel::updateSelectedPoint()
@@ -796,6 +873,8 @@ void PlanPanel::applyStyle()
     m_table->horizontalHeader()->setFont(st.font(font(), 11, true));
 
     applyAxisStyle(m_plot, st, font());
+    // Room for the legend, the axes and a readable field in large type.
+    m_plot->setMinimumHeight(int(std::lround(240 * st.fontScale)));
     styleLegend(m_plot, st, font(), 13, QSize(28, 20));
     const QColor points = pointsColor(st);
     QColor fill = points;

@@ -26,6 +26,7 @@ namespace shardscope {
 
 class LazyRefresh;
 class PlanTableModel;
+class WrapRow;
 class Session;
 
 /// The Plan tab (issue 15): which layouts of the session's model fit its GPU type at its
@@ -112,6 +113,12 @@ public:
     QSpinBox *maxGpusSpin() const { return m_maxGpus; }
     /// Opens the file dialog and exports the chosen row.
     QPushButton *exportButton() const { return m_export; }
+    /// The row of the batch, GPU range and export controls (two rows in a narrow tab).
+    WrapRow *controlsRow() const { return m_controls; }
+    /// The capacity line's label on the chart.
+    QCPItemText *capacityLabel() const { return m_capacityLabel; }
+    /// The chart's message ("No layout fits"), hidden while there are points.
+    QCPItemText *plotMessage() const { return m_plotMessage; }
 
     /// Candidates on the Pareto frontier of `fitting` (timed ones only), as indexes into
     /// it in ascending step time: each is strictly smaller than every faster one. Exact:
@@ -164,6 +171,11 @@ private:
     /// Redraws table unit, chart and highlight from m_result (no planning).
     void redraw();
     void drawChart();
+    /// Fits the chart's text to its pixels after each layout: value ticks spaced for
+    /// their font, axis titles no longer than their axes, "0" clear at the corner, the
+    /// frontier's legend name and the capacity label short enough, and headroom above
+    /// the line for that label.
+    void fitChartText();
     void updateSelectedPoint();
     void applyStyle();
     void chooseExportFile();
@@ -184,6 +196,7 @@ private:
     ByteUnit m_unit = ByteUnit::GB;
     std::int64_t m_capacityBytes = 0; ///< capacity of what is on screen
 
+    WrapRow *m_controls = nullptr; ///< the batch, the GPU range and the export
     QLabel *m_summary = nullptr;
     QLabel *m_message = nullptr;
     QLabel *m_batchLabel = nullptr;
@@ -205,6 +218,11 @@ private:
     QCPItemStraightLine *m_capacityLine = nullptr;
     QCPItemText *m_capacityLabel = nullptr;
     QCPItemText *m_plotMessage = nullptr;
+    double m_top = 0;         ///< the tallest point, in m_unit
+    double m_capacity = 0;    ///< the capacity line, in m_unit
+    double m_headroom = 1.12; ///< the memory axis' top over the larger of the two
+    QString m_capacityText;   ///< the capacity label in full ("H100 80 GB capacity")
+    bool m_fitting = false;   ///< fitChartText() is laying the plot out again
     ChartStyle m_style;
 };
 

@@ -14,6 +14,7 @@
 #include "comparechart.h"
 #include "estimate.h"
 #include "memorychart.h"
+#include "planpanel.h"
 #include "schedule.h"
 #include "session.h"
 #include "stagememorychart.h"
@@ -236,6 +237,7 @@ private slots:
     void memoryChartExportNeverCollides();
     void compareChartTextNeverCollides();
     void timelineTextNeverCollides();
+    void planChartTextNeverCollides();
     void timelineExportNeverCollides();
     void manyStagesLabelEveryKth();
     void memoryTitleFitsShortPlot();
@@ -351,6 +353,70 @@ void TestChartCollision::compareChartTextNeverCollides()
             }
         }
     }
+}
+
+void TestChartCollision::planChartTextNeverCollides()
+{
+    // The Plan tab's chart (ui/planpanel.h) at every size, drawn as an export draws it:
+    // Llama 3 70B on the default 64 GPUs (2,883 fitting layouts), on 8 and on 1 (4 fit,
+    // all offloading), and Llama 3.1 405B on 1 (none fits: the message alone, as
+    // `shardscope plan --model llama3.1-405b --gpus 1` says). Its capacity label also
+    // stays inside the axis rect, above the line.
+    Session session(Catalog::builtIn());
+    PlanPanel panel(&session);
+    panel.resize(1280, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    int drawings = 0;
+    const std::pair<const char *, qint64> cases[] = {
+        {"llama3-70b", 64}, {"llama3-70b", 8}, {"llama3-70b", 1}, {"llama3.1-405b", 1}};
+    for (const auto &[model, gpus] : cases) {
+        session.edit([model, gpus](Scenario &s) {
+            s.model = *Catalog::builtIn().model(model);
+            s.layout.gpus = gpus;
+        });
+        panel.planNow();
+        QCOMPARE(panel.result().fitting.empty(), std::string_view(model) == "llama3.1-405b");
+        for (const bool presentation : {false, true}) {
+            panel.setChartStyle(presentation ? ChartStyle::presentation(false)
+                                             : ChartStyle::light());
+            for (const QSize size : sizes()) {
+                QCustomPlot *plot = panel.plot();
+                const QCPItemText *label = panel.capacityLabel();
+                QString failure;
+                QRectF box, area;
+                double linePx = 0;
+                const QMetaObject::Connection check =
+                    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [&] {
+                        if (!failure.isEmpty())
+                            return;
+                        failure = textCollisions(plot, {label, panel.plotMessage()});
+                        box = itemTextRect(label);
+                        area = QRectF(plot->axisRect()->rect());
+                        linePx = plot->yAxis->coordToPixel(panel.capacityLine()->point1->value());
+                    });
+                exportAt(plot, size);
+                QObject::disconnect(check);
+                const QString where = QStringLiteral("plan, %1 on %2 GPUs at %3x%4, %5")
+                                          .arg(QString::fromLatin1(model))
+                                          .arg(gpus)
+                                          .arg(size.width())
+                                          .arg(size.height())
+                                          .arg(styleName(presentation));
+                QVERIFY2(failure.isEmpty(), qPrintable(where + QStringLiteral(": ") + failure));
+                if (label->visible() && area.height() > 3 * box.height()) {
+                    QVERIFY2(area.adjusted(-1, -1, 1, 1).contains(box),
+                             qPrintable(where + QStringLiteral(": capacity label ") +
+                                        describe(box) + QStringLiteral(" leaves the axis rect ") +
+                                        describe(area)));
+                    QVERIFY2(box.bottom() <= linePx + 1,
+                             qPrintable(where + QStringLiteral(": capacity label below its line")));
+                }
+                ++drawings;
+            }
+        }
+    }
+    QCOMPARE(drawings, 4 * 2 * int(sizes().size()));
 }
 
 void TestChartCollision::timelineTextNeverCollides()

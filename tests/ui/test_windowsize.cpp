@@ -3,10 +3,15 @@
 // platform draws the screen from a configuration file (offscreen:configfile=...), so
 // this executable starts its own QApplication on a 1280 x 720 screen.
 #include "mainwindow.h"
+#include "planpanel.h"
+#include "wraprow.h"
 
 #include <QApplication>
 #include <QFile>
+#include <QPushButton>
 #include <QScreen>
+#include <QSpinBox>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -18,6 +23,7 @@ class TestWindowSize : public QObject
 private slots:
     void opensInsideAProjectorScreen();
     void aRequestedSizeIsKept();
+    void planTabNeedsNoSidewaysScroll();
 };
 
 void TestWindowSize::opensInsideAProjectorScreen()
@@ -56,6 +62,39 @@ void TestWindowSize::aRequestedSizeIsKept()
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCoreApplication::processEvents();
     QCOMPARE(w.size(), QSize(1260, 700));
+}
+
+void TestWindowSize::planTabNeedsNoSidewaysScroll()
+{
+    // The Plan tab at 1280 x 720: its controls take a second row rather than a sideways
+    // scroll, in the normal type and in presentation type.
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.tabs()->setCurrentIndex(w.tabs()->count() - 1);
+    QCoreApplication::processEvents();
+    PlanPanel *plan = w.planPanel();
+    QVERIFY(plan->isVisible());
+    QWidget *viewport = plan->parentWidget(); // the tab's scroll area's viewport
+    for (const bool presentation : {false, true}) {
+        w.setPresentationMode(presentation);
+        QCoreApplication::processEvents();
+        QCoreApplication::processEvents();
+        QVERIFY2(plan->width() <= viewport->width(),
+                 qPrintable(QStringLiteral("plan %1 px in a %2 px tab, %3")
+                                .arg(plan->width())
+                                .arg(viewport->width())
+                                .arg(presentation ? "presentation" : "normal")));
+        const WrapRow *controls = plan->controlsRow();
+        QCOMPARE(controls->rowCount(), 2);
+        // Every control inside the panel, none cut at its right edge.
+        for (const QWidget *c : std::initializer_list<const QWidget *>{
+                 plan->batchTokensSpin(), plan->maxGpusSpin(), plan->exportButton()}) {
+            const QRect r(c->mapTo(plan, QPoint(0, 0)), c->size());
+            QVERIFY2(plan->rect().contains(r), qPrintable(c->objectName()));
+            QVERIFY(c->width() >= c->minimumSizeHint().width());
+        }
+    }
 }
 
 int main(int argc, char **argv)
