@@ -9,8 +9,11 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScopedValueRollback>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <qcustomplot.h>
 
 namespace shardscope {
@@ -20,6 +23,7 @@ namespace {
 constexpr double barWidth = 0.38;
 constexpr double barOffset = 0.21; // predicted at centre - offset, measured at centre + offset
 constexpr int compactAbove = 4;    // more GPUs than this get the short labels
+constexpr int valueGap = 4;        // pixels between a bar and its value
 
 QString qs(const std::string &s)
 {
@@ -96,6 +100,7 @@ LivePanel::LivePanel(Session *session, QWidget *parent)
 
     placeLegendAbove(m_plot, 4, 18);
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &LivePanel::fitToPlot);
     applyStyle();
 
     m_plot->setMouseTracking(true);
@@ -243,10 +248,8 @@ void LivePanel::rebuild()
         m_pairs.push_back(std::move(p));
     }
 
-    const bool compact = n > compactAbove; // shorter labels so that neighbours never touch
-    QVector<double> predictedKeys(n), measuredKeys(n), centres(n);
+    QVector<double> predictedKeys(n), measuredKeys(n);
     for (int i = 0; i < n; ++i) {
-        centres[i] = i + 1;
         predictedKeys[i] = m_sample ? i + 1 - barOffset : i + 1; // alone without a reading
         measuredKeys[i] = i + 1 + barOffset;
     }
@@ -301,7 +304,8 @@ void LivePanel::rebuild()
         line->end->setCoords(seg.to, seg.value);
         top = std::max(top, seg.value);
     }
-    m_predictedBars.setCapacityVisible(lineCount > 0);
+    m_capacityShown = lineCount > 0;
+    m_predictedBars.setCapacityVisible(m_capacityShown);
     if (m_sample && n > 0) {
         const ProbeGpu &last = *m_pairs.back().measured;
         m_predictedBars.setCapacity(
@@ -323,68 +327,266 @@ void LivePanel::rebuild()
         capWidth = std::max(capWidth, capMetrics.horizontalAdvance(l));
     m_plot->axisRect()->setMargins(QMargins(0, 0, capWidth + 30, 0));
 
-    // Value labels above every bar (two per pair).
-    const QFont valueFont = m_style.font(font(), compact ? 11 : 12.5, true);
-    QColor plate = m_style.background;
-    plate.setAlpha(220);
+    // Value labels above every bar (two per pair); fitToPlot() picks their words and
+    // size for the pixels and places them.
     while (int(m_valueTexts.size()) < 2 * n) {
-        auto *t = addBarValue(m_plot, 4);
+        auto *t = addBarValue(m_plot, valueGap);
         t->setTextAlignment(Qt::AlignHCenter);
         m_valueTexts.push_back(t);
     }
-    for (int k = 0; k < int(m_valueTexts.size()); ++k) {
-        QCPItemText *t = m_valueTexts[std::size_t(k)];
-        const Pair *p = k < 2 * n ? &m_pairs[std::size_t(k / 2)] : nullptr;
-        t->setVisible(p && (k % 2 == 0 || p->measured));
-        if (!t->visible())
-            continue;
-        t->setFont(valueFont);
-        t->setBrush(plate); // a capacity line behind the text breaks rather than crosses it
-        if (k % 2 == 0) {
-            const double h = p->predicted ? double(p->predicted->total()) / scale : 0.0;
-            t->position->setCoords(predictedKeys[k / 2], h);
-            t->setColor(m_style.ink);
-            const QString value =
-                p->predicted ? qs(formatBytes(p->predicted->total(), m_unit)) : QString();
-            t->setText(!p->predicted ? tr("Not in the\nscenario")
-                       : compact     ? value
-                                     : tr("Predicted\n%1").arg(value));
+    m_valueKeys.clear();
+    m_valueTops.clear();
+    m_valueWanted.assign(m_valueTexts.size(), false);
+    for (int k = 0; k < 2 * n; ++k) {
+        const Pair &p = m_pairs[std::size_t(k / 2)];
+        const bool predictedText = k % 2 == 0;
+        m_valueWanted[std::size_t(k)] = predictedText || p.measured.has_value();
+        const double h = predictedText ? (p.predicted ? double(p.predicted->total()) / scale : 0.0)
+                                       : used[k / 2] + reserved[k / 2];
+        m_valueKeys << (predictedText ? predictedKeys[k / 2] : measuredKeys[k / 2]);
+        m_valueTops << h;
+        if (m_valueWanted[std::size_t(k)])
             top = std::max(top, h);
-        } else {
-            const double h = used[k / 2] + reserved[k / 2];
-            t->position->setCoords(measuredKeys[k / 2], h);
-            t->setColor(measuredColor(m_style));
-            const QString value = qs(formatBytes(p->measured->usedBytes, m_unit));
-            QString text = compact ? value : tr("Measured\n%1").arg(value);
-            // The reserve is a thin segment; with room, say its size too.
-            if (p->measured->reservedBytes && *p->measured->reservedBytes > 0 && !compact)
-                text += (m_style.fontScale > 1.2 ? tr("\n+ %1\nreserved") : tr("\n+ %1 reserved"))
-                            .arg(qs(formatBytes(*p->measured->reservedBytes, m_unit)));
-            t->setText(text);
-            top = std::max(top, h);
-        }
     }
-
-    auto ticker = m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>();
-    QVector<QString> labels;
-    for (int i = 0; i < n; ++i)
-        labels << pairLabel(i);
-    ticker->setTicks(centres, labels);
-    m_plot->xAxis->setTickLabelFont(m_style.font(font(), compact ? 12 : 14));
-    const bool anyDifference = std::any_of(m_pairs.begin(), m_pairs.end(),
-                                           [](const Pair &p) { return p.measured && p.predicted; });
-    m_plot->xAxis->setLabel(compact && anyDifference
-                                ? tr("GPUs on this machine (GPU i taken as rank i); under each: "
-                                     "measured − predicted")
-                                : tr("GPUs on this machine (GPU i taken as rank i)"));
+    applyValueTexts();
+    m_anyDifference = std::any_of(m_pairs.begin(), m_pairs.end(),
+                                  [](const Pair &p) { return p.measured && p.predicted; });
+    applyTickLabels();
+    m_top = top;
 
     m_plot->xAxis->setRange(0.4, std::max(1, n) + 0.6);
-    setMemoryAxis(m_plot->yAxis, top, 1.0, 1.22, m_unit);
+    setMemoryAxis(m_plot->yAxis, top, 1.0, m_headroom, m_unit);
 
     m_message->setVisible(!r.valid());
     m_message->setText(tr("No prediction for this layout:\n%1").arg(qs(r.error)));
 
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LivePanel::valueText(int k, int level) const
+{
+    const Pair &p = m_pairs[std::size_t(k / 2)];
+    if (k % 2 == 0) {
+        if (!p.predicted)
+            return tr("Not in the\nscenario");
+        const QString value = qs(formatBytes(p.predicted->total(), m_unit));
+        return level == 0 ? tr("Predicted\n%1").arg(value) : value;
+    }
+    const QString value = qs(formatBytes(p.measured->usedBytes, m_unit));
+    if (level > 0)
+        return value;
+    QString text = tr("Measured\n%1").arg(value);
+    // The reserve is a thin segment; with room, say its size too.
+    if (p.measured->reservedBytes && *p.measured->reservedBytes > 0)
+        text += (m_style.fontScale > 1.2 ? tr("\n+ %1\nreserved") : tr("\n+ %1 reserved"))
+                    .arg(qs(formatBytes(*p.measured->reservedBytes, m_unit)));
+    return text;
+}
+
+QString LivePanel::tickText(int i, int level) const
+{
+    if (level == 0)
+        return pairLabel(i);
+    QString label = QString::number(m_pairs[std::size_t(i)].rank);
+    if (const auto diff = differenceBytes(i); diff && level == 1)
+        label += QStringLiteral("\n") + signedBytes(*diff, m_unit);
+    return label;
+}
+
+QStringList LivePanel::xTitles() const
+{
+    const bool compact = pairCount() > compactAbove;
+    QStringList titles;
+    if (m_tickLevel == 0)
+        titles << (compact && m_anyDifference
+                       ? tr("GPUs on this machine (GPU i taken as rank i); under each: "
+                            "measured − predicted")
+                       : tr("GPUs on this machine (GPU i taken as rank i)"));
+    else
+        titles << (m_tickLevel == 1 && m_anyDifference
+                       ? tr("GPU i as rank i; under each: measured − predicted")
+                       : tr("GPU i as rank i"));
+    titles << tr("GPU i as rank i") << tr("GPU");
+    return titles;
+}
+
+void LivePanel::applyValueTexts()
+{
+    QColor plate = m_style.background;
+    plate.setAlpha(220);
+    for (int k = 0; k < int(m_valueTexts.size()); ++k) {
+        QCPItemText *t = m_valueTexts[std::size_t(k)];
+        const bool wanted = k < int(m_valueWanted.size()) && m_valueWanted[std::size_t(k)];
+        t->setVisible(wanted);
+        if (!wanted)
+            continue;
+        t->setFont(valueFont());
+        t->setBrush(plate); // a capacity line behind the text breaks rather than crosses it
+        t->setColor(k % 2 == 0 ? m_style.ink : measuredColor(m_style));
+        t->setText(valueText(k, m_valueLevel));
+        t->position->setCoords(m_valueKeys[k], m_valueTops[k]);
+    }
+}
+
+QFont LivePanel::valueFont() const
+{
+    QFont f = m_style.font(font(), m_valueLevel == 0 ? 12.5 : 11, true);
+    if (m_valuePoints > 0)
+        f.setPointSizeF(m_valuePoints);
+    return f;
+}
+
+void LivePanel::applyTickLabels()
+{
+    auto ticker = m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>();
+    QVector<double> centres;
+    QVector<QString> labels;
+    for (int i = 0; i < pairCount(); ++i) {
+        centres << i + 1;
+        labels << (i % m_tickStride == 0 ? tickText(i, m_tickLevel) : QString());
+    }
+    ticker->setTicks(centres, labels);
+    QFont f = m_style.font(font(), pairCount() > compactAbove ? 12 : 14);
+    if (m_tickPoints > 0)
+        f.setPointSizeF(m_tickPoints);
+    m_plot->xAxis->setTickLabelFont(f);
+    const QStringList titles = xTitles();
+    if (!titles.contains(m_plot->xAxis->label()))
+        m_plot->xAxis->setLabel(titles.front());
+}
+
+void LivePanel::fitToPlot()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    QRect area = m_plot->axisRect()->rect();
+    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+        return;
+    const int wrap = m_plot->legend->wrap();
+    fitLegendColumns(m_plot, 4); // also for exports, which emit no beforeReplot
+    if (fitValueTicks(m_plot->yAxis) || m_plot->legend->wrap() != wrap) {
+        relayoutPlot(m_plot);
+        area = m_plot->axisRect()->rect();
+    }
+    const int n = pairCount();
+    bool changed = false;
+
+    // Tick labels: the longest words that fit a pair's width; then smaller type (down to
+    // 8 pt); then every k-th label.
+    const double perPair = area.width() / std::max(1e-9, m_plot->xAxis->range().size());
+    {
+        QFont f = m_style.font(font(), n > compactAbove ? 12 : 14);
+        auto widest = [&](int level, const QFont &font) {
+            QVector<QString> texts;
+            for (int i = 0; i < n; ++i)
+                texts << tickText(i, level);
+            return widestText(font, texts) + 8;
+        };
+        int level = 0;
+        while (level < 2 && widest(level, f) > perPair)
+            ++level;
+        double points = 0;
+        while (widest(level, f) > perPair && f.pointSizeF() > 8) {
+            f.setPointSizeF(f.pointSizeF() - 0.5);
+            points = f.pointSizeF();
+        }
+        const int stride = std::max(1, int(std::ceil(widest(level, f) / perPair)));
+        if (level != m_tickLevel || stride != m_tickStride || points != m_tickPoints) {
+            m_tickLevel = level;
+            m_tickStride = stride;
+            m_tickPoints = points;
+            applyTickLabels();
+            changed = true;
+        }
+    }
+    // Value texts: the words that fit a bar's share of the pair, then smaller type.
+    {
+        const double perBar = perPair * (m_sample ? 2 * barOffset : 1.0) - 4;
+        auto widest = [&](int level, const QFont &font) {
+            QVector<QString> texts;
+            for (int k = 0; k < 2 * n; ++k)
+                if (m_valueWanted[std::size_t(k)])
+                    texts << valueText(k, level);
+            return widestText(font, texts);
+        };
+        int level = 0;
+        QFont f = m_style.font(font(), 12.5, true);
+        if (widest(0, f) > perBar) {
+            level = 1;
+            f = m_style.font(font(), 11, true);
+        }
+        double points = 0;
+        while (widest(level, f) > perBar && f.pointSizeF() > 8) {
+            f.setPointSizeF(f.pointSizeF() - 0.5);
+            points = f.pointSizeF();
+        }
+        if (level != m_valueLevel || points != m_valuePoints) {
+            m_valueLevel = level;
+            m_valuePoints = points;
+            changed = true;
+        }
+    }
+    applyValueTexts(); // every wanted text shown again before placeBarValues() hides any
+    // Headroom above the tallest bar for its value text and the line's pen.
+    double need = 0;
+    for (int k = 0; k < 2 * n; ++k)
+        if (m_valueWanted[std::size_t(k)]) {
+            const QCPItemText *t = m_valueTexts[std::size_t(k)];
+            need = std::max(need, textBox(t->font(), t->text(), t->padding()).height());
+        }
+    need += capacityPen(m_style).widthF() + valueGap + 4;
+    const double headroom =
+        std::max(1.22, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+    if (std::abs(headroom - m_headroom) > 1e-3) {
+        m_headroom = headroom;
+        setMemoryAxis(m_plot->yAxis, m_top, 1.0, m_headroom, m_unit);
+        fitValueTicks(m_plot->yAxis);
+        changed = true;
+    }
+    if (changed)
+        relayoutPlot(m_plot);
+    // Axis titles no longer than their sides: "GB per GPU" on a short plot.
+    const bool y = fitAxisTitle(m_plot->yAxis, memoryAxisTitles(m_unit));
+    if (fitAxisTitle(m_plot->xAxis, xTitles()) || y)
+        relayoutPlot(m_plot);
+    if (clearAxisCorner(m_plot))
+        relayoutPlot(m_plot);
+
+    // The capacity label beside its line, inside the axis rect's height; none where its
+    // three lines are taller than the plot (the tooltip names the total).
+    {
+        QCPItemText *label = m_predictedBars.label();
+        const QRect a = m_plot->axisRect()->rect();
+        const QString text = label->text();
+        const bool fits = textBox(label->font(), text, label->padding()).height() <= a.height();
+        label->setVisible(m_capacityShown && fits);
+        if (label->visible())
+            fitCapacityLabel(m_plot, label, m_capacityLines.front()->start->value(), text);
+    }
+    // Values: tallest first, none over another, under a line or out of the axis rect.
+    std::vector<QCPItemText *> items;
+    QVector<double> keys, tops;
+    for (int k = 0; k < 2 * n; ++k)
+        if (m_valueWanted[std::size_t(k)]) {
+            items.push_back(m_valueTexts[std::size_t(k)]);
+            keys << m_valueKeys[k];
+            tops << m_valueTops[k];
+        }
+    QColor plate = m_style.background;
+    plate.setAlpha(220);
+    const double line = m_predictedBars.line() && m_predictedBars.line()->visible()
+                            ? m_predictedBars.line()->point1->value()
+                            : (m_capacityLines.empty() || !m_capacityLines.front()->visible()
+                                   ? std::numeric_limits<double>::quiet_NaN()
+                                   : m_capacityLines.front()->start->value());
+    placeBarValues(m_plot, items, keys, tops, barWidth, line, capacityPen(m_style).widthF(),
+                   valueGap, plate);
+}
+
+QVector<const QCPItemText *> LivePanel::valueItems() const
+{
+    return QVector<const QCPItemText *>(m_valueTexts.begin(), m_valueTexts.end());
 }
 
 QString LivePanel::pairLabel(int i) const

@@ -38,6 +38,11 @@ class Session;
 /// measured bars rather than showing a stale reading. Readings are applied as they come
 /// and the plot asks for a queued replot, so a burst of readings costs one redraw.
 ///
+/// Its text fits its pixels after each layout, as every chart's does: where a pair is too
+/// narrow the tick labels drop to the rank (and the difference), the values above the bars
+/// to the figure alone, then to smaller type, and a value that would still cover another
+/// or cross the line is hidden (its tooltip keeps it).
+///
 /// Its look follows a ChartStyle (setChartStyle): the plot as every chart, the measured
 /// bars in Okabe-Ito black on a light canvas and in the ink on a dark one, and the Start
 /// button and status line in chartPalette() colours at 14 pt x fontScale.
@@ -95,6 +100,10 @@ public:
     QString differenceText(int i) const;
     /// Tooltip text for pair i: GPU identity, exact bytes, processes.
     QString tooltipText(int i) const;
+    /// The value texts above the bars, two per pair (predicted, measured); hidden ones too.
+    QVector<const QCPItemText *> valueItems() const;
+    /// The capacity line's label, right of the axis rect.
+    const QCPItemText *capacityLabel() const { return m_predictedBars.label(); }
     /// Index of the pair under a widget-relative plot position, or -1.
     int pairAt(const QPoint &pos) const;
 
@@ -116,6 +125,25 @@ private:
     };
 
     void rebuild();
+    /// Value text k (pair k / 2; even: predicted, odd: measured) in words of `level`
+    /// (0: "Predicted\n1,195 GB", 1: the figure alone).
+    QString valueText(int k, int level) const;
+    /// Tick label of pair i at `level` (0: pairLabel(), 1: the rank and the difference,
+    /// 2: the rank alone).
+    QString tickText(int i, int level) const;
+    /// The x axis' titles for the current tick level, longest first (fitAxisTitle()).
+    QStringList xTitles() const;
+    /// Sets the value texts' words, font, colour and anchor from the fitted level.
+    void applyValueTexts();
+    /// The value texts' font at the fitted level and size.
+    QFont valueFont() const;
+    /// Sets the tick labels, their font and the x title from the fitted level.
+    void applyTickLabels();
+    /// After each layout: legend columns, value ticks, the words and size of the tick
+    /// labels and value texts for the pixels a pair has, headroom for the texts, axis
+    /// titles that fit, and the values placed clear of each other and the line
+    /// (placeBarValues(), chartparts.h), as MemoryChart does.
+    void fitToPlot();
     /// The plot and the controls' fonts in m_style (the palette is the window's until
     /// setChartStyle() gives the panel one).
     void applyStyle();
@@ -135,6 +163,19 @@ private:
     QCPBars *m_reservedBars = nullptr;
     std::vector<QCPItemLine *> m_capacityLines;
     std::vector<QCPItemText *> m_valueTexts;
+    QVector<double> m_valueKeys;     ///< each value text's bar key
+    QVector<double> m_valueTops;     ///< each value text's bar top, display units
+    std::vector<bool> m_valueWanted; ///< value text k has a bar to name
+    int m_valueLevel = 0;            ///< valueText() level fitted to the pixels
+    double m_valuePoints = 0;        ///< the value font's fitted size, 0 for the style's
+    int m_tickLevel = 0;             ///< tickText() level fitted to the pixels
+    int m_tickStride = 1;            ///< every k-th tick label shown
+    double m_tickPoints = 0;         ///< the tick font's fitted size, 0 for the style's
+    bool m_anyDifference = false;    ///< some pair has both bars
+    double m_top = 0;                ///< the tallest bar or line, display units
+    double m_headroom = 1.22;        ///< the memory axis' top over m_top
+    bool m_fitting = false;          ///< fitToPlot() is laying the plot out again
+    bool m_capacityShown = false;    ///< a capacity line is drawn (so is its label, room given)
     QCPItemText *m_message = nullptr;
 
     std::vector<Pair> m_pairs;

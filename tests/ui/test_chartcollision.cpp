@@ -13,6 +13,7 @@
 #include "chartscenarios.h"
 #include "comparechart.h"
 #include "estimate.h"
+#include "livepanel.h"
 #include "memorychart.h"
 #include "planpanel.h"
 #include "schedule.h"
@@ -238,6 +239,7 @@ private slots:
     void compareChartTextNeverCollides();
     void timelineTextNeverCollides();
     void planChartTextNeverCollides();
+    void liveChartTextNeverCollides();
     void timelineExportNeverCollides();
     void manyStagesLabelEveryKth();
     void memoryTitleFitsShortPlot();
@@ -417,6 +419,84 @@ void TestChartCollision::planChartTextNeverCollides()
         }
     }
     QCOMPARE(drawings, 4 * 2 * int(sizes().size()));
+}
+
+void TestChartCollision::liveChartTextNeverCollides()
+{
+    // The Live GPUs tab's chart (ui/livepanel.h) at every size in both styles: the
+    // predicted bars alone before a reading (the default Llama 3 70B on 64 GPUs draws its
+    // first 8 ranks at 1,195 GB each; Llama 3 8B, ZeRO-3, on 2), and readings of 2, 8 and
+    // 16 H100s beside Llama 3 8B, ZeRO-3 (each pair's tick label then carries "measured -
+    // predicted", the measured bars their used and reserved bytes).
+    Session session(Catalog::builtIn());
+    LivePanel panel(&session);
+    panel.resize(1280, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto reading = [](int gpus) {
+        ProbeSample s;
+        s.source = QStringLiteral("nvml");
+        for (int i = 0; i < gpus; ++i) {
+            ProbeGpu g;
+            g.index = i;
+            g.name = QStringLiteral("NVIDIA H100 80GB HBM3");
+            g.totalBytes = 85'520'809'984; // 81,559 MiB, the driver's H100 total
+            g.reservedBytes = 536'870'912;
+            g.usedBytes = 40'000'000'000 + qint64(i) * 1'000'000'000;
+            g.freeBytes = g.totalBytes - g.usedBytes - *g.reservedBytes;
+            s.gpus.push_back(g);
+        }
+        return s;
+    };
+    struct Case
+    {
+        const char *what;
+        int gpus;  ///< the scenario's
+        int probe; ///< GPUs read, 0 for no reading
+    };
+    const Case cases[] = {{"70B, no reading", 64, 0},
+                          {"8B, no reading", 2, 0},
+                          {"8B, 2 read", 2, 2},
+                          {"8B, 8 read", 8, 8},
+                          {"8B, 16 read", 16, 16}};
+    int drawings = 0;
+    for (const Case &c : cases) {
+        session.edit([&c](Scenario &s) {
+            s.model = *Catalog::builtIn().model(c.gpus == 64 ? "llama3-70b" : "llama3-8b");
+            s.layout.gpus = c.gpus;
+            s.layout.zeroStage = c.gpus == 64 ? ZeroStage::Ddp : ZeroStage::Zero3;
+        });
+        if (c.probe > 0)
+            panel.showReading(reading(c.probe));
+        else
+            panel.showFailure(QStringLiteral("no reading"));
+        for (const bool presentation : {false, true}) {
+            panel.setChartStyle(presentation ? ChartStyle::presentation(false)
+                                             : ChartStyle::light());
+            QCoreApplication::processEvents(); // the queued rebuild
+            for (const QSize size : sizes()) {
+                QCustomPlot *plot = panel.plot();
+                QString failure;
+                const QMetaObject::Connection check =
+                    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [&] {
+                        if (failure.isEmpty())
+                            failure = collisions(plot, panel.valueItems(), panel.capacityLabel(),
+                                                 panel.capacityValue(0) > 0 ? panel.capacityValue(0)
+                                                                            : 80.0,
+                                                 3 * panel.chartStyle().lineScale);
+                    });
+                exportAt(plot, size);
+                QObject::disconnect(check);
+                QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("live, %1 at %2x%3, %4: %5")
+                                                           .arg(QString::fromLatin1(c.what))
+                                                           .arg(size.width())
+                                                           .arg(size.height())
+                                                           .arg(styleName(presentation), failure)));
+                ++drawings;
+            }
+        }
+    }
+    QCOMPARE(drawings, 5 * 2 * int(sizes().size()));
 }
 
 void TestChartCollision::timelineTextNeverCollides()
