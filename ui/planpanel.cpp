@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScopedValueRollback>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -834,6 +835,11 @@ QString PlanPanel::summaryText() const
     return m_summary->text();
 }
 
+int PlanPanel::heightForWidth(int width) const
+{
+    return layout() ? layout()->totalMinimumHeightForWidth(width) : QWidget::heightForWidth(width);
+}
+
 void PlanPanel::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
@@ -871,6 +877,15 @@ void PlanPanel::applyStyle()
     m_message->setFont(st.font(font(), 13, true));
     m_table->setFont(st.font(font(), 11));
     m_table->horizontalHeader()->setFont(st.font(font(), 11, true));
+    // In large type, never fewer than the three fastest rows on screen (the header, three
+    // rows of the table's font, the sideways scroll bar); the normal type's table keeps
+    // Qt's minimum, so the whole tab fits a 1280 x 720 window without scrolling.
+    const int rowHeight = QFontMetrics(m_table->font()).height() + 8;
+    m_table->setMinimumHeight(
+        st.fontScale > 1
+            ? QFontMetrics(m_table->horizontalHeader()->font()).height() + 10 + 3 * rowHeight +
+                  m_table->horizontalScrollBar()->sizeHint().height() + 2 * m_table->frameWidth()
+            : 0);
 
     applyAxisStyle(m_plot, st, font());
     // Room for the legend, the axes and a readable field in large type.

@@ -140,6 +140,12 @@ public:
     /// The current look.
     const ChartStyle &chartStyle() const { return m_style; }
 
+    /// The least height, pixels, at which the panel's layout holds its controls, summary,
+    /// table and chart at `width` (QLayout::totalMinimumHeightForWidth). The tab's scroll
+    /// area sizes the panel by it: the panel fills the tab where that fits and scrolls
+    /// only where it does not, instead of asking for its children's preferred heights.
+    int heightForWidth(int width) const override;
+
 signals:
     /// A plan's result (or the message of invalid inputs) is now on screen.
     void planned();

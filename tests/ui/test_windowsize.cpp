@@ -14,6 +14,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <qcustomplot.h>
 
 using namespace shardscope;
 
@@ -66,8 +67,8 @@ void TestWindowSize::aRequestedSizeIsKept()
 
 void TestWindowSize::planTabNeedsNoSidewaysScroll()
 {
-    // The Plan tab at 1280 x 720: its controls take a second row rather than a sideways
-    // scroll, in the normal type and in presentation type.
+    // The Plan tab at 1280 x 720, planned: its controls take a second row rather than a
+    // sideways scroll, in the normal type and in presentation type.
     MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -75,6 +76,7 @@ void TestWindowSize::planTabNeedsNoSidewaysScroll()
     QCoreApplication::processEvents();
     PlanPanel *plan = w.planPanel();
     QVERIFY(plan->isVisible());
+    plan->planNow();                          // the summary above the table takes its lines
     QWidget *viewport = plan->parentWidget(); // the tab's scroll area's viewport
     for (const bool presentation : {false, true}) {
         w.setPresentationMode(presentation);
@@ -85,6 +87,15 @@ void TestWindowSize::planTabNeedsNoSidewaysScroll()
                                 .arg(plan->width())
                                 .arg(viewport->width())
                                 .arg(presentation ? "presentation" : "normal")));
+        // The chart whole inside the panel; in the normal type the whole tab fits, with
+        // no scrolling at all (presentation type scrolls down to the chart).
+        const QRect chart(plan->plot()->mapTo(plan, QPoint(0, 0)), plan->plot()->size());
+        QVERIFY(plan->rect().contains(chart));
+        if (!presentation)
+            QVERIFY2(plan->height() <= viewport->height(),
+                     qPrintable(QStringLiteral("plan %1 px high in a %2 px tab")
+                                    .arg(plan->height())
+                                    .arg(viewport->height())));
         const WrapRow *controls = plan->controlsRow();
         QCOMPARE(controls->rowCount(), 2);
         // Every control inside the panel, none cut at its right edge.
