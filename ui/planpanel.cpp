@@ -268,6 +268,11 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
 
 PlanPanel::~PlanPanel()
 {
+    // QWidget's destructor deletes the children after this one has run: a focused spin box
+    // then loses its focus and emits editingFinished into what is by then only a QWidget.
+    // No child's signal reaches the panel from here on.
+    for (QObject *child : findChildren<QObject *>())
+        disconnect(child, nullptr, this, nullptr);
     joinWorker();
 }
 

@@ -99,6 +99,7 @@ private slots:
     void gpuRange();
     void exportRoundTrips();
     void stylesAgreeWithTheLegend();
+    void closesWithTheBatchBoxFocused();
     void screenshots();
 };
 
@@ -495,6 +496,22 @@ void TestPlanPanel::stylesAgreeWithTheLegend()
         QCOMPARE(panel.selectedGraph()->scatterStyle().pen().color(), st.ink);
         QCOMPARE(panel.palette().color(QPalette::Window), st.background);
     }
+}
+
+void TestPlanPanel::closesWithTheBatchBoxFocused()
+{
+    // A window closed while the global batch box has the focus: deleting the box emits
+    // editingFinished, which must not reach the half-destroyed panel (UBSan's vptr check
+    // in the sanitizer build caught it in a panel's destructor).
+    Session session(Catalog::builtIn());
+    auto *panel = new PlanPanel(&session);
+    showAndPlan(*panel);
+    panel->activateWindow();
+    panel->batchTokensSpin()->setFocus();
+    QCoreApplication::processEvents();
+    QSignalSpy finished(panel->batchTokensSpin(), &QSpinBox::editingFinished);
+    delete panel;
+    QCOMPARE(finished.count(), 1); // the focus-out during the delete (the path that crashed)
 }
 
 void TestPlanPanel::screenshots()
