@@ -279,6 +279,11 @@ void relayoutPlot(QCustomPlot *plot)
     plot->plotLayout()->update(QCPLayoutElement::upLayout);
 }
 
+double headroomFor(double need, int height, double least)
+{
+    return std::max(least, 1.0 / std::max(0.5, 1.0 - need / std::max(1, height)));
+}
+
 bool fitValueTicks(QCPAxis *axis, bool labels)
 {
     const double labelHeight = QFontMetricsF(axis->tickLabelFont()).height();

@@ -133,6 +133,11 @@ int placeBarValues(QCustomPlot *plot, const std::vector<QCPItemText *> &items,
                    const QVector<double> &keys, const QVector<double> &tops, double barWidth,
                    double lineValue, double lineWidth, int gap, const QColor &plate);
 
+/// The memory axis' headroom (its top over the tallest bar or line) that leaves `need`
+/// pixels above them in an axis rect `height` pixels tall, at least `least` and at most 2
+/// (half the height): 1 / (1 - need / height). For a value text or label above the bars.
+double headroomFor(double need, int height, double least);
+
 /// Lays `plot` out again (QCPLayoutElement::update, preparation, margins and layout) after
 /// a change of tick labels or legend made in QCustomPlot::afterLayout; draws nothing.
 void relayoutPlot(QCustomPlot *plot);

@@ -412,27 +412,32 @@ QStringList LivePanel::xTitles() const
 
 void LivePanel::applyValueTexts()
 {
-    QColor plate = m_style.background;
-    plate.setAlpha(220);
     for (int k = 0; k < int(m_valueTexts.size()); ++k) {
         QCPItemText *t = m_valueTexts[std::size_t(k)];
         const bool wanted = k < int(m_valueWanted.size()) && m_valueWanted[std::size_t(k)];
         t->setVisible(wanted);
         if (!wanted)
             continue;
-        t->setFont(valueFont());
-        t->setBrush(plate); // a capacity line behind the text breaks rather than crosses it
+        t->setFont(valueFont(m_valueLevel, m_valuePoints));
         t->setColor(k % 2 == 0 ? m_style.ink : measuredColor(m_style));
         t->setText(valueText(k, m_valueLevel));
         t->position->setCoords(m_valueKeys[k], m_valueTops[k]);
     }
 }
 
-QFont LivePanel::valueFont() const
+QFont LivePanel::valueFont(int level, double points) const
 {
-    QFont f = m_style.font(font(), m_valueLevel == 0 ? 12.5 : 11, true);
-    if (m_valuePoints > 0)
-        f.setPointSizeF(m_valuePoints);
+    QFont f = m_style.font(font(), level == 0 ? 12.5 : 11, true);
+    if (points > 0)
+        f.setPointSizeF(points);
+    return f;
+}
+
+QFont LivePanel::tickFont(double points) const
+{
+    QFont f = m_style.font(font(), pairCount() > compactAbove ? 12 : 14);
+    if (points > 0)
+        f.setPointSizeF(points);
     return f;
 }
 
@@ -446,10 +451,7 @@ void LivePanel::applyTickLabels()
         labels << (i % m_tickStride == 0 ? tickText(i, m_tickLevel) : QString());
     }
     ticker->setTicks(centres, labels);
-    QFont f = m_style.font(font(), pairCount() > compactAbove ? 12 : 14);
-    if (m_tickPoints > 0)
-        f.setPointSizeF(m_tickPoints);
-    m_plot->xAxis->setTickLabelFont(f);
+    m_plot->xAxis->setTickLabelFont(tickFont(m_tickPoints));
     const QStringList titles = xTitles();
     if (!titles.contains(m_plot->xAxis->label()))
         m_plot->xAxis->setLabel(titles.front());
@@ -476,7 +478,7 @@ void LivePanel::fitToPlot()
     // 8 pt); then every k-th label.
     const double perPair = area.width() / std::max(1e-9, m_plot->xAxis->range().size());
     {
-        QFont f = m_style.font(font(), n > compactAbove ? 12 : 14);
+        QFont f = tickFont(0);
         auto widest = [&](int level, const QFont &font) {
             QVector<QString> texts;
             for (int i = 0; i < n; ++i)
@@ -510,12 +512,8 @@ void LivePanel::fitToPlot()
                     texts << valueText(k, level);
             return widestText(font, texts);
         };
-        int level = 0;
-        QFont f = m_style.font(font(), 12.5, true);
-        if (widest(0, f) > perBar) {
-            level = 1;
-            f = m_style.font(font(), 11, true);
-        }
+        const int level = widest(0, valueFont(0, 0)) > perBar ? 1 : 0;
+        QFont f = valueFont(level, 0);
         double points = 0;
         while (widest(level, f) > perBar && f.pointSizeF() > 8) {
             f.setPointSizeF(f.pointSizeF() - 0.5);
@@ -524,10 +522,13 @@ void LivePanel::fitToPlot()
         if (level != m_valueLevel || points != m_valuePoints) {
             m_valueLevel = level;
             m_valuePoints = points;
+            applyValueTexts();
             changed = true;
         }
     }
-    applyValueTexts(); // every wanted text shown again before placeBarValues() hides any
+    // Every wanted text shown again before placeBarValues() hides any.
+    for (int k = 0; k < 2 * n; ++k)
+        m_valueTexts[std::size_t(k)]->setVisible(m_valueWanted[std::size_t(k)]);
     // Headroom above the tallest bar for its value text and the line's pen.
     double need = 0;
     for (int k = 0; k < 2 * n; ++k)
@@ -536,8 +537,7 @@ void LivePanel::fitToPlot()
             need = std::max(need, textBox(t->font(), t->text(), t->padding()).height());
         }
     need += capacityPen(m_style).widthF() + valueGap + 4;
-    const double headroom =
-        std::max(1.22, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+    const double headroom = headroomFor(need, area.height(), 1.22);
     if (std::abs(headroom - m_headroom) > 1e-3) {
         m_headroom = headroom;
         setMemoryAxis(m_plot->yAxis, m_top, 1.0, m_headroom, m_unit);
@@ -573,13 +573,11 @@ void LivePanel::fitToPlot()
             keys << m_valueKeys[k];
             tops << m_valueTops[k];
         }
+    // Each text on a plate of the canvas: a capacity line behind it breaks, never crosses.
     QColor plate = m_style.background;
     plate.setAlpha(220);
-    const double line = m_predictedBars.line() && m_predictedBars.line()->visible()
-                            ? m_predictedBars.line()->point1->value()
-                            : (m_capacityLines.empty() || !m_capacityLines.front()->visible()
-                                   ? std::numeric_limits<double>::quiet_NaN()
-                                   : m_capacityLines.front()->start->value());
+    const double line = m_capacityShown ? m_capacityLines.front()->start->value()
+                                        : std::numeric_limits<double>::quiet_NaN();
     placeBarValues(m_plot, items, keys, tops, barWidth, line, capacityPen(m_style).widthF(),
                    valueGap, plate);
 }

@@ -135,8 +135,10 @@ private:
     QStringList xTitles() const;
     /// Sets the value texts' words, font, colour and anchor from the fitted level.
     void applyValueTexts();
-    /// The value texts' font at the fitted level and size.
-    QFont valueFont() const;
+    /// The value texts' font at valueText() `level`, at `points` pt (0: the style's size).
+    QFont valueFont(int level, double points) const;
+    /// The tick labels' font at `points` pt (0: the style's size for this many pairs).
+    QFont tickFont(double points) const;
     /// Sets the tick labels, their font and the x title from the fitted level.
     void applyTickLabels();
     /// After each layout: legend columns, value ticks, the words and size of the tick

@@ -266,8 +266,7 @@ void MemoryChart::fitToPlot()
         const double need =
             textBox(totalsFont(), QStringLiteral("8"), QMargins(3, 1, 3, 1)).height() +
             capacityPen(m_style).widthF() + 8;
-        const double headroom =
-            std::max(1.14, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+        const double headroom = headroomFor(need, area.height(), 1.14);
         const bool rerange = m_valid && std::abs(headroom - m_headroom) > 1e-3;
         if (rerange) {
             m_headroom = headroom;

@@ -9,7 +9,6 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <algorithm>
 
 namespace shardscope {
 

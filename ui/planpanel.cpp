@@ -717,8 +717,7 @@ void PlanPanel::fitChartText()
             ? textBox(m_capacityLabel->font(), m_capacityText, m_capacityLabel->padding()).height()
             : 0;
     const double need = labelHeight + capacityPen(m_style).widthF() + 2;
-    const double headroom =
-        std::max(1.12, 1.0 / std::max(0.5, 1.0 - need / std::max(1, area.height())));
+    const double headroom = headroomFor(need, area.height(), 1.12);
     if (std::abs(headroom - m_headroom) > 1e-3) {
         m_headroom = headroom;
         setMemoryAxis(m_plot->yAxis, m_top, m_capacity, m_headroom, m_unit);

@@ -29,10 +29,7 @@ void WrapRow::addGroup(QWidget *group)
 
 void WrapRow::addTrailingGroup(QWidget *group)
 {
-    if (m_trailing) {
-        m_trailing = false;
-        addGroup(m_groups.takeLast());
-    }
+    Q_ASSERT(!m_trailing); // one trailing group
     group->setParent(this);
     m_groups.push_back(group);
     m_trailing = true;

@@ -24,7 +24,8 @@ public:
 
     /// Adds `group` after the groups added before it. The row takes it as a child.
     void addGroup(QWidget *group);
-    /// Adds `group` as the last one, at the right end of the last row.
+    /// Adds `group` as the last one, at the right end of the last row (once per row; groups
+    /// added later go before it).
     void addTrailingGroup(QWidget *group);
 
     /// How many rows the groups take at the row's current width (1 with no groups).
