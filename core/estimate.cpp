@@ -1084,13 +1084,14 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         // What trains: every parameter, or with LoRA the stage's adapters, whose states
         // follow the recipe; the frozen base adds its weights only (block matrices in the
         // base format, norms, embedding and head in bf16), sharded under ZeRO-3.
-        std::int64_t psiTrain = psi, shardTrain = shard, frozenBytes = 0;
+        std::int64_t psiTrain = psi, shardTrain = shard, frozenBytes = 0, frozenBase = 0;
         if (lora) {
             psiTrain = g.layerCount * loraPerBlock;
             shardTrain = shardElements(psiTrain, shardGroup);
-            const std::int64_t base = g.layerCount * frozen.linearBytes +
-                                      (psi - g.layerCount * frozen.linearElements) * 2;
-            frozenBytes = z == ZeroStage::Zero3 ? shardElements(base, shardGroup) : base;
+            frozenBase = g.layerCount * frozen.linearBytes +
+                         (psi - g.layerCount * frozen.linearElements) * 2;
+            frozenBytes =
+                z == ZeroStage::Zero3 ? shardElements(frozenBase, shardGroup) : frozenBase;
         }
         ComponentBytes &b = g.bytes;
         b.weights = (z == ZeroStage::Zero3 ? shardTrain : psiTrain) * r.weightBytes + frozenBytes;
@@ -1335,6 +1336,16 @@ void fill(const PreparedModel &prepared, const Scenario &s, const ActivationFigu
         // 64-bit halves and reloads it whole, a store-forwarding stall per group.)
         Wide dataTraffic = dataParallelBytes(psiDense, shardGroup, reduceGroup) +
                            dataParallelBytes(psiExperts, expertShardGroup, expertReduceGroup);
+        if (lora) [[unlikely]] {
+            // LoRA: only the adapters' gradients are reduced (and their weights gathered);
+            // ZeRO-3 still gathers the frozen base, in its stored format, for every
+            // forward and backward (PEFT on FSDP / DeepSpeed: frozen parameters have no
+            // gradient hooks).
+            dataTraffic = dataParallelBytes(psiTrain, shardGroup, reduceGroup);
+            if (z == ZeroStage::Zero3)
+                dataTraffic += m * ringShare(Wide(frozenBase) * 2,
+                                             hsdpShardSize > 0 ? shardGroup : reduceGroup);
+        }
         if (fsdpFloat8 && z == ZeroStage::Zero3 && r.weightBytes > 1) [[unlikely]] {
             // torchao's FP8 all-gather: the stage's Float8Linear weights travel in 1 byte,
             // not w, in the forward and the backward gathers.
