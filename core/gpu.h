@@ -34,6 +34,14 @@ struct Gpu
     /// bidirectional gives 450e9). 0: no GPU-to-GPU link (PCIe only).
     double nvlinkBytesPerSecond = 0;
     std::string speedSource = {}; ///< datasheet(s) the four speeds follow
+    /// Share of the dense peak that large matmuls sustain in training, 0..1 (0: not
+    /// calibrated; the step-time model then uses defaultMatmulEfficiency with a note).
+    /// Calibrated per GPU family on published step times and MFUs (docs/steptime.md).
+    double matmulEfficiency = 0;
+    /// FlashAttention's forward + backward throughput in training, FLOP/s in its own
+    /// count (causal half of the full matmuls, backward 2.5x the forward); 0: not
+    /// calibrated (defaultAttentionShareOfPeak x the BF16 peak).
+    double attentionFlopsPerSecond = 0;
 };
 
 } // namespace shardscope

@@ -40,6 +40,8 @@ inline constexpr std::int64_t maxHostRamBytes = 9'007'199'254'740'992;
 inline constexpr std::int64_t maxLinkBytesPerSecond = 10'000'000'000'000;
 /// Largest latency setting, nanoseconds (1 s).
 inline constexpr std::int64_t maxLatencyNanoseconds = 1'000'000'000;
+/// Most NICs one node may have (0 in the setting: one per GPU).
+inline constexpr std::int64_t maxNicsPerNode = 64;
 /// Largest price setting, US cents per GPU-hour ($100,000).
 inline constexpr std::int64_t maxPriceCentsPerGpuHour = 10'000'000;
 /// Largest token budget, tokens (1e15: below 2^53, so a JSON number holds it exactly).

@@ -84,16 +84,19 @@ struct Overheads
 /// node is Layout::gpusPerNode; the GPU's own speeds are in Gpu.
 struct Throughput
 {
-    /// NIC bandwidth per GPU, bytes/s, one direction: 400 Gb/s = 50e9 (one InfiniBand
-    /// NDR ConnectX-7 port per GPU, as in a DGX H100).
+    /// Bandwidth of one NIC, bytes/s, one direction: 400 Gb/s = 50e9 (an InfiniBand NDR
+    /// ConnectX-7 port, eight per DGX H100 node, one per GPU).
     std::int64_t nicBytesPerSecond = 50'000'000'000;
+    /// NICs per node for collectives that leave a node; 0: one per GPU (Layout::gpusPerNode).
+    /// A node's cross-node traffic spreads over all of them (docs/steptime.md).
+    std::int64_t nicsPerNode = 0;
     /// Host link per GPU (CPU offload traffic), bytes/s, one direction: PCIe 5.0 x16,
     /// 32 GT/s x 16 lanes x 128/130 / 8 = 63 GB/s.
     std::int64_t hostLinkBytesPerSecond = 63'000'000'000;
-    /// Achievable share of the dense tensor-core peak for matmuls, percent. 50: above
-    /// the 38-43% BF16 MFU Llama 3 405B reached on H100s (Dubey et al. 2024, section
-    /// 3.3.2), which also pays for communication and the pipeline bubble.
-    int computeEfficiencyPercent = 50;
+    /// Override of the share of the dense tensor-core peak matmuls sustain, percent;
+    /// 0 (the default): the GPU's calibrated `matmul_efficiency` (core/time/computetime.h,
+    /// docs/steptime.md). FlashAttention's rate scales with it.
+    int computeEfficiencyPercent = 0;
     /// Latency of one ring step over NVLink / xGMI, nanoseconds (NCCL's tuning model,
     /// src/graph/tuning.cc, puts intra-node hardware latency near 1 us).
     std::int64_t nvlinkLatencyNanoseconds = 1000;

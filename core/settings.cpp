@@ -361,12 +361,17 @@ const std::vector<Setting> &table()
                     "Host RAM per node, for CPU offload (a DGX H100 has 2 TB).", 0, maxHostRamBytes,
                     SHARDSCOPE_FIELD(overheads.hostRamBytesPerNode, std::int64_t), "GB", gb));
         // Cluster and speed (step time only; core/steptime.h).
-        v.push_back(integer("nic_bytes_per_second", "nic-gbps", "NIC bandwidth per GPU",
-                            "NIC bandwidth per GPU, one direction, for collectives that leave "
+        v.push_back(integer("nic_bytes_per_second", "nic-gbps", "NIC bandwidth",
+                            "Bandwidth of one NIC, one direction, for collectives that leave "
                             "a node (InfiniBand NDR: 400 Gb/s).",
                             125'000'000, maxLinkBytesPerSecond,
                             SHARDSCOPE_FIELD(throughput.nicBytesPerSecond, std::int64_t), "Gb/s",
                             125'000'000));
+        v.push_back(integer("nics_per_node", "nics-per-node", "NICs per node",
+                            "NICs per node; a node's cross-node traffic spreads over all of "
+                            "them (0: one per GPU, as in a DGX H100).",
+                            0, maxNicsPerNode,
+                            SHARDSCOPE_FIELD(throughput.nicsPerNode, std::int64_t), "NICs"));
         v.push_back(integer("host_link_bytes_per_second", "host-link-gbs", "Host link per GPU",
                             "Host link per GPU, one direction, for CPU offload traffic (PCIe "
                             "5.0 x16: 63 GB/s).",
@@ -375,9 +380,9 @@ const std::vector<Setting> &table()
                             "GB/s", gb));
         v.push_back(
             integer("compute_efficiency_percent", "efficiency-percent", "Compute efficiency",
-                    "Achievable share of the GPU's dense peak for matmuls (Llama 3 405B "
-                    "reached 38-43% MFU on H100s, Dubey et al. 2024).",
-                    1, 100, SHARDSCOPE_FIELD(throughput.computeEfficiencyPercent, int), "%"));
+                    "Share of the GPU's dense peak matmuls sustain; 0: calibrated per GPU "
+                    "family (A100 72%, H100 60%; docs/steptime.md).",
+                    0, 100, SHARDSCOPE_FIELD(throughput.computeEfficiencyPercent, int), "%"));
         v.push_back(integer("nvlink_latency_ns", "nvlink-latency-ns", "NVLink step latency",
                             "Latency of one ring step inside a node (NCCL tuning model, about "
                             "1 us).",

@@ -2,6 +2,8 @@
 
 #include "estimate.h"
 #include "inputlimits.h"
+#include "time/collectives.h"
+#include "time/computetime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,12 +21,6 @@ double attentionPerToken(const Architecture &a, std::int64_t s)
     return 2.0 * double(s) * (double(a.queryWidth()) + double(a.heads) * dv);
 }
 
-/// Forward QK^T FLOPs per token of one layer: what FlashAttention's backward recomputes.
-double scoresPerToken(const Architecture &a, std::int64_t s)
-{
-    return 2.0 * double(s) * double(a.queryWidth());
-}
-
 /// Parameters multiplying activations in the output head: V h (tied or not).
 double headParameters(const Architecture &a)
 {
@@ -37,20 +33,12 @@ double headParameters(const Architecture &a)
 /// guide; Intel ARK 8480C). The node's GPUs share it.
 constexpr double hostMemoryBytesPerSecondPerNode = 2.0 * 8 * 4800e6 * 8;
 
-/// A link: bandwidth (bytes/s, one direction) and latency per ring step (seconds).
-struct Link
-{
-    double bytesPerSecond = 0;
-    double latencySeconds = 0;
-    bool crossesNodes = false;
-};
-
 } // namespace
 
 std::string validateThroughput(const Throughput &t)
 {
     // One list of the limits; the message is built only for a field out of range, so the
-    // common case costs fourteen comparisons and no string.
+    // common case costs sixteen comparisons and no string.
     struct Range
     {
         const char *name;
@@ -61,7 +49,8 @@ std::string validateThroughput(const Throughput &t)
         {"NIC bandwidth", t.nicBytesPerSecond, 125'000'000, maxLinkBytesPerSecond, "bytes/s"},
         {"host link bandwidth", t.hostLinkBytesPerSecond, 1'000'000'000, maxLinkBytesPerSecond,
          "bytes/s"},
-        {"compute efficiency", t.computeEfficiencyPercent, 1, 100, "%"},
+        {"compute efficiency", t.computeEfficiencyPercent, 0, 100, "%"},
+        {"NICs per node", t.nicsPerNode, 0, maxNicsPerNode, "NICs"},
         {"NVLink latency", t.nvlinkLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"},
         {"NIC latency", t.nicLatencyNanoseconds, 0, maxLatencyNanoseconds, "ns"},
         {"price", t.priceCentsPerGpuHour, 0, maxPriceCentsPerGpuHour, "cents per GPU-hour"},
@@ -134,38 +123,37 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     }
     if (!fp8 && !fp8Linear && tr.activationBytes != 2)
         t.notes.push_back("Activations wider than 16 bits are timed at the BF16 peak.");
-    t.achievedFlopsPerSecond = t.peakFlopsPerSecond * th.computeEfficiencyPercent / 100.0;
+    const ComputeRates rates = computeRates(gpu, tr, th, t.notes);
+    t.matmulEfficiency = rates.matmulEfficiency;
+    t.achievedFlopsPerSecond = rates.matmulFlopsPerSecond;
 
-    // Links: NVLink / xGMI inside a node, the NIC across; no NVLink falls back to PCIe.
-    const double nicLatency = double(th.nicLatencyNanoseconds) * 1e-9;
-    const double nvLatency = double(th.nvlinkLatencyNanoseconds) * 1e-9;
-    double intraBandwidth = gpu.nvlinkBytesPerSecond;
-    if (!(intraBandwidth > 0)) {
-        intraBandwidth = double(th.hostLinkBytesPerSecond);
+    // The cluster: NVLink / xGMI inside a node (no NVLink: the host link, PCIe), NICs
+    // across (nicsPerNode 0: one per GPU).
+    Topology topo;
+    topo.gpusPerNode = std::max<std::int64_t>(1, l.gpusPerNode);
+    topo.intraNodeBytesPerSecond = gpu.nvlinkBytesPerSecond;
+    if (!(topo.intraNodeBytesPerSecond > 0)) {
+        topo.intraNodeBytesPerSecond = double(th.hostLinkBytesPerSecond);
         t.notes.push_back("GPU " + gpu.id +
                           " has no NVLink in the catalog; collectives inside a node use the host "
                           "link (PCIe).");
     }
-    const std::int64_t perNode = std::max<std::int64_t>(1, l.gpusPerNode);
-    // A group whose members span `span` consecutive ranks fits a node when span <= perNode.
-    auto link = [&](std::int64_t span) {
-        const bool across = span > perNode;
-        return Link{across ? double(th.nicBytesPerSecond) : intraBandwidth,
-                    across ? nicLatency : nvLatency, across};
-    };
-    auto timed = [](std::int64_t bytes, const Link &k, double ringSteps) {
+    topo.nicBytesPerSecond = double(th.nicBytesPerSecond);
+    topo.nicsPerNode = th.nicsPerNode > 0 ? th.nicsPerNode : topo.gpusPerNode;
+    topo.intraNodeLatencySeconds = double(th.nvlinkLatencyNanoseconds) * 1e-9;
+    topo.nicLatencySeconds = double(th.nicLatencyNanoseconds) * 1e-9;
+    const std::int64_t perNode = topo.gpusPerNode;
+    auto timed = [&](std::int64_t bytes, GroupShape g, Collective kind, double calls) {
         CollectiveTime c;
         c.bytes = bytes;
-        c.crossesNodes = k.crossesNodes;
-        if (bytes > 0)
-            c.seconds = double(bytes) / k.bytesPerSecond + ringSteps * k.latencySeconds;
+        c.crossesNodes = placement(topo, g).nodes > 1;
+        c.seconds = collectiveSeconds(topo, g, kind, bytes, calls);
         return c;
     };
 
     const std::int64_t tp = l.tensorParallel, pp = l.pipelineParallel, cp = l.contextParallel;
     const std::int64_t ep = l.expertParallel, d = l.dataParallel();
-    const std::int64_t m = tr.microBatches, b = tr.microBatchSize, seq = tr.sequenceLength;
-    const double tokensLocal = double(b) * double(seq) / double(cp); // per GPU per micro-batch
+    const std::int64_t m = tr.microBatches;
     const std::optional<Architecture> &arch = s.model.architecture;
     const bool fullRecompute = tr.recompute == Recompute::Full;
     const int chunks = tr.schedule == PipelineSchedule::Interleaved1F1B ? tr.chunks : 1;
@@ -173,109 +161,57 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     // Bubble over busy time (docs/pipeline.md), 0 with one stage.
     const ScheduleParams sp = scheduleParams(s);
     const double overIdeal = pp > 1 ? std::max(0.0, bubbleClosedForm(sp).overIdeal()) : 0.0;
+    const bool zeroBubble = pp > 1 && tr.schedule == PipelineSchedule::ZeroBubbleH1;
 
-    double slowestBusy = 0;
-    double exposedAfter = 0; // data-parallel sync, optimizer and offload after the pipeline
+    double slowestBusy = 0, slowestWeightGradient = 0;
+    double slowestAfter = -1;
     double hardwarePerStep = 0;
-    const GpuGroup *slowest = nullptr;
-    StepTime best = t;
+    bool haveBusy = false;
+    StepTime best = t, bestAfter = t;
     for (const GpuGroup &g : r.groups) {
         StepTime u = t;
-        // Forward FLOPs per GPU per micro-batch on this stage.
-        double matmul = 0, attention = 0, scores = 0, scoreElements = 0;
-        if (arch) {
-            const Architecture &a = *arch;
-            if (!a.isMoe()) {
-                // The stage's identical layers at once (exact, as in tokenFlops()).
-                matmul = double(2 * activeLayerParameterCount(a, 0) * std::int64_t(g.layerCount));
-            } else {
-                for (int i = g.firstLayer; i < g.firstLayer + g.layerCount; ++i)
-                    matmul += 2.0 * double(activeLayerParameterCount(a, i));
-            }
-            if (g.holdsOutputHead)
-                matmul += 2.0 * headParameters(a);
-            attention = g.layerCount * attentionPerToken(a, seq);
-            scores = g.layerCount * scoresPerToken(a, seq);
-            // Without flash, every layer's a x (s/c) x s score matrix per sequence.
-            scoreElements = double(g.layerCount) * double(a.heads) * double(seq) / double(cp) *
-                            double(seq) * double(b) / double(tp);
-        } else {
-            matmul = 2.0 * double(s.model.plainParameters) / double(pp);
-        }
-        const double fwdFlops = tokensLocal * (matmul + attention) / double(tp);
-        const double flashExtra = tr.flashAttention ? tokensLocal * scores / double(tp) : 0.0;
-        double recomputeFlops = 0;
-        if (tr.recompute == Recompute::Full)
-            recomputeFlops =
-                tokensLocal *
-                (matmul - (g.holdsOutputHead && arch ? 2.0 * headParameters(*arch) : 0.0) +
-                 attention) /
-                double(tp);
-        else if (tr.recompute == Recompute::Selective)
-            recomputeFlops = tokensLocal * attention / double(tp);
-        const double rate = u.achievedFlopsPerSecond;
-        // The attention core's rate: the BF16 one beside FP8 linear layers, else `rate`.
-        const double attentionRate =
-            fp8Linear ? gpu.bf16FlopsPerSecond * th.computeEfficiencyPercent / 100.0 : rate;
-        if (fp8Linear) {
-            // Per GPU per micro-batch: the blocks' linear matmuls at `rate`, the head and
-            // the attention core (with flash's recomputed scores) at attentionRate.
-            const double head = g.holdsOutputHead && arch ? 2.0 * headParameters(*arch) : 0.0;
-            const double linearFwd = tokensLocal * (matmul - head) / double(tp);
-            const double otherFwd = tokensLocal * (head + attention) / double(tp);
-            u.forwardSeconds = double(m) * (linearFwd / rate + otherFwd / attentionRate);
-            u.backwardSeconds =
-                double(m) * (2 * linearFwd / rate + (2 * otherFwd + flashExtra) / attentionRate);
-            const double attentionFwd = tokensLocal * attention / double(tp);
-            if (tr.recompute == Recompute::Full)
-                u.recomputeSeconds = double(m) * (linearFwd / rate + attentionFwd / attentionRate);
-            else if (tr.recompute == Recompute::Selective)
-                u.recomputeSeconds = double(m) * attentionFwd / attentionRate;
-        } else {
-            u.forwardSeconds = double(m) * fwdFlops / rate;
-            u.backwardSeconds = double(m) * (2 * fwdFlops + flashExtra) / rate;
-            u.recomputeSeconds = double(m) * recomputeFlops / rate;
-        }
-        if (!tr.flashAttention) {
-            // Forward writes scores, softmax reads and writes them, AV reads them: 4
-            // passes; the backward twice that; a recomputed forward 4 more.
-            const double passes = 12.0 + (tr.recompute == Recompute::None ? 0.0 : 4.0);
-            u.attentionMemorySeconds = double(m) * passes * scoreElements *
-                                       double(tr.activationBytes) / gpu.memoryBytesPerSecond;
-        }
-        u.computeSeconds =
-            u.forwardSeconds + u.backwardSeconds + u.recomputeSeconds + u.attentionMemorySeconds;
-        hardwarePerStep +=
-            double(g.gpuCount) * double(m) * (3 * fwdFlops + flashExtra + recomputeFlops);
+        const StageCompute sc =
+            stageCompute(s, rates, g.firstLayer, g.layerCount, g.holdsOutputHead && arch);
+        u.forwardSeconds = double(m) * sc.forward;
+        u.backwardSeconds = double(m) * sc.backward;
+        u.recomputeSeconds = double(m) * sc.recompute;
+        u.attentionMemorySeconds = double(m) * sc.attentionMemory;
+        u.dequantizeSeconds = double(m) * sc.dequantize;
+        u.computeSeconds = u.forwardSeconds + u.backwardSeconds + u.recomputeSeconds;
+        hardwarePerStep += double(g.gpuCount) * double(m) * sc.hardwareFlops;
 
-        // Collectives (ring steps for the latency term; docs/steptime.md).
+        // Collectives (docs/steptime.md "Collectives"): each group by its ranks and the
+        // stride between them in Megatron's rank order (tensor, context, data, pipeline).
         const CommunicationBytes &c = g.communication;
         const int layersHere = std::max(1, g.layerCount);
         const double tpCalls = double(m) * layersHere * (fullRecompute ? 6 : 4);
-        u.tensorParallel = timed(c.tensorParallel, link(tp), tpCalls * 2.0 * double(tp - 1));
+        u.tensorParallel = timed(c.tensorParallel, {tp, 1}, Collective::AllReduce, tpCalls);
         u.tensorParallel.exposedSeconds = u.tensorParallel.seconds;
-        u.contextParallel =
-            timed(c.contextParallel, link(tp * cp), double(m) * layersHere * 3.0 * double(cp - 1));
-        // Ring attention sends the next block's keys and values while attending to this one.
-        const double attentionSeconds = double(m) * tokensLocal * attention *
-                                        (3.0 + (fullRecompute ? 1.0 : 0.0)) / double(tp) /
-                                        attentionRate;
+        u.contextParallel = timed(c.contextParallel, {cp, tp}, Collective::PointToPoint,
+                                  double(m) * layersHere * 3.0 * double(cp - 1));
+        // Ring attention sends the next block's keys and values while attending to this
+        // one: the attention cores of forward, backward and recomputation hide it.
         u.contextParallel.exposedSeconds =
-            std::max(0.0, u.contextParallel.seconds - attentionSeconds);
+            exposedBehind(u.contextParallel.seconds, double(m) * sc.attention);
         const int moeHere = arch ? arch->moeLayersIn(g.firstLayer, g.layerCount) : 0;
-        u.expertParallel = timed(c.expertParallel, link(tp * ep),
-                                 double(m) * moeHere * (fullRecompute ? 6 : 4) * double(ep - 1));
+        u.expertParallel = timed(c.expertParallel, {ep, tp}, Collective::AllToAll,
+                                 double(m) * moeHere * (fullRecompute ? 6 : 4));
         u.expertParallel.exposedSeconds = u.expertParallel.seconds;
-        // Neighbour stages are t c d ranks apart; both in one node when 2 t c d <= perNode.
-        u.pipelineParallel =
-            timed(c.pipelineParallel, link(2 * tp * cp * d), 2.0 * double(m) * chunks);
+        // Neighbour stages are t c d ranks apart: 2 m v sends (activations forward,
+        // gradients back).
+        u.pipelineParallel = timed(c.pipelineParallel, {2, tp * cp * d}, Collective::PointToPoint,
+                                   2.0 * double(m) * chunks);
         u.pipelineParallel.exposedSeconds = u.pipelineParallel.seconds;
 
-        // Data parallel: ranks sharing parameters are t apart; the ZeRO group spans
-        // t x shard group ranks, plain DDP t x d x c.
+        // Data parallel: ranks sharing parameters are t apart; the ZeRO group spans the
+        // shard group, plain DDP d x c (HSDP: timed on the shard group, its replicas'
+        // all-reduce being small).
         const std::int64_t shard = l.zeroStage == ZeroStage::Ddp ? d * cp : l.shardGroup();
         const std::int64_t R = std::max<std::int64_t>(1, shard);
-        double dpSteps = 0, bucketBytes = 0;
+        const std::int64_t dpRanks =
+            l.zeroStage == ZeroStage::Ddp || l.hsdpShardSize == 0 ? d * cp : l.hsdpShardSize;
+        double dpCalls = 0, bucketBytes = 0;
+        Collective dpKind = Collective::AllGatherOrReduceScatter;
         const double gradBytes = double(g.parametersPerGpu) * double(s.recipe.gradientBytes);
         switch (l.zeroStage) {
         case ZeroStage::Ddp:
@@ -285,25 +221,25 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
                                                         : double(s.overheads.zeroBucketElements) *
                                                               double(s.recipe.gradientBytes);
             const double buckets = bucketBytes > 0 ? std::ceil(gradBytes / bucketBytes) : 1.0;
-            const double perBucket = l.zeroStage == ZeroStage::Ddp ? 2.0 : 1.0;
-            dpSteps = buckets * perBucket * double(R - 1) *
-                      (l.zeroStage == ZeroStage::Zero2 ? double(m) + 1.0 : 1.0);
+            if (l.zeroStage == ZeroStage::Ddp) {
+                dpKind = Collective::AllReduce;
+                dpCalls = buckets;
+            } else {
+                // A reduce-scatter per bucket (every micro-batch under ZeRO-2) and the
+                // updated weights' all-gather.
+                dpCalls = buckets * (l.zeroStage == ZeroStage::Zero2 ? double(m) + 1.0 : 2.0);
+            }
             break;
         }
         case ZeroStage::Zero3:
-            dpSteps = double(m) * 3.0 * layersHere * double(R - 1);
+            dpCalls = double(m) * 3.0 * layersHere;
             break;
         }
-        u.dataParallel = timed(
-            c.dataParallel,
-            link(tp * (l.zeroStage == ZeroStage::Ddp || l.hsdpShardSize == 0 ? d * cp
-                                                                             : l.hsdpShardSize)),
-            dpSteps);
+        u.dataParallel = timed(c.dataParallel, {dpRanks, tp}, dpKind, dpCalls);
         const double backwardOne = u.backwardSeconds / double(m);
         if (l.zeroStage == ZeroStage::Zero3) {
             // Prefetched gathers and reduce-scatters run behind compute.
-            u.dataParallel.exposedSeconds =
-                std::max(0.0, u.dataParallel.seconds - u.computeSeconds);
+            u.dataParallel.exposedSeconds = exposedBehind(u.dataParallel.seconds, u.computeSeconds);
         } else {
             // Gradient buckets reduce during the backward (the last micro-batch's, or every
             // micro-batch's for ZeRO-2); the last bucket's reduction is always exposed.
@@ -311,21 +247,24 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
             const double lastBucket =
                 gradBytes > 0 ? u.dataParallel.seconds * std::min(1.0, bucketBytes / gradBytes)
                               : 0.0;
-            u.dataParallel.exposedSeconds = std::min(
-                u.dataParallel.seconds, std::max(u.dataParallel.seconds - window, lastBucket));
+            const double behind =
+                std::min(u.dataParallel.seconds, std::max(0.0, window - lastBucket));
+            u.dataParallel.exposedSeconds = exposedBehind(u.dataParallel.seconds, behind);
         }
 
         // Optimizer: each GPU updates its shard, reading gradients, reading and writing
-        // master weights and moments, writing the working weights.
-        const double updated = l.zeroStage == ZeroStage::Ddp
-                                   ? double(g.parametersPerGpu)
-                                   : double(g.parametersPerGpu) / double(R);
+        // master weights and moments, writing the working weights; under LoRA only the
+        // adapters (the report's trainable parameters, spread like the model's).
+        double updated = l.zeroStage == ZeroStage::Ddp ? double(g.parametersPerGpu)
+                                                       : double(g.parametersPerGpu) / double(R);
+        if (s.fineTuning.enabled() && r.parameters > 0)
+            updated *= double(r.trainableParameters) / double(r.parameters);
         const Recipe &rc = s.recipe;
         if (l.offload == Offload::None) {
             u.optimizerSeconds = updated *
                                  double(rc.gradientBytes + 2 * rc.masterWeightBytes +
                                         2 * rc.optimizerBytes + rc.weightBytes) /
-                                 gpu.memoryBytesPerSecond;
+                                 rates.memoryBytesPerSecond;
         } else {
             double moved = updated * double(rc.gradientBytes + rc.weightBytes);
             if (l.offload == Offload::OptimizerAndParams)
@@ -345,23 +284,39 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
                             u.pipelineParallel.exposedSeconds;
         const double after = u.dataParallel.exposedSeconds + u.optimizerSeconds + u.offloadSeconds +
                              u.cpuOptimizerSeconds;
-        if (!slowest || busy > slowestBusy) {
-            slowest = &g;
+        if (after > slowestAfter)
+            slowestAfter = after, bestAfter = u;
+        if (!haveBusy || busy > slowestBusy) {
+            haveBusy = true;
             slowestBusy = busy;
+            slowestWeightGradient = double(m) * sc.weightGradient;
             best = std::move(u);
         }
-        exposedAfter = std::max(exposedAfter, after);
     }
     t = std::move(best);
-    t.bubbleSeconds = overIdeal * slowestBusy;
-    t.stepSeconds = slowestBusy + t.bubbleSeconds + exposedAfter;
+    // What runs after the pipeline drains: the stage that takes longest there.
+    t.dataParallel = bestAfter.dataParallel;
+    t.optimizerSeconds = bestAfter.optimizerSeconds;
+    t.offloadSeconds = bestAfter.offloadSeconds;
+    t.cpuOptimizerSeconds = bestAfter.cpuOptimizerSeconds;
+    // The bubble from the stage's own times: (p - 1) / m of (F + B + W) per micro-batch
+    // for GPipe and 1F1B (/ v interleaved); ZB-H1 fills it with weight-gradient work,
+    // leaving (p - 1) (F + B - W) (Qi et al. 2023, section 3): with F = B = W that is the
+    // closed form's (p - 1) / (3 m) of the busy time.
+    if (zeroBubble)
+        t.bubbleSeconds =
+            double(pp - 1) / double(m) * std::max(0.0, slowestBusy - 2 * slowestWeightGradient);
+    else
+        t.bubbleSeconds = overIdeal * slowestBusy;
+    const StepBreakdown b = stepBreakdown(t);
+    t.stepSeconds = b.total();
     if (l.offload != Offload::None)
         t.notes.push_back("The CPU optimizer step is timed at 614.4 GB/s of host DRAM per node "
                           "(two 8-channel DDR5-4800 sockets, as in a DGX H100), shared by the "
                           "node's GPUs, not overlapped with the GPU step.");
 
-    t.tokensPerStep = tr.globalBatch(d) * seq;
-    const TokenFlops f = tokenFlops(s.model, seq);
+    t.tokensPerStep = tr.globalBatch(d) * tr.sequenceLength;
+    const TokenFlops f = tokenFlops(s.model, tr.sequenceLength);
     t.modelFlopsPerStep = f.modelPerToken() * double(t.tokensPerStep);
     t.hardwareFlopsPerStep = hardwarePerStep;
     if (!(t.stepSeconds > 0)) {
@@ -376,6 +331,24 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     t.gpuHours = t.trainSeconds * double(l.gpus) / 3600.0;
     t.costDollars = t.gpuHours * double(th.priceCentsPerGpuHour) / 100.0;
     return t;
+}
+
+StepBreakdown stepBreakdown(const StepTime &t)
+{
+    StepBreakdown b;
+    b.forward = t.forwardSeconds;
+    b.backward = t.backwardSeconds;
+    b.recompute = t.recomputeSeconds;
+    b.bubble = t.bubbleSeconds;
+    b.optimizer = t.optimizerSeconds;
+    b.offload = t.offloadSeconds;
+    b.cpuOptimizer = t.cpuOptimizerSeconds;
+    b.tensorParallel = t.tensorParallel.exposedSeconds;
+    b.contextParallel = t.contextParallel.exposedSeconds;
+    b.expertParallel = t.expertParallel.exposedSeconds;
+    b.pipelineParallel = t.pipelineParallel.exposedSeconds;
+    b.dataParallel = t.dataParallel.exposedSeconds;
+    return b;
 }
 
 namespace {

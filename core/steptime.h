@@ -51,14 +51,24 @@ struct StepTime
     std::string error; ///< non-empty when the step cannot be timed; nothing else is set
 
     double peakFlopsPerSecond = 0;     ///< the GPU's dense peak for the activation dtype
-    double achievedFlopsPerSecond = 0; ///< peak x compute efficiency
-    double forwardSeconds = 0;         ///< matmuls and attention, m forwards
-    double backwardSeconds = 0;        ///< m backwards (2 x forward, + flash's score recompute)
+    double matmulEfficiency = 0;       ///< share of the peak matmuls run at (calibrated or set)
+    double achievedFlopsPerSecond = 0; ///< peak x matmul efficiency
+    /// m forwards on the slowest stage: matmuls by shape, attention, memory-bound kernels
+    /// (norms, residuals, activation functions, the loss), LoRA adapters, dequantization.
+    double forwardSeconds = 0;
+    /// m backwards: input and weight gradients (input only for frozen weights), attention
+    /// backward (FlashAttention's includes its score recomputation).
+    double backwardSeconds = 0;
     double recomputeSeconds = 0; ///< m recomputed forwards (full) or attention cores (selective)
-    double attentionMemorySeconds = 0; ///< without FlashAttention: the s x s scores through HBM
-    double computeSeconds = 0;         ///< forward + backward + recompute + attention memory
+    /// Without FlashAttention: the s x s scores through HBM (inside the three above).
+    double attentionMemorySeconds = 0;
+    /// QLoRA / int8 base: dequantizing the frozen weights (inside the three above).
+    double dequantizeSeconds = 0;
+    double computeSeconds = 0; ///< forward + backward + recompute
     CollectiveTime dataParallel, tensorParallel, pipelineParallel, contextParallel, expertParallel;
-    double bubbleSeconds = 0;    ///< pipeline bubble: idle / busy (bubbleClosedForm) x busy
+    /// Pipeline bubble from the slowest stage's own times: (p - 1) / (v m) x its busy time
+    /// (GPipe, 1F1B, interleaved), (p - 1) / m x (busy - 2 W) for ZB-H1.
+    double bubbleSeconds = 0;
     double optimizerSeconds = 0; ///< optimizer step through HBM (0 with the optimizer offloaded)
     double offloadSeconds = 0;   ///< CPU offload traffic over the host link
     /// The CPU's own optimizer step with offload: (g + 2 M + 2 O + w) bytes per updated
@@ -85,6 +95,34 @@ struct StepTime
     bool valid() const { return error.empty(); }
 };
 
+/// A step explained: its parts in seconds, each what the step waits for. Compute and the
+/// exposed tensor, context, expert and pipeline traffic are the slowest stage's; data
+/// parallel, optimizer and offload are those of the stage that takes longest after the
+/// pipeline drains. total() is StepTime::stepSeconds.
+struct StepBreakdown
+{
+    double forward = 0, backward = 0, recompute = 0, bubble = 0;
+    double optimizer = 0;    ///< the GPU's optimizer step (0 with the optimizer offloaded)
+    double offload = 0;      ///< CPU offload traffic over the host link
+    double cpuOptimizer = 0; ///< the CPU's optimizer step with offload
+    double tensorParallel = 0, contextParallel = 0, expertParallel = 0, pipelineParallel = 0,
+           dataParallel = 0; ///< exposed communication per collective, seconds
+    /// Exposed communication: the five collectives' sum.
+    double exposedCommunication() const
+    {
+        return tensorParallel + contextParallel + expertParallel + pipelineParallel + dataParallel;
+    }
+    /// The step: every part, summed in one fixed order.
+    double total() const
+    {
+        return forward + backward + recompute + tensorParallel + contextParallel + expertParallel +
+               pipelineParallel + bubble + dataParallel + optimizer + offload + cpuOptimizer;
+    }
+};
+
+/// The parts of timed step `t` (stepTime() sets stepSeconds to their total()).
+StepBreakdown stepBreakdown(const StepTime &t);
+
 /// Checks the step-time settings against their table ranges (core/inputlimits.h):
 /// empty when valid, else a one-line reason naming the setting, e.g. "NIC bandwidth
 /// must be from 125000000 to 10000000000000 bytes/s (got 0)". estimate() never reads
@@ -92,11 +130,12 @@ struct StepTime
 std::string validateThroughput(const Throughput &t);
 
 /// Times one training step of `s` whose memory report is `r` (r = estimate(s)).
-/// Compute at the GPU's dense peak (FP8 for 1-byte activations, else BF16) x
-/// Throughput::computeEfficiencyPercent; collectives from r's CommunicationBytes on
-/// NVLink when the group fits in a node, else on the NIC, with ring-step latencies;
-/// overlap and the bubble as docs/steptime.md writes them out. Error (one line naming
-/// the input) when r is invalid or a needed GPU speed is 0 in the catalog.
+/// Compute per stage from the GEMM shapes at the GPU's dense peak (FP8 for 1-byte
+/// activations, else BF16) x its calibrated matmul efficiency (or the override), with
+/// FlashAttention and memory-bound kernels (core/time/computetime.h); collectives from
+/// r's CommunicationBytes on the node topology with NCCL's ring or tree
+/// (core/time/collectives.h); overlap and the bubble as docs/steptime.md writes them out.
+/// Error (one line naming the input) when r is invalid or a needed GPU speed is 0.
 StepTime stepTime(const Scenario &s, const MemoryReport &r);
 
 /// Seconds one unit of the pipeline timeline stands for (schedule.h: 1 = one micro-batch's

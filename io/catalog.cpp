@@ -115,14 +115,18 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
         } speeds[] = {{"bf16_tflops", 1e12, &g.bf16FlopsPerSecond},
                       {"fp8_tflops", 1e12, &g.fp8FlopsPerSecond},
                       {"memory_gbps", 1e9, &g.memoryBytesPerSecond},
-                      {"nvlink_gbps", 1e9, &g.nvlinkBytesPerSecond}};
+                      {"nvlink_gbps", 1e9, &g.nvlinkBytesPerSecond},
+                      {"attention_tflops", 1e12, &g.attentionFlopsPerSecond},
+                      {"matmul_efficiency", 1, &g.matmulEfficiency}};
         for (const auto &sp : speeds) {
             const QJsonValue v = o.value(QLatin1String(sp.key));
             if (v.isUndefined())
                 continue;
-            if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1e7) {
-                *err = where + QStringLiteral(": \"%1\" must be a number from 0 to 1e7")
-                                   .arg(QLatin1String(sp.key));
+            const double most = sp.out == &g.matmulEfficiency ? 1 : 1e7;
+            if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > most) {
+                *err =
+                    where + QStringLiteral(": \"%1\" must be a number from 0 to %2")
+                                .arg(QLatin1String(sp.key), QLatin1String(most == 1 ? "1" : "1e7"));
                 return std::nullopt;
             }
             *sp.out = v.toDouble() * sp.scale;

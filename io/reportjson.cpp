@@ -28,6 +28,23 @@ QJsonObject communicationJson(const CommunicationBytes &c)
 
 } // namespace
 
+QJsonObject stepBreakdownToJson(const StepBreakdown &b)
+{
+    return {{"forward", b.forward},
+            {"backward", b.backward},
+            {"recompute", b.recompute},
+            {"bubble", b.bubble},
+            {"optimizer", b.optimizer},
+            {"offload", b.offload},
+            {"cpu_optimizer", b.cpuOptimizer},
+            {"exposed_communication", QJsonObject{{"tensor_parallel", b.tensorParallel},
+                                                  {"context_parallel", b.contextParallel},
+                                                  {"expert_parallel", b.expertParallel},
+                                                  {"pipeline_parallel", b.pipelineParallel},
+                                                  {"data_parallel", b.dataParallel},
+                                                  {"total", b.exposedCommunication()}}}};
+}
+
 QJsonObject timelineToJson(const Scenario &s)
 {
     const ScheduleParams p = scheduleParams(s);
@@ -215,9 +232,16 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
         out.insert("train_seconds", st.trainSeconds);
         out.insert("gpu_hours", st.gpuHours);
         out.insert("cost_dollars", st.costDollars);
+        out.insert("step_breakdown", stepBreakdownToJson(stepBreakdown(st)));
+        out.insert("matmul_efficiency", st.matmulEfficiency);
+        if (!st.notes.empty()) {
+            for (const auto &n : st.notes)
+                notes.append(QString::fromStdString(n));
+            out.insert("notes", notes);
+        }
     } else {
         for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second", "train_seconds",
-                              "gpu_hours", "cost_dollars"})
+                              "gpu_hours", "cost_dollars", "step_breakdown", "matmul_efficiency"})
             out.insert(QLatin1String(k), QJsonValue::Null);
         notes.append(QStringLiteral("Step time not computed: ") + QString::fromStdString(st.error));
         out.insert("notes", notes);

@@ -2,6 +2,7 @@
 
 #include "memoryreport.h"
 #include "scenario.h"
+#include "steptime.h"
 
 #include <QJsonObject>
 
@@ -12,7 +13,8 @@ namespace shardscope {
 /// Keys: "parameters", "capacity_bytes", "fits", "headroom_bytes", "peak_bytes",
 /// "model", "recipe", "gpu", "layout", "training", "overheads", "modelled",
 /// "host_bytes_per_node", "communication_bytes_per_step" (by collective, for the
-/// busiest stage), "notes", "step_seconds", "mfu", "hfu", "tokens_per_second" (stepTime(),
+/// busiest stage), "notes", "step_seconds", "mfu", "hfu", "tokens_per_second",
+/// "step_breakdown" (stepBreakdownToJson), "matmul_efficiency" (stepTime(),
 /// core/steptime.h; null, with a note saying why, when the GPU's speeds are unknown),
 /// "timeline" (only with `withTimeline` and p > 1: it
 /// simulates the schedule, O(p x m x v) time and memory), and "groups": one per
@@ -22,6 +24,12 @@ namespace shardscope {
 /// "communication_bytes_per_step" }. Every size is an integer count of bytes.
 /// An invalid report has only "error". README.md documents the schema.
 QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTimeline = false);
+
+/// A step explained (core/steptime.h StepBreakdown), seconds: "forward", "backward",
+/// "recompute", "bubble", "optimizer", "offload", "cpu_optimizer" and
+/// "exposed_communication" { "tensor_parallel", "context_parallel", "expert_parallel",
+/// "pipeline_parallel", "data_parallel", "total" }; the parts sum to "step_seconds".
+QJsonObject stepBreakdownToJson(const StepBreakdown &b);
 
 /// The pipeline timeline of the scenario's schedule (core::schedule): "schedule",
 /// "stages", "microbatches", "chunks", "makespan" (time units of one forward),

@@ -296,7 +296,9 @@ struct GpuSpeedKey
 constexpr GpuSpeedKey gpuSpeedKeys[] = {{"bf16_tflops", 1e12, &Gpu::bf16FlopsPerSecond},
                                         {"fp8_tflops", 1e12, &Gpu::fp8FlopsPerSecond},
                                         {"memory_gbps", 1e9, &Gpu::memoryBytesPerSecond},
-                                        {"nvlink_gbps", 1e9, &Gpu::nvlinkBytesPerSecond}};
+                                        {"nvlink_gbps", 1e9, &Gpu::nvlinkBytesPerSecond},
+                                        {"attention_tflops", 1e12, &Gpu::attentionFlopsPerSecond},
+                                        {"matmul_efficiency", 1, &Gpu::matmulEfficiency}};
 
 bool readGpu(Reader &r, Gpu *out)
 {
@@ -320,7 +322,8 @@ bool readGpu(Reader &r, Gpu *out)
     gpu.name = "Custom GPU";
     if (!r.onlyKeys(o,
                     {"id", "name", "short", "capacity_bytes", "driver_bytes", "source",
-                     "bf16_tflops", "fp8_tflops", "memory_gbps", "nvlink_gbps", "speed_source"},
+                     "bf16_tflops", "fp8_tflops", "memory_gbps", "nvlink_gbps", "speed_source",
+                     "attention_tflops", "matmul_efficiency"},
                     prefix) ||
         !r.text(o, "id", prefix, &gpu.id) || !r.text(o, "name", prefix, &gpu.name) ||
         !r.text(o, "short", prefix, &gpu.shortName) || !r.text(o, "source", prefix, &gpu.source) ||
@@ -332,9 +335,11 @@ bool readGpu(Reader &r, Gpu *out)
         const QJsonValue sv = o.value(QLatin1String(k.key));
         if (sv.isUndefined())
             continue;
-        if (!sv.isDouble() || !(sv.toDouble() >= 0) || sv.toDouble() > 1e7)
-            return r.fail(QStringLiteral("\"gpu.%1\" must be a number from 0 to 1e7 (got %2)")
-                              .arg(QLatin1String(k.key), describe(sv)));
+        const bool share = k.field == &Gpu::matmulEfficiency; // a fraction, not a speed
+        if (!sv.isDouble() || !(sv.toDouble() >= 0) || sv.toDouble() > (share ? 1 : 1e7))
+            return r.fail(
+                QStringLiteral("\"gpu.%1\" must be a number from 0 to %2 (got %3)")
+                    .arg(QLatin1String(k.key), QLatin1String(share ? "1" : "1e7"), describe(sv)));
         gpu.*k.field = sv.toDouble() * k.scale;
     }
     if (!o.contains(QLatin1String("capacity_bytes")))

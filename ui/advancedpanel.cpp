@@ -76,8 +76,9 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
            "stage3_prefetch_elements", "stage3_max_live_parameters", "stage3_persistence_threshold",
            "sub_group_elements"});
     group(QStringLiteral("Cluster and speed"),
-          {"nic_bytes_per_second", "host_link_bytes_per_second", "compute_efficiency_percent",
-           "nvlink_latency_ns", "nic_latency_ns", "price_cents_per_gpu_hour", "token_budget"});
+          {"nic_bytes_per_second", "nics_per_node", "host_link_bytes_per_second",
+           "compute_efficiency_percent", "nvlink_latency_ns", "nic_latency_ns",
+           "price_cents_per_gpu_hour", "token_budget"});
 
     connect(m_session, &Session::changed, this, &AdvancedPanel::sync);
     sync();
