@@ -117,7 +117,14 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
     for (const auto &n : r.notes)
         out << QString::fromStdString(n) << "\n";
     out << QString::fromStdString(verdictText(s, r, unit)) << "\n";
-    out << QString::fromStdString(stepLine(s, r)) << "\n";
+    const StepTime st = stepTime(s, r);
+    out << QString::fromStdString(stepTimeText(st, s.layout.gpus, s.throughput.tokenBudget))
+        << "\n";
+    if (st.valid()) {
+        out << QString::fromStdString(stepBreakdownText(st)) << "\n";
+        for (const auto &n : st.notes)
+            out << QString::fromStdString(n) << "\n";
+    }
 }
 
 } // namespace

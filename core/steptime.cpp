@@ -399,6 +399,62 @@ std::string duration(double seconds)
 
 } // namespace
 
+std::string stepBreakdownText(const StepTime &t)
+{
+    if (!t.valid() || !(t.stepSeconds > 0))
+        return {};
+    const StepBreakdown b = stepBreakdown(t);
+    auto seconds = [](double x) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, x < 10 ? "%.2f s" : "%.1f s", x);
+        return std::string(buf);
+    };
+    const struct
+    {
+        const char *name;
+        double value;
+    } comm[] = {{"data parallel", b.dataParallel},
+                {"tensor parallel", b.tensorParallel},
+                {"pipeline parallel", b.pipelineParallel},
+                {"context parallel", b.contextParallel},
+                {"expert parallel", b.expertParallel}};
+    std::vector<std::pair<double, std::string>> parts = {
+        {b.forward, "forward"},
+        {b.backward, "backward"},
+        {b.recompute, "recompute"},
+        {b.bubble, "pipeline bubble"},
+        {b.optimizer, "optimizer"},
+        {b.offload, "offload traffic"},
+        {b.cpuOptimizer, "CPU optimizer"},
+        {b.exposedCommunication(), "exposed communication"}};
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const auto &x, const auto &y) { return x.first > y.first; });
+    std::string out = "Where the step goes: ";
+    bool first = true;
+    for (const auto &[value, name] : parts) {
+        if (value < 0.005 * t.stepSeconds)
+            continue;
+        if (!first)
+            out += ", ";
+        first = false;
+        char pct[16];
+        std::snprintf(pct, sizeof pct, "%.0f%%", 100 * value / t.stepSeconds);
+        out += name + " " + seconds(value) + " (" + pct;
+        if (name == "exposed communication") {
+            bool firstComm = true;
+            for (const auto &c : comm) {
+                if (c.value < 0.005 * t.stepSeconds)
+                    continue;
+                out += firstComm ? ": " : ", ";
+                firstComm = false;
+                out += std::string(c.name) + " " + seconds(c.value);
+            }
+        }
+        out += ")";
+    }
+    return out;
+}
+
 double secondsPerTimelineUnit(const StepTime &t, std::int64_t microBatches)
 {
     if (!t.valid() || microBatches < 1)
