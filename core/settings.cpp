@@ -381,7 +381,7 @@ const std::vector<Setting> &table()
         v.push_back(
             integer("compute_efficiency_percent", "efficiency-percent", "Compute efficiency",
                     "Share of the GPU's dense peak matmuls sustain; 0: calibrated per GPU "
-                    "family (A100 72%, H100 60%; docs/steptime.md).",
+                    "family (A100 73%, H100 60%; docs/steptime.md).",
                     0, 100, SHARDSCOPE_FIELD(throughput.computeEfficiencyPercent, int), "%"));
         v.push_back(integer("nvlink_latency_ns", "nvlink-latency-ns", "NVLink step latency",
                             "Latency of one ring step inside a node (NCCL tuning model, about "
