@@ -1,8 +1,12 @@
 #include "plancommand.h"
 
+#include "activations.h"
 #include "format.h"
+#include "inputlimits.h"
+#include "layout.h"
 #include "planner.h"
 #include "reportcommand.h"
+#include "schedule.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -59,6 +63,143 @@ bool takeGpuRange(QStringList &args, std::int64_t *lo, std::int64_t *hi, QString
     return true;
 }
 
+/// The searched settings `plan` takes as constraints: each flag's comma list of values.
+struct Constraints
+{
+    QStringList strategy, recompute, schedule, offload, tp, pp, cp, ep, mbs, chunks;
+};
+
+/// Takes the constraint flags (--strategy, --recompute, --schedule, --offload, --tp, --pp,
+/// --cp, --ep, --mbs, --chunks; "--flag v" or "--flag=v", v a comma list) out of `args`,
+/// so the scenario parser never sees them; refuses the flags the search sets from the
+/// global batch (--grad-accum, --microbatches, --dp). False with `error` on a refusal.
+bool takeConstraints(QStringList &args, Constraints *c, QString *error)
+{
+    const struct
+    {
+        const char *flag;
+        QStringList Constraints::*list;
+    } flags[] = {{"strategy", &Constraints::strategy},
+                 {"recompute", &Constraints::recompute},
+                 {"schedule", &Constraints::schedule},
+                 {"offload", &Constraints::offload},
+                 {"tp", &Constraints::tp},
+                 {"pp", &Constraints::pp},
+                 {"cp", &Constraints::cp},
+                 {"ep", &Constraints::ep},
+                 {"mbs", &Constraints::mbs},
+                 {"chunks", &Constraints::chunks}};
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QString &a = args[i];
+        for (const char *setBySearch : {"grad-accum", "microbatches", "dp"}) {
+            const QString f = QStringLiteral("--") + QLatin1String(setBySearch);
+            if (a == f || a.startsWith(f + u'=')) {
+                *error = QStringLiteral("%1 is set by the search from --global-batch-tokens; "
+                                        "give that instead")
+                             .arg(f);
+                return false;
+            }
+        }
+        for (const auto &fl : flags) {
+            const QString f = QStringLiteral("--") + QLatin1String(fl.flag);
+            QString value;
+            if (a == f && i + 1 < args.size()) {
+                value = args[i + 1];
+                args.remove(i, 2);
+            } else if (a.startsWith(f + u'=')) {
+                value = a.mid(f.size() + 1);
+                args.remove(i, 1);
+            } else {
+                continue;
+            }
+            --i;
+            const QStringList values = value.split(u',', Qt::SkipEmptyParts);
+            if (values.isEmpty()) {
+                *error = QStringLiteral("%1 needs a value or a comma list").arg(f);
+                return false;
+            }
+            (c->*fl.list) += values;
+            break;
+        }
+    }
+    return true;
+}
+
+/// Fills the request's searched sets from `c`, each value checked by the engine's own
+/// parser; a value it does not know, or a combination no layout can meet, is refused
+/// in one line naming the flags.
+bool applyConstraints(const Constraints &c, PlanRequest *q, QString *error)
+{
+    auto fail = [error](const QString &m) {
+        *error = m;
+        return false;
+    };
+    auto each = [&](const QStringList &values, const char *flag, auto parse, auto &out) {
+        for (const QString &v : values) {
+            const auto parsed = parse(v.trimmed().toStdString());
+            if (!parsed) {
+                *error = QStringLiteral("--%1: unknown value '%2'").arg(QLatin1String(flag), v);
+                return false;
+            }
+            if (std::find(out.begin(), out.end(), *parsed) == out.end())
+                out.push_back(*parsed);
+        }
+        return true;
+    };
+    auto degree = [](std::string_view text) -> std::optional<int> {
+        bool ok = false;
+        const int v = QString::fromUtf8(text.data(), qsizetype(text.size())).toInt(&ok);
+        return ok && v >= 1 && v <= maxParallelDegree ? std::optional<int>(v) : std::nullopt;
+    };
+    if (!c.strategy.isEmpty()) {
+        q->strategies.clear();
+        if (!each(c.strategy, "strategy", parseZeroStage, q->strategies))
+            return false;
+    }
+    if (!c.recompute.isEmpty()) {
+        q->recomputes.clear();
+        if (!each(c.recompute, "recompute", parseRecompute, q->recomputes))
+            return false;
+    }
+    if (!c.schedule.isEmpty()) {
+        q->schedules.clear();
+        if (!each(c.schedule, "schedule", parsePipelineSchedule, q->schedules))
+            return false;
+    }
+    if (!each(c.offload, "offload", parseOffload, q->offloads) ||
+        !each(c.tp, "tp", degree, q->tensorParallelDegrees) ||
+        !each(c.pp, "pp", degree, q->pipelineParallelDegrees) ||
+        !each(c.cp, "cp", degree, q->contextParallelDegrees) ||
+        !each(c.ep, "ep", degree, q->expertParallelDegrees) ||
+        !each(c.mbs, "mbs", degree, q->microBatchSizes) ||
+        !each(c.chunks, "chunks", degree, q->interleavedChunks))
+        return false;
+    // Contradictions no layout can meet.
+    const auto &z = q->strategies;
+    const bool onlyDdp = z.size() == 1 && z.front() == ZeroStage::Ddp;
+    const bool zero3 = std::find(z.begin(), z.end(), ZeroStage::Zero3) != z.end();
+    const auto &o = q->offloads;
+    if (!o.empty() && std::find(o.begin(), o.end(), Offload::None) == o.end()) {
+        if (onlyDdp)
+            return fail(QStringLiteral("--offload %1 needs ZeRO-1 or above, but --strategy "
+                                       "allows only ddp")
+                            .arg(c.offload.join(u',')));
+        const bool onlyParams = o.size() == 1 && o.front() == Offload::OptimizerAndParams;
+        if (onlyParams && !zero3)
+            return fail(QStringLiteral("--offload optimizer+params needs ZeRO-3, which --strategy "
+                                       "leaves out"));
+    }
+    const auto &ps = q->pipelineParallelDegrees;
+    const bool onlyOneStage = ps.size() == 1 && ps.front() == 1;
+    if (onlyOneStage && !c.schedule.isEmpty())
+        return fail(QStringLiteral("--schedule needs pipeline stages, but --pp is 1"));
+    if (!c.chunks.isEmpty() && std::find(q->schedules.begin(), q->schedules.end(),
+                                         PipelineSchedule::Interleaved1F1B) == q->schedules.end())
+        return fail(QStringLiteral("--chunks needs the interleaved schedule, which --schedule "
+                                   "leaves out"));
+    return true;
+}
+
 QString scheduleText(const Training &t, int p)
 {
     if (p == 1)
@@ -87,7 +228,10 @@ QJsonObject candidateJson(const PlanCandidate &c)
                   {"schedule", qs(pipelineScheduleId(t.schedule))},
                   {"chunks", t.chunks},
                   {"offload", qs(offloadId(l.offload))},
-                  {"peak_bytes", qint64(c.peakBytes)}};
+                  {"peak_bytes", qint64(c.peakBytes)},
+                  {"stage_split", l.balancedStages      ? QStringLiteral("balanced")
+                                  : l.allowUnevenStages ? QStringLiteral("uneven")
+                                                        : QStringLiteral("even")}};
     if (c.time.valid()) {
         o.insert("step_seconds", c.time.stepSeconds);
         o.insert("mfu", c.time.mfu);
@@ -110,7 +254,11 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     QStringList args = argsIn;
     std::int64_t lo = 0, hi = 0;
     QString error;
-    if (!takeGpuRange(args, &lo, &hi, &error))
+    Constraints constraints;
+    const bool help =
+        args.contains(QStringLiteral("--help")) || args.contains(QStringLiteral("-h"));
+    if (!takeGpuRange(args, &lo, &hi, &error) ||
+        (!help && !takeConstraints(args, &constraints, &error)))
         return fail(error);
 
     QCommandLineParser p;
@@ -118,9 +266,11 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     describeSubcommand(
         p, name,
         QStringLiteral("Layouts that fit a model on a GPU type, ranked by step time.\n"
-                       "--gpus takes a count or a range A-B; the searched settings (degrees, "
-                       "strategy, micro-batching, recomputation, schedule, offload) are "
-                       "replaced by the search."),
+                       "--gpus takes a count or a range A-B. The searched settings are "
+                       "searched unless given: --strategy, --recompute, --schedule, "
+                       "--offload, --tp, --pp, --cp, --ep, --mbs and --chunks restrict the "
+                       "search to their values (a comma list, e.g. --strategy zero1,zero3); "
+                       "the micro-batch count follows from --global-batch-tokens."),
         options);
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON."));
     const QCommandLineOption top = valueOption(
@@ -158,7 +308,18 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     const QCommandLineOption maxMbs = valueOption(
         "max-mbs", QStringLiteral("Largest micro-batch size searched (powers of two; default 8)."),
         "b");
-    p.addOptions({json, top, objective, batch, maxTp, maxPp, maxCp, maxEp, maxMbs});
+    const QCommandLineOption maxChunks = valueOption(
+        "max-chunks",
+        QStringLiteral("Largest interleaving degree v searched (every v that divides the "
+                       "layers per stage; default 8)."),
+        "v");
+    const QCommandLineOption headroom = valueOption(
+        "headroom-percent",
+        QStringLiteral("Keep only layouts whose busiest GPU holds at most (100 - N)% of the "
+                       "card (default 5: 4 GB of an 80 GB card for what no estimate sees)."),
+        "N");
+    p.addOptions(
+        {json, top, objective, batch, maxTp, maxPp, maxCp, maxEp, maxMbs, maxChunks, headroom});
     if (const auto done = startSubcommand(p, args, name, out, err))
         return *done;
 
@@ -181,14 +342,19 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         return wholeNumberOption(p, o, min, max, outValue, why);
     };
     std::int64_t topN = 10, t = q.maxTensorParallel, pp = 0, c = 1, e = 0,
-                 mbs = q.maxMicroBatchSize, tokens = q.globalBatchTokens;
+                 mbs = q.maxMicroBatchSize, tokens = q.globalBatchTokens, v = q.maxChunks, room = 5;
     if (!number(top, 0, 1'000'000'000, &topN, &error) ||
         !number(maxTp, 1, maxParallelDegree, &t, &error) ||
         !number(maxPp, 1, maxPipelineStages, &pp, &error) ||
         !number(maxCp, 1, maxParallelDegree, &c, &error) ||
         !number(maxEp, 1, maxParallelDegree, &e, &error) ||
         !number(maxMbs, 1, maxMicroBatchSize, &mbs, &error) ||
-        !number(batch, 1, std::int64_t(1) << 50, &tokens, &error))
+        !number(batch, 1, std::int64_t(1) << 50, &tokens, &error) ||
+        !number(maxChunks, 1, 1024, &v, &error) || !number(headroom, 0, 90, &room, &error))
+        return fail(error);
+    q.maxChunks = int(v);
+    q.headroomPercent = int(room);
+    if (!applyConstraints(constraints, &q, &error))
         return fail(error);
     q.maxTensorParallel = int(t);
     q.maxPipelineParallel = int(pp);
@@ -223,6 +389,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                             {"global_batch_tokens", qint64(q.globalBatchTokens)},
                             {"sequence_length", qint64(q.base.training.sequenceLength)},
                             {"objective", goal},
+                            {"headroom_percent", q.headroomPercent},
                             {"candidates_evaluated", qint64(r.candidatesEvaluated)},
                             {"candidates_pruned", qint64(r.candidatesPruned)},
                             {"fitting", qint64(r.fitting.size())},
@@ -236,20 +403,21 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                              ? QString::number(q.minGpus)
                              : QStringLiteral("%1-%2").arg(q.minGpus).arg(q.maxGpus);
     out << QStringLiteral("%1 on %2 x %3, %4 tokens per step, s %5: %6 of %7 candidates fit "
-                          "(%8 skipped by the model-states bound)\n")
+                          "with %9% headroom (%8 skipped by the model-states bound)\n")
                .arg(QString::fromStdString(q.base.model.displayName), gpus,
                     QString::fromStdString(q.base.gpu.name))
                .arg(q.globalBatchTokens)
                .arg(q.base.training.sequenceLength)
                .arg(r.fitting.size())
                .arg(r.candidatesEvaluated + r.candidatesPruned)
-               .arg(r.candidatesPruned);
+               .arg(r.candidatesPruned)
+               .arg(q.headroomPercent);
     if (shown == 0) {
         out << "Nothing fits.\n";
         out.flush();
         return 0;
     }
-    out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 %16\n")
+    out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 %16 %17\n")
                .arg(QStringLiteral("#"), 3)
                .arg(QStringLiteral("gpus"), 6)
                .arg(QStringLiteral("dp"), 5)
@@ -264,6 +432,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                .arg(QStringLiteral("schedule"), -14)
                .arg(QStringLiteral("offload"), -16)
                .arg(QStringLiteral("peak GB"), 8)
+               .arg(QStringLiteral("free"), 6)
                .arg(QStringLiteral("step s"), 9)
                .arg(QStringLiteral("MFU"), 6);
     for (std::size_t i = 0; i < shown; ++i) {
@@ -274,7 +443,13 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                                                : QStringLiteral("?");
         const QString mfu = cand.time.valid() ? QString::number(100 * cand.time.mfu, 'f', 1) + u'%'
                                               : QStringLiteral("?");
-        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 %16\n")
+        const double capacity = double(q.base.gpu.capacityBytes);
+        const QString free =
+            capacity > 0
+                ? QString::number(100 * (capacity - double(cand.peakBytes)) / capacity, 'f', 1) +
+                      u'%'
+                : QStringLiteral("?");
+        out << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13 %14 %15 %16 %17\n")
                    .arg(qulonglong(i + 1), 3)
                    .arg(l.gpus, 6)
                    .arg(l.dataParallel(), 5)
@@ -292,6 +467,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                    .arg(scheduleText(tr, l.pipelineParallel), -14)
                    .arg(qs(offloadId(l.offload)), -16)
                    .arg(QString::number(double(cand.peakBytes) / 1e9, 'f', 1), 8)
+                   .arg(free, 6)
                    .arg(step, 9)
                    .arg(mfu, 6);
     }

@@ -61,23 +61,45 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
         std::min<std::int64_t>(q.maxPipelineParallel > 0 ? q.maxPipelineParallel : a.layers,
                                std::min<std::int64_t>(a.layers, maxPipelineStages));
     const int maxE = a.isMoe() ? (q.maxExpertParallel > 0 ? q.maxExpertParallel : a.experts) : 1;
-    const std::vector<int> bs = powersOfTwo(q.maxMicroBatchSize);
-    const std::vector<int> ts = powersOfTwo(std::min<std::int64_t>(q.maxTensorParallel, perNode));
-    const std::vector<int> cs = powersOfTwo(q.maxContextParallel);
-    const std::vector<int> es = a.isMoe() ? divisors(a.experts, maxE) : std::vector<int>{1};
+    const std::vector<int> bs =
+        q.microBatchSizes.empty() ? powersOfTwo(q.maxMicroBatchSize) : q.microBatchSizes;
+    const std::vector<int> ts = q.tensorParallelDegrees.empty() ? powersOfTwo(q.maxTensorParallel)
+                                                                : q.tensorParallelDegrees;
+    const std::vector<int> cs = q.contextParallelDegrees.empty() ? powersOfTwo(q.maxContextParallel)
+                                                                 : q.contextParallelDegrees;
+    std::vector<int> es = a.isMoe() ? divisors(a.experts, maxE) : std::vector<int>{1};
+    if (!q.expertParallelDegrees.empty())
+        es = q.expertParallelDegrees;
     std::vector<int> ps;
-    for (int p = 1; p <= maxP; ++p)
-        if (a.layers % p == 0 || q.unevenStages)
-            ps.push_back(p);
-    std::vector<std::pair<PipelineSchedule, int>> pipelined;
-    for (PipelineSchedule s : q.schedules) {
-        if (s == PipelineSchedule::Interleaved1F1B) {
-            for (int v : q.interleavedChunks)
-                pipelined.push_back({s, v});
-        } else {
-            pipelined.push_back({s, 1});
-        }
+    if (!q.pipelineParallelDegrees.empty()) {
+        for (int p : q.pipelineParallelDegrees)
+            if (p <= a.layers && (a.layers % p == 0 || q.unevenStages))
+                ps.push_back(p);
+    } else {
+        for (int p = 1; p <= maxP; ++p)
+            if (a.layers % p == 0 || q.unevenStages)
+                ps.push_back(p);
     }
+    // The schedules of p stages: interleaving at every v the stages' layers split into.
+    auto pipelinedFor = [&](int p) {
+        std::vector<std::pair<PipelineSchedule, int>> out;
+        const int perStage = a.layers % p == 0                       ? a.layers / p
+                             : (std::int64_t(a.layers) + 2) % p == 0 ? (a.layers + 2) / p
+                                                                     : 0;
+        for (PipelineSchedule s : q.schedules) {
+            if (s != PipelineSchedule::Interleaved1F1B) {
+                out.push_back({s, 1});
+            } else if (!q.interleavedChunks.empty()) {
+                for (int v : q.interleavedChunks)
+                    out.push_back({s, v});
+            } else {
+                for (int v = 2; v <= q.maxChunks && v <= perStage; ++v)
+                    if (perStage % v == 0)
+                        out.push_back({s, v});
+            }
+        }
+        return out;
+    };
     const std::vector<std::pair<PipelineSchedule, int>> single = {{PipelineSchedule::OneFOneB, 1}};
     std::vector<int> microBatchSizes;
 
@@ -97,7 +119,9 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
                 for (int b : bs)
                     if ((sequences / d) % b == 0)
                         microBatchSizes.push_back(b);
-                const auto &scheds = p == 1 ? single : pipelined;
+                const std::vector<std::pair<PipelineSchedule, int>> pipelined =
+                    p == 1 ? single : pipelinedFor(p);
+                const auto &scheds = pipelined;
                 const std::int64_t perLayout = std::int64_t(scheds.size()) *
                                                std::int64_t(microBatchSizes.size()) *
                                                std::int64_t(q.recomputes.size());
@@ -114,10 +138,18 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
                             (d * c) % inNode == 0)
                             shards[shardCount++] = inNode;
                         Offload offloads[3] = {Offload::None, Offload::None, Offload::None};
-                        int offloadCount = 1;
-                        if (q.offload && z != ZeroStage::Ddp)
+                        int offloadCount = 0;
+                        auto allowed = [&](Offload o) {
+                            return q.offloads.empty()
+                                       ? o == Offload::None || q.offload
+                                       : std::find(q.offloads.begin(), q.offloads.end(), o) !=
+                                             q.offloads.end();
+                        };
+                        if (allowed(Offload::None))
+                            offloads[offloadCount++] = Offload::None;
+                        if (allowed(Offload::Optimizer) && z != ZeroStage::Ddp)
                             offloads[offloadCount++] = Offload::Optimizer;
-                        if (q.offload && z == ZeroStage::Zero3)
+                        if (allowed(Offload::OptimizerAndParams) && z == ZeroStage::Zero3)
                             offloads[offloadCount++] = Offload::OptimizerAndParams;
                         for (int si = 0; si < shardCount; ++si) {
                             for (int oi = 0; oi < offloadCount; ++oi) {
@@ -202,6 +234,16 @@ std::string checkRequest(const PlanRequest &q)
                ")";
     if (q.maxMicroBatchSize < 1 || q.maxMicroBatchSize > maxMicroBatchSize)
         return "largest micro-batch size must be from 1 to " + std::to_string(maxMicroBatchSize);
+    if (q.headroomPercent < 0 || q.headroomPercent > 90)
+        return "headroom must be from 0 to 90 percent (got " + std::to_string(q.headroomPercent) +
+               ")";
+    for (const std::vector<int> *v :
+         {&q.tensorParallelDegrees, &q.pipelineParallelDegrees, &q.contextParallelDegrees,
+          &q.expertParallelDegrees, &q.microBatchSizes, &q.interleavedChunks})
+        for (int x : *v)
+            if (x < 1 || x > maxParallelDegree)
+                return "a searched degree or size must be from 1 to " +
+                       std::to_string(maxParallelDegree) + " (got " + std::to_string(x) + ")";
     if (q.maxTensorParallel < 1 || q.maxContextParallel < 1 ||
         q.maxTensorParallel > maxParallelDegree || q.maxContextParallel > maxParallelDegree)
         return "search bounds on t and c must be from 1 to " + std::to_string(maxParallelDegree);
@@ -228,6 +270,10 @@ PlanResult plan(const PlanRequest &q)
     Scenario work = q.base; // mutated in place: one copy of the model for the whole search
     work.modelStatesOnly = false;
     MemoryReport r; // reused: its storage is kept from one estimate to the next
+    // The bytes a fitting layout may hold: the card less the requested headroom.
+    auto limitOf = [&q](const MemoryReport &m) {
+        return m.capacityBytes - m.capacityBytes / 100 * q.headroomPercent;
+    };
     auto layoutOk = [&](const Layout &l, const Training &tr) {
         if (!q.prune)
             return true;
@@ -240,7 +286,7 @@ PlanResult plan(const PlanRequest &q)
         work.modelStatesOnly = true;
         estimate(prepared, work, r);
         work.modelStatesOnly = false;
-        return !(r.valid() && r.peakBytes() > r.capacityBytes);
+        return !(r.valid() && r.peakBytes() > limitOf(r));
     };
     auto visit = [&](const Layout &l, const Training &tr) {
         work.layout = l;
@@ -249,7 +295,7 @@ PlanResult plan(const PlanRequest &q)
         estimate(prepared, work, r);
         if (!r.valid())
             return true;
-        if (verdict(work, r).kind == Verdict::Kind::Fits) {
+        if (verdict(work, r).kind == Verdict::Kind::Fits && r.peakBytes() <= limitOf(r)) {
             PlanCandidate c;
             c.layout = l;
             c.training = tr;
@@ -260,7 +306,7 @@ PlanResult plan(const PlanRequest &q)
         }
         // A larger b of the same (layout, schedule, recomputation) has a floor at least
         // this one's: when this floor overflows, none of them fits.
-        return !(q.prune && growingFloorBytes(r) > r.capacityBytes);
+        return !(q.prune && growingFloorBytes(r) > limitOf(r));
     };
     auto skipped = [&](std::int64_t count) { out.candidatesPruned += count; };
     for (std::int64_t n = q.minGpus; n <= q.maxGpus; ++n)

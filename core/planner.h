@@ -30,7 +30,9 @@ struct PlanRequest
     /// Global batch, tokens per step; a multiple of base.training.sequenceLength. The
     /// sequences G = tokens / s split as m x b x d (d | G, b | G / d).
     std::int64_t globalBatchTokens = 4'194'304;
-    int maxTensorParallel = 8;   ///< t in powers of two up to this (and GPUs per node)
+    /// t in powers of two up to this; above GPUs per node tensor parallelism crosses
+    /// nodes, at the NIC's bandwidth (core/time/collectives.h).
+    int maxTensorParallel = 8;
     int maxPipelineParallel = 0; ///< p: divisors of the layers up to this; 0: up to L
     /// Also p that do not divide the layers, with uneven stages (Layout::
     /// allowUnevenStages: the first L % p stages take one more layer). Llama 3 405B ran
@@ -48,8 +50,23 @@ struct PlanRequest
     std::vector<PipelineSchedule> schedules = {
         PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved1F1B,
         PipelineSchedule::ZeroBubbleH1, PipelineSchedule::GPipe};
-    std::vector<int> interleavedChunks = {2, 4}; ///< v tried for interleaved 1F1B
+    /// v tried for interleaved 1F1B: every v from 2 to maxChunks that divides the layers
+    /// per stage (published layouts use 3, 5, 6 and 8: Korthikanti et al. 2022, NeMo,
+    /// Llama 3), or exactly `interleavedChunks` when that is not empty.
+    int maxChunks = 8;
+    std::vector<int> interleavedChunks = {};
     bool offload = true; ///< also try CPU offload (optimizer from ZeRO-1, +params with ZeRO-3)
+    /// When not empty, the offload modes tried (each where the strategy allows it).
+    std::vector<Offload> offloads = {};
+    /// When not empty, the only degrees tried (each still dividing the GPU count, the
+    /// experts, ...); empty: searched within the max* bounds.
+    std::vector<int> tensorParallelDegrees = {}, pipelineParallelDegrees = {},
+                     contextParallelDegrees = {}, expertParallelDegrees = {};
+    /// When not empty, the only micro-batch sizes tried (each dividing G / d).
+    std::vector<int> microBatchSizes = {};
+    /// Keep only layouts whose busiest GPU holds at most (100 - this)% of the card: room
+    /// for what no estimate sees (allocator spikes, a longer batch, a framework update).
+    int headroomPercent = 5;
     /// Also try HSDP for ZeRO-3: shard within a node (GPUs per node / t ranks).
     bool hsdp = true;
     /// Exact pruning (off: brute force, for the test). Skips a layout (every schedule,
