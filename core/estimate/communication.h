@@ -77,6 +77,12 @@ namespace shardscope::stages {
     return traffic;
 }
 
+/// The model-parallel collectives of one GPU per step, bytes (128 bits each).
+struct ModelParallelTraffic
+{
+    Wide tensor = 0, pipeline = 0, context = 0, expert = 0;
+};
+
 /// Traffic of stage `i` per GPU per step, bytes, each collective in 128 bits. A
 /// collective over one rank moves nothing, so each term is left out at t, p, c or e = 1:
 ///   tensor    4 all-reduces of one micro-batch's hidden states per layer (6 with full
@@ -89,10 +95,6 @@ namespace shardscope::stages {
 ///             (again in the recomputed forward under full recomputation); (e - 1) / e
 ///             of it leaves the GPU (Megatron-Core's MoEAlltoAllTokenDispatcher; uniform
 ///             routing assumed)
-struct ModelParallelTraffic
-{
-    Wide tensor = 0, pipeline = 0, context = 0, expert = 0;
-};
 [[gnu::always_inline]] inline ModelParallelTraffic
 modelParallelTraffic(const EstimateContext &x, int i, const StageShare &share, int layerCount)
 {

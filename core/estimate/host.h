@@ -1,6 +1,6 @@
 #pragma once
 
-// Host memory (docs/architecture.md "Model states", docs/frameworks.md "Activation
+// Stage 5, host memory (docs/architecture.md "Model states", docs/frameworks.md "Activation
 // offload"): what CPU offload, activation offload and a paged optimizer move from a GPU
 // to its node's RAM. Each pipeline stage's GpuGroup::hostBytes is the sum; the report's
 // hostBytesPerNode is the busiest GPU's times the GPUs a node holds.
