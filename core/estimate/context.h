@@ -89,8 +89,9 @@ inline constexpr Overheads noOverheads = [] {
 
 /// One valid scenario as the stages read it. resolveContext() sets the settings and
 /// degrees; the per-block figures are filled by planBlocks() (stageplan.h),
-/// planBlockActivations() (activationstage.h) and planFineTuning() (modelstates.h).
-/// A FillPath fixes some fields to constants, which the compiler then propagates.
+/// planBlockActivations() (activationstage.h), planFp8Weights() and planFineTuning()
+/// (modelstates.h). A FillPath fixes some fields to constants, which the compiler then
+/// propagates. Read-only once planned: the per-group stages take it by const reference.
 struct EstimateContext
 {
     /// Member by member (each from its initializer below): a value-initialised
