@@ -27,7 +27,7 @@ std::string validate(const Scenario &s);
 /// the fields are filled by prepare() and read by the engine.
 struct PreparedModel
 {
-    /// Parameters of one kind of block (blockParametersPerRank in core/estimate.cpp):
+    /// Parameters of one kind of block (blockParametersPerRank in core/estimate/stageplan.h):
     /// `split` elements are split t ways, `replicated` ones are whole on every tensor
     /// rank (norms, row-parallel output biases, MLA latent norms, the MoE router);
     /// for a MoE block each of the `experts` routed experts has `expertSplit` elements

@@ -361,6 +361,260 @@ void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
     a.moeLayerStep = spacing;
 }
 
+/// Why the file `o` (resolved as `r`) is no known family, for the generic decoder's
+/// message: "unsupported model_type 'x' (XForCausalLM)", "unsupported architectures
+/// ..." or "no model_type or architectures".
+QString unknownFamilyReason(const QJsonObject &o, const Resolved &r)
+{
+    QStringList archs;
+    for (const QJsonValue &a : o.value(QLatin1String("architectures")).toArray())
+        archs << a.toString();
+    return r.wrapper ? QStringLiteral("unsupported text_config model_type '%1'").arg(r.type)
+           : r.type.isEmpty()
+               ? (archs.isEmpty()
+                      ? QStringLiteral("no model_type or architectures")
+                      : QStringLiteral("unsupported architectures %1").arg(archs.join(u',')))
+               : QStringLiteral("unsupported model_type '%1'%2")
+                     .arg(r.type, archs.isEmpty() ? QString()
+                                                  : QStringLiteral(" (%1)").arg(archs.join(u',')));
+}
+
+/// The fields every family shares, read in this order: width, intermediate_size (into
+/// `intermediate`; Llama 4's dense MLP is intermediate_size_mlp), layers, heads, KV
+/// heads, vocabulary, tied embeddings, and the head size where the family has one.
+Architecture readCommonFields(Fields &f, const Family &family, const QString &t, bool deepseek,
+                              std::int64_t &intermediate)
+{
+    const bool neox = t == QLatin1String("gpt_neox");
+    const bool llama4 = t == QLatin1String("llama4_text");
+    Architecture a;
+    a.hidden = f.integer("hidden_size");
+    intermediate = f.integer("intermediate_size");
+    a.ffn = llama4 ? f.integer("intermediate_size_mlp") : intermediate;
+    a.layers = f.count("num_hidden_layers");
+    a.heads = f.count("num_attention_heads");
+    // GPTNeoXAttention: one fused query_key_value of 3 x hidden, always multi-head.
+    a.kvHeads = neox ? 0 : f.count("num_key_value_heads", family.kvHeadsDefaultHeads, 0);
+    a.vocab = f.integer("vocab_size");
+    a.tiedEmbeddings = f.boolean("tie_word_embeddings", family.tiedByDefault);
+    // Every family but GPT-NeoX (GPTNeoXMLP: dense_h_to_4h, dense_4h_to_h) has a gated
+    // MLP: gate, up, down (SwiGLU or GeGLU). Phi3MLP fuses gate and up into one
+    // gate_up_proj of 2 x intermediate_size and Phi3Attention Q, K and V into one qkv_proj
+    // of (heads + 2 kv heads) x head_dim: the same counts as the separate matrices.
+    a.gatedMlp = !neox;
+    if (a.kvHeads == 0)
+        a.kvHeads = a.heads;
+    // GPTNeoXAttention uses hidden / heads and DeepSeek's MLA its own head sizes.
+    if (!deepseek && !neox)
+        a.headDim = f.integer("head_dim", !family.headDimRequired, 0);
+    return a;
+}
+
+/// Linear biases, norms per block and query/key norms of Llama, Gemma, Qwen2, Qwen3 and
+/// OLMo 2 (a generic decoder is read as Llama).
+void readBiasesAndNorms(Fields &f, Architecture &a, const QString &t, bool generic)
+{
+    if (generic || t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
+        // LlamaAttention / GemmaAttention put attention_bias on q, k, v and o; LlamaMLP
+        // puts mlp_bias on gate, up and down. Only "all or none" is modelled (a generic
+        // decoder is read as Llama).
+        const bool attention = f.boolean("attention_bias", false);
+        const bool mlp = f.boolean("mlp_bias", false);
+        if (attention != mlp)
+            f.unsupported(QStringLiteral("attention_bias without mlp_bias (or the reverse) is "
+                                         "not modelled"));
+        a.linearBiases = attention && mlp;
+    }
+    if (t == QLatin1String("qwen2"))
+        a.qkvBiases = true; // Qwen2Attention: q_proj, k_proj, v_proj with bias, o_proj without
+    // Gemma2DecoderLayer and Gemma3DecoderLayer: input, post-attention, pre- and
+    // post-feed-forward RMSNorms.
+    if (t == QLatin1String("gemma2") || t == QLatin1String("gemma3_text"))
+        a.normsPerLayer = 4;
+    // modeling_gemma3.py Gemma3Attention: q_norm and k_norm = Gemma3RMSNorm(head_dim).
+    if (t == QLatin1String("gemma3_text"))
+        a.qkNorm = QkNorm::PerHead;
+    const bool qwen3 = t == QLatin1String("qwen3") || t == QLatin1String("qwen3_moe");
+    if (qwen3 || t == QLatin1String("olmo2")) {
+        // modeling_qwen3.py Qwen3Attention (and Qwen3MoeAttention): q_norm and k_norm =
+        // Qwen3RMSNorm(head_dim), shared by all heads. modeling_olmo2.py Olmo2Attention:
+        // q_norm = Olmo2RMSNorm(heads x head_dim), k_norm = Olmo2RMSNorm(kv heads x
+        // head_dim), over the whole projections; Olmo2DecoderLayer has only the
+        // post_attention_layernorm and post_feedforward_layernorm (no pre-norms): two
+        // hidden-wide norms as Llama's. Both put attention_bias on q, k, v and o and none
+        // on the MLP.
+        a.qkNorm = qwen3 ? QkNorm::PerHead : QkNorm::Full;
+        if (f.boolean("attention_bias", false))
+            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
+                                         "biases) is not modelled"));
+    }
+}
+
+/// Qwen2-MoE and Qwen3-MoE make a block dense when its index is in mlp_only_layers or
+/// (index + 1) is not a multiple of decoder_sparse_step: only all-MoE is modelled.
+void requireSparseEveryBlock(Fields &f, const Architecture &a)
+{
+    const int step = f.count("decoder_sparse_step", true, 1);
+    const std::optional<QList<int>> mlpOnly = f.layerList("mlp_only_layers", std::max(a.layers, 1));
+    if (step != 1)
+        f.unsupported(QStringLiteral("dense blocks between MoE blocks (decoder_sparse_step "
+                                     "%1) are not modelled")
+                          .arg(step));
+    else if (mlpOnly && !mlpOnly->isEmpty())
+        f.unsupported(QStringLiteral("dense blocks among MoE blocks (mlp_only_layers) are "
+                                     "not modelled"));
+}
+
+/// The routed (and shared) experts of Qwen3-MoE, Mixtral and Qwen2-MoE. True when the
+/// blocks hold Qwen2-MoE's shared_expert_gate, counted as a third hidden-wide norm.
+bool readMoeFamilies(Fields &f, Architecture &a, const QString &t)
+{
+    if (t == QLatin1String("qwen3_moe")) {
+        // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock: a router gate Linear(hidden,
+        // num_experts, bias=False) and num_experts experts moe_intermediate_size wide;
+        // no shared expert (unlike Qwen2-MoE).
+        a.experts = f.count("num_experts");
+        a.activeExperts = f.count("num_experts_per_tok");
+        a.expertFfn = f.integer("moe_intermediate_size");
+        requireSparseEveryBlock(f, a);
+    }
+    if (t == QLatin1String("mixtral")) {
+        a.experts = f.count("num_local_experts");
+        a.activeExperts = f.count("num_experts_per_tok");
+        a.expertFfn = a.ffn; // MixtralBlockSparseTop2MLP uses intermediate_size
+    }
+    bool sharedExpertGate = false;
+    if (t == QLatin1String("qwen2_moe")) {
+        // modular_qwen2_moe.py: Qwen2MoeAttention biases q, k, v when qkv_bias (default
+        // true); Qwen2MoeSparseMoeBlock holds a router num_experts x hidden, the experts
+        // moe_intermediate_size wide, one shared_expert of shared_expert_intermediate_size
+        // and a shared_expert_gate Linear(hidden, 1, bias=False).
+        a.qkvBiases = f.boolean("qkv_bias", true);
+        a.experts = f.count("num_experts");
+        a.activeExperts = f.count("num_experts_per_tok");
+        a.expertFfn = f.integer("moe_intermediate_size");
+        const std::int64_t shared = f.integer("shared_expert_intermediate_size");
+        if (a.expertFfn > 0 && shared > 0) {
+            if (shared % a.expertFfn != 0)
+                f.unsupported(QStringLiteral("shared_expert_intermediate_size %1 is not a "
+                                             "multiple of moe_intermediate_size %2")
+                                  .arg(shared)
+                                  .arg(a.expertFfn));
+            else
+                a.sharedExperts = int(std::min<std::int64_t>(shared / a.expertFfn, 1'000'000));
+        }
+        // The shared_expert_gate's hidden weights per block are exactly one more
+        // hidden-wide RMSNorm's; both are tiny vectors kept whole on every tensor rank.
+        a.normsPerLayer = 3;
+        sharedExpertGate = true;
+        requireSparseEveryBlock(f, a);
+    }
+    return sharedExpertGate;
+}
+
+/// GPT-NeoX's LayerNorms and biases; Llama 4's attention biases and MoE blocks.
+void readNeoxAndLlama4(Fields &f, Architecture &a, const QString &t, std::int64_t intermediate)
+{
+    const bool neox = t == QLatin1String("gpt_neox");
+    const bool llama4 = t == QLatin1String("llama4_text");
+    if (neox) {
+        // modular_gpt_neox.py: LayerNorms with bias (two per block and a final one),
+        // biases on both MLP matrices always and on query_key_value and dense when
+        // attention_bias (default true), untied embed_in and embed_out. The parallel
+        // residual (use_parallel_residual) does not change the count.
+        a.layerNormBias = true;
+        if (!f.boolean("attention_bias", true))
+            f.unsupported(QStringLiteral("attention_bias false (MLP biases without attention "
+                                         "biases) is not modelled"));
+        a.linearBiases = true;
+    }
+    if (llama4) {
+        // modeling_llama4.py: Llama4TextAttention biases q, k, v and o only with
+        // attention_bias; its qk_norm (use_qk_norm) is an L2 norm without weights.
+        if (f.boolean("attention_bias", false))
+            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
+                                         "biases) is not modelled"));
+        if (a.layers > 0)
+            readLlama4Experts(f, a, intermediate);
+    }
+}
+
+/// DeepSeek V2 / V3: routed and shared experts, dense first blocks, the router bias and
+/// multi-head latent attention. Returns num_nextn_predict_layers (the multi-token
+/// prediction modules, which the published totals leave out).
+int readDeepseek(Fields &f, Architecture &a, const QJsonObject &text, const QString &t)
+{
+    a.experts = f.count("n_routed_experts");
+    a.activeExperts = f.count("num_experts_per_tok");
+    a.expertFfn = f.integer("moe_intermediate_size");
+    a.sharedExperts = f.count("n_shared_experts", false, 0, true);
+    a.denseLayers = f.count("first_k_dense_replace", false, 0, true);
+    // DeepseekV3TopkRouter registers e_score_correction_bias; DeepseekV2Moe's gate is
+    // a plain Linear(hidden, n_routed_experts, bias=False) (modular_deepseek_v2.py).
+    a.routerBias = t == QLatin1String("deepseek_v3");
+    // q_lora_rank must be given; null means one full-rank q_proj.
+    if (!text.contains(QLatin1String("q_lora_rank")))
+        f.integer("q_lora_rank");
+    a.qLoraRank = f.integer("q_lora_rank", true, 0);
+    a.kvLoraRank = f.integer("kv_lora_rank");
+    a.qkRopeHeadDim = f.integer("qk_rope_head_dim");
+    a.qkNopeHeadDim = f.integer("qk_nope_head_dim");
+    a.vHeadDim = f.integer("v_head_dim");
+    a.kvHeads = a.heads; // MLA: one key and value head per query head
+    if (f.boolean("attention_bias", false))
+        f.unsupported(QStringLiteral("attention_bias on latent attention is not modelled"));
+    if (f.integer("moe_layer_freq", true, 1) != 1)
+        f.unsupported(QStringLiteral("moe_layer_freq other than 1 is not modelled"));
+    return f.count("num_nextn_predict_layers", true, 0, true);
+}
+
+/// The Model of an architecture read from the file `o` (resolved as `r`, read as
+/// `family`): its id and display name (from _name_or_path, else the family), and a
+/// source line saying what was read and what was assumed or left out.
+Model describeModel(const QJsonObject &o, const Resolved &r, const Family &family,
+                    const Architecture &a, bool generic, bool sharedExpertGate, int mtp)
+{
+    const QString &t = r.type;
+    Model m;
+    const QString repo = repositoryName(o);
+    const std::string count = formatParameters(parameterCount(a));
+    const QString label = r.label.isEmpty() ? QStringLiteral("generic") : r.label;
+    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + label : repo.toLower()).toStdString();
+    m.displayName = repo.isEmpty()
+                        ? std::string(family.displayName) +
+                              (generic && !t.isEmpty() ? " (" + t.toStdString() + ")" : "") +
+                              (r.wrapper ? " (text)" : "") + " " + count + " (config.json)"
+                        : repo.toStdString();
+    QStringList archs;
+    for (const QJsonValue &v : o.value(QLatin1String("architectures")).toArray())
+        archs << v.toString();
+    const std::string architecture = r.wrapper ? std::string(r.wrapper->architecture)
+                                     : generic ? archs.join(u',').toStdString()
+                                               : std::string(family.architecture);
+    m.source = "Hugging Face config.json, model_type " +
+               (r.label.isEmpty() ? std::string("(none)") : r.label.toStdString()) +
+               (architecture.empty() ? std::string() : " (" + architecture + ")");
+    if (r.wrapper)
+        m.source += "; only the language model (" + t.toStdString() +
+                    ") is counted, not the vision encoder and projector (vision_config)";
+    if (!r.defaulted.isEmpty())
+        m.source += "; text_config leaves out " +
+                    r.defaulted.join(QStringLiteral(", ")).toStdString() + ", taken from the " +
+                    r.defaultsClass.toStdString() + " defaults";
+    if (sharedExpertGate)
+        m.source += "; each block's shared_expert_gate (hidden x 1) is counted as a third "
+                    "hidden-wide norm";
+    if (generic)
+        m.source += std::string("; ") + (r.wrapper ? "its text_config is" : "it is") +
+                    " no family read exactly, so it is " + genericAssumptions;
+    if (mtp > 0)
+        m.source += "; its " + std::to_string(mtp) +
+                    " multi-token-prediction module(s) (num_nextn_predict_layers) are not "
+                    "counted, as in the published total";
+    m.architecture = a;
+    return m;
+}
+
 } // namespace
 
 QStringList supportedHfModelTypes()
@@ -405,19 +659,7 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     // one. Such a file is read as a generic decoder when its standard fields are there.
     QString unknown;
     if (!family) {
-        QStringList archs;
-        for (const QJsonValue &a : o.value(QLatin1String("architectures")).toArray())
-            archs << a.toString();
-        const QString what =
-            r.wrapper ? QStringLiteral("unsupported text_config model_type '%1'").arg(r.type)
-            : r.type.isEmpty()
-                ? (archs.isEmpty()
-                       ? QStringLiteral("no model_type or architectures")
-                       : QStringLiteral("unsupported architectures %1").arg(archs.join(u',')))
-                : QStringLiteral("unsupported model_type '%1'%2")
-                      .arg(r.type, archs.isEmpty() ? QString()
-                                                   : QStringLiteral(" (%1)").arg(archs.join(u',')));
-        unknown = what;
+        unknown = unknownFamilyReason(o, r);
         family = &genericFamily;
     }
     const bool generic = !unknown.isEmpty();
@@ -435,162 +677,12 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     Fields f(text, r.nested ? QStringLiteral("text_config ") : QString());
     const QString &t = r.type;
     const bool deepseek = !generic && t.startsWith(QLatin1String("deepseek_v"));
-    const bool neox = t == QLatin1String("gpt_neox");
-    const bool llama4 = t == QLatin1String("llama4_text");
-    Architecture a;
-    a.hidden = f.integer("hidden_size");
-    const std::int64_t intermediate = f.integer("intermediate_size");
-    a.ffn = llama4 ? f.integer("intermediate_size_mlp") : intermediate;
-    a.layers = f.count("num_hidden_layers");
-    a.heads = f.count("num_attention_heads");
-    // GPTNeoXAttention: one fused query_key_value of 3 x hidden, always multi-head.
-    a.kvHeads = neox ? 0 : f.count("num_key_value_heads", family->kvHeadsDefaultHeads, 0);
-    a.vocab = f.integer("vocab_size");
-    a.tiedEmbeddings = f.boolean("tie_word_embeddings", family->tiedByDefault);
-    // Every family but GPT-NeoX (GPTNeoXMLP: dense_h_to_4h, dense_4h_to_h) has a gated
-    // MLP: gate, up, down (SwiGLU or GeGLU). Phi3MLP fuses gate and up into one
-    // gate_up_proj of 2 x intermediate_size and Phi3Attention Q, K and V into one qkv_proj
-    // of (heads + 2 kv heads) x head_dim: the same counts as the separate matrices.
-    a.gatedMlp = !neox;
-    if (a.kvHeads == 0)
-        a.kvHeads = a.heads;
-    // GPTNeoXAttention uses hidden / heads and DeepSeek's MLA its own head sizes.
-    if (!deepseek && !neox)
-        a.headDim = f.integer("head_dim", !family->headDimRequired, 0);
-
-    if (generic || t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
-        // LlamaAttention / GemmaAttention put attention_bias on q, k, v and o; LlamaMLP
-        // puts mlp_bias on gate, up and down. Only "all or none" is modelled (a generic
-        // decoder is read as Llama).
-        const bool attention = f.boolean("attention_bias", false);
-        const bool mlp = f.boolean("mlp_bias", false);
-        if (attention != mlp)
-            f.unsupported(QStringLiteral("attention_bias without mlp_bias (or the reverse) is "
-                                         "not modelled"));
-        a.linearBiases = attention && mlp;
-    }
-    if (t == QLatin1String("qwen2"))
-        a.qkvBiases = true; // Qwen2Attention: q_proj, k_proj, v_proj with bias, o_proj without
-    // Gemma2DecoderLayer and Gemma3DecoderLayer: input, post-attention, pre- and
-    // post-feed-forward RMSNorms.
-    if (t == QLatin1String("gemma2") || t == QLatin1String("gemma3_text"))
-        a.normsPerLayer = 4;
-    // modeling_gemma3.py Gemma3Attention: q_norm and k_norm = Gemma3RMSNorm(head_dim).
-    if (t == QLatin1String("gemma3_text"))
-        a.qkNorm = QkNorm::PerHead;
-    const bool qwen3 = t == QLatin1String("qwen3") || t == QLatin1String("qwen3_moe");
-    if (qwen3 || t == QLatin1String("olmo2")) {
-        // modeling_qwen3.py Qwen3Attention (and Qwen3MoeAttention): q_norm and k_norm =
-        // Qwen3RMSNorm(head_dim), shared by all heads. modeling_olmo2.py Olmo2Attention:
-        // q_norm = Olmo2RMSNorm(heads x head_dim), k_norm = Olmo2RMSNorm(kv heads x
-        // head_dim), over the whole projections; Olmo2DecoderLayer has only the
-        // post_attention_layernorm and post_feedforward_layernorm (no pre-norms): two
-        // hidden-wide norms as Llama's. Both put attention_bias on q, k, v and o and none
-        // on the MLP.
-        a.qkNorm = qwen3 ? QkNorm::PerHead : QkNorm::Full;
-        if (f.boolean("attention_bias", false))
-            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
-                                         "biases) is not modelled"));
-    }
-    // Qwen2-MoE and Qwen3-MoE make a block dense when its index is in mlp_only_layers or
-    // (index + 1) is not a multiple of decoder_sparse_step: only all-MoE is modelled.
-    auto sparseEveryBlock = [&f, &a]() {
-        const int step = f.count("decoder_sparse_step", true, 1);
-        const std::optional<QList<int>> mlpOnly =
-            f.layerList("mlp_only_layers", std::max(a.layers, 1));
-        if (step != 1)
-            f.unsupported(QStringLiteral("dense blocks between MoE blocks (decoder_sparse_step "
-                                         "%1) are not modelled")
-                              .arg(step));
-        else if (mlpOnly && !mlpOnly->isEmpty())
-            f.unsupported(QStringLiteral("dense blocks among MoE blocks (mlp_only_layers) are "
-                                         "not modelled"));
-    };
-    if (t == QLatin1String("qwen3_moe")) {
-        // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock: a router gate Linear(hidden,
-        // num_experts, bias=False) and num_experts experts moe_intermediate_size wide;
-        // no shared expert (unlike Qwen2-MoE).
-        a.experts = f.count("num_experts");
-        a.activeExperts = f.count("num_experts_per_tok");
-        a.expertFfn = f.integer("moe_intermediate_size");
-        sparseEveryBlock();
-    }
-    if (t == QLatin1String("mixtral")) {
-        a.experts = f.count("num_local_experts");
-        a.activeExperts = f.count("num_experts_per_tok");
-        a.expertFfn = a.ffn; // MixtralBlockSparseTop2MLP uses intermediate_size
-    }
-    bool sharedExpertGate = false;
-    if (t == QLatin1String("qwen2_moe")) {
-        // modular_qwen2_moe.py: Qwen2MoeAttention biases q, k, v when qkv_bias (default
-        // true); Qwen2MoeSparseMoeBlock holds a router num_experts x hidden, the experts
-        // moe_intermediate_size wide, one shared_expert of shared_expert_intermediate_size
-        // and a shared_expert_gate Linear(hidden, 1, bias=False).
-        a.qkvBiases = f.boolean("qkv_bias", true);
-        a.experts = f.count("num_experts");
-        a.activeExperts = f.count("num_experts_per_tok");
-        a.expertFfn = f.integer("moe_intermediate_size");
-        const std::int64_t shared = f.integer("shared_expert_intermediate_size");
-        if (a.expertFfn > 0 && shared > 0) {
-            if (shared % a.expertFfn != 0)
-                f.unsupported(QStringLiteral("shared_expert_intermediate_size %1 is not a "
-                                             "multiple of moe_intermediate_size %2")
-                                  .arg(shared)
-                                  .arg(a.expertFfn));
-            else
-                a.sharedExperts = int(std::min<std::int64_t>(shared / a.expertFfn, 1'000'000));
-        }
-        // The shared_expert_gate's hidden weights per block are exactly one more
-        // hidden-wide RMSNorm's; both are tiny vectors kept whole on every tensor rank.
-        a.normsPerLayer = 3;
-        sharedExpertGate = true;
-        sparseEveryBlock();
-    }
-    if (neox) {
-        // modular_gpt_neox.py: LayerNorms with bias (two per block and a final one),
-        // biases on both MLP matrices always and on query_key_value and dense when
-        // attention_bias (default true), untied embed_in and embed_out. The parallel
-        // residual (use_parallel_residual) does not change the count.
-        a.layerNormBias = true;
-        if (!f.boolean("attention_bias", true))
-            f.unsupported(QStringLiteral("attention_bias false (MLP biases without attention "
-                                         "biases) is not modelled"));
-        a.linearBiases = true;
-    }
-    if (llama4) {
-        // modeling_llama4.py: Llama4TextAttention biases q, k, v and o only with
-        // attention_bias; its qk_norm (use_qk_norm) is an L2 norm without weights.
-        if (f.boolean("attention_bias", false))
-            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
-                                         "biases) is not modelled"));
-        if (a.layers > 0)
-            readLlama4Experts(f, a, intermediate);
-    }
-    int mtp = 0;
-    if (deepseek) {
-        a.experts = f.count("n_routed_experts");
-        a.activeExperts = f.count("num_experts_per_tok");
-        a.expertFfn = f.integer("moe_intermediate_size");
-        a.sharedExperts = f.count("n_shared_experts", false, 0, true);
-        a.denseLayers = f.count("first_k_dense_replace", false, 0, true);
-        // DeepseekV3TopkRouter registers e_score_correction_bias; DeepseekV2Moe's gate is
-        // a plain Linear(hidden, n_routed_experts, bias=False) (modular_deepseek_v2.py).
-        a.routerBias = t == QLatin1String("deepseek_v3");
-        // q_lora_rank must be given; null means one full-rank q_proj.
-        if (!text.contains(QLatin1String("q_lora_rank")))
-            f.integer("q_lora_rank");
-        a.qLoraRank = f.integer("q_lora_rank", true, 0);
-        a.kvLoraRank = f.integer("kv_lora_rank");
-        a.qkRopeHeadDim = f.integer("qk_rope_head_dim");
-        a.qkNopeHeadDim = f.integer("qk_nope_head_dim");
-        a.vHeadDim = f.integer("v_head_dim");
-        a.kvHeads = a.heads; // MLA: one key and value head per query head
-        if (f.boolean("attention_bias", false))
-            f.unsupported(QStringLiteral("attention_bias on latent attention is not modelled"));
-        if (f.integer("moe_layer_freq", true, 1) != 1)
-            f.unsupported(QStringLiteral("moe_layer_freq other than 1 is not modelled"));
-        mtp = f.count("num_nextn_predict_layers", true, 0, true);
-    }
+    std::int64_t intermediate = 0;
+    Architecture a = readCommonFields(f, *family, t, deepseek, intermediate);
+    readBiasesAndNorms(f, a, t, generic);
+    const bool sharedExpertGate = readMoeFamilies(f, a, t);
+    readNeoxAndLlama4(f, a, t, intermediate);
+    const int mtp = deepseek ? readDeepseek(f, a, text, t) : 0;
 
     if (const QString p = f.problems(); !p.isEmpty()) {
         *err = failure(p);
@@ -600,45 +692,7 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         *err = failure(QString::fromStdString(e));
         return std::nullopt;
     }
-
-    Model m;
-    const QString repo = repositoryName(o);
-    const std::string count = formatParameters(parameterCount(a));
-    const QString label = r.label.isEmpty() ? QStringLiteral("generic") : r.label;
-    m.id = (repo.isEmpty() ? QStringLiteral("hf-") + label : repo.toLower()).toStdString();
-    m.displayName = repo.isEmpty()
-                        ? std::string(family->displayName) +
-                              (generic && !t.isEmpty() ? " (" + t.toStdString() + ")" : "") +
-                              (r.wrapper ? " (text)" : "") + " " + count + " (config.json)"
-                        : repo.toStdString();
-    QStringList archs;
-    for (const QJsonValue &v : o.value(QLatin1String("architectures")).toArray())
-        archs << v.toString();
-    const std::string architecture = r.wrapper ? std::string(r.wrapper->architecture)
-                                     : generic ? archs.join(u',').toStdString()
-                                               : std::string(family->architecture);
-    m.source = "Hugging Face config.json, model_type " +
-               (r.label.isEmpty() ? std::string("(none)") : r.label.toStdString()) +
-               (architecture.empty() ? std::string() : " (" + architecture + ")");
-    if (r.wrapper)
-        m.source += "; only the language model (" + t.toStdString() +
-                    ") is counted, not the vision encoder and projector (vision_config)";
-    if (!r.defaulted.isEmpty())
-        m.source += "; text_config leaves out " +
-                    r.defaulted.join(QStringLiteral(", ")).toStdString() + ", taken from the " +
-                    r.defaultsClass.toStdString() + " defaults";
-    if (sharedExpertGate)
-        m.source += "; each block's shared_expert_gate (hidden x 1) is counted as a third "
-                    "hidden-wide norm";
-    if (generic)
-        m.source += std::string("; ") + (r.wrapper ? "its text_config is" : "it is") +
-                    " no family read exactly, so it is " + genericAssumptions;
-    if (mtp > 0)
-        m.source += "; its " + std::to_string(mtp) +
-                    " multi-token-prediction module(s) (num_nextn_predict_layers) are not "
-                    "counted, as in the published total";
-    m.architecture = a;
-    return m;
+    return describeModel(o, r, *family, a, generic, sharedExpertGate, mtp);
 }
 
 } // namespace shardscope

@@ -266,17 +266,27 @@ std::optional<LaunchConfig> accelerate(const Scenario &s, QString *error)
     return out;
 }
 
-std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
+/// torchtitan's data-parallel mesh ([parallelism]): replicate and shard degrees and
+/// fsdp_reshard_after_forward.
+struct TitanMesh
 {
-    const Layout &l = s.layout;
-    const Training &t = s.training;
+    std::int64_t replicate = 1;
+    std::int64_t shard = 1;
+    QString reshard = QStringLiteral("default");
+};
+
+/// The mesh torchtitan runs the layout `l` on (DDP replicates over d ranks, ZeRO-2 and
+/// ZeRO-3 shard with FSDP2, HSDP over dp_shard x cp), or nullopt with the reason in
+/// `error` when its config cannot say it: ZeRO-1, an HSDP shard size that is no multiple
+/// of c, more context than expert parallel ranks, optimizer-only CPU offload.
+std::optional<TitanMesh> titanMesh(const Layout &l, QString *error)
+{
     const std::int64_t d = l.dataParallel();
     const int c = l.contextParallel;
-    std::int64_t replicate = 1, shard = 1;
-    QString reshard = QStringLiteral("default");
+    TitanMesh m;
     switch (l.zeroStage) {
     case ZeroStage::Ddp:
-        replicate = d;
+        m.replicate = d;
         break;
     case ZeroStage::Zero1:
         *error = QStringLiteral("torchtitan has no ZeRO-1 (it shards with FSDP2): pick ddp, "
@@ -285,8 +295,8 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     case ZeroStage::Zero2:
     case ZeroStage::Zero3:
         if (l.zeroStage == ZeroStage::Zero2)
-            reshard = QStringLiteral("never"); // keep gathered weights from forward to backward
-        shard = d;
+            m.reshard = QStringLiteral("never"); // keep gathered weights from forward to backward
+        m.shard = d;
         if (l.hsdpShardSize > 0) {
             // torchtitan's FSDP mesh is dp_shard x cp; our shard group spans d x c ranks.
             if (l.hsdpShardSize % c != 0) {
@@ -297,8 +307,8 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
                              .arg(c);
                 return std::nullopt;
             }
-            shard = l.hsdpShardSize / c;
-            replicate = d / shard;
+            m.shard = l.hsdpShardSize / c;
+            m.replicate = d / m.shard;
         }
         break;
     }
@@ -314,55 +324,54 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
                                 "optimizer states together: use --offload optimizer+params");
         return std::nullopt;
     }
-    QString schedule;
-    const bool pp = l.pipelineParallel > 1;
-    if (pp) {
-        switch (t.schedule) {
-        case PipelineSchedule::GPipe:
-            schedule = QStringLiteral("GPipe");
-            break;
-        case PipelineSchedule::OneFOneB:
-            schedule = QStringLiteral("1F1B");
-            break;
-        case PipelineSchedule::Interleaved1F1B:
-            schedule = QStringLiteral("Interleaved1F1B");
-            break;
-        case PipelineSchedule::ZeroBubbleH1:
-            *error =
-                QStringLiteral("torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble "
-                               "schedules, InterleavedZeroBubble and ZBVZeroBubble, need 2 "
-                               "or more stages per rank)");
-            return std::nullopt;
-        }
-    }
-    QString param;
-    if (s.recipe.weightBytes == 2)
-        param = QStringLiteral("bfloat16");
-    else if (s.recipe.weightBytes == 4)
-        param = QStringLiteral("float32");
-    else {
-        *error = QStringLiteral("torchtitan's mixed_precision_param is bfloat16 or float32: "
-                                "%1-byte weights have no setting")
-                     .arg(s.recipe.weightBytes);
+    return m;
+}
+
+/// pipeline_parallel_schedule for `schedule`, or nullopt with the reason in `error`
+/// (torchtitan has no single-chunk ZB-H1).
+std::optional<QString> titanSchedule(PipelineSchedule schedule, QString *error)
+{
+    switch (schedule) {
+    case PipelineSchedule::GPipe:
+        return QStringLiteral("GPipe");
+    case PipelineSchedule::OneFOneB:
+        return QStringLiteral("1F1B");
+    case PipelineSchedule::Interleaved1F1B:
+        return QStringLiteral("Interleaved1F1B");
+    case PipelineSchedule::ZeroBubbleH1:
+        *error = QStringLiteral("torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble "
+                                "schedules, InterleavedZeroBubble and ZBVZeroBubble, need 2 "
+                                "or more stages per rank)");
         return std::nullopt;
     }
-    // Without pipelining, m micro-batches are gradient-accumulation steps of
-    // local_batch_size b; with it, local_batch_size m b is split into micro-batches of b.
-    const std::int64_t local = pp ? t.microBatchSize * t.microBatches : t.microBatchSize;
-    auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
-    QString x = headerComment(s);
-    x += QStringLiteral("[training]\n");
-    x += QStringLiteral("local_batch_size = %1\n").arg(local);
-    x += QStringLiteral("global_batch_size = %1\n").arg(t.globalBatch(d));
-    x += QStringLiteral("seq_len = %1\n").arg(t.sequenceLength);
-    x += QStringLiteral("mixed_precision_param = \"%1\"\n").arg(param);
-    x += QStringLiteral("mixed_precision_reduce = \"float32\"\n");
-    x += QStringLiteral("enable_cpu_offload = %1\n")
-             .arg(yesNo(l.offload == Offload::OptimizerAndParams));
-    x += QStringLiteral("\n[parallelism]\n");
-    x += QStringLiteral("data_parallel_replicate_degree = %1\n").arg(replicate);
-    x += QStringLiteral("data_parallel_shard_degree = %1\n").arg(shard);
-    x += QStringLiteral("fsdp_reshard_after_forward = \"%1\"\n").arg(reshard);
+    return std::nullopt;
+}
+
+/// mixed_precision_param for the recipe's weights (bfloat16 or float32), or nullopt with
+/// the reason in `error`.
+std::optional<QString> titanParamDtype(const Scenario &s, QString *error)
+{
+    if (s.recipe.weightBytes == 2)
+        return QStringLiteral("bfloat16");
+    if (s.recipe.weightBytes == 4)
+        return QStringLiteral("float32");
+    *error = QStringLiteral("torchtitan's mixed_precision_param is bfloat16 or float32: "
+                            "%1-byte weights have no setting")
+                 .arg(s.recipe.weightBytes);
+    return std::nullopt;
+}
+
+/// The [parallelism] section's degrees and pipeline settings after its header.
+QString titanParallelism(const Scenario &s, const TitanMesh &mesh, const QString &schedule)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    const int c = l.contextParallel;
+    const bool pp = l.pipelineParallel > 1;
+    QString x;
+    x += QStringLiteral("data_parallel_replicate_degree = %1\n").arg(mesh.replicate);
+    x += QStringLiteral("data_parallel_shard_degree = %1\n").arg(mesh.shard);
+    x += QStringLiteral("fsdp_reshard_after_forward = \"%1\"\n").arg(mesh.reshard);
     x += QStringLiteral("tensor_parallel_degree = %1\n").arg(l.tensorParallel);
     x += QStringLiteral("pipeline_parallel_degree = %1\n").arg(l.pipelineParallel);
     if (pp) {
@@ -382,7 +391,14 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     }
     x += QStringLiteral("context_parallel_degree = %1\n").arg(c);
     x += QStringLiteral("expert_parallel_degree = %1\n").arg(l.expertParallel);
-    x += QStringLiteral("\n[activation_checkpoint]\n");
+    return x;
+}
+
+/// The [activation_checkpoint] section and, with FP8, the [model] converters and their
+/// torchao section.
+QString titanCheckpointAndFp8(const Training &t)
+{
+    QString x = QStringLiteral("\n[activation_checkpoint]\n");
     x += QStringLiteral("mode = \"%1\"\n").arg(qs(recomputeId(t.recompute)));
     if (t.recompute == Recompute::Selective)
         x += QStringLiteral("selective_ac_option = \"op\"\n");
@@ -402,26 +418,75 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
         x += QStringLiteral("recipe_name = \"mxfp8_cublas\"\n");
         x += QStringLiteral("filter_fqns = [\"output\"]\n");
     }
-    LaunchConfig out;
-    out.text = x.toUtf8();
-    out.notes << QStringLiteral("A fragment: add [model] (name, flavor) and the optimizer; the "
-                                "world size is %1 GPUs.")
-                     .arg(l.gpus);
+    return x;
+}
+
+/// The notes beside a torchtitan config: what to add, and what it sets differently.
+QStringList titanNotes(const Scenario &s)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    const bool pp = l.pipelineParallel > 1;
+    QStringList notes;
+    notes << QStringLiteral("A fragment: add [model] (name, flavor) and the optimizer; the "
+                            "world size is %1 GPUs.")
+                 .arg(l.gpus);
     if (l.tensorParallel > 1 && !t.sequenceParallel)
-        out.notes << QStringLiteral("torchtitan's tensor parallelism always uses sequence "
-                                    "parallelism.");
+        notes << QStringLiteral("torchtitan's tensor parallelism always uses sequence "
+                                "parallelism.");
     if (t.fp8 == Fp8Recipe::Delayed)
-        out.notes << QStringLiteral("fp8 delayed is written as torchao's tensorwise Float8 "
-                                    "with the FP8 all-gather (torchao has no delayed scaling).");
+        notes << QStringLiteral("fp8 delayed is written as torchao's tensorwise Float8 "
+                                "with the FP8 all-gather (torchao has no delayed scaling).");
     if (t.activationOffload)
-        out.notes << QStringLiteral("torchtitan has no activation offload setting: the "
-                                    "estimate's offloaded activations need your own hooks "
-                                    "(torch.autograd.graph.save_on_cpu).");
+        notes << QStringLiteral("torchtitan has no activation offload setting: the "
+                                "estimate's offloaded activations need your own hooks "
+                                "(torch.autograd.graph.save_on_cpu).");
     if (t.schedule == PipelineSchedule::Interleaved1F1B && pp && s.model.architecture &&
         !l.balancedStages && s.model.architecture->layers % (l.pipelineParallel * t.chunks) != 0)
-        out.notes << QStringLiteral("Layers do not split evenly over %1 virtual stages: set "
-                                    "pipeline_parallel_split_points by hand.")
-                         .arg(l.pipelineParallel * t.chunks);
+        notes << QStringLiteral("Layers do not split evenly over %1 virtual stages: set "
+                                "pipeline_parallel_split_points by hand.")
+                     .arg(l.pipelineParallel * t.chunks);
+    return notes;
+}
+
+std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    const std::int64_t d = l.dataParallel();
+    const std::optional<TitanMesh> mesh = titanMesh(l, error);
+    if (!mesh)
+        return std::nullopt;
+    QString schedule;
+    const bool pp = l.pipelineParallel > 1;
+    if (pp) {
+        const std::optional<QString> name = titanSchedule(t.schedule, error);
+        if (!name)
+            return std::nullopt;
+        schedule = *name;
+    }
+    const std::optional<QString> param = titanParamDtype(s, error);
+    if (!param)
+        return std::nullopt;
+    // Without pipelining, m micro-batches are gradient-accumulation steps of
+    // local_batch_size b; with it, local_batch_size m b is split into micro-batches of b.
+    const std::int64_t local = pp ? t.microBatchSize * t.microBatches : t.microBatchSize;
+    auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
+    QString x = headerComment(s);
+    x += QStringLiteral("[training]\n");
+    x += QStringLiteral("local_batch_size = %1\n").arg(local);
+    x += QStringLiteral("global_batch_size = %1\n").arg(t.globalBatch(d));
+    x += QStringLiteral("seq_len = %1\n").arg(t.sequenceLength);
+    x += QStringLiteral("mixed_precision_param = \"%1\"\n").arg(*param);
+    x += QStringLiteral("mixed_precision_reduce = \"float32\"\n");
+    x += QStringLiteral("enable_cpu_offload = %1\n")
+             .arg(yesNo(l.offload == Offload::OptimizerAndParams));
+    x += QStringLiteral("\n[parallelism]\n");
+    x += titanParallelism(s, *mesh, schedule);
+    x += titanCheckpointAndFp8(t);
+    LaunchConfig out;
+    out.text = x.toUtf8();
+    out.notes = titanNotes(s);
     return out;
 }
 

@@ -194,7 +194,7 @@ void TestModel::qkNorms()
 void TestModel::qkNormsReplicatedOnTensorRanks()
 {
     // Megatron-Core keeps q_layernorm / k_layernorm whole on every tensor rank
-    // (core/estimate.cpp prepareBlock): with 2-byte weights, Qwen3-8B's per-head norms add
+    // (core/estimate/stageplan.h prepareBlock): with 2-byte weights, Qwen3-8B's per-head norms add
     // 2 x 36 x 256 = 18,432 weight bytes per GPU at t = 2 as at t = 1, not half of it.
     Architecture a = test::dense(36, 4096, 12288, 32, 8, 151936);
     a.headDim = 128;

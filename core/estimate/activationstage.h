@@ -1,0 +1,177 @@
+#pragma once
+
+// Stage 3, activations (docs/architecture.md "Activations", docs/activations.md): the
+// bytes one GPU of a pipeline stage holds at its peak, the per-block figures of
+// activations.h (Korthikanti et al. 2022: 34 s b h + 5 a s^2 b per layer with 2-byte
+// activations, no recomputation, t = 1) times the micro-batch sets the pipeline
+// schedule keeps in flight (schedule.h bounds, checked against the simulation).
+
+#include "context.h"
+#include "host.h"
+#include "memoryreport.h"
+#include "schedule.h"
+#include "stageplan.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <string>
+
+namespace shardscope::stages {
+
+/// The settings activations.h computes a block's activations from, as `s` sets them: the
+/// micro-batch, sequence, t and c splits, recomputation and the kernels, with the FP8
+/// recipe and selective policy the framework profile implies.
+inline ActivationSettings activationSettings(const Scenario &s)
+{
+    ActivationSettings a;
+    a.microBatchSize = s.training.microBatchSize;
+    a.sequenceLength = s.training.sequenceLength;
+    a.tensorParallel = s.layout.tensorParallel;
+    a.contextParallel = s.layout.contextParallel;
+    a.sequenceParallel = s.training.sequenceParallel;
+    a.recompute = s.training.recompute;
+    a.flashAttention = s.training.flashAttention;
+    a.dropout = s.training.dropout;
+    a.activationBytes = s.training.activationBytes;
+    a.fp32Logits = s.training.fp32Logits;
+    a.lossKernel = s.training.lossKernel;
+    // Transformer Engine saves the linear layers' inputs in FP8; torchao Float8 (the
+    // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
+    // 45, ctx.save_for_backward(input_hp, weight_hp_t)).
+    a.fp8 = s.layout.framework == Framework::Fsdp2 ? Fp8Recipe::Off : s.training.fp8;
+    // Under fsdp2 "selective" is torchtitan's op-level policy (opLevelSelective).
+    a.framework = s.layout.framework;
+    return a;
+}
+
+/// The activations stage's per-scenario part: each kind of block's bytes per
+/// micro-batch (activation) and what recomputing it adds in its backward (working set:
+/// the whole block under full recomputation, the part not saved under selective), the
+/// embedding's, the logits' and the eager loss backward's bytes, from `figures`
+/// (activationFigures). Under LoRA each adapted matrix also keeps its rank-r
+/// intermediate (lora_A's output, the input of lora_B's weight gradient): tokens x r
+/// elements, rebuilt with the block (so in its working set) under full recomputation.
+[[gnu::always_inline]] inline void planBlockActivations(EstimateContext &x,
+                                                        const ActivationFigures &figures)
+{
+    if (!x.hasArch)
+        return;
+    const Training &tr = x.s.training;
+    for (int k = 0; k < 2; ++k) {
+        if ((k == 0 && x.denseBlocks == 0) || (k == 1 && !x.moe))
+            continue; // no block of this kind
+        BlockKind &kind = x.kinds[k];
+        kind.activation = k == 0 ? figures.firstBlock : figures.moeBlock;
+        if (tr.recompute != Recompute::None) {
+            const std::int64_t full =
+                k == 0 ? figures.firstBlockNoRecompute : figures.moeBlockNoRecompute;
+            kind.workingSet = tr.recompute == Recompute::Full ? full : full - kind.activation;
+        }
+    }
+    x.embeddingActivation = figures.embedding;
+    x.outputActivation = figures.output;
+    x.lossBackward = figures.lossBackward;
+    if (x.lora) {
+        const FineTuning &ft = x.s.fineTuning;
+        const int present = x.arch->gatedMlp ? LoraAllLinear : (LoraAllLinear & ~LoraGate);
+        const int adapted = std::popcount(unsigned(ft.loraTargets & present));
+        const std::int64_t extra = x.tokensPerRank * ft.loraRank * adapted * tr.activationBytes;
+        if (tr.recompute == Recompute::Full)
+            x.kinds[0].workingSet += extra;
+        else
+            x.kinds[0].activation += extra;
+    }
+}
+
+/// Layer activation bytes one (micro-batch, chunk) set holds on a stage with `share`'s
+/// blocks: (L_i / v) identical blocks for a dense model (exact, since v divides L_i), for
+/// a MoE model the stage's blocks averaged over v. With balanced stages every set counts
+/// as a full chunk of k / v layers (the short stages' average block), an upper bound for
+/// their one short chunk. In 64 bits when the stage's blocks fit and the stages are not
+/// balanced, else in 128.
+[[gnu::always_inline]] inline Wide chunkActivationBytes(const EstimateContext &x,
+                                                        const StageShare &share, int layerCount)
+{
+    Checked blockSum;
+    const std::int64_t stageBlocks64 =
+        blockSum.sum(blockSum.product(share.blocks[0], x.kinds[0].activation),
+                     blockSum.product(share.blocks[1], x.kinds[1].activation));
+    if (!blockSum.overflow && !x.balanced) [[likely]]
+        return quotient(stageBlocks64, x.v);
+    const Wide stageBlocks = Wide(share.blocks[0]) * x.kinds[0].activation +
+                             Wide(share.blocks[1]) * x.kinds[1].activation;
+    return x.balanced
+               ? wideQuotient(stageBlocks * Wide(x.balancedSlots / x.v), std::max(1, layerCount))
+               : wideQuotient(stageBlocks, x.v);
+}
+
+/// Activations of one GPU of stage `i` at its peak into g.activations and
+/// g.bytes.activations: the schedule's peak sets of layer activations (peakInFlightBound),
+/// the embedding's sets on the first stage (chunk 0) and the logits' on the last (chunk
+/// v - 1; embeddingInFlightBound, headInFlightBound), the largest working set of a
+/// recomputed block and the loss backward. With activation offload (p = v = 1) all but
+/// the last two blocks of the micro-batch go to host RAM (g.hostBytes). False, with
+/// `error` set, when the total passes 1 EB.
+[[gnu::always_inline]] inline bool stageActivations(const EstimateContext &x, int i,
+                                                    const StageShare &share, GpuGroup &g,
+                                                    std::string &error)
+{
+    const Training &tr = x.s.training;
+    const int p = x.p;
+    if (x.hasArch)
+        g.peakInFlight = p > 1 ? peakInFlightBound(tr.schedule, p, int(x.m), tr.chunks, i) : 1;
+    if (!x.activationsModelled)
+        return true;
+    g.embeddingInFlight =
+        g.holdsEmbedding ? (p > 1 ? embeddingInFlightBound(tr.schedule, p, int(x.m), x.v) : 1) : 0;
+    g.outputInFlight =
+        g.holdsOutputHead ? (p > 1 ? headInFlightBound(tr.schedule, p, int(x.m), x.v) : 1) : 0;
+    const Wide chunk = chunkActivationBytes(x, share, g.layerCount);
+    const std::int64_t workingSet = std::max(share.blocks[0] > 0 ? x.kinds[0].workingSet : 0,
+                                             share.blocks[1] > 0 ? x.kinds[1].workingSet : 0);
+    Wide kept = chunk;
+    if (x.activationOffload) [[unlikely]] {
+        const std::int64_t offloaded = offloadedActivationBytes(
+            share.blocks[0], share.blocks[1], x.kinds[0].activation, x.kinds[1].activation);
+        kept = chunk - offloaded;
+        g.hostBytes += offloaded;
+    }
+    const std::int64_t loss = g.holdsOutputHead ? x.lossBackward : 0;
+    // The held sets and their total, in 64 bits: every term is non-negative, so a
+    // product or sum that overflows means a total past 1 EB. A chunk past 64 bits
+    // (refused too, for any set in flight) takes the 128-bit sums.
+    std::int64_t layers = 0, embedding = 0, output = 0;
+    Wide total = 0;
+    bool tooLarge = false;
+    if (kept <= std::numeric_limits<std::int64_t>::max()) [[likely]] {
+        Checked ck;
+        layers = ck.product(g.peakInFlight, std::int64_t(kept));
+        embedding = ck.product(g.embeddingInFlight, x.embeddingActivation);
+        output = ck.product(g.outputInFlight, x.outputActivation);
+        total = ck.sum(layers, embedding, output, workingSet, loss);
+        tooLarge = ck.overflow || total > maxReportBytes;
+    } else {
+        const Wide wideLayers = Wide(g.peakInFlight) * kept;
+        const Wide wideEmbedding = Wide(g.embeddingInFlight) * x.embeddingActivation;
+        const Wide wideOutput = Wide(g.outputInFlight) * x.outputActivation;
+        total = wideLayers + wideEmbedding + wideOutput + workingSet + loss;
+        tooLarge = total > maxReportBytes;
+        layers = std::int64_t(wideLayers);
+        embedding = std::int64_t(wideEmbedding);
+        output = std::int64_t(wideOutput);
+    }
+    if (tooLarge) {
+        error = "activation memory exceeds 1 EB per GPU: lower the micro-batch size or "
+                "sequence length";
+        return false;
+    }
+    g.chunkActivationBytes = std::int64_t(kept);
+    g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? x.embeddingActivation : 0;
+    g.outputBytesPerMicroBatch = g.holdsOutputHead ? x.outputActivation : 0;
+    g.activations = {layers, workingSet, embedding, output, loss};
+    g.bytes.activations = std::int64_t(total);
+    return true;
+}
+
+} // namespace shardscope::stages

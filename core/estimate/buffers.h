@@ -1,0 +1,154 @@
+#pragma once
+
+// Stage 4, buffers (docs/architecture.md "Buffers", each an Overheads setting): the CUDA
+// context, the gradient bucket a reduction fills, the ZeRO-3 / FSDP gathered units and
+// the allocator's fragmentation reserve, bytes per GPU.
+
+#include "context.h"
+#include "memoryreport.h"
+#include "stageplan.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace shardscope::stages {
+
+/// trunc(x p / 100) for 0 <= p <= 100 without the product: x = 100 q + r gives q p +
+/// trunc(r p / 100), q and r of x's sign (the fragmentation reserve of a byte count).
+inline std::int64_t percentOf(std::int64_t x, int p)
+{
+    constexpr std::int64_t direct = std::numeric_limits<std::int64_t>::max() / 100;
+    if (x >= 0 && x <= direct) [[likely]] // every byte count under 92 PB: the product fits
+        return std::int64_t(std::uint64_t(x) * std::uint64_t(p) / 100);
+    return x / 100 * p + x % 100 * p / 100;
+}
+
+/// torchao Float8 with FSDP2's FP8 all-gather (enable_fsdp_float8_all_gather,
+/// torchao/float8/config.py line 225; fsdp_pre_all_gather sends the float8 data,
+/// fsdp_utils.py lines 228-251): the gathered-units buffer for a unit of `elements`
+/// parameters of which `fp8Elements` are Float8Linear weights, gathered in 1 byte, the
+/// rest in `computeBytes`: units x (fp8Elements + (elements - fp8Elements) x
+/// computeBytes) + elements x computeBytes (the unit's unsharded gradient), bytes.
+inline std::int64_t float8GatheredUnitBytes(std::int64_t elements, std::int64_t fp8Elements,
+                                            int units, std::int64_t computeBytes)
+{
+    return units * (fp8Elements + (elements - fp8Elements) * computeBytes) +
+           elements * computeBytes;
+}
+
+/// The bucket a gradient reduction fills, bytes, for `trained` parameters per GPU that
+/// train on a stage whose largest unit is `unit`: DDP's bucket (at most the gradients),
+/// DeepSpeed ZeRO's reduce bucket of zeroBucketElements (ZeRO-3's ipg bucket too:
+/// stage3.py allocates reduce_bucket_size elements), FSDP2's one unit's unsharded
+/// gradient before its reduce-scatter (no flat reduce bucket: _fsdp_collectives.py
+/// foreach_reduce; under ZeRO-3 the gathered-units buffer holds it), none under
+/// Megatron-Core (gradients are reduced in place in the grad buffer). 0 on one rank.
+[[gnu::always_inline]] inline std::int64_t
+communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::int64_t unit)
+{
+    const Overheads &o = *x.o;
+    const std::int64_t gr = x.s.recipe.gradientBytes;
+    if (x.reduceGroup <= 1 && x.shardGroup <= 1)
+        return 0;
+    if (x.fw == Framework::Megatron)
+        return 0;
+    if (x.z == ZeroStage::Ddp)
+        return std::min(o.ddpBucketBytes, trained * gr);
+    if (x.fw == Framework::Fsdp2)
+        return x.z != ZeroStage::Zero3 && !x.statesOnly ? (x.lora ? x.loraPerBlock : unit) * gr : 0;
+    if (x.z != ZeroStage::Zero3 || x.fw == Framework::DeepSpeed)
+        return std::min(o.zeroBucketElements, trained) * gr;
+    return 0;
+}
+
+/// ZeRO-3's gathered units on stage `g` into g.buffers.gatheredUnits and
+/// g.gatheredUnitParameters (nothing without sharding, an architecture or buffers).
+/// DeepSpeed: the unit in use and the prefetch bucket, capped by
+/// stage3_max_live_parameters, in the compute dtype, plus the persistent parameters (each
+/// norm weight at or under stage3_param_persistence_threshold elements stays whole on
+/// every GPU; stage3.py persistent_parameters). Otherwise the gathered weights of each
+/// unit plus one unit's unsharded gradient, both in the compute dtype before
+/// reduce-scatter (DeepSpeed's estimator: 4 x largest layer for one unit in fp16); the
+/// compute dtype is the activation dtype when the stored weights are wider (FSDP2's
+/// MixedPrecisionPolicy gathers fp32-sharded parameters in bf16, param_dtype). torchao
+/// Float8 gathers the linear weights in FP8 (the embedding and head stay in bf16).
+[[gnu::always_inline]] inline void gatheredUnits(const EstimateContext &x, const StageShare &share,
+                                                 GpuGroup &g)
+{
+    if (x.z != ZeroStage::Zero3 || x.shardGroup <= 1 || x.statesOnly)
+        return;
+    const Overheads &o = *x.o;
+    const Recipe &r = x.s.recipe;
+    const std::int64_t computeBytes =
+        std::min<std::int64_t>(r.weightBytes, x.s.training.activationBytes);
+    const std::int64_t unit = share.unit;
+    BufferBytes &buf = g.buffers;
+    if (x.hasArch && x.fw == Framework::DeepSpeed) {
+        const Architecture &a = *x.arch;
+        const std::int64_t live =
+            std::min(unit + (o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0),
+                     std::max(unit, o.stage3MaxLiveParameters));
+        const std::int64_t normElements = a.hidden * (a.layerNormBias ? 2 : 1);
+        const std::int64_t persistent =
+            a.hidden <= o.stage3PersistenceThreshold
+                ? (std::int64_t(g.layerCount) * a.normsPerLayer + (g.holdsOutputHead ? 1 : 0)) *
+                      normElements
+                : 0;
+        g.gatheredUnitParameters = unit;
+        buf.gatheredUnits = live * computeBytes + persistent * r.weightBytes;
+    } else if (x.hasArch) {
+        g.gatheredUnitParameters = unit;
+        buf.gatheredUnits = unit * (std::int64_t(o.gatheredUnits) + 1) * computeBytes;
+    }
+    if (x.fsdpFloat8) {
+        std::int64_t largest = 0;
+        for (int k = 0; k < 2; ++k)
+            if (share.blocks[k] > 0)
+                largest = std::max(largest, float8GatheredUnitBytes(x.kinds[k].perRank.total(),
+                                                                    x.float8Gathered[k],
+                                                                    o.gatheredUnits, computeBytes));
+        if (g.holdsEmbedding || g.holdsOutputHead)
+            largest = std::max(
+                largest, float8GatheredUnitBytes(x.vocabPerRank, 0, o.gatheredUnits, computeBytes));
+        buf.gatheredUnits = largest;
+    }
+}
+
+/// The allocator's fragmentation reserve, fragmentationPercent of everything else on the
+/// GPU (PyTorch's caching allocator keeps reserved-but-unallocated memory): in 64 bits
+/// unless a partial sum overflows (not for any valid scenario: each term is under 2^60),
+/// else in 128. Bytes.
+[[gnu::always_inline]] inline std::int64_t fragmentationReserve(const ComponentBytes &b,
+                                                                const BufferBytes &buf, int percent)
+{
+    const std::int64_t reserved[] = {b.modelStates(), b.activations, buf.cudaContext,
+                                     buf.communicationBuckets, buf.gatheredUnits};
+    std::int64_t beforeReserve = 0;
+    bool overflow = false;
+    for (const std::int64_t v : reserved)
+        overflow |= __builtin_add_overflow(beforeReserve, v, &beforeReserve);
+    if (!overflow) [[likely]]
+        return percentOf(beforeReserve, percent);
+    Wide wide = 0;
+    for (const std::int64_t v : reserved)
+        wide += v;
+    return std::int64_t(wideQuotient(wide * percent, 100));
+}
+
+/// Buffers of one GPU of stage `g` into g.buffers and g.bytes.buffers: the CUDA
+/// context, the communication bucket for the `trained` parameters (modelStates()'s
+/// figure), the gathered units and the fragmentation reserve over the model states,
+/// activations and the other buffers.
+[[gnu::always_inline]] inline void stageBuffers(const EstimateContext &x, const StageShare &share,
+                                                std::int64_t trained, GpuGroup &g)
+{
+    BufferBytes &buf = g.buffers;
+    buf.cudaContext = x.o->cudaContextBytes;
+    buf.communicationBuckets = communicationBucketBytes(x, trained, share.unit);
+    gatheredUnits(x, share, g);
+    buf.fragmentation = fragmentationReserve(g.bytes, buf, x.o->fragmentationPercent);
+    g.bytes.buffers =
+        buf.cudaContext + buf.communicationBuckets + buf.gatheredUnits + buf.fragmentation;
+}
+
+} // namespace shardscope::stages

@@ -1,0 +1,171 @@
+#pragma once
+
+// Stage 2, model states (docs/architecture.md "Model states"): the weights, gradients,
+// master weights and optimizer states one GPU of a pipeline stage holds, by ZeRO stage
+// (Rajbhandari et al. 2020, section 5 and Figure 1), with a framework profile's fp32
+// gradients (docs/frameworks.md), LoRA's frozen base, CPU offload (host.h) and
+// Transformer Engine's FP8 weight copies.
+
+#include "context.h"
+#include "host.h"
+#include "memoryreport.h"
+#include "stageplan.h"
+
+#include <algorithm>
+
+namespace shardscope::stages {
+
+/// The ZeRO table (Rajbhandari et al. 2020, Figure 1) for one GPU: `psi` parameters
+/// before sharding, `shard` of them after (ceil(psi / D) over the shard group D), the
+/// recipe's bytes per parameter w, g, master m and optimizer o:
+///   DDP     psi (w + g + m + o)
+///   ZeRO-1  psi (w + g) + shard (m + o)
+///   ZeRO-2  psi w + shard (g + m + o)
+///   ZeRO-3  shard (w + g + m + o)
+/// Bytes; activations and buffers are left 0. A 70B model with mixed-precision Adam
+/// (2 + 2 + 4 + 8 = 16 bytes per parameter) holds 1,120 GB per GPU under DDP.
+inline ComponentBytes zeroStates(std::int64_t psi, std::int64_t shard, ZeroStage z, const Recipe &r)
+{
+    ComponentBytes b;
+    b.weights = (z == ZeroStage::Zero3 ? shard : psi) * r.weightBytes;
+    b.gradients = (z >= ZeroStage::Zero2 ? shard : psi) * r.gradientBytes;
+    b.masterWeights = (z >= ZeroStage::Zero1 ? shard : psi) * r.masterWeightBytes;
+    b.optimizerStates = (z >= ZeroStage::Zero1 ? shard : psi) * r.optimizerBytes;
+    return b;
+}
+
+/// What trains on one GPU of a stage, and what it holds frozen.
+struct Trained
+{
+    std::int64_t perGpu = 0; ///< parameters before sharding (psi of zeroStates)
+    std::int64_t shard = 0;  ///< their ZeRO shard
+    /// The frozen base's weights under LoRA, bytes (sharded under ZeRO-3); else 0.
+    std::int64_t frozenBytes = 0;
+};
+
+/// What trains on stage `g`: every parameter, sharded over the shard group (routed
+/// experts over the expert shard group), or with LoRA the stage's adapters, whose states
+/// follow the recipe; the frozen base then adds its weights only (block matrices in the
+/// base format, norms, embedding and head in bf16), sharded under ZeRO-3
+/// (docs/frameworks.md "Fine-tuning").
+[[gnu::always_inline]] inline Trained trainedParameters(const EstimateContext &x,
+                                                        const StageShare &share, const GpuGroup &g)
+{
+    const std::int64_t psi = share.dense + share.experts;
+    Trained t{psi,
+              shardElements(share.dense, x.shardGroup) +
+                  (share.experts > 0 ? shardElements(share.experts, x.expertShardGroup) : 0),
+              0};
+    if (x.lora) {
+        t.perGpu = g.layerCount * x.loraPerBlock;
+        t.shard = shardElements(t.perGpu, x.shardGroup);
+        const std::int64_t base = g.layerCount * x.frozen.linearBytes +
+                                  (psi - g.layerCount * x.frozen.linearElements) * 2;
+        t.frozenBytes = x.z == ZeroStage::Zero3 ? shardElements(base, x.shardGroup) : base;
+    }
+    return t;
+}
+
+/// A framework profile's gradients in place of the recipe's (docs/frameworks.md), when
+/// the recipe's gradients are narrower than fp32 and it keeps master weights: DeepSpeed
+/// ZeRO keeps an fp32 copy of its gradient partition for the optimizer, ZeRO-1/2 the
+/// whole shard (stage_1_and_2.py, the .grad of single_partition_of_fp32_groups), ZeRO-3
+/// one sub-group's at a time (stage3.py, fp32_partitioned_groups_flat[sub_group_id].grad);
+/// Megatron-Core keeps fp32 main gradients in the full grad buffer on every data-parallel
+/// rank (param_and_grad_buffer.py; theoretical_memory_usage.py's 18 or 6 + 12 / d).
+/// `gradients` is the recipe's figure, bytes.
+inline void frameworkGradients(Framework fw, ZeroStage z, const Recipe &r, const Trained &t,
+                               std::int64_t subGroupElements, std::int64_t &gradients)
+{
+    if (fw == Framework::Generic || r.gradientBytes >= 4 || r.masterWeightBytes <= 0)
+        return;
+    if (fw == Framework::DeepSpeed && z != ZeroStage::Ddp)
+        gradients += (z == ZeroStage::Zero3 ? std::min(t.shard, subGroupElements) : t.shard) * 4;
+    else if (fw == Framework::Megatron)
+        gradients = t.perGpu * 4;
+}
+
+/// Linear-layer weight elements of one prepared block on one GPU of t tensor ranks
+/// holding `routedExperts` / e routed experts: the matrices split t ways (with their
+/// column-parallel biases), without norms, replicated biases and the router.
+inline std::int64_t linearElementsPerRank(const PreparedModel::Block &b, int routedExperts, int t,
+                                          int e)
+{
+    return shardElements(b.split, t) +
+           (routedExperts == 0 ? 0 : quotient(routedExperts, e) * shardElements(b.expertSplit, t));
+}
+
+/// Transformer Engine's FP8 weight copies of `blocks` identical blocks of `linear`
+/// linear elements each on one GPU, bytes: the row-wise copy and the column-wise one
+/// (delayed scaling on Hopper keeps the transpose, float8_tensor.py lines 423-427;
+/// MXFP8 keeps both directions with their scales, mxfp8_tensor.py lines 83-93), 2 x
+/// fp8TensorBytes per block. The copy is made for the weights a GPU computes with, so
+/// it is whole under every ZeRO stage: cached across micro-batches when Megatron-Core
+/// passes is_first_microbatch (module/linear.py lines 1958-1960, 2068-2071), else saved
+/// for the backward with each layer (wt_save, line 643) until the stage's backward.
+inline std::int64_t fp8WeightCopyBytes(Fp8Recipe r, std::int64_t blocks, std::int64_t linear)
+{
+    return blocks * 2 * fp8TensorBytes(r, linear);
+}
+
+/// The model-states stage's per-scenario part, FP8 (docs/frameworks.md "FP8 training"):
+/// linear elements per block on one GPU, kind 0 dense, kind 1 MoE, for Transformer
+/// Engine's weight copies, and the ones torchao's FP8 all-gather converts (the
+/// nn.Linear modules only: routed experts are grouped GEMMs).
+[[gnu::always_inline]] inline void planFp8Weights(EstimateContext &x)
+{
+    if (!x.teFp8 && !x.fsdpFloat8) [[likely]]
+        return;
+    if (x.denseBlocks > 0) {
+        x.fp8Linear[0] = linearElementsPerRank(x.prepared.dense, 0, x.t, x.e);
+        x.float8Gathered[0] = shardElements(x.prepared.dense.split, x.t);
+    }
+    if (x.moe) {
+        x.fp8Linear[1] = linearElementsPerRank(x.prepared.moe, x.arch->experts, x.t, x.e);
+        x.float8Gathered[1] = shardElements(x.prepared.moe.split, x.t);
+    }
+}
+
+/// The model-states stage's per-scenario part, fine-tuning: the report's trainable
+/// parameters (every one, or the LoRA adapters of all layers), and under LoRA the
+/// adapters per block, their pageable part and the frozen block's bytes. validate()
+/// allows LoRA for dense blocks with t = 1 only.
+[[gnu::always_inline]] inline void planFineTuning(EstimateContext &x, MemoryReport &report)
+{
+    report.trainableParameters = x.prepared.parameters;
+    if (!x.lora)
+        return;
+    const FineTuning &ft = x.s.fineTuning;
+    const Architecture &a = *x.arch;
+    x.loraPerBlock = loraLayerParameterCount(a, ft.loraRank, ft.loraTargets);
+    if (x.pagedOptimizer) [[unlikely]]
+        x.pageablePerBlock =
+            loraLayerParameterCount(a, ft.loraRank, ft.loraTargets, pagedOptimizerMinElements);
+    x.frozen = frozenBlock(a, ft.baseFormat);
+    report.trainableParameters = std::int64_t(a.layers) * x.loraPerBlock;
+}
+
+/// Model states of one GPU of stage `g` (planned by planStage into `share`) into
+/// g.bytes: the ZeRO table over what trains, the frozen base, the framework's fp32
+/// gradients, CPU offload to host RAM (g.hostBytes), and Transformer Engine's FP8
+/// weight copies and recipe state (4 FP8 GEMMs a block: linear_qkv, linear_proj,
+/// linear_fc1, linear_fc2 in Megatron-Core's TE layer spec), which stay on the GPU.
+/// Returns the parameters that train on the GPU before sharding (the buckets' size).
+[[gnu::always_inline]] inline std::int64_t modelStates(const EstimateContext &x,
+                                                       const StageShare &share, GpuGroup &g)
+{
+    const Recipe &r = x.s.recipe;
+    const Trained t = trainedParameters(x, share, g);
+    ComponentBytes &b = g.bytes;
+    b = zeroStates(t.perGpu, t.shard, x.z, r);
+    b.weights += t.frozenBytes;
+    frameworkGradients(x.fw, x.z, r, t, x.s.overheads.subGroupElements, b.gradients);
+    offloadModelStates(x.offload, x.z, b, g.hostBytes);
+    if (x.teFp8) [[unlikely]]
+        b.weights += fp8WeightCopyBytes(x.fp8, share.blocks[0], x.fp8Linear[0]) +
+                     fp8WeightCopyBytes(x.fp8, share.blocks[1], x.fp8Linear[1]) +
+                     fp8RecipeStateBytes(x.fp8, 4 * std::int64_t(g.layerCount));
+    return t.perGpu;
+}
+
+} // namespace shardscope::stages

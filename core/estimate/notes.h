@@ -1,0 +1,160 @@
+#pragma once
+
+// Stage 7, the report's notes: one sentence per caveat that changes how its numbers
+// read (what is not modelled, which framework profile or FP8 implementation produced
+// them, what LoRA trains, what a paged optimizer moved, how MoE experts are placed).
+// Whether the report fits is verdict.h's, from the finished report.
+
+#include "context.h"
+#include "format.h"
+#include "memoryreport.h"
+
+#include <charconv>
+#include <string>
+
+namespace shardscope::stages {
+
+/// The report's notes from `count` on are unused: the next note reuses the string at
+/// `count` (and its storage) when there is one.
+inline std::string &nextNote(MemoryReport &report, std::size_t &count)
+{
+    if (report.notes.size() <= count)
+        report.notes.emplace_back();
+    return report.notes[count++];
+}
+
+/// Appends the decimal digits of `v` to `out` (no allocation once it has room).
+inline void appendNumber(std::string &out, std::int64_t v)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out.append(digits, end);
+}
+
+/// The note a framework profile adds to the report: which profile produced the
+/// numbers and what it changes (docs/frameworks.md); "" for the generic profile.
+inline const char *frameworkNote(Framework fw, Recompute recompute)
+{
+    switch (fw) {
+    case Framework::Generic:
+        break;
+    case Framework::DeepSpeed:
+        return "Framework: DeepSpeed (ZeRO's fp32 gradient partition, the 5e8-element reduce "
+               "bucket, ZeRO-3 prefetch and persistent parameters; docs/frameworks.md).";
+    case Framework::Fsdp2:
+        return recompute == Recompute::Selective
+                   ? "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
+                     "gradient; docs/frameworks.md). Selective is torchtitan's op-level "
+                     "selective AC: each dense block keeps its input, every other matmul output "
+                     "(q, v, w1, w2 of a Llama block) and the SDPA output and logsumexp, and "
+                     "recomputes the rest (torchtitan activation_checkpoint.py; "
+                     "docs/activations.md)."
+                   : "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
+                     "gradient; docs/frameworks.md).";
+    case Framework::Megatron:
+        return "Framework: Megatron-Core (fp32 main gradients in the grad buffer, distributed "
+               "optimizer with zero1, no extra bucket; docs/frameworks.md).";
+    }
+    return "";
+}
+
+/// The note an FP8 recipe adds to the report: which implementation produced the numbers
+/// (Transformer Engine, or torchao under the fsdp2 profile) and what it changes.
+inline const char *fp8Note(Framework fw, Fp8Recipe r)
+{
+    if (fw == Framework::Fsdp2)
+        return r == Fp8Recipe::Delayed
+                   ? "FP8: torchao Float8, tensorwise scaling, with FSDP2's FP8 all-gather "
+                     "(the linear weights gathered in 1 byte; saved inputs stay in the "
+                     "activation dtype; docs/frameworks.md)."
+                   : "FP8: torchao MXFP8 (FP8 matmuls only: weights are gathered and inputs "
+                     "saved in high precision; docs/frameworks.md).";
+    return r == Fp8Recipe::Delayed
+               ? "FP8: Transformer Engine delayed scaling (an FP8 copy and transpose of each "
+                 "linear weight, the amax history, the linear layers' inputs saved in FP8; "
+                 "docs/frameworks.md)."
+               : "FP8: Transformer Engine MXFP8 block scaling (row- and column-wise FP8 copies "
+                 "of each linear weight with one E8M0 scale per 32 values, the linear layers' "
+                 "inputs saved in MXFP8; docs/frameworks.md).";
+}
+
+/// The notes written before the stages run, in this order: what is not modelled (model
+/// states only, or a plain parameter count), the framework profile, the FP8
+/// implementation, activation offload, and what LoRA trains (planFineTuning() has set
+/// report.trainableParameters). `count` notes are in use (nextNote).
+[[gnu::always_inline]] inline void openingNotes(const EstimateContext &x, MemoryReport &report,
+                                                std::size_t &count)
+{
+    if (x.statesOnly)
+        nextNote(report, count)
+            .assign("Model states only: activations and buffers are not counted.");
+    else if (!x.hasArch)
+        nextNote(report, count)
+            .assign("Activations and FSDP gathered units are not modelled: a plain "
+                    "parameter count has no layer shapes.");
+    if (x.fw != Framework::Generic)
+        nextNote(report, count).assign(frameworkNote(x.fw, x.s.training.recompute));
+    if (x.fp8 != Fp8Recipe::Off)
+        nextNote(report, count).assign(fp8Note(x.fw, x.fp8));
+    if (x.activationOffload && x.activationsModelled)
+        nextNote(report, count)
+            .assign("Activation offload: the saved activations of all but the last two layers "
+                    "are in host RAM (Transformer Engine CPU offload; docs/frameworks.md); "
+                    "their host-link traffic is not timed.");
+    if (x.lora) {
+        const FineTuning &ft = x.s.fineTuning;
+        std::string &note = nextNote(report, count);
+        note.assign("LoRA rank ");
+        appendNumber(note, ft.loraRank);
+        note.append(": ");
+        note.append(formatParameters(report.trainableParameters));
+        note.append(" of ");
+        note.append(formatParameters(report.parameters));
+        note.append(" parameters train; the base is frozen in ");
+        note.append(baseFormatId(ft.baseFormat));
+        note.append(" (communication still counts every parameter).");
+    }
+}
+
+/// The notes written after the stages: what the paged optimizer moved (`mostPaged`
+/// bytes on the busiest GPU; the report's groups are complete), and for a MoE model how
+/// many routed experts each GPU holds and over how many ranks their states are sharded.
+[[gnu::always_inline]] inline void closingNotes(const EstimateContext &x, std::int64_t mostPaged,
+                                                MemoryReport &report, std::size_t &count)
+{
+    if (x.pagedOptimizer) [[unlikely]] {
+        std::string &note = nextNote(report, count);
+        if (mostPaged > 0) {
+            note.assign("Paged optimizer: ");
+            note.append(formatBytes(mostPaged, ByteUnit::GB));
+            note.append(" of optimizer states per GPU paged to host RAM at most (bitsandbytes "
+                        "paged AdamW in CUDA unified memory, QLoRA section 3); the paging "
+                        "traffic is not timed.");
+        } else if (report.peakBytes() > report.capacityBytes) {
+            note.assign("Paged optimizer: nothing to page: bitsandbytes keeps the optimizer "
+                        "states of tensors under 100,000 elements on the GPU, and offloaded "
+                        "states are in host RAM already.");
+        } else {
+            note.assign("Paged optimizer: the optimizer states fit on the GPU, so nothing is "
+                        "paged (bitsandbytes pages only when GPU memory runs out).");
+        }
+    }
+    if (x.moe) {
+        const Architecture &a = *x.arch;
+        std::string &note = nextNote(report, count);
+        note.assign(x.prepared.moeNotePrefix);
+        appendNumber(note, quotient(a.experts, x.e));
+        note.append(" of ");
+        appendNumber(note, a.experts);
+        note.append(" routed experts per MoE layer, ");
+        if (x.expertShardGroup > 1) {
+            note.append("their states sharded over ");
+            appendNumber(note, x.expertShardGroup);
+            note.append(" ranks.");
+        } else {
+            note.append("their states not sharded.");
+        }
+    }
+}
+
+} // namespace shardscope::stages
