@@ -98,6 +98,98 @@ private slots:
         QVERIFY(lines[5].startsWith(QStringLiteral("...")));
     }
 
+    void constraintsRestrictTheSearch()
+    {
+        // Korthikanti et al. 2022's GPT-3 175B layout family on 1,024 A100s: given t 2,
+        // p 16, ZeRO-1 and the interleaved schedule, every listed layout has exactly
+        // those, and v 6 (96 layers / 16 stages = 6 per stage) is among them.
+        const QJsonObject o = planJson({"--model",
+                                        "gpt3-175b",
+                                        "--gpu",
+                                        "a100-80gb",
+                                        "--gpus",
+                                        "1024",
+                                        "--seq",
+                                        "2048",
+                                        "--global-batch-tokens",
+                                        "3145728",
+                                        "--flash-attention",
+                                        "off",
+                                        "--tp",
+                                        "2",
+                                        "--pp",
+                                        "16",
+                                        "--strategy",
+                                        "zero1",
+                                        "--schedule",
+                                        "interleaved",
+                                        "--top",
+                                        "0"});
+        const QJsonArray layouts = o.value("layouts").toArray();
+        QVERIFY(!layouts.isEmpty());
+        bool v6 = false;
+        for (const QJsonValue &v : layouts) {
+            const QJsonObject l = v.toObject();
+            QCOMPARE(l.value("tp").toInteger(), qint64(2));
+            QCOMPARE(l.value("pp").toInteger(), qint64(16));
+            QCOMPARE(l.value("strategy").toString(), QStringLiteral("zero1"));
+            QCOMPARE(l.value("schedule").toString(), QStringLiteral("interleaved"));
+            QCOMPARE(l.value("stage_split").toString(), QStringLiteral("even"));
+            v6 = v6 || l.value("chunks").toInteger() == 6;
+        }
+        QVERIFY(v6);
+        // A comma list: two strategies, nothing else.
+        const QJsonArray two = planJson({"--model", "llama3-8b", "--gpus", "8", "--strategy",
+                                         "zero1,zero3", "--top", "0"})
+                                   .value("layouts")
+                                   .toArray();
+        QVERIFY(!two.isEmpty());
+        for (const QJsonValue &v : two) {
+            const QString z = v.toObject().value("strategy").toString();
+            QVERIFY2(z == QStringLiteral("zero1") || z == QStringLiteral("zero3"), qPrintable(z));
+        }
+    }
+
+    void headroomKeepsRoomOnTheCard()
+    {
+        // --headroom-percent 10: every peak at most 72 GB of an 80 GB H100; the default
+        // 5% keeps 76 GB; 0 allows the whole card.
+        for (const auto &[percent, limit] :
+             {std::pair{"10", 72'000'000'000LL}, std::pair{"0", 80'000'000'000LL}}) {
+            const QJsonObject o =
+                planJson({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--max-mbs",
+                          "2", "--top", "0", "--headroom-percent", percent});
+            QCOMPARE(o.value("headroom_percent").toInteger(), QString(percent).toLongLong());
+            QVERIFY(!o.value("layouts").toArray().isEmpty());
+            for (const QJsonValue &v : o.value("layouts").toArray())
+                QVERIFY(v.toObject().value("peak_bytes").toInteger() <= limit);
+        }
+        const QJsonObject defaults =
+            planJson({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--top", "0"});
+        QCOMPARE(defaults.value("headroom_percent").toInteger(), qint64(5));
+        for (const QJsonValue &v : defaults.value("layouts").toArray())
+            QVERIFY(v.toObject().value("peak_bytes").toInteger() <= 76'000'000'000LL);
+    }
+
+    void contradictionsAreRefused()
+    {
+        verifyRefusal(
+            plan({"--model", "llama3-70b", "--strategy", "ddp", "--offload", "optimizer"}),
+            QStringLiteral("shardscope plan: --offload optimizer needs ZeRO-1"));
+        verifyRefusal(plan({"--model", "llama3-70b", "--pp", "1", "--schedule", "zb-h1"}),
+                      QStringLiteral("shardscope plan: --schedule needs pipeline stages"));
+        verifyRefusal(plan({"--model", "llama3-70b", "--schedule", "1f1b", "--chunks", "3"}),
+                      QStringLiteral("shardscope plan: --chunks needs the interleaved schedule"));
+        verifyRefusal(plan({"--model", "llama3-70b", "--grad-accum", "4"}),
+                      QStringLiteral("shardscope plan: --grad-accum is set by the search"));
+        verifyRefusal(plan({"--model", "llama3-70b", "--strategy", "zero1,zero9"}),
+                      QStringLiteral("shardscope plan: --strategy: unknown value 'zero9'"));
+        verifyRefusal(plan({"--model", "llama3-70b", "--tp", "0"}),
+                      QStringLiteral("shardscope plan: --tp: unknown value '0'"));
+        verifyRefusal(plan({"--model", "llama3-70b", "--headroom-percent", "95"}),
+                      QStringLiteral("shardscope plan: "));
+    }
+
     void refusesBadArguments()
     {
         for (const QStringList &args :
