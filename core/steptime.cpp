@@ -83,17 +83,15 @@ TokenFlops tokenFlops(const Model &m, std::int64_t sequenceLength)
     return f;
 }
 
-StepTime stepTime(const Scenario &s, const MemoryReport &r)
+namespace {
+
+/// Checks that `s` can be timed: the peaks its dtypes need, the memory bandwidth and the
+/// throughput settings. Sets t.peakFlopsPerSecond; false with t.error naming the missing
+/// speed or the setting out of range.
+bool checkSpeeds(const Scenario &s, StepTime &t)
 {
-    StepTime t;
-    if (!r.valid()) {
-        t.error = "the memory report is invalid: " + r.error;
-        return t;
-    }
     const Gpu &gpu = s.gpu;
-    const Layout &l = s.layout;
     const Training &tr = s.training;
-    const Throughput &th = s.throughput;
     const bool fp8 = tr.activationBytes == 1;
     // An FP8 recipe (Training::fp8) with wider activations runs the linear layers' matmuls
     // at the FP8 peak and the rest (the attention core and the output head, which neither
@@ -105,73 +103,209 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         t.error = "GPU " + gpu.id + " has no dense " + (fp8 || fp8Linear ? "FP8" : "BF16") +
                   " peak in the catalog (" + (fp8 || fp8Linear ? "fp8_tflops" : "bf16_tflops") +
                   " is 0: unknown or unsupported)";
-        return t;
+        return false;
     }
     if (fp8Linear && !(gpu.bf16FlopsPerSecond > 0)) {
         t.error = "GPU " + gpu.id +
                   " has no dense BF16 peak in the catalog (bf16_tflops is 0: unknown or "
                   "unsupported), which times the attention core beside the FP8 matmuls";
-        return t;
+        return false;
     }
     if (!(gpu.memoryBytesPerSecond > 0)) {
         t.error = "GPU " + gpu.id + " has no memory bandwidth in the catalog (memory_gbps is 0)";
-        return t;
+        return false;
     }
-    if (const std::string e = validateThroughput(th); !e.empty()) {
+    if (const std::string e = validateThroughput(s.throughput); !e.empty()) {
         t.error = e;
-        return t;
+        return false;
     }
     if (!fp8 && !fp8Linear && tr.activationBytes != 2)
         t.notes.push_back("Activations wider than 16 bits are timed at the BF16 peak.");
-    const ComputeRates rates = computeRates(gpu, tr, th, t.notes);
-    t.matmulEfficiency = rates.matmulEfficiency;
-    t.achievedFlopsPerSecond = rates.matmulFlopsPerSecond;
+    return true;
+}
 
-    // The cluster: NVLink / xGMI inside a node (no NVLink: the host link, PCIe), NICs
-    // across (nicsPerNode 0: one per GPU).
+/// The cluster of `s`: NVLink / xGMI inside a node (no NVLink: the host link, PCIe, with
+/// a note), NICs across (nicsPerNode 0: one per GPU).
+Topology topologyOf(const Scenario &s, std::vector<std::string> &notes)
+{
+    const Throughput &th = s.throughput;
     Topology topo;
-    topo.gpusPerNode = std::max<std::int64_t>(1, l.gpusPerNode);
-    topo.intraNodeBytesPerSecond = gpu.nvlinkBytesPerSecond;
+    topo.gpusPerNode = std::max<std::int64_t>(1, s.layout.gpusPerNode);
+    topo.intraNodeBytesPerSecond = s.gpu.nvlinkBytesPerSecond;
     if (!(topo.intraNodeBytesPerSecond > 0)) {
         topo.intraNodeBytesPerSecond = double(th.hostLinkBytesPerSecond);
-        t.notes.push_back("GPU " + gpu.id +
-                          " has no NVLink in the catalog; collectives inside a node use the host "
-                          "link (PCIe).");
+        notes.push_back("GPU " + s.gpu.id +
+                        " has no NVLink in the catalog; collectives inside a node use the host "
+                        "link (PCIe).");
     }
     topo.nicBytesPerSecond = double(th.nicBytesPerSecond);
     topo.nicsPerNode = th.nicsPerNode > 0 ? th.nicsPerNode : topo.gpusPerNode;
     topo.intraNodeLatencySeconds = double(th.nvlinkLatencyNanoseconds) * 1e-9;
     topo.nicLatencySeconds = double(th.nicLatencyNanoseconds) * 1e-9;
-    const std::int64_t perNode = topo.gpusPerNode;
-    auto timed = [&](std::int64_t bytes, GroupShape g, Collective kind, double calls) {
-        CollectiveTime c;
-        c.bytes = bytes;
-        c.crossesNodes = placement(topo, g).nodes > 1;
-        c.seconds = collectiveSeconds(topo, g, kind, bytes, calls);
-        return c;
-    };
+    return topo;
+}
 
-    const std::int64_t tp = l.tensorParallel, pp = l.pipelineParallel, cp = l.contextParallel;
-    const std::int64_t ep = l.expertParallel, d = l.dataParallel();
-    const std::int64_t m = tr.microBatches;
+/// `calls` collectives of `kind` over group `g` moving `bytes` per GPU, timed.
+CollectiveTime timed(const Topology &topo, std::int64_t bytes, GroupShape g, Collective kind,
+                     double calls)
+{
+    CollectiveTime c;
+    c.bytes = bytes;
+    c.crossesNodes = placement(topo, g).nodes > 1;
+    c.seconds = collectiveSeconds(topo, g, kind, bytes, calls);
+    return c;
+}
+
+/// The model-parallel collectives of one GPU of stage `g` into `u`, each by its ranks
+/// and the stride between them in Megatron's rank order (tensor, context, data,
+/// pipeline): tensor-parallel all-reduces, expert all-to-alls and pipeline sends on the
+/// critical path; ring attention's sends behind the attention cores.
+void modelParallelTimes(const Scenario &s, const GpuGroup &g, const Topology &topo,
+                        const StageCompute &sc, StepTime &u)
+{
+    const Layout &l = s.layout;
+    const std::int64_t tp = l.tensorParallel, cp = l.contextParallel, ep = l.expertParallel;
+    const std::int64_t d = l.dataParallel(), m = s.training.microBatches;
+    const bool fullRecompute = s.training.recompute == Recompute::Full;
+    const int chunks =
+        s.training.schedule == PipelineSchedule::Interleaved1F1B ? s.training.chunks : 1;
+    const CommunicationBytes &c = g.communication;
+    const int layersHere = std::max(1, g.layerCount);
+    const double tpCalls = double(m) * layersHere * (fullRecompute ? 6 : 4);
+    u.tensorParallel = timed(topo, c.tensorParallel, {tp, 1}, Collective::AllReduce, tpCalls);
+    u.tensorParallel.exposedSeconds = u.tensorParallel.seconds;
+    u.contextParallel = timed(topo, c.contextParallel, {cp, tp}, Collective::PointToPoint,
+                              double(m) * layersHere * 3.0 * double(cp - 1));
+    // Ring attention sends the next block's keys and values while attending to this
+    // one: the attention cores of forward, backward and recomputation hide it.
+    u.contextParallel.exposedSeconds =
+        exposedBehind(u.contextParallel.seconds, double(m) * sc.attention);
     const std::optional<Architecture> &arch = s.model.architecture;
-    const bool fullRecompute = tr.recompute == Recompute::Full;
-    const int chunks = tr.schedule == PipelineSchedule::Interleaved1F1B ? tr.chunks : 1;
+    const int moeHere = arch ? arch->moeLayersIn(g.firstLayer, g.layerCount) : 0;
+    u.expertParallel = timed(topo, c.expertParallel, {ep, tp}, Collective::AllToAll,
+                             double(m) * moeHere * (fullRecompute ? 6 : 4));
+    u.expertParallel.exposedSeconds = u.expertParallel.seconds;
+    // Neighbour stages are t c d ranks apart: 2 m v sends (activations forward,
+    // gradients back).
+    u.pipelineParallel = timed(topo, c.pipelineParallel, {2, tp * cp * d}, Collective::PointToPoint,
+                               2.0 * double(m) * chunks);
+    u.pipelineParallel.exposedSeconds = u.pipelineParallel.seconds;
+}
 
-    // Bubble over busy time (docs/pipeline.md), 0 with one stage.
-    const ScheduleParams sp = scheduleParams(s);
-    const double overIdeal = pp > 1 ? std::max(0.0, bubbleClosedForm(sp).overIdeal()) : 0.0;
-    const bool zeroBubble = pp > 1 && tr.schedule == PipelineSchedule::ZeroBubbleH1;
+/// The data-parallel collectives of one GPU of stage `g` into u.dataParallel: ranks
+/// sharing parameters are t apart; the ZeRO group spans the shard group, plain DDP
+/// d x c (HSDP: timed on the shard group, its replicas' all-reduce being small).
+/// Exposure: ZeRO-3 behind all compute; DDP / ZeRO-1 behind the last micro-batch's
+/// backward, ZeRO-2 behind every backward, the last bucket always exposed.
+void dataParallelTime(const Scenario &s, const GpuGroup &g, const Topology &topo, StepTime &u)
+{
+    const Layout &l = s.layout;
+    const std::int64_t tp = l.tensorParallel, cp = l.contextParallel, d = l.dataParallel();
+    const std::int64_t m = s.training.microBatches;
+    const std::int64_t dpRanks =
+        l.zeroStage == ZeroStage::Ddp || l.hsdpShardSize == 0 ? d * cp : l.hsdpShardSize;
+    double dpCalls = 0, bucketBytes = 0;
+    Collective dpKind = Collective::AllGatherOrReduceScatter;
+    const double gradBytes = double(g.parametersPerGpu) * double(s.recipe.gradientBytes);
+    switch (l.zeroStage) {
+    case ZeroStage::Ddp:
+    case ZeroStage::Zero1:
+    case ZeroStage::Zero2: {
+        bucketBytes = l.zeroStage == ZeroStage::Ddp
+                          ? double(s.overheads.ddpBucketBytes)
+                          : double(s.overheads.zeroBucketElements) * double(s.recipe.gradientBytes);
+        const double buckets = bucketBytes > 0 ? std::ceil(gradBytes / bucketBytes) : 1.0;
+        if (l.zeroStage == ZeroStage::Ddp) {
+            dpKind = Collective::AllReduce;
+            dpCalls = buckets;
+        } else {
+            // A reduce-scatter per bucket (every micro-batch under ZeRO-2) and the
+            // updated weights' all-gather.
+            dpCalls = buckets * (l.zeroStage == ZeroStage::Zero2 ? double(m) + 1.0 : 2.0);
+        }
+        break;
+    }
+    case ZeroStage::Zero3:
+        dpCalls = double(m) * 3.0 * std::max(1, g.layerCount);
+        break;
+    }
+    u.dataParallel = timed(topo, g.communication.dataParallel, {dpRanks, tp}, dpKind, dpCalls);
+    if (l.zeroStage == ZeroStage::Zero3) {
+        // Prefetched gathers and reduce-scatters run behind compute.
+        u.dataParallel.exposedSeconds = exposedBehind(u.dataParallel.seconds, u.computeSeconds);
+        return;
+    }
+    const double backwardOne = u.backwardSeconds / double(m);
+    const double window = l.zeroStage == ZeroStage::Zero2 ? u.backwardSeconds : backwardOne;
+    const double lastBucket =
+        gradBytes > 0 ? u.dataParallel.seconds * std::min(1.0, bucketBytes / gradBytes) : 0.0;
+    const double behind = std::min(u.dataParallel.seconds, std::max(0.0, window - lastBucket));
+    u.dataParallel.exposedSeconds = exposedBehind(u.dataParallel.seconds, behind);
+}
 
-    double slowestBusy = 0, slowestWeightGradient = 0;
-    double slowestAfter = -1;
-    double hardwarePerStep = 0;
+/// The optimizer step of one GPU of stage `g` into `u`: each GPU updates its shard (under
+/// LoRA only the adapters, the report's trainable share), reading gradients, reading and
+/// writing master weights and moments, writing the working weights, at `memory` bytes/s;
+/// with CPU offload the host-link traffic and the CPU's own step instead.
+void optimizerTime(const Scenario &s, const MemoryReport &r, const GpuGroup &g, double memory,
+                   StepTime &u)
+{
+    const Layout &l = s.layout;
+    const std::int64_t shard =
+        l.zeroStage == ZeroStage::Ddp ? l.dataParallel() * l.contextParallel : l.shardGroup();
+    const std::int64_t R = std::max<std::int64_t>(1, shard);
+    double updated = l.zeroStage == ZeroStage::Ddp ? double(g.parametersPerGpu)
+                                                   : double(g.parametersPerGpu) / double(R);
+    if (s.fineTuning.enabled() && r.parameters > 0)
+        updated *= double(r.trainableParameters) / double(r.parameters);
+    const Recipe &rc = s.recipe;
+    const double perParameter = double(rc.gradientBytes + 2 * rc.masterWeightBytes +
+                                       2 * rc.optimizerBytes + rc.weightBytes);
+    if (l.offload == Offload::None) {
+        u.optimizerSeconds = updated * perParameter / memory;
+        return;
+    }
+    double moved = updated * double(rc.gradientBytes + rc.weightBytes);
+    if (l.offload == Offload::OptimizerAndParams)
+        moved += 2.0 * double(s.training.microBatches) * updated * double(rc.weightBytes);
+    u.offloadSeconds = moved / double(s.throughput.hostLinkBytesPerSecond);
+    // The CPU's own Adam step streams the same bytes per parameter as the GPU's through
+    // host DRAM, whose bandwidth the node's GPUs share.
+    const std::int64_t perNode = std::max<std::int64_t>(1, l.gpusPerNode);
+    u.cpuOptimizerSeconds =
+        updated * perParameter /
+        (hostMemoryBytesPerSecondPerNode / double(std::min<std::int64_t>(perNode, l.gpus)));
+}
+
+} // namespace
+
+StepTime stepTime(const Scenario &s, const MemoryReport &r)
+{
+    StepTime t;
+    if (!r.valid()) {
+        t.error = "the memory report is invalid: " + r.error;
+        return t;
+    }
+    if (!checkSpeeds(s, t))
+        return t;
+    const Layout &l = s.layout;
+    const Training &tr = s.training;
+    const ComputeRates rates = computeRates(s.gpu, tr, s.throughput, t.notes);
+    t.matmulEfficiency = rates.matmulEfficiency;
+    t.achievedFlopsPerSecond = rates.matmulFlopsPerSecond;
+    const Topology topo = topologyOf(s, t.notes);
+    const std::int64_t pp = l.pipelineParallel, m = tr.microBatches;
+    const bool hasArch = s.model.architecture.has_value();
+
+    // Each stage: its compute and exposed model-parallel traffic (busy, the pipeline's
+    // critical path), then what runs after the pipeline drains.
+    double slowestBusy = 0, slowestWeightGradient = 0, slowestAfter = -1, hardwarePerStep = 0;
     bool haveBusy = false;
     StepTime best = t, bestAfter = t;
     for (const GpuGroup &g : r.groups) {
         StepTime u = t;
         const StageCompute sc =
-            stageCompute(s, rates, g.firstLayer, g.layerCount, g.holdsOutputHead && arch);
+            stageCompute(s, rates, g.firstLayer, g.layerCount, g.holdsOutputHead && hasArch);
         u.forwardSeconds = double(m) * sc.forward;
         u.backwardSeconds = double(m) * sc.backward;
         u.recomputeSeconds = double(m) * sc.recompute;
@@ -179,106 +313,9 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         u.dequantizeSeconds = double(m) * sc.dequantize;
         u.computeSeconds = u.forwardSeconds + u.backwardSeconds + u.recomputeSeconds;
         hardwarePerStep += double(g.gpuCount) * double(m) * sc.hardwareFlops;
-
-        // Collectives (docs/steptime.md "Collectives"): each group by its ranks and the
-        // stride between them in Megatron's rank order (tensor, context, data, pipeline).
-        const CommunicationBytes &c = g.communication;
-        const int layersHere = std::max(1, g.layerCount);
-        const double tpCalls = double(m) * layersHere * (fullRecompute ? 6 : 4);
-        u.tensorParallel = timed(c.tensorParallel, {tp, 1}, Collective::AllReduce, tpCalls);
-        u.tensorParallel.exposedSeconds = u.tensorParallel.seconds;
-        u.contextParallel = timed(c.contextParallel, {cp, tp}, Collective::PointToPoint,
-                                  double(m) * layersHere * 3.0 * double(cp - 1));
-        // Ring attention sends the next block's keys and values while attending to this
-        // one: the attention cores of forward, backward and recomputation hide it.
-        u.contextParallel.exposedSeconds =
-            exposedBehind(u.contextParallel.seconds, double(m) * sc.attention);
-        const int moeHere = arch ? arch->moeLayersIn(g.firstLayer, g.layerCount) : 0;
-        u.expertParallel = timed(c.expertParallel, {ep, tp}, Collective::AllToAll,
-                                 double(m) * moeHere * (fullRecompute ? 6 : 4));
-        u.expertParallel.exposedSeconds = u.expertParallel.seconds;
-        // Neighbour stages are t c d ranks apart: 2 m v sends (activations forward,
-        // gradients back).
-        u.pipelineParallel = timed(c.pipelineParallel, {2, tp * cp * d}, Collective::PointToPoint,
-                                   2.0 * double(m) * chunks);
-        u.pipelineParallel.exposedSeconds = u.pipelineParallel.seconds;
-
-        // Data parallel: ranks sharing parameters are t apart; the ZeRO group spans the
-        // shard group, plain DDP d x c (HSDP: timed on the shard group, its replicas'
-        // all-reduce being small).
-        const std::int64_t shard = l.zeroStage == ZeroStage::Ddp ? d * cp : l.shardGroup();
-        const std::int64_t R = std::max<std::int64_t>(1, shard);
-        const std::int64_t dpRanks =
-            l.zeroStage == ZeroStage::Ddp || l.hsdpShardSize == 0 ? d * cp : l.hsdpShardSize;
-        double dpCalls = 0, bucketBytes = 0;
-        Collective dpKind = Collective::AllGatherOrReduceScatter;
-        const double gradBytes = double(g.parametersPerGpu) * double(s.recipe.gradientBytes);
-        switch (l.zeroStage) {
-        case ZeroStage::Ddp:
-        case ZeroStage::Zero1:
-        case ZeroStage::Zero2: {
-            bucketBytes = l.zeroStage == ZeroStage::Ddp ? double(s.overheads.ddpBucketBytes)
-                                                        : double(s.overheads.zeroBucketElements) *
-                                                              double(s.recipe.gradientBytes);
-            const double buckets = bucketBytes > 0 ? std::ceil(gradBytes / bucketBytes) : 1.0;
-            if (l.zeroStage == ZeroStage::Ddp) {
-                dpKind = Collective::AllReduce;
-                dpCalls = buckets;
-            } else {
-                // A reduce-scatter per bucket (every micro-batch under ZeRO-2) and the
-                // updated weights' all-gather.
-                dpCalls = buckets * (l.zeroStage == ZeroStage::Zero2 ? double(m) + 1.0 : 2.0);
-            }
-            break;
-        }
-        case ZeroStage::Zero3:
-            dpCalls = double(m) * 3.0 * layersHere;
-            break;
-        }
-        u.dataParallel = timed(c.dataParallel, {dpRanks, tp}, dpKind, dpCalls);
-        const double backwardOne = u.backwardSeconds / double(m);
-        if (l.zeroStage == ZeroStage::Zero3) {
-            // Prefetched gathers and reduce-scatters run behind compute.
-            u.dataParallel.exposedSeconds = exposedBehind(u.dataParallel.seconds, u.computeSeconds);
-        } else {
-            // Gradient buckets reduce during the backward (the last micro-batch's, or every
-            // micro-batch's for ZeRO-2); the last bucket's reduction is always exposed.
-            const double window = l.zeroStage == ZeroStage::Zero2 ? u.backwardSeconds : backwardOne;
-            const double lastBucket =
-                gradBytes > 0 ? u.dataParallel.seconds * std::min(1.0, bucketBytes / gradBytes)
-                              : 0.0;
-            const double behind =
-                std::min(u.dataParallel.seconds, std::max(0.0, window - lastBucket));
-            u.dataParallel.exposedSeconds = exposedBehind(u.dataParallel.seconds, behind);
-        }
-
-        // Optimizer: each GPU updates its shard, reading gradients, reading and writing
-        // master weights and moments, writing the working weights; under LoRA only the
-        // adapters (the report's trainable parameters, spread like the model's).
-        double updated = l.zeroStage == ZeroStage::Ddp ? double(g.parametersPerGpu)
-                                                       : double(g.parametersPerGpu) / double(R);
-        if (s.fineTuning.enabled() && r.parameters > 0)
-            updated *= double(r.trainableParameters) / double(r.parameters);
-        const Recipe &rc = s.recipe;
-        if (l.offload == Offload::None) {
-            u.optimizerSeconds = updated *
-                                 double(rc.gradientBytes + 2 * rc.masterWeightBytes +
-                                        2 * rc.optimizerBytes + rc.weightBytes) /
-                                 rates.memoryBytesPerSecond;
-        } else {
-            double moved = updated * double(rc.gradientBytes + rc.weightBytes);
-            if (l.offload == Offload::OptimizerAndParams)
-                moved += 2.0 * double(m) * updated * double(rc.weightBytes);
-            u.offloadSeconds = moved / double(th.hostLinkBytesPerSecond);
-            // The CPU's own Adam step streams the same bytes per parameter as the GPU's
-            // through host DRAM, whose bandwidth the node's GPUs share.
-            u.cpuOptimizerSeconds =
-                updated *
-                double(rc.gradientBytes + 2 * rc.masterWeightBytes + 2 * rc.optimizerBytes +
-                       rc.weightBytes) /
-                (hostMemoryBytesPerSecondPerNode / double(std::min<std::int64_t>(perNode, l.gpus)));
-        }
-
+        modelParallelTimes(s, g, topo, sc, u);
+        dataParallelTime(s, g, topo, u);
+        optimizerTime(s, r, g, rates.memoryBytesPerSecond, u);
         const double busy = u.computeSeconds + u.tensorParallel.exposedSeconds +
                             u.contextParallel.exposedSeconds + u.expertParallel.exposedSeconds +
                             u.pipelineParallel.exposedSeconds;
@@ -300,22 +337,22 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     t.offloadSeconds = bestAfter.offloadSeconds;
     t.cpuOptimizerSeconds = bestAfter.cpuOptimizerSeconds;
     // The bubble from the stage's own times: (p - 1) / m of (F + B + W) per micro-batch
-    // for GPipe and 1F1B (/ v interleaved); ZB-H1 fills it with weight-gradient work,
-    // leaving (p - 1) (F + B - W) (Qi et al. 2023, section 3): with F = B = W that is the
-    // closed form's (p - 1) / (3 m) of the busy time.
-    if (zeroBubble)
+    // for GPipe and 1F1B (/ v interleaved, bubbleClosedForm()); ZB-H1 fills it with
+    // weight-gradient work, leaving (p - 1) (F + B - W) (Qi et al. 2023, section 3):
+    // with F = B = W that is the closed form's (p - 1) / (3 m) of the busy time.
+    if (pp > 1 && tr.schedule == PipelineSchedule::ZeroBubbleH1)
         t.bubbleSeconds =
             double(pp - 1) / double(m) * std::max(0.0, slowestBusy - 2 * slowestWeightGradient);
-    else
-        t.bubbleSeconds = overIdeal * slowestBusy;
-    const StepBreakdown b = stepBreakdown(t);
-    t.stepSeconds = b.total();
+    else if (pp > 1)
+        t.bubbleSeconds =
+            std::max(0.0, bubbleClosedForm(scheduleParams(s)).overIdeal()) * slowestBusy;
+    t.stepSeconds = stepBreakdown(t).total();
     if (l.offload != Offload::None)
         t.notes.push_back("The CPU optimizer step is timed at 614.4 GB/s of host DRAM per node "
                           "(two 8-channel DDR5-4800 sockets, as in a DGX H100), shared by the "
                           "node's GPUs, not overlapped with the GPU step.");
 
-    t.tokensPerStep = tr.globalBatch(d) * tr.sequenceLength;
+    t.tokensPerStep = tr.globalBatch(l.dataParallel()) * tr.sequenceLength;
     const TokenFlops f = tokenFlops(s.model, tr.sequenceLength);
     t.modelFlopsPerStep = f.modelPerToken() * double(t.tokensPerStep);
     t.hardwareFlopsPerStep = hardwarePerStep;
@@ -327,9 +364,9 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
     const double capacity = t.stepSeconds * double(l.gpus) * t.peakFlopsPerSecond;
     t.mfu = t.modelFlopsPerStep / capacity;
     t.hfu = t.hardwareFlopsPerStep / capacity;
-    t.trainSeconds = double(th.tokenBudget) / t.tokensPerSecond;
+    t.trainSeconds = double(s.throughput.tokenBudget) / t.tokensPerSecond;
     t.gpuHours = t.trainSeconds * double(l.gpus) / 3600.0;
-    t.costDollars = t.gpuHours * double(th.priceCentsPerGpuHour) / 100.0;
+    t.costDollars = t.gpuHours * double(s.throughput.priceCentsPerGpuHour) / 100.0;
     return t;
 }
 

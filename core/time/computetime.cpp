@@ -104,6 +104,106 @@ double gemmSeconds(double flops, double bytes, double rate, double memoryBytesPe
     return std::max(flops / rate, bytes / memoryBytesPerSecond) + kernelLaunchSeconds;
 }
 
+namespace {
+
+/// One layer's attention core per micro-batch on one GPU, seconds: FlashAttention at its
+/// own rate (the causal half of the full matmuls, backward 2.5x the forward: Dao 2023,
+/// FlashAttention-2, benchmark FLOP count), or unfused: QK^T and softmax x V as batched
+/// matmuls over the whole s x s and the score matrix through HBM, 4 passes forward
+/// (write, softmax read and write, AV read), 8 backward, 4 more when recomputed.
+struct AttentionTimes
+{
+    double forward = 0, backward = 0;
+    double memoryForward = 0; ///< unfused: the score passes inside `forward`
+    double fullFlops = 0;     ///< forward FLOPs over the whole sequence (MFU's count)
+};
+
+AttentionTimes attentionTimes(const Scenario &s, const ComputeRates &rates, double tokens)
+{
+    const Architecture &a = *s.model.architecture;
+    const Training &tr = s.training;
+    const double t = double(s.layout.tensorParallel);
+    AttentionTimes at;
+    at.fullFlops = tokens * attentionPerToken(a, tr.sequenceLength) / t;
+    if (tr.flashAttention) {
+        at.forward = at.fullFlops / 2 / rates.attentionFlopsPerSecond;
+        at.backward = 2.5 * at.forward;
+        return at;
+    }
+    const double scores = double(a.heads) *
+                          (double(tr.sequenceLength) / double(s.layout.contextParallel)) *
+                          double(tr.sequenceLength) * double(tr.microBatchSize) / t;
+    at.memoryForward = 4 * scores * double(tr.activationBytes) / rates.memoryBytesPerSecond;
+    const double matmuls = at.fullFlops / rates.otherMatmulFlopsPerSecond + 2 * kernelLaunchSeconds;
+    at.forward = matmuls + at.memoryForward;
+    at.backward = 2 * matmuls + 2 * at.memoryForward;
+    return at;
+}
+
+/// One block of a kind (dense or MoE, `layer` a block of that kind) per micro-batch on
+/// one GPU, seconds, without its attention core: matmuls, memory-bound kernels, LoRA
+/// adapters and the base's dequantization.
+struct BlockTimes
+{
+    double gemm = 0;        ///< the forward's matmuls (a roofline with launches)
+    double elementwise = 0; ///< the forward's memory-bound kernels
+    double adapters = 0;    ///< LoRA's adapter matmuls in the forward
+    double dequantize = 0;  ///< dequantizing the frozen base, once
+    double flops = 0;       ///< the forward's matmul FLOPs
+};
+
+BlockTimes blockTimes(const Scenario &s, const ComputeRates &rates, int layer, bool moe,
+                      double tokens)
+{
+    const Architecture &a = *s.model.architecture;
+    const Training &tr = s.training;
+    const double t = double(s.layout.tensorParallel), T = tokens;
+    const double beta = double(tr.activationBytes), mem = rates.memoryBytesPerSecond;
+    const double h = double(a.hidden);
+    const bool sp = tr.sequenceParallel && s.layout.tensorParallel > 1;
+    BlockTimes b;
+    const double params = double(activeLayerParameterCount(a, layer));
+    const double mlpWidth =
+        moe ? double(a.activeExperts + a.sharedExperts) * double(a.effectiveExpertFfn())
+            : double(a.ffn);
+    const double mlpIn = a.gatedMlp ? 2 : 1;
+    const double q = double(a.queryWidth()), kv = double(a.keyWidth() + a.valueWidth());
+    // Forward matmuls: 2 T P / t FLOPs; operands are the weights once and each matmul's
+    // input and output rows.
+    b.flops = 2 * T * params / t;
+    const double operandBytes =
+        beta * (params / t + T * (4 * h + (q + kv) / t + q / t + mlpWidth * (mlpIn + 1) / t));
+    b.gemm = gemmSeconds(b.flops, operandBytes, rates.matmulFlopsPerSecond, mem) +
+             (matmulKernelsPerLayer - 1) * kernelLaunchSeconds;
+    // Memory-bound kernels: h-wide rows (split t ways under sequence parallelism) and
+    // MLP-wide rows (split t ways).
+    const double rows = (sp ? T / t : T) * h * hiddenRowPasses +
+                        T * mlpWidth / t * (a.gatedMlp ? gatedMlpRowPasses : plainMlpRowPasses);
+    b.elementwise = rows * beta / mem + elementwiseKernelsPerLayer * kernelLaunchSeconds;
+    if (!s.fineTuning.enabled())
+        return b;
+    // LoRA: each adapter is two thin matmuls (T x in x r, T x r x out) in the forward.
+    const AdapterShapes as = adapterShapes(a, s.fineTuning.loraTargets);
+    const double r = double(s.fineTuning.loraRank);
+    for (int i = 0; i < as.count; ++i) {
+        b.adapters += gemmSeconds(2 * T * r * as.in[i], beta * (T * as.in[i] + T * r),
+                                  rates.matmulFlopsPerSecond, mem) +
+                      gemmSeconds(2 * T * r * as.out[i], beta * (T * r + T * as.out[i]),
+                                  rates.matmulFlopsPerSecond, mem);
+    }
+    if (s.fineTuning.baseFormat == BaseFormat::Nf4 || s.fineTuning.baseFormat == BaseFormat::Int8) {
+        // bitsandbytes dequantizes each frozen matrix to bf16 before its matmul, in every
+        // forward and backward: read the stored bytes, write 2 per weight.
+        const FrozenBlock fb = frozenBlock(a, s.fineTuning.baseFormat);
+        const int matrices = a.gatedMlp ? 7 : 6;
+        b.dequantize =
+            double(fb.linearBytes + 2 * fb.linearElements) / mem + matrices * kernelLaunchSeconds;
+    }
+    return b;
+}
+
+} // namespace
+
 StageCompute stageCompute(const Scenario &s, const ComputeRates &rates, int firstLayer,
                           int layerCount, bool holdsHead)
 {
@@ -129,92 +229,28 @@ StageCompute stageCompute(const Scenario &s, const ComputeRates &rates, int firs
         return c;
     }
     const Architecture &a = *s.model.architecture;
-    const bool sp = tr.sequenceParallel && l.tensorParallel > 1;
     const bool lora = s.fineTuning.enabled();
     const double h = double(a.hidden);
+    const AttentionTimes at = attentionTimes(s, rates, T);
 
-    // Blocks of each kind on the stage: identical within a kind, so timed once each.
+    // Blocks of each kind on the stage: identical within a kind, so timed once each. The
+    // frozen base under LoRA needs input gradients only: one backward matmul per weight.
     const int moeBlocks = a.isMoe() ? a.moeLayersIn(firstLayer, layerCount) : 0;
-    const int denseBlocks = layerCount - moeBlocks;
-    auto kindLayer = [&](bool moe) {
-        for (int i = firstLayer; i < firstLayer + layerCount; ++i)
-            if (a.isMoeLayer(i) == moe)
-                return i;
-        return firstLayer;
-    };
-
-    // Attention, per layer, identical in every block.
-    const double attentionFull = T * attentionPerToken(a, tr.sequenceLength) / t;
-    double attnFwd = 0, attnBwd = 0, attnMemFwd = 0;
-    if (tr.flashAttention) {
-        // FlashAttention's own count: causal half of the full matmuls, backward 2.5x the
-        // forward (Dao 2023, FlashAttention-2, benchmark FLOP count).
-        attnFwd = attentionFull / 2 / rates.attentionFlopsPerSecond;
-        attnBwd = 2.5 * attnFwd;
-    } else {
-        // Unfused: QK^T and softmax x V as batched matmuls over the whole s x s, and the
-        // score matrix through HBM: 4 passes forward (write, softmax read and write, AV
-        // read), 8 backward, 4 more when recomputed.
-        const double scores = double(a.heads) *
-                              (double(tr.sequenceLength) / double(l.contextParallel)) *
-                              double(tr.sequenceLength) * double(tr.microBatchSize) / t;
-        attnMemFwd = 4 * scores * beta / mem;
-        attnFwd =
-            attentionFull / rates.otherMatmulFlopsPerSecond + 2 * kernelLaunchSeconds + attnMemFwd;
-        attnBwd = 2 * (attentionFull / rates.otherMatmulFlopsPerSecond + 2 * kernelLaunchSeconds) +
-                  2 * attnMemFwd;
-    }
-
-    // One block of a kind: matmuls, memory-bound kernels, LoRA adapters, dequantization.
-    auto block = [&](bool moe, int count) {
+    const std::pair<bool, int> kinds[2] = {{false, layerCount - moeBlocks}, {true, moeBlocks}};
+    for (const auto &[moe, count] : kinds) {
         if (count == 0)
-            return;
-        const int layer = kindLayer(moe);
-        const double params = double(activeLayerParameterCount(a, layer));
-        const double mlpWidth =
-            moe ? double(a.activeExperts + a.sharedExperts) * double(a.effectiveExpertFfn())
-                : double(a.ffn);
-        const double mlpIn = a.gatedMlp ? 2 : 1;
-        const double q = double(a.queryWidth()), kv = double(a.keyWidth() + a.valueWidth());
-        // Forward matmuls: 2 T P / t FLOPs; operands are the weights once and each
-        // matmul's input and output rows.
-        const double flops = 2 * T * params / t;
-        const double operandBytes =
-            beta * (params / t + T * (4 * h + (q + kv) / t + q / t + mlpWidth * (mlpIn + 1) / t));
-        const double gemm = gemmSeconds(flops, operandBytes, rates.matmulFlopsPerSecond, mem) +
-                            (matmulKernelsPerLayer - 1) * kernelLaunchSeconds;
-        // Memory-bound kernels: h-wide rows (split t ways under sequence parallelism) and
-        // MLP-wide rows (split t ways).
-        const double rows = (sp ? T / t : T) * h * hiddenRowPasses +
-                            T * mlpWidth / t * (a.gatedMlp ? gatedMlpRowPasses : plainMlpRowPasses);
-        const double elementwise =
-            rows * beta / mem + elementwiseKernelsPerLayer * kernelLaunchSeconds;
-        // LoRA: the frozen base's matmuls need input gradients only; each adapter is two
-        // thin matmuls (T x in x r, T x r x out) in the forward, four in the backward.
-        double adapters = 0, dequantize = 0;
-        if (lora) {
-            const AdapterShapes as = adapterShapes(a, s.fineTuning.loraTargets);
-            const double r = double(s.fineTuning.loraRank);
-            for (int i = 0; i < as.count; ++i) {
-                adapters += gemmSeconds(2 * T * r * as.in[i], beta * (T * as.in[i] + T * r),
-                                        rates.matmulFlopsPerSecond, mem) +
-                            gemmSeconds(2 * T * r * as.out[i], beta * (T * r + T * as.out[i]),
-                                        rates.matmulFlopsPerSecond, mem);
+            continue;
+        int layer = firstLayer;
+        for (int i = firstLayer; i < firstLayer + layerCount; ++i)
+            if (a.isMoeLayer(i) == moe) {
+                layer = i;
+                break;
             }
-            if (s.fineTuning.baseFormat == BaseFormat::Nf4 ||
-                s.fineTuning.baseFormat == BaseFormat::Int8) {
-                // bitsandbytes dequantizes each frozen matrix to bf16 before its matmul,
-                // in every forward and backward: read the stored bytes, write 2 per weight.
-                const FrozenBlock fb = frozenBlock(a, s.fineTuning.baseFormat);
-                const int matrices = a.gatedMlp ? 7 : 6;
-                dequantize = double(fb.linearBytes + 2 * fb.linearElements) / mem +
-                             matrices * kernelLaunchSeconds;
-            }
-        }
-        const double fwd = gemm + elementwise + adapters + dequantize + attnFwd;
-        const double weightGrad = (lora ? 0.0 : gemm) + adapters;
-        const double bwd =
-            (lora ? gemm : 2 * gemm) + 2 * elementwise + 2 * adapters + dequantize + attnBwd;
+        const BlockTimes b = blockTimes(s, rates, layer, moe, T);
+        const double fwd = b.gemm + b.elementwise + b.adapters + b.dequantize + at.forward;
+        const double weightGrad = (lora ? 0.0 : b.gemm) + b.adapters;
+        const double bwd = (lora ? b.gemm : 2 * b.gemm) + 2 * b.elementwise + 2 * b.adapters +
+                           b.dequantize + at.backward;
         const double n = count;
         c.forward += n * fwd;
         c.backward += n * bwd;
@@ -222,22 +258,20 @@ StageCompute stageCompute(const Scenario &s, const ComputeRates &rates, int firs
         if (full)
             c.recompute += n * fwd;
         else if (selective)
-            c.recompute += n * attnFwd;
-        c.attention += n * ((full || selective ? 2 : 1) * attnFwd + attnBwd);
+            c.recompute += n * at.forward;
+        c.attention += n * ((full || selective ? 2 : 1) * at.forward + at.backward);
         c.attentionMemory +=
-            n * (tr.flashAttention ? 0.0 : (3 + (full || selective ? 1 : 0)) * attnMemFwd);
-        c.dequantize += n * dequantize * (2 + (full ? 1 : 0));
-        c.forwardFlops += n * (flops + attentionFull);
+            n * (tr.flashAttention ? 0.0 : (3 + (full || selective ? 1 : 0)) * at.memoryForward);
+        c.dequantize += n * b.dequantize * (2 + (full ? 1 : 0));
+        c.forwardFlops += n * (b.flops + at.fullFlops);
         const double scores = tr.flashAttention
                                   ? T * 2.0 * double(tr.sequenceLength) * double(a.queryWidth()) / t
                                   : 0.0;
-        c.hardwareFlops += n * ((lora ? 2 : 3) * flops + 3 * attentionFull + scores +
-                                (full        ? flops + attentionFull
-                                 : selective ? attentionFull
+        c.hardwareFlops += n * ((lora ? 2 : 3) * b.flops + 3 * at.fullFlops + scores +
+                                (full        ? b.flops + at.fullFlops
+                                 : selective ? at.fullFlops
                                              : 0.0));
-    };
-    block(false, denseBlocks);
-    block(true, moeBlocks);
+    }
 
     if (holdsHead) {
         // The output head (V h / t) and the loss over the logits (fp32 or the activation
