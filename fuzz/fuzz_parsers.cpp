@@ -16,6 +16,7 @@
 #endif
 #if SHARDSCOPE_FUZZ_TARGET == 7
 #include "reportcommand.h"
+
 #include <QCommandLineParser>
 #endif
 
