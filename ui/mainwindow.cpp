@@ -715,12 +715,13 @@ void MainWindow::applyTextSizes()
     // a short screen (the summary line still says the step time).
     if (const bool shown = !(m_compact && lesson); m_timeBar->isVisibleTo(m_chartColumn) != shown) {
         m_timeBar->setVisible(shown);
-        // The column's minimum height changes with it, and the tab's above it: both
-        // splitters recount at once, before the first show too (a lesson started from the
-        // command line), so the window never grows past a 720-pixel screen.
+        // The column's minimum height changes with it, and so the tabs' and the window's:
+        // every widget up the chain forgets its remembered size at once, before the first
+        // show too (a lesson started from the command line), so that the window never
+        // grows past a 720-pixel screen on a stale minimum.
         m_chartColumn->refresh();
-        if (auto *memorySplit = qobject_cast<QSplitter *>(m_chartColumn->parentWidget()))
-            memorySplit->refresh();
+        for (QWidget *w = m_chartColumn->parentWidget(); w && w != this; w = w->parentWidget())
+            w->updateGeometry();
     }
 }
 

@@ -478,6 +478,9 @@ void StepTimeBar::fitToPlot()
         m_needed = needed;
         setMinimumHeight(needed);
         updateGeometry();
+        // A taller widget now resizes the plot inside this replot, where QCustomPlot
+        // skips the replot its resize asks for: lay it out again at its new size.
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
 }
 

@@ -66,8 +66,14 @@ QString collisions(const StepTimeBar &bar)
     }
     for (int i = 0; i < plot->legend->itemCount(); ++i)
         if (const QCPAbstractLegendItem *item = plot->legend->item(i))
-            if (item->outerRect().width() < item->minimumOuterSizeHint().width())
+            if (item->outerRect().width() < item->minimumOuterSizeHint().width() ||
+                item->outerRect().height() < item->minimumOuterSizeHint().height())
                 return QStringLiteral("legend %1 is cut").arg(i);
+    // Laid out at the size it is drawn at.
+    if (plot->viewport().size() != bar.size())
+        return QStringLiteral("the plot is laid out for %1 px, drawn in %2")
+            .arg(plot->viewport().height())
+            .arg(bar.height());
     if (bar.timed() && plot->axisRect()->height() * 0.7 < 12)
         return QStringLiteral("the bar is %1 px thick").arg(plot->axisRect()->height() * 0.7);
     // The legend and tick labels stay clear of the bar itself.
@@ -92,6 +98,7 @@ private slots:
     void followsTheStyle();
     void textNeverCollides();
     void windowShowsItUnderTheBars();
+    void readableOnAProjector();
 };
 
 void TestStepTimeBar::segmentsAreTheBreakdown()
@@ -435,6 +442,40 @@ void TestStepTimeBar::windowShowsItUnderTheBars()
     QCOMPARE(bar->chartStyle().background, ChartStyle::dark().background);
     w.setPresentationMode(true);
     QCOMPARE(bar->chartStyle().fontScale, ChartStyle::presentation(true).fontScale);
+    QVERIFY(bar->isVisible());
+}
+
+void TestStepTimeBar::readableOnAProjector()
+{
+    // Presentation mode on a 1280 x 720 projector, the pipeline step's eight parts: the bar
+    // lies under the memory chart, which keeps its minimum, and its text is whole. Under a
+    // running lesson's bar it gives its room back.
+    MainWindow w;
+    w.resize(1280, 720);
+    w.setPresentationMode(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.session()->setScenario(test::llama70bPipeline());
+    StepTimeBar *bar = w.stepTimeBar();
+    QTRY_COMPARE(bar->stepSeconds(), w.session()->stepTime().stepSeconds);
+    QCOMPARE(int(bar->segments().size()), 8);
+    for (int i = 0; i < 4; ++i) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QCoreApplication::processEvents();
+    }
+    QCOMPARE(w.size(), QSize(1280, 720));
+    QVERIFY(bar->isVisible());
+    QVERIFY(w.chart()->height() >= w.chart()->minimumHeight());
+    QVERIFY(bar->height() >= bar->minimumHeight());
+    QVERIFY2(collisions(*bar).isEmpty(), qPrintable(collisions(*bar)));
+    QCOMPARE(bar->chartStyle().fontScale, 1.5);
+
+    w.startLesson(0);
+    QCoreApplication::processEvents();
+    QVERIFY(!bar->isVisible());
+    QCOMPARE(w.size(), QSize(1280, 720));
+    w.endLesson();
+    QCoreApplication::processEvents();
     QVERIFY(bar->isVisible());
 }
 
