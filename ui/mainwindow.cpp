@@ -20,6 +20,7 @@
 #include "scenariofile.h"
 #include "scenariohistory.h"
 #include "settings.h"
+#include "steptimebar.h"
 #include "timelinepanel.h"
 #include "wraplabel.h"
 
@@ -124,12 +125,17 @@ MainWindow::MainWindow(QWidget *parent)
     m_chart = new MemoryChart;
     m_breakdown = new BreakdownView;
     m_numbers = new NumbersTable;
-    // The bars over their numbers; the table takes what the bars leave, and scrolls.
+    m_timeBar = new StepTimeBar;
+    m_timeBar->setObjectName(QStringLiteral("stepTimeBar"));
+    // The bars, where the step's time goes under them (as high as its text needs), and
+    // their numbers; the table takes what the bars leave, and scrolls.
     m_chartColumn = new QSplitter(Qt::Vertical);
     m_chartColumn->addWidget(m_chart);
+    m_chartColumn->addWidget(m_timeBar);
     m_chartColumn->addWidget(m_numbers);
     m_chartColumn->setStretchFactor(0, 1);
     m_chartColumn->setStretchFactor(1, 0);
+    m_chartColumn->setStretchFactor(2, 0);
     m_chartColumn->setChildrenCollapsible(false);
     auto *memorySplit = new QSplitter;
     memorySplit->addWidget(m_chartColumn);
@@ -200,6 +206,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_breakdownTimer->setInterval(150);
     connect(m_breakdownTimer, &QTimer::timeout, this, [this] {
         m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
+        m_timeBar->setStepTime(m_session->stepTime());
         m_breakdown->setReport(m_session->scenario(), m_session->report(), m_session->unit(),
                                m_selectedGroup);
         fitBreakdown();
@@ -240,6 +247,7 @@ MainWindow::MainWindow(QWidget *parent)
     showSummary();
     redrawMemoryView();
     m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
+    m_timeBar->setStepTime(m_session->stepTime());
     m_compare->setScenario(m_session->scenario(), m_session->unit());
     applyTextSizes();
 }
@@ -703,6 +711,18 @@ void MainWindow::applyTextSizes()
     // The numbers table is for the desk, not the projector, and under 800 pixels of
     // height the bars need its room (File > Export data and Copy still have the numbers).
     m_numbers->setVisible(!m_presentation && !m_compact);
+    // Where the step goes, under the bars, unless a running lesson's bar takes its room on
+    // a short screen (the summary line still says the step time).
+    if (const bool shown = !(m_compact && lesson); m_timeBar->isVisibleTo(m_chartColumn) != shown) {
+        m_timeBar->setVisible(shown);
+        // The column's minimum height changes with it, and so the tabs' and the window's:
+        // every widget up the chain forgets its remembered size at once, before the first
+        // show too (a lesson started from the command line), so that the window never
+        // grows past a 720-pixel screen on a stale minimum.
+        m_chartColumn->refresh();
+        for (QWidget *w = m_chartColumn->parentWidget(); w && w != this; w = w->parentWidget())
+            w->updateGeometry();
+    }
 }
 
 double MainWindow::panelPointSize() const
@@ -783,8 +803,9 @@ void MainWindow::redrawMemoryView()
     m_chart->setReport(m_session->scenario(), m_session->report(), m_session->unit());
     if (m_selectedGroup >= int(m_session->report().groups.size()))
         m_selectedGroup = -1;
-    // The donut (about 12 ms to redraw, tests/bench) and the numbers table (its columns
-    // fit their contents) follow once the slider rests, so the bars keep to one frame.
+    // The donut (about 12 ms to redraw, tests/bench), the numbers table (its columns fit
+    // their contents) and the step's time bar (stepTime() and a replot) follow once the
+    // slider rests, so the bars keep to one frame.
     m_breakdownTimer->start();
 }
 

@@ -30,6 +30,7 @@ class BreakdownView;
 class CompareChart;
 class LivePanel;
 class PlanPanel;
+class StepTimeBar;
 class MemoryChart;
 class NumbersTable;
 class TimelinePanel;
@@ -129,6 +130,9 @@ public:
     QString defaultFileName(const QString &suffix) const;
     /// The numbers table under the memory bars.
     NumbersTable *numbersTable() const { return m_numbers; }
+    /// Where one step goes, the stacked time bar under the memory bars; it follows a
+    /// change with the donut, once a drag rests.
+    StepTimeBar *stepTimeBar() const { return m_timeBar; }
 
     /// The undo history: one ScenarioChangeCommand per change of the scenario or unit
     /// (a slider drag, a lesson step or an opened file is one). It starts empty when the
@@ -195,7 +199,8 @@ private:
     LessonPlayer *m_lessons = nullptr;
     MemoryChart *m_chart = nullptr;
     NumbersTable *m_numbers = nullptr;
-    QSplitter *m_chartColumn = nullptr; ///< the bars over the numbers table
+    StepTimeBar *m_timeBar = nullptr;
+    QSplitter *m_chartColumn = nullptr; ///< the bars, the step's time bar, the numbers table
     QLabel *m_verdict = nullptr;
     QLabel *m_verdictReason = nullptr;
     QString m_verdictSentence;
@@ -222,7 +227,7 @@ private:
     static constexpr int compactHeight = 800; ///< below this, presentation type steps down
     QSize m_fittedSize;                       ///< the size the constructor chose for the screen
     QMenu *m_recentMenu = nullptr;
-    QTimer *m_breakdownTimer = nullptr; ///< coalesces breakdown redraws during drags
+    QTimer *m_breakdownTimer = nullptr; ///< coalesces breakdown and time bar redraws in drags
     QString m_message;
 };
 

@@ -12,6 +12,7 @@
 #include "memorychart.h"
 #include "session.h"
 #include "stagememorychart.h"
+#include "steptimebar.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
 
@@ -95,6 +96,12 @@ std::vector<Subject> plotViews(Session &model)
     QCustomPlot *livePlot = live->plot();
     // 8 predicted ranks without a reading: more than 4 pairs take the 12 pt labels.
     out.push_back({QStringLiteral("LivePanel"), std::move(live), {livePlot}, {{12, 13}}});
+
+    // Where the step goes: seconds 12 pt (the hidden key axis' style follows too).
+    auto bar = std::make_unique<StepTimeBar>();
+    bar->setStepTime(model.stepTime());
+    QCustomPlot *barPlot = bar->plot();
+    out.push_back({QStringLiteral("StepTimeBar"), std::move(bar), {barPlot}, {{12, 12}}});
     return out;
 }
 
