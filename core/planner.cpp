@@ -41,6 +41,51 @@ bool fasterThan(const PlanCandidate &a, const PlanCandidate &b)
     return std::tie(a.peakBytes, a.layout.gpus) < std::tie(b.peakBytes, b.layout.gpus);
 }
 
+/// The schedules (and interleaving degrees v) tried for p stages: interleaving at every v
+/// from 2 to q.maxChunks that divides the stages' layers (balanced stages: L + 2 layer
+/// slots), or exactly q.interleavedChunks when given.
+std::vector<std::pair<PipelineSchedule, int>> schedulesFor(const PlanRequest &q,
+                                                           const Architecture &a, int p)
+{
+    std::vector<std::pair<PipelineSchedule, int>> out;
+    const int perStage = a.layers % p == 0                       ? a.layers / p
+                         : (std::int64_t(a.layers) + 2) % p == 0 ? (a.layers + 2) / p
+                                                                 : 0;
+    for (PipelineSchedule s : q.schedules) {
+        if (s != PipelineSchedule::Interleaved1F1B) {
+            out.push_back({s, 1});
+        } else if (!q.interleavedChunks.empty()) {
+            for (int v : q.interleavedChunks)
+                out.push_back({s, v});
+        } else {
+            for (int v = 2; v <= q.maxChunks && v <= perStage; ++v)
+                if (perStage % v == 0)
+                    out.push_back({s, v});
+        }
+    }
+    return out;
+}
+
+/// The offload modes tried under strategy `z`: q.offloads when given (each where `z`
+/// allows it), else none, plus optimizer (ZeRO >= 1) and optimizer + parameters (ZeRO-3)
+/// when q.offload. Returns how many of `out` are set.
+int offloadsFor(const PlanRequest &q, ZeroStage z, Offload out[3])
+{
+    auto allowed = [&](Offload o) {
+        return q.offloads.empty()
+                   ? o == Offload::None || q.offload
+                   : std::find(q.offloads.begin(), q.offloads.end(), o) != q.offloads.end();
+    };
+    int count = 0;
+    if (allowed(Offload::None))
+        out[count++] = Offload::None;
+    if (allowed(Offload::Optimizer) && z != ZeroStage::Ddp)
+        out[count++] = Offload::Optimizer;
+    if (allowed(Offload::OptimizerAndParams) && z == ZeroStage::Zero3)
+        out[count++] = Offload::OptimizerAndParams;
+    return count;
+}
+
 /// Calls `visit(layout, training)` for every candidate of the request's space at world
 /// size n. Before a layout's candidates (every schedule, recomputation and micro-batch
 /// size of one set of degrees, strategy, HSDP shard and offload) it calls
@@ -80,26 +125,6 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
             if (a.layers % p == 0 || q.unevenStages)
                 ps.push_back(p);
     }
-    // The schedules of p stages: interleaving at every v the stages' layers split into.
-    auto pipelinedFor = [&](int p) {
-        std::vector<std::pair<PipelineSchedule, int>> out;
-        const int perStage = a.layers % p == 0                       ? a.layers / p
-                             : (std::int64_t(a.layers) + 2) % p == 0 ? (a.layers + 2) / p
-                                                                     : 0;
-        for (PipelineSchedule s : q.schedules) {
-            if (s != PipelineSchedule::Interleaved1F1B) {
-                out.push_back({s, 1});
-            } else if (!q.interleavedChunks.empty()) {
-                for (int v : q.interleavedChunks)
-                    out.push_back({s, v});
-            } else {
-                for (int v = 2; v <= q.maxChunks && v <= perStage; ++v)
-                    if (perStage % v == 0)
-                        out.push_back({s, v});
-            }
-        }
-        return out;
-    };
     const std::vector<std::pair<PipelineSchedule, int>> single = {{PipelineSchedule::OneFOneB, 1}};
     std::vector<int> microBatchSizes;
 
@@ -120,7 +145,7 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
                     if ((sequences / d) % b == 0)
                         microBatchSizes.push_back(b);
                 const std::vector<std::pair<PipelineSchedule, int>> pipelined =
-                    p == 1 ? single : pipelinedFor(p);
+                    p == 1 ? single : schedulesFor(q, a, p);
                 const auto &scheds = pipelined;
                 const std::int64_t perLayout = std::int64_t(scheds.size()) *
                                                std::int64_t(microBatchSizes.size()) *
@@ -138,19 +163,7 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
                             (d * c) % inNode == 0)
                             shards[shardCount++] = inNode;
                         Offload offloads[3] = {Offload::None, Offload::None, Offload::None};
-                        int offloadCount = 0;
-                        auto allowed = [&](Offload o) {
-                            return q.offloads.empty()
-                                       ? o == Offload::None || q.offload
-                                       : std::find(q.offloads.begin(), q.offloads.end(), o) !=
-                                             q.offloads.end();
-                        };
-                        if (allowed(Offload::None))
-                            offloads[offloadCount++] = Offload::None;
-                        if (allowed(Offload::Optimizer) && z != ZeroStage::Ddp)
-                            offloads[offloadCount++] = Offload::Optimizer;
-                        if (allowed(Offload::OptimizerAndParams) && z == ZeroStage::Zero3)
-                            offloads[offloadCount++] = Offload::OptimizerAndParams;
+                        const int offloadCount = offloadsFor(q, z, offloads);
                         for (int si = 0; si < shardCount; ++si) {
                             for (int oi = 0; oi < offloadCount; ++oi) {
                                 Layout l = base.layout;
