@@ -26,6 +26,65 @@ QJsonObject communicationJson(const CommunicationBytes &c)
             {"total", qint64(c.total())}};
 }
 
+/// The step time of `s` (core/steptime.h) into `out`: step_seconds, mfu, hfu,
+/// tokens_per_second, train_seconds, gpu_hours, cost_dollars, step_breakdown and
+/// matmul_efficiency, and its notes appended to `notes`; each null, with a note saying
+/// why, when the step cannot be timed (a GPU speed the catalog does not know).
+/// The report's "model" object: id, name, parameters, source and, with an
+/// architecture, its shape (and a MoE model's experts and active parameters).
+QJsonObject modelJson(const Scenario &s, const MemoryReport &r)
+{
+    QJsonObject model{{"id", QString::fromStdString(s.model.id)},
+                      {"name", QString::fromStdString(s.model.displayName)},
+                      {"parameters", qint64(r.parameters)},
+                      {"source", QString::fromStdString(s.model.source)}};
+    if (const auto &a = s.model.architecture) {
+        QJsonObject arch{{"layers", a->layers},       {"hidden", qint64(a->hidden)},
+                         {"ffn", qint64(a->ffn)},     {"heads", a->heads},
+                         {"kv_heads", a->kvHeads},    {"vocab", qint64(a->vocab)},
+                         {"tied", a->tiedEmbeddings}, {"gated_mlp", a->gatedMlp}};
+        if (a->isMoe()) {
+            arch.insert("experts", a->experts);
+            arch.insert("active_experts", a->activeExperts);
+            arch.insert("expert_ffn", qint64(a->effectiveExpertFfn()));
+            arch.insert("shared_experts", a->sharedExperts);
+            arch.insert("dense_layers", a->denseLayers);
+            if (a->moeLayerStep != 1) // interleaved (Llama 4 Maverick: 2); absent means 1
+                arch.insert("moe_layer_step", a->moeLayerStep);
+            model.insert("active_parameters", qint64(s.model.activeParameters()));
+        }
+        model.insert("architecture", arch);
+    }
+    return model;
+}
+
+void insertStepTime(QJsonObject &out, QJsonArray &notes, const Scenario &s, const MemoryReport &r)
+{
+    const StepTime st = stepTime(s, r);
+    if (st.valid()) {
+        out.insert("step_seconds", st.stepSeconds);
+        out.insert("mfu", st.mfu);
+        out.insert("hfu", st.hfu);
+        out.insert("tokens_per_second", st.tokensPerSecond);
+        out.insert("train_seconds", st.trainSeconds);
+        out.insert("gpu_hours", st.gpuHours);
+        out.insert("cost_dollars", st.costDollars);
+        out.insert("step_breakdown", stepBreakdownToJson(stepBreakdown(st)));
+        out.insert("matmul_efficiency", st.matmulEfficiency);
+        if (!st.notes.empty()) {
+            for (const auto &n : st.notes)
+                notes.append(QString::fromStdString(n));
+            out.insert("notes", notes);
+        }
+        return;
+    }
+    for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second", "train_seconds",
+                          "gpu_hours", "cost_dollars", "step_breakdown", "matmul_efficiency"})
+        out.insert(QLatin1String(k), QJsonValue::Null);
+    notes.append(QStringLiteral("Step time not computed: ") + QString::fromStdString(st.error));
+    out.insert("notes", notes);
+}
+
 } // namespace
 
 QJsonObject stepBreakdownToJson(const StepBreakdown &b)
@@ -72,27 +131,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
     if (!r.valid())
         return {{"error", QString::fromStdString(r.error)}};
 
-    QJsonObject model{{"id", QString::fromStdString(s.model.id)},
-                      {"name", QString::fromStdString(s.model.displayName)},
-                      {"parameters", qint64(r.parameters)},
-                      {"source", QString::fromStdString(s.model.source)}};
-    if (const auto &a = s.model.architecture) {
-        QJsonObject arch{{"layers", a->layers},       {"hidden", qint64(a->hidden)},
-                         {"ffn", qint64(a->ffn)},     {"heads", a->heads},
-                         {"kv_heads", a->kvHeads},    {"vocab", qint64(a->vocab)},
-                         {"tied", a->tiedEmbeddings}, {"gated_mlp", a->gatedMlp}};
-        if (a->isMoe()) {
-            arch.insert("experts", a->experts);
-            arch.insert("active_experts", a->activeExperts);
-            arch.insert("expert_ffn", qint64(a->effectiveExpertFfn()));
-            arch.insert("shared_experts", a->sharedExperts);
-            arch.insert("dense_layers", a->denseLayers);
-            if (a->moeLayerStep != 1) // interleaved (Llama 4 Maverick: 2); absent means 1
-                arch.insert("moe_layer_step", a->moeLayerStep);
-            model.insert("active_parameters", qint64(s.model.activeParameters()));
-        }
-        model.insert("architecture", arch);
-    }
+    const QJsonObject model = modelJson(s, r);
     const QJsonObject recipe{{"id", QString::fromStdString(s.recipe.id)},
                              {"weights", qint64(s.recipe.weightBytes)},
                              {"gradients", qint64(s.recipe.gradientBytes)},
@@ -221,31 +260,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                         {"targets", QString::fromStdString(settingText(*targets, f.loraTargets))},
                         {"base_format", qs(baseFormatId(f.baseFormat))}});
     }
-    // Step time (core/steptime.h): null, with a note saying why, when it cannot be timed
-    // (a GPU speed the catalog does not know).
-    const StepTime st = stepTime(s, r);
-    if (st.valid()) {
-        out.insert("step_seconds", st.stepSeconds);
-        out.insert("mfu", st.mfu);
-        out.insert("hfu", st.hfu);
-        out.insert("tokens_per_second", st.tokensPerSecond);
-        out.insert("train_seconds", st.trainSeconds);
-        out.insert("gpu_hours", st.gpuHours);
-        out.insert("cost_dollars", st.costDollars);
-        out.insert("step_breakdown", stepBreakdownToJson(stepBreakdown(st)));
-        out.insert("matmul_efficiency", st.matmulEfficiency);
-        if (!st.notes.empty()) {
-            for (const auto &n : st.notes)
-                notes.append(QString::fromStdString(n));
-            out.insert("notes", notes);
-        }
-    } else {
-        for (const char *k : {"step_seconds", "mfu", "hfu", "tokens_per_second", "train_seconds",
-                              "gpu_hours", "cost_dollars", "step_breakdown", "matmul_efficiency"})
-            out.insert(QLatin1String(k), QJsonValue::Null);
-        notes.append(QStringLiteral("Step time not computed: ") + QString::fromStdString(st.error));
-        out.insert("notes", notes);
-    }
+    insertStepTime(out, notes, s, r);
     if (withTimeline && l.pipelineParallel > 1)
         out.insert("timeline", timelineToJson(s));
     return out;
