@@ -178,256 +178,276 @@ Setting choice(std::string_view key, std::string_view flag, std::string_view lab
     [](const Scenario &sc) { return std::int64_t(sc.expr); },                                      \
         [](Scenario &sc, std::int64_t v) { sc.expr = type(v); }
 
+/// Layout: the settings table's rows, appended to `v`.
+void layoutSettings(std::vector<Setting> &v)
+{
+    v.push_back(integer("gpus", "gpus", "GPUs",
+                        "World size: GPUs in all, d x t x p x c (or give --dp).", 1, maxGpus,
+                        SHARDSCOPE_FIELD(layout.gpus, std::int64_t)));
+    v.push_back(integer("tp", "tp", "Tensor parallel t",
+                        "Tensor-parallel degree: each layer's matrices split t ways "
+                        "(Shoeybi et al. 2019); keep it inside one NVLink node.",
+                        1, maxParallelDegree, SHARDSCOPE_FIELD(layout.tensorParallel, int)));
+    v.push_back(integer("pp", "pp", "Pipeline stages p",
+                        "Pipeline-parallel stages: the layers split into p stages.", 1,
+                        maxPipelineStages, SHARDSCOPE_FIELD(layout.pipelineParallel, int)));
+    v.push_back(integer("cp", "cp", "Context parallel c",
+                        "Context-parallel degree: the sequence split c ways (ring "
+                        "attention).",
+                        1, maxParallelDegree, SHARDSCOPE_FIELD(layout.contextParallel, int)));
+    v.push_back(integer("ep", "ep", "Expert parallel e",
+                        "Expert-parallel degree for a mixture-of-experts model, inside the "
+                        "data x context ranks.",
+                        1, maxParallelDegree, SHARDSCOPE_FIELD(layout.expertParallel, int)));
+    v.push_back(choice("strategy", "strategy", "Strategy",
+                       "How model states are sharded over data-parallel ranks: DDP, ZeRO-1, "
+                       "ZeRO-2, ZeRO-3 / FSDP (also 0..3, fsdp; alias --zero).",
+                       strategyIds, parseStrategy, SHARDSCOPE_FIELD(layout.zeroStage, ZeroStage)));
+    v.push_back(integer("hsdp_shard", "hsdp-shard", "HSDP shard group",
+                        "HSDP shard-group size: shard within groups of this many ranks, "
+                        "replicate across them; 0 shards over all data x context ranks.",
+                        0, maxGpus, SHARDSCOPE_FIELD(layout.hsdpShardSize, std::int64_t)));
+    v.push_back(choice("offload", "offload", "CPU offload",
+                       "What moves to host RAM: none, the optimizer (ZeRO-Offload), or the "
+                       "optimizer and ZeRO-3 parameters (ZeRO-Infinity).",
+                       offloadIds, parseEnum<Offload, parseOffload>,
+                       SHARDSCOPE_FIELD(layout.offload, Offload)));
+    v.push_back(choice("framework", "framework", "Framework",
+                       "Whose allocations to follow: generic (the textbook accounting), "
+                       "deepspeed, fsdp2 (PyTorch FSDP2 / torchtitan) or megatron "
+                       "(Megatron-Core, distributed optimizer); docs/frameworks.md.",
+                       frameworkIds, parseEnum<Framework, parseFramework>,
+                       SHARDSCOPE_FIELD(layout.framework, Framework)));
+    v.push_back(boolean("uneven_stages", "uneven-stages", "Allow uneven pipeline stages",
+                        "Allow layers not divisible by pipeline stages (the first L mod p "
+                        "stages take one more).",
+                        true, SHARDSCOPE_FIELD(layout.allowUnevenStages, bool)));
+    v.push_back(boolean("balanced_stages", "balanced-stages", "Balanced stages (Llama 3)",
+                        "Count the embedding and the output head as a layer each: the first "
+                        "and last pipeline stage hold one layer fewer (Llama 3; needs p "
+                        "dividing L + 2).",
+                        true, SHARDSCOPE_FIELD(layout.balancedStages, bool)));
+    v.push_back(integer("gpus_per_node", "gpus-per-node", "GPUs per node",
+                        "GPUs per node, for host RAM per node (a DGX H100 has 8).", 1,
+                        maxGpusPerNode, SHARDSCOPE_FIELD(layout.gpusPerNode, std::int64_t)));
+}
+
+/// Training step: the settings table's rows, appended to `v`.
+void trainingSettings(std::vector<Setting> &v)
+{
+    v.push_back(integer("mbs", "mbs", "Micro-batch size",
+                        "Micro-batch size b, sequences per micro-batch.", 1, maxMicroBatchSize,
+                        SHARDSCOPE_FIELD(training.microBatchSize, std::int64_t), "sequences"));
+    v.push_back(integer("seq", "seq", "Sequence length", "Sequence length s, tokens.", 1,
+                        maxSequenceLength, SHARDSCOPE_FIELD(training.sequenceLength, std::int64_t),
+                        "tokens"));
+    v.push_back(integer("microbatches", "microbatches", "Micro-batches m",
+                        "Micro-batches per step m (gradient accumulation; alias "
+                        "--grad-accum); global batch = m x b x d.",
+                        1, maxMicroBatches, SHARDSCOPE_FIELD(training.microBatches, std::int64_t)));
+    v.push_back(choice("recompute", "recompute", "Recomputation",
+                       "Activation recomputation: none keeps every tensor; selective "
+                       "recomputes the attention core (Korthikanti et al. 2022); full keeps "
+                       "only each layer's input.",
+                       recomputeIds, parseEnum<Recompute, parseRecompute>,
+                       SHARDSCOPE_FIELD(training.recompute, Recompute)));
+    v.push_back(boolean("flash_attention", "flash-attention", "FlashAttention",
+                        "Fused attention: no stored s x s scores (Dao et al. 2022).", false,
+                        SHARDSCOPE_FIELD(training.flashAttention, bool)));
+    v.push_back(boolean("sequence_parallel", "sequence-parallel", "Sequence parallel",
+                        "Megatron sequence parallelism with t > 1: norms and dropout split "
+                        "t ways (Korthikanti et al. 2022).",
+                        false, SHARDSCOPE_FIELD(training.sequenceParallel, bool)));
+    v.push_back(boolean("fp32_logits", "fp32-logits", "fp32 logits",
+                        "Logits kept in fp32 for the loss, else in the activation dtype.", false,
+                        SHARDSCOPE_FIELD(training.fp32Logits, bool)));
+    v.push_back(choice("loss_kernel", "loss", "Loss kernel",
+                       "Cross-entropy kernel: fused (Megatron's vocab-parallel loss, one "
+                       "logits buffer) or eager (PyTorch F.cross_entropy, two more "
+                       "logits-sized tensors in its backward).",
+                       lossIds, parseEnum<LossKernel, parseLossKernel>,
+                       SHARDSCOPE_FIELD(training.lossKernel, LossKernel)));
+    v.push_back(boolean("dropout", "dropout", "Dropout masks",
+                        "Dropout on: its masks are stored for the backward (GPT-3 trained "
+                        "with dropout; Llama-style models use none).",
+                        false, SHARDSCOPE_FIELD(training.dropout, bool)));
+    Setting act = integer("activation_bytes", "activation-bytes", "Activation bytes",
+                          "Bytes per activation element: 2 for bf16/fp16, 4 for fp32, 1 "
+                          "for fp8.",
+                          1, 8, SHARDSCOPE_FIELD(training.activationBytes, std::int64_t), "bytes");
+    act.choices = activationByteValues;
+    v.push_back(act);
+    v.push_back(choice("schedule", "schedule", "Pipeline schedule",
+                       "Pipeline schedule: gpipe, 1f1b, interleaved (1F1B with v chunks) or "
+                       "zb-h1 (zero bubble; docs/pipeline.md).",
+                       scheduleIds, parseEnum<PipelineSchedule, parsePipelineSchedule>,
+                       SHARDSCOPE_FIELD(training.schedule, PipelineSchedule)));
+    v.push_back(integer("chunks", "chunks", "Chunks v (interleaved)",
+                        "Model chunks per stage v for interleaved 1F1B (2 when the schedule "
+                        "is set without it).",
+                        1, maxModelChunks, SHARDSCOPE_FIELD(training.chunks, int)));
+}
+
+/// Fine-tuning (LoRA / QLoRA): the settings table's rows, appended to `v`.
+void fineTuningSettings(std::vector<Setting> &v)
+{
+    v.push_back(integer("lora_rank", "lora-rank", "LoRA rank",
+                        "LoRA rank r: adapters of r x (in + out) per targeted matrix train, "
+                        "the base is frozen (Hu et al. 2021); 0 trains every parameter.",
+                        0, maxLoraRank, SHARDSCOPE_FIELD(fineTuning.loraRank, int)));
+    v.push_back(integer("lora_alpha", "lora-alpha", "LoRA alpha",
+                        "LoRA scaling alpha (the update is scaled by alpha / r; no memory "
+                        "effect; PEFT's default 8, QLoRA's 16).",
+                        1, maxLoraRank, SHARDSCOPE_FIELD(fineTuning.loraAlpha, int)));
+    Setting targets =
+        choice("lora_targets", "lora-targets", "LoRA targets",
+               "Matrices LoRA adapts: a comma list of q, k, v, o, gate, up, "
+               "down, or all-linear (PEFT target_modules; default q,v).",
+               loraTargetIds(), parseLoraTargets, SHARDSCOPE_FIELD(fineTuning.loraTargets, int));
+    targets.rangeText = "a comma list of q, k, v, o, gate, up, down, or all-linear";
+    v.push_back(targets);
+    v.push_back(choice("base_format", "base-format", "Frozen base format",
+                       "Storage of the frozen LoRA base's matrices: bf16, fp16, int8 "
+                       "(LLM.int8) or nf4 (QLoRA 4-bit NormalFloat, double quantization).",
+                       baseFormatIds, parseEnum<BaseFormat, parseBaseFormat>,
+                       SHARDSCOPE_FIELD(fineTuning.baseFormat, BaseFormat)));
+}
+
+/// Buffers and host: the settings table's rows, appended to `v`.
+void bufferSettings(std::vector<Setting> &v)
+{
+    v.push_back(integer("cuda_context_bytes", "cuda-context-mib", "CUDA context",
+                        "CUDA context, cuBLAS/NCCL workspaces and kernels per GPU.", 0,
+                        maxBufferSize, SHARDSCOPE_FIELD(overheads.cudaContextBytes, std::int64_t),
+                        "MiB", mib));
+    v.push_back(integer("ddp_bucket_bytes", "ddp-bucket-mib", "DDP bucket",
+                        "DDP gradient bucket (PyTorch DistributedDataParallel "
+                        "bucket_cap_mb, 25 MiB).",
+                        0, maxBufferSize, SHARDSCOPE_FIELD(overheads.ddpBucketBytes, std::int64_t),
+                        "MiB", mib));
+    v.push_back(integer("zero_bucket_elements", "zero-bucket-elements", "ZeRO reduce bucket",
+                        "ZeRO-1/2 gradient reduce bucket in elements (DeepSpeed "
+                        "reduce_bucket_size, 5e8).",
+                        0, maxBufferSize,
+                        SHARDSCOPE_FIELD(overheads.zeroBucketElements, std::int64_t), "elements"));
+    v.push_back(integer("gathered_units", "gathered-units", "FSDP gathered units",
+                        "ZeRO-3 / FSDP layers gathered at once: 1, or 2 with prefetch.", 1, 2,
+                        SHARDSCOPE_FIELD(overheads.gatheredUnits, int)));
+    v.push_back(
+        integer("stage3_prefetch_elements", "stage3-prefetch-elements", "ZeRO-3 prefetch bucket",
+                "DeepSpeed ZeRO-3 parameters fetched ahead of use, elements "
+                "(stage3_prefetch_bucket_size, 5e7); deepspeed framework only.",
+                0, maxBufferSize, SHARDSCOPE_FIELD(overheads.stage3PrefetchElements, std::int64_t),
+                "elements"));
+    v.push_back(integer(
+        "stage3_max_live_parameters", "stage3-max-live-parameters", "ZeRO-3 max live parameters",
+        "DeepSpeed ZeRO-3 cap on gathered parameters alive at once, elements "
+        "(stage3_max_live_parameters, 1e9); deepspeed framework only.",
+        0, maxBufferSize, SHARDSCOPE_FIELD(overheads.stage3MaxLiveParameters, std::int64_t),
+        "elements"));
+    v.push_back(integer("stage3_persistence_threshold", "stage3-persistence-threshold",
+                        "ZeRO-3 persistence threshold",
+                        "DeepSpeed ZeRO-3: parameters of at most this many elements stay "
+                        "whole on every GPU (stage3_param_persistence_threshold, 1e5).",
+                        0, maxBufferSize,
+                        SHARDSCOPE_FIELD(overheads.stage3PersistenceThreshold, std::int64_t),
+                        "elements"));
+    v.push_back(integer("sub_group_elements", "sub-group-elements", "ZeRO-3 sub-group",
+                        "DeepSpeed ZeRO-3 optimizer sub-group whose fp32 gradient exists at "
+                        "once, elements (sub_group_size, 1e9).",
+                        1, maxBufferSize,
+                        SHARDSCOPE_FIELD(overheads.subGroupElements, std::int64_t), "elements"));
+    v.push_back(integer("fragmentation_percent", "fragmentation-percent", "Fragmentation",
+                        "Allocator fragmentation reserve, percent of everything else.", 0, 100,
+                        SHARDSCOPE_FIELD(overheads.fragmentationPercent, int), "%"));
+    v.push_back(integer("host_ram_bytes_per_node", "host-ram-gb", "Host RAM per node",
+                        "Host RAM per node, for CPU offload (a DGX H100 has 2 TB).", 0,
+                        maxHostRamBytes,
+                        SHARDSCOPE_FIELD(overheads.hostRamBytesPerNode, std::int64_t), "GB", gb));
+}
+
+/// Cluster and speed (step time only; core/steptime.h): the settings table's rows, appended to `v`.
+void clusterSettings(std::vector<Setting> &v)
+{
+    v.push_back(integer("nic_bytes_per_second", "nic-gbps", "NIC bandwidth",
+                        "Bandwidth of one NIC, one direction, for collectives that leave "
+                        "a node (InfiniBand NDR: 400 Gb/s).",
+                        125'000'000, maxLinkBytesPerSecond,
+                        SHARDSCOPE_FIELD(throughput.nicBytesPerSecond, std::int64_t), "Gb/s",
+                        125'000'000));
+    v.push_back(integer("nics_per_node", "nics-per-node", "NICs per node",
+                        "NICs per node; a node's cross-node traffic spreads over all of "
+                        "them (0: one per GPU, as in a DGX H100).",
+                        0, maxNicsPerNode, SHARDSCOPE_FIELD(throughput.nicsPerNode, std::int64_t),
+                        "NICs"));
+    v.push_back(integer("host_link_bytes_per_second", "host-link-gbs", "Host link per GPU",
+                        "Host link per GPU, one direction, for CPU offload traffic (PCIe "
+                        "5.0 x16: 63 GB/s).",
+                        gb, maxLinkBytesPerSecond,
+                        SHARDSCOPE_FIELD(throughput.hostLinkBytesPerSecond, std::int64_t), "GB/s",
+                        gb));
+    v.push_back(integer("compute_efficiency_percent", "efficiency-percent", "Compute efficiency",
+                        "Share of the GPU's dense peak matmuls sustain; 0: calibrated per GPU "
+                        "family (A100 73%, H100 60%; docs/steptime.md).",
+                        0, 100, SHARDSCOPE_FIELD(throughput.computeEfficiencyPercent, int), "%"));
+    v.push_back(integer("nvlink_latency_ns", "nvlink-latency-ns", "NVLink step latency",
+                        "Latency of one ring step inside a node (NCCL tuning model, about "
+                        "1 us).",
+                        0, maxLatencyNanoseconds,
+                        SHARDSCOPE_FIELD(throughput.nvlinkLatencyNanoseconds, std::int64_t), "ns"));
+    v.push_back(integer("nic_latency_ns", "nic-latency-ns", "NIC step latency",
+                        "Latency of one ring step across nodes (NCCL tuning model, about "
+                        "5 us).",
+                        0, maxLatencyNanoseconds,
+                        SHARDSCOPE_FIELD(throughput.nicLatencyNanoseconds, std::int64_t), "ns"));
+    v.push_back(integer("price_cents_per_gpu_hour", "price-cents", "Price per GPU-hour",
+                        "Rental price in US cents per GPU-hour for the cost to train; 0 "
+                        "leaves the run unpriced.",
+                        0, maxPriceCentsPerGpuHour,
+                        SHARDSCOPE_FIELD(throughput.priceCentsPerGpuHour, std::int64_t), "cents"));
+    v.push_back(integer("token_budget", "token-budget-b", "Token budget",
+                        "Tokens to train for the time to train, in billions (Llama 3 405B: "
+                        "15.6T, Dubey et al. 2024).",
+                        0, maxTokenBudget, SHARDSCOPE_FIELD(throughput.tokenBudget, std::int64_t),
+                        "B tokens", gb));
+    v.push_back(boolean("model_states_only", "model-states-only", "Model states only",
+                        "Count weights, gradients, master weights and optimizer states only, "
+                        "as the ZeRO paper's Figure 1 does.",
+                        true, SHARDSCOPE_FIELD(modelStatesOnly, bool)));
+}
+
+/// FP8 training and activation offload (docs/frameworks.md): the settings table's rows, appended to
+/// `v`.
+void fp8AndOffloadSettings(std::vector<Setting> &v)
+{
+    v.push_back(choice("fp8", "fp8", "FP8 training",
+                       "FP8 linear layers: off, delayed (Transformer Engine delayed "
+                       "scaling; torchao tensorwise with FP8 all-gather under fsdp2) or "
+                       "mxfp8 (MXFP8 block scaling); docs/frameworks.md.",
+                       fp8Ids, parseEnum<Fp8Recipe, parseFp8Recipe>,
+                       SHARDSCOPE_FIELD(training.fp8, Fp8Recipe)));
+    v.push_back(boolean("activation_offload", "activation-offload", "Activation offload",
+                        "Offload saved activations to host RAM: all but the last two layers "
+                        "(Transformer Engine CPU offload, Megatron-Core "
+                        "--cpu-offloading-num-layers L - 2); needs p = 1.",
+                        false, SHARDSCOPE_FIELD(training.activationOffload, bool)));
+    v.push_back(boolean("paged_optimizer", "paged-optimizer", "Paged optimizer",
+                        "Optimizer states in CUDA unified memory (bitsandbytes paged AdamW, "
+                        "QLoRA): what does not fit on the GPU is paged to host RAM "
+                        "(tensors of 100,000 elements or more).",
+                        true, SHARDSCOPE_FIELD(training.pagedOptimizer, bool)));
+}
+
 const std::vector<Setting> &table()
 {
     static const std::vector<Setting> t = [] {
         std::vector<Setting> v;
-        // Layout.
-        v.push_back(integer("gpus", "gpus", "GPUs",
-                            "World size: GPUs in all, d x t x p x c (or give --dp).", 1, maxGpus,
-                            SHARDSCOPE_FIELD(layout.gpus, std::int64_t)));
-        v.push_back(integer("tp", "tp", "Tensor parallel t",
-                            "Tensor-parallel degree: each layer's matrices split t ways "
-                            "(Shoeybi et al. 2019); keep it inside one NVLink node.",
-                            1, maxParallelDegree, SHARDSCOPE_FIELD(layout.tensorParallel, int)));
-        v.push_back(integer("pp", "pp", "Pipeline stages p",
-                            "Pipeline-parallel stages: the layers split into p stages.", 1,
-                            maxPipelineStages, SHARDSCOPE_FIELD(layout.pipelineParallel, int)));
-        v.push_back(integer("cp", "cp", "Context parallel c",
-                            "Context-parallel degree: the sequence split c ways (ring "
-                            "attention).",
-                            1, maxParallelDegree, SHARDSCOPE_FIELD(layout.contextParallel, int)));
-        v.push_back(integer("ep", "ep", "Expert parallel e",
-                            "Expert-parallel degree for a mixture-of-experts model, inside the "
-                            "data x context ranks.",
-                            1, maxParallelDegree, SHARDSCOPE_FIELD(layout.expertParallel, int)));
-        v.push_back(choice("strategy", "strategy", "Strategy",
-                           "How model states are sharded over data-parallel ranks: DDP, ZeRO-1, "
-                           "ZeRO-2, ZeRO-3 / FSDP (also 0..3, fsdp; alias --zero).",
-                           strategyIds, parseStrategy,
-                           SHARDSCOPE_FIELD(layout.zeroStage, ZeroStage)));
-        v.push_back(integer("hsdp_shard", "hsdp-shard", "HSDP shard group",
-                            "HSDP shard-group size: shard within groups of this many ranks, "
-                            "replicate across them; 0 shards over all data x context ranks.",
-                            0, maxGpus, SHARDSCOPE_FIELD(layout.hsdpShardSize, std::int64_t)));
-        v.push_back(choice("offload", "offload", "CPU offload",
-                           "What moves to host RAM: none, the optimizer (ZeRO-Offload), or the "
-                           "optimizer and ZeRO-3 parameters (ZeRO-Infinity).",
-                           offloadIds, parseEnum<Offload, parseOffload>,
-                           SHARDSCOPE_FIELD(layout.offload, Offload)));
-        v.push_back(choice("framework", "framework", "Framework",
-                           "Whose allocations to follow: generic (the textbook accounting), "
-                           "deepspeed, fsdp2 (PyTorch FSDP2 / torchtitan) or megatron "
-                           "(Megatron-Core, distributed optimizer); docs/frameworks.md.",
-                           frameworkIds, parseEnum<Framework, parseFramework>,
-                           SHARDSCOPE_FIELD(layout.framework, Framework)));
-        v.push_back(boolean("uneven_stages", "uneven-stages", "Allow uneven pipeline stages",
-                            "Allow layers not divisible by pipeline stages (the first L mod p "
-                            "stages take one more).",
-                            true, SHARDSCOPE_FIELD(layout.allowUnevenStages, bool)));
-        v.push_back(boolean("balanced_stages", "balanced-stages", "Balanced stages (Llama 3)",
-                            "Count the embedding and the output head as a layer each: the first "
-                            "and last pipeline stage hold one layer fewer (Llama 3; needs p "
-                            "dividing L + 2).",
-                            true, SHARDSCOPE_FIELD(layout.balancedStages, bool)));
-        v.push_back(integer("gpus_per_node", "gpus-per-node", "GPUs per node",
-                            "GPUs per node, for host RAM per node (a DGX H100 has 8).", 1,
-                            maxGpusPerNode, SHARDSCOPE_FIELD(layout.gpusPerNode, std::int64_t)));
-        // Training step.
-        v.push_back(integer("mbs", "mbs", "Micro-batch size",
-                            "Micro-batch size b, sequences per micro-batch.", 1, maxMicroBatchSize,
-                            SHARDSCOPE_FIELD(training.microBatchSize, std::int64_t), "sequences"));
-        v.push_back(integer("seq", "seq", "Sequence length", "Sequence length s, tokens.", 1,
-                            maxSequenceLength,
-                            SHARDSCOPE_FIELD(training.sequenceLength, std::int64_t), "tokens"));
-        v.push_back(integer("microbatches", "microbatches", "Micro-batches m",
-                            "Micro-batches per step m (gradient accumulation; alias "
-                            "--grad-accum); global batch = m x b x d.",
-                            1, maxMicroBatches,
-                            SHARDSCOPE_FIELD(training.microBatches, std::int64_t)));
-        v.push_back(choice("recompute", "recompute", "Recomputation",
-                           "Activation recomputation: none keeps every tensor; selective "
-                           "recomputes the attention core (Korthikanti et al. 2022); full keeps "
-                           "only each layer's input.",
-                           recomputeIds, parseEnum<Recompute, parseRecompute>,
-                           SHARDSCOPE_FIELD(training.recompute, Recompute)));
-        v.push_back(boolean("flash_attention", "flash-attention", "FlashAttention",
-                            "Fused attention: no stored s x s scores (Dao et al. 2022).", false,
-                            SHARDSCOPE_FIELD(training.flashAttention, bool)));
-        v.push_back(boolean("sequence_parallel", "sequence-parallel", "Sequence parallel",
-                            "Megatron sequence parallelism with t > 1: norms and dropout split "
-                            "t ways (Korthikanti et al. 2022).",
-                            false, SHARDSCOPE_FIELD(training.sequenceParallel, bool)));
-        v.push_back(boolean("fp32_logits", "fp32-logits", "fp32 logits",
-                            "Logits kept in fp32 for the loss, else in the activation dtype.",
-                            false, SHARDSCOPE_FIELD(training.fp32Logits, bool)));
-        v.push_back(choice("loss_kernel", "loss", "Loss kernel",
-                           "Cross-entropy kernel: fused (Megatron's vocab-parallel loss, one "
-                           "logits buffer) or eager (PyTorch F.cross_entropy, two more "
-                           "logits-sized tensors in its backward).",
-                           lossIds, parseEnum<LossKernel, parseLossKernel>,
-                           SHARDSCOPE_FIELD(training.lossKernel, LossKernel)));
-        v.push_back(boolean("dropout", "dropout", "Dropout masks",
-                            "Dropout on: its masks are stored for the backward (GPT-3 trained "
-                            "with dropout; Llama-style models use none).",
-                            false, SHARDSCOPE_FIELD(training.dropout, bool)));
-        Setting act =
-            integer("activation_bytes", "activation-bytes", "Activation bytes",
-                    "Bytes per activation element: 2 for bf16/fp16, 4 for fp32, 1 "
-                    "for fp8.",
-                    1, 8, SHARDSCOPE_FIELD(training.activationBytes, std::int64_t), "bytes");
-        act.choices = activationByteValues;
-        v.push_back(act);
-        v.push_back(choice("schedule", "schedule", "Pipeline schedule",
-                           "Pipeline schedule: gpipe, 1f1b, interleaved (1F1B with v chunks) or "
-                           "zb-h1 (zero bubble; docs/pipeline.md).",
-                           scheduleIds, parseEnum<PipelineSchedule, parsePipelineSchedule>,
-                           SHARDSCOPE_FIELD(training.schedule, PipelineSchedule)));
-        v.push_back(integer("chunks", "chunks", "Chunks v (interleaved)",
-                            "Model chunks per stage v for interleaved 1F1B (2 when the schedule "
-                            "is set without it).",
-                            1, maxModelChunks, SHARDSCOPE_FIELD(training.chunks, int)));
-        // Fine-tuning (LoRA / QLoRA).
-        v.push_back(integer("lora_rank", "lora-rank", "LoRA rank",
-                            "LoRA rank r: adapters of r x (in + out) per targeted matrix train, "
-                            "the base is frozen (Hu et al. 2021); 0 trains every parameter.",
-                            0, maxLoraRank, SHARDSCOPE_FIELD(fineTuning.loraRank, int)));
-        v.push_back(integer("lora_alpha", "lora-alpha", "LoRA alpha",
-                            "LoRA scaling alpha (the update is scaled by alpha / r; no memory "
-                            "effect; PEFT's default 8, QLoRA's 16).",
-                            1, maxLoraRank, SHARDSCOPE_FIELD(fineTuning.loraAlpha, int)));
-        Setting targets = choice("lora_targets", "lora-targets", "LoRA targets",
-                                 "Matrices LoRA adapts: a comma list of q, k, v, o, gate, up, "
-                                 "down, or all-linear (PEFT target_modules; default q,v).",
-                                 loraTargetIds(), parseLoraTargets,
-                                 SHARDSCOPE_FIELD(fineTuning.loraTargets, int));
-        targets.rangeText = "a comma list of q, k, v, o, gate, up, down, or all-linear";
-        v.push_back(targets);
-        v.push_back(choice("base_format", "base-format", "Frozen base format",
-                           "Storage of the frozen LoRA base's matrices: bf16, fp16, int8 "
-                           "(LLM.int8) or nf4 (QLoRA 4-bit NormalFloat, double quantization).",
-                           baseFormatIds, parseEnum<BaseFormat, parseBaseFormat>,
-                           SHARDSCOPE_FIELD(fineTuning.baseFormat, BaseFormat)));
-        // Buffers and host.
-        v.push_back(
-            integer("cuda_context_bytes", "cuda-context-mib", "CUDA context",
-                    "CUDA context, cuBLAS/NCCL workspaces and kernels per GPU.", 0, maxBufferSize,
-                    SHARDSCOPE_FIELD(overheads.cudaContextBytes, std::int64_t), "MiB", mib));
-        v.push_back(integer("ddp_bucket_bytes", "ddp-bucket-mib", "DDP bucket",
-                            "DDP gradient bucket (PyTorch DistributedDataParallel "
-                            "bucket_cap_mb, 25 MiB).",
-                            0, maxBufferSize,
-                            SHARDSCOPE_FIELD(overheads.ddpBucketBytes, std::int64_t), "MiB", mib));
-        v.push_back(integer("zero_bucket_elements", "zero-bucket-elements", "ZeRO reduce bucket",
-                            "ZeRO-1/2 gradient reduce bucket in elements (DeepSpeed "
-                            "reduce_bucket_size, 5e8).",
-                            0, maxBufferSize,
-                            SHARDSCOPE_FIELD(overheads.zeroBucketElements, std::int64_t),
-                            "elements"));
-        v.push_back(integer("gathered_units", "gathered-units", "FSDP gathered units",
-                            "ZeRO-3 / FSDP layers gathered at once: 1, or 2 with prefetch.", 1, 2,
-                            SHARDSCOPE_FIELD(overheads.gatheredUnits, int)));
-        v.push_back(integer(
-            "stage3_prefetch_elements", "stage3-prefetch-elements", "ZeRO-3 prefetch bucket",
-            "DeepSpeed ZeRO-3 parameters fetched ahead of use, elements "
-            "(stage3_prefetch_bucket_size, 5e7); deepspeed framework only.",
-            0, maxBufferSize, SHARDSCOPE_FIELD(overheads.stage3PrefetchElements, std::int64_t),
-            "elements"));
-        v.push_back(integer("stage3_max_live_parameters", "stage3-max-live-parameters",
-                            "ZeRO-3 max live parameters",
-                            "DeepSpeed ZeRO-3 cap on gathered parameters alive at once, elements "
-                            "(stage3_max_live_parameters, 1e9); deepspeed framework only.",
-                            0, maxBufferSize,
-                            SHARDSCOPE_FIELD(overheads.stage3MaxLiveParameters, std::int64_t),
-                            "elements"));
-        v.push_back(integer("stage3_persistence_threshold", "stage3-persistence-threshold",
-                            "ZeRO-3 persistence threshold",
-                            "DeepSpeed ZeRO-3: parameters of at most this many elements stay "
-                            "whole on every GPU (stage3_param_persistence_threshold, 1e5).",
-                            0, maxBufferSize,
-                            SHARDSCOPE_FIELD(overheads.stage3PersistenceThreshold, std::int64_t),
-                            "elements"));
-        v.push_back(integer("sub_group_elements", "sub-group-elements", "ZeRO-3 sub-group",
-                            "DeepSpeed ZeRO-3 optimizer sub-group whose fp32 gradient exists at "
-                            "once, elements (sub_group_size, 1e9).",
-                            1, maxBufferSize,
-                            SHARDSCOPE_FIELD(overheads.subGroupElements, std::int64_t),
-                            "elements"));
-        v.push_back(integer("fragmentation_percent", "fragmentation-percent", "Fragmentation",
-                            "Allocator fragmentation reserve, percent of everything else.", 0, 100,
-                            SHARDSCOPE_FIELD(overheads.fragmentationPercent, int), "%"));
-        v.push_back(
-            integer("host_ram_bytes_per_node", "host-ram-gb", "Host RAM per node",
-                    "Host RAM per node, for CPU offload (a DGX H100 has 2 TB).", 0, maxHostRamBytes,
-                    SHARDSCOPE_FIELD(overheads.hostRamBytesPerNode, std::int64_t), "GB", gb));
-        // Cluster and speed (step time only; core/steptime.h).
-        v.push_back(integer("nic_bytes_per_second", "nic-gbps", "NIC bandwidth",
-                            "Bandwidth of one NIC, one direction, for collectives that leave "
-                            "a node (InfiniBand NDR: 400 Gb/s).",
-                            125'000'000, maxLinkBytesPerSecond,
-                            SHARDSCOPE_FIELD(throughput.nicBytesPerSecond, std::int64_t), "Gb/s",
-                            125'000'000));
-        v.push_back(integer("nics_per_node", "nics-per-node", "NICs per node",
-                            "NICs per node; a node's cross-node traffic spreads over all of "
-                            "them (0: one per GPU, as in a DGX H100).",
-                            0, maxNicsPerNode,
-                            SHARDSCOPE_FIELD(throughput.nicsPerNode, std::int64_t), "NICs"));
-        v.push_back(integer("host_link_bytes_per_second", "host-link-gbs", "Host link per GPU",
-                            "Host link per GPU, one direction, for CPU offload traffic (PCIe "
-                            "5.0 x16: 63 GB/s).",
-                            gb, maxLinkBytesPerSecond,
-                            SHARDSCOPE_FIELD(throughput.hostLinkBytesPerSecond, std::int64_t),
-                            "GB/s", gb));
-        v.push_back(
-            integer("compute_efficiency_percent", "efficiency-percent", "Compute efficiency",
-                    "Share of the GPU's dense peak matmuls sustain; 0: calibrated per GPU "
-                    "family (A100 73%, H100 60%; docs/steptime.md).",
-                    0, 100, SHARDSCOPE_FIELD(throughput.computeEfficiencyPercent, int), "%"));
-        v.push_back(integer("nvlink_latency_ns", "nvlink-latency-ns", "NVLink step latency",
-                            "Latency of one ring step inside a node (NCCL tuning model, about "
-                            "1 us).",
-                            0, maxLatencyNanoseconds,
-                            SHARDSCOPE_FIELD(throughput.nvlinkLatencyNanoseconds, std::int64_t),
-                            "ns"));
-        v.push_back(integer("nic_latency_ns", "nic-latency-ns", "NIC step latency",
-                            "Latency of one ring step across nodes (NCCL tuning model, about "
-                            "5 us).",
-                            0, maxLatencyNanoseconds,
-                            SHARDSCOPE_FIELD(throughput.nicLatencyNanoseconds, std::int64_t),
-                            "ns"));
-        v.push_back(integer("price_cents_per_gpu_hour", "price-cents", "Price per GPU-hour",
-                            "Rental price in US cents per GPU-hour for the cost to train; 0 "
-                            "leaves the run unpriced.",
-                            0, maxPriceCentsPerGpuHour,
-                            SHARDSCOPE_FIELD(throughput.priceCentsPerGpuHour, std::int64_t),
-                            "cents"));
-        v.push_back(integer("token_budget", "token-budget-b", "Token budget",
-                            "Tokens to train for the time to train, in billions (Llama 3 405B: "
-                            "15.6T, Dubey et al. 2024).",
-                            0, maxTokenBudget,
-                            SHARDSCOPE_FIELD(throughput.tokenBudget, std::int64_t), "B tokens",
-                            gb));
-        v.push_back(boolean("model_states_only", "model-states-only", "Model states only",
-                            "Count weights, gradients, master weights and optimizer states only, "
-                            "as the ZeRO paper's Figure 1 does.",
-                            true, SHARDSCOPE_FIELD(modelStatesOnly, bool)));
-        // FP8 training and activation offload (docs/frameworks.md).
-        v.push_back(choice("fp8", "fp8", "FP8 training",
-                           "FP8 linear layers: off, delayed (Transformer Engine delayed "
-                           "scaling; torchao tensorwise with FP8 all-gather under fsdp2) or "
-                           "mxfp8 (MXFP8 block scaling); docs/frameworks.md.",
-                           fp8Ids, parseEnum<Fp8Recipe, parseFp8Recipe>,
-                           SHARDSCOPE_FIELD(training.fp8, Fp8Recipe)));
-        v.push_back(boolean("activation_offload", "activation-offload", "Activation offload",
-                            "Offload saved activations to host RAM: all but the last two layers "
-                            "(Transformer Engine CPU offload, Megatron-Core "
-                            "--cpu-offloading-num-layers L - 2); needs p = 1.",
-                            false, SHARDSCOPE_FIELD(training.activationOffload, bool)));
-        v.push_back(boolean("paged_optimizer", "paged-optimizer", "Paged optimizer",
-                            "Optimizer states in CUDA unified memory (bitsandbytes paged AdamW, "
-                            "QLoRA): what does not fit on the GPU is paged to host RAM "
-                            "(tensors of 100,000 elements or more).",
-                            true, SHARDSCOPE_FIELD(training.pagedOptimizer, bool)));
+        layoutSettings(v);
+        trainingSettings(v);
+        fineTuningSettings(v);
+        bufferSettings(v);
+        clusterSettings(v);
+        fp8AndOffloadSettings(v);
         return v;
     }();
     return t;
