@@ -64,11 +64,6 @@ bool catalogEntry(const QCommandLineParser &p, const QCommandLineOption &o, cons
 
 } // namespace
 
-std::string stepLine(const Scenario &s, const MemoryReport &r)
-{
-    return stepTimeText(stepTime(s, r), s.layout.gpus, s.throughput.tokenBudget);
-}
-
 namespace {
 
 void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStream &out)

@@ -93,12 +93,6 @@ std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &arg
 /// Returns nullopt for anything not a positive finite count below 1e14.
 std::optional<std::int64_t> parseParameterCount(const QString &text);
 
-/// The report's step-time line: stepTimeText() of stepTime(s, r) (core/steptime.h),
-/// "Step: 12.3 s, 45.1% MFU, 1.2M tokens/s on 64 GPUs; 15.6T tokens in 2.3 years, 5.1M
-/// GPU-hours" (seconds with 2 decimals below 10 s, else 1), or "Step: not timed: " and
-/// the reason when it cannot be timed (a GPU speed is unknown).
-std::string stepLine(const Scenario &s, const MemoryReport &r);
-
 /// `shardscope report ...`: prints the per-GPU memory report as text or JSON
 /// (`--json`) to `out`. Returns the process exit code: 0 on success, 2 on bad
 /// arguments (one line on `err` naming the argument), 0 also when the layout

@@ -14,13 +14,6 @@ namespace shardscope {
 
 namespace {
 
-/// Forward attention FLOPs per token of one layer: 2 s (a d_qk) + 2 s (a d_v).
-double attentionPerToken(const Architecture &a, std::int64_t s)
-{
-    const double dv = double(a.usesLatentAttention() ? a.vHeadDim : a.effectiveHeadDim());
-    return 2.0 * double(s) * (double(a.queryWidth()) + double(a.heads) * dv);
-}
-
 /// Parameters multiplying activations in the output head: V h (tied or not).
 double headParameters(const Architecture &a)
 {

@@ -9,14 +9,6 @@ namespace shardscope {
 
 namespace {
 
-/// Forward attention FLOPs per token of one layer over the whole (unmasked) sequence:
-/// 2 s (a d_qk) + 2 s (a d_v), as the PaLM paper's appendix B counts them.
-double attentionPerToken(const Architecture &a, std::int64_t s)
-{
-    const double dv = double(a.usesLatentAttention() ? a.vHeadDim : a.effectiveHeadDim());
-    return 2.0 * double(s) * (double(a.queryWidth()) + double(a.heads) * dv);
-}
-
 /// Memory-bound element passes per token per layer in one forward, in units of an h-wide
 /// row (norms, residual adds, dropout, casts) and of an MLP-wide row (the activation
 /// function; a gated MLP reads two rows). Twice the minimal count of a pre-norm block
@@ -64,6 +56,12 @@ AdapterShapes adapterShapes(const Architecture &a, int targets)
 }
 
 } // namespace
+
+double attentionPerToken(const Architecture &a, std::int64_t s)
+{
+    const double dv = double(a.usesLatentAttention() ? a.vHeadDim : a.effectiveHeadDim());
+    return 2.0 * double(s) * (double(a.queryWidth()) + double(a.heads) * dv);
+}
 
 ComputeRates computeRates(const Gpu &g, const Training &tr, const Throughput &th,
                           std::vector<std::string> &notes)

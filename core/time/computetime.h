@@ -30,6 +30,11 @@ inline constexpr double defaultMatmulEfficiency = 0.6;
 /// has no calibrated `attention_tflops` for: the H100's 190 of 989 TFLOP/s.
 inline constexpr double defaultAttentionShareOfPeak = 0.19;
 
+/// Forward attention FLOPs per token of one layer over the whole (unmasked) sequence of
+/// `s` tokens: 2 s (a d_qk) + 2 s (a d_v), as the PaLM paper's appendix B counts them
+/// (MFU's count; FlashAttention executes the causal half).
+double attentionPerToken(const Architecture &a, std::int64_t s);
+
 /// The rates one GPU computes at, for one scenario.
 struct ComputeRates
 {
