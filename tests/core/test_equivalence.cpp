@@ -13,9 +13,12 @@
 // Fields added to Scenario after the digest was recorded stay at their defaults.
 #include "catalog.h"
 #include "estimate.h"
+#include "settings.h"
+#include "steptime.h"
 
 #include <QTest>
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <random>
 #include <string>
@@ -33,6 +36,12 @@ constexpr std::uint64_t recordedDigest = 13404727428044361729ULL;
 /// generator against silently producing only errors.
 constexpr int recordedValid = 53786;
 constexpr int scenarioCount = 100'000;
+/// The digest of the 100,000 table-drawn scenarios (tableScenario below): each report
+/// and its step time. Recorded from commit 925fbe6, before the engine's framework
+/// profiles became data; like recordedDigest, change it only deliberately.
+constexpr std::uint64_t recordedTableDigest = 216000079529408070ULL;
+/// How many of the table-drawn scenarios are valid, recorded with the digest.
+constexpr int recordedTableValid = 26281;
 
 /// 64-bit FNV-1a over bytes; integers are fed as 8 little-endian bytes, strings as
 /// their length and then their bytes, so the digest is the same on every platform.
@@ -371,6 +380,85 @@ Scenario randomScenario(Draw &d, const Catalog &catalog, int *catalogModel)
     return s;
 }
 
+/// A value of table setting `s` for the table-drawn scenarios: a choice or an allowed
+/// value at random, a switch either way, an integer at an edge of its range, near the
+/// current value, or anywhere in a decade of the range (the range spans up to 1e18).
+std::int64_t drawSettingValue(const Setting &s, std::int64_t current, Draw &d)
+{
+    switch (s.kind) {
+    case SettingKind::Boolean:
+        return std::int64_t(d.below(2));
+    case SettingKind::Choice:
+        return std::int64_t(d.below(s.choices.size()));
+    case SettingKind::Integer:
+        break;
+    }
+    if (!s.choices.empty())
+        return std::stoll(std::string(s.choices[d.below(s.choices.size())]));
+    const std::uint64_t span = std::uint64_t(s.max - s.min);
+    switch (d.below(8)) {
+    case 0:
+        return s.min;
+    case 1:
+        return s.max;
+    case 6:
+    case 7:
+        return current;
+    case 2:
+        return current > s.min && current < s.max ? current + (d.oneIn(2) ? 1 : -1) : s.min;
+    case 3:
+        return s.min + std::int64_t(d.below(std::min<std::uint64_t>(span, 16) + 1));
+    default: {
+        // A decade of the range: 10^k wide for k drawn up to the span's own size.
+        std::uint64_t width = 1;
+        const int decades = int(d.below(19));
+        for (int k = 0; k < decades && width <= span / 10; ++k)
+            width *= 10;
+        return s.min + std::int64_t(d.below(std::min(width, span) + 1));
+    }
+    }
+}
+
+/// randomScenario, then each setting of the settings table (core/settings.h) set with
+/// probability 1/8 to a drawn value and applied through applySettings, as every front
+/// end applies them: so the framework profile, LoRA, FP8, activation offload, the
+/// DeepSpeed stage-3 knobs, the step-time settings and every later table row vary too.
+/// A setting added to the table changes the draws, and so the digest, deliberately.
+Scenario tableScenario(Draw &d, const Catalog &catalog)
+{
+    int catalogModel = -1;
+    Scenario s = randomScenario(d, catalog, &catalogModel);
+    std::vector<SettingValue> values;
+    for (const Setting &setting : settings()) {
+        if (!d.oneIn(8))
+            continue;
+        values.push_back({&setting, drawSettingValue(setting, setting.get(s), d)});
+    }
+    applySettings(s, values);
+    return s;
+}
+
+/// A time in seconds as 12 significant digits (robust to the last bit of a sum).
+void hashSeconds(Fnv &h, double seconds)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.12g", seconds);
+    h.text(text);
+}
+
+/// The step time of a report: its error, its total and every part of its breakdown.
+void hashStepTime(Fnv &h, const StepTime &t)
+{
+    h.text(t.error);
+    if (!t.error.empty())
+        return;
+    const StepBreakdown b = stepBreakdown(t);
+    for (double v : {t.stepSeconds, t.matmulEfficiency, b.forward, b.backward, b.recompute,
+                     b.bubble, b.optimizer, b.offload, b.cpuOptimizer, b.tensorParallel,
+                     b.contextParallel, b.expertParallel, b.pipelineParallel, b.dataParallel})
+        hashSeconds(h, v);
+}
+
 /// Every model of modelIds prepared once, as a planner keeps them.
 std::vector<PreparedModel> preparedCatalogModels(const Catalog &catalog)
 {
@@ -428,6 +516,38 @@ private slots:
               static_cast<unsigned long long>(digest.state));
         QCOMPARE(valid, recordedValid);
         QCOMPARE(digest.state, recordedDigest);
+    }
+
+    /// Scenarios drawn from the settings table (tableScenario): every report and its
+    /// step time reproduce the recorded digest, and the prepared path equals the plain one.
+    void tableDrawnScenariosMatchRecordedDigest()
+    {
+        const Catalog &catalog = Catalog::builtIn();
+        Draw draw;
+        draw.engine.seed(20261203);
+        Fnv digest;
+        int valid = 0, samePath = 0;
+        MemoryReport fast, slow;
+        for (int i = 0; i < scenarioCount; ++i) {
+            const Scenario s = tableScenario(draw, catalog);
+            const MemoryReport r = estimate(s);
+            valid += r.valid() ? 1 : 0;
+            hashReport(digest, r);
+            if (r.valid())
+                hashStepTime(digest, stepTime(s, r));
+            if (i % 10 == 0) {
+                const PreparedModel model = prepare(s.model);
+                samePath += samePaths(model, s, fast, slow) ? 1 : 0;
+            } else {
+                ++samePath;
+            }
+        }
+        qInfo("table-drawn: valid %d of %d, digest %llu", valid, scenarioCount,
+              static_cast<unsigned long long>(digest.state));
+        QCOMPARE(samePath, scenarioCount);
+        QVERIFY(valid > scenarioCount / 5);
+        QCOMPARE(valid, recordedTableValid);
+        QCOMPARE(digest.state, recordedTableDigest);
     }
 
     /// The prepared path on the same sequence, as a planner runs it: each catalog model
