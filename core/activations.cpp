@@ -80,7 +80,7 @@ struct Local
 [[gnu::always_inline]] inline bool isOpLevel(const Architecture &a, const ActivationSettings &s,
                                              int layer)
 {
-    return s.recompute == Recompute::Selective && s.framework == Framework::Fsdp2 &&
+    return s.recompute == Recompute::Selective && s.selective == SelectivePolicy::OpLevel &&
            !a.isMoeLayer(layer) && !a.usesLatentAttention();
 }
 

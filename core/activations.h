@@ -29,10 +29,21 @@ enum class Recompute
 {
     None, ///< keep every tensor the backward pass needs
     /// Recompute the attention core (scores, softmax, its dropout); under
-    /// Framework::Fsdp2 torchtitan's op-level selective checkpointing instead
+    /// SelectivePolicy::OpLevel torchtitan's op-level selective checkpointing instead
     /// (opLevelSelective, docs/activations.md "torchtitan's op-level selective").
     Selective,
     Full, ///< keep only each layer's input; recompute the whole layer
+};
+
+/// What Recompute::Selective keeps, by the framework that runs it (FrameworkProfile).
+enum class SelectivePolicy
+{
+    /// Megatron's selective recomputation: everything but the attention core
+    /// (Korthikanti et al. 2022, section 5).
+    AttentionCore,
+    /// torchtitan's op-level selective activation checkpointing for dense blocks
+    /// (opLevelSelective); other blocks keep AttentionCore's count.
+    OpLevel
 };
 
 /// Machine name of a level: "none", "selective" or "full".
@@ -85,17 +96,17 @@ struct ActivationSettings
     /// elements x activationBytes. Off: unchanged. (torchao Float8 saves them in high
     /// precision, so the engine passes Off under the fsdp2 profile.)
     Fp8Recipe fp8 = Fp8Recipe::Off;
-    /// Whose meaning of Recompute::Selective applies: Framework::Fsdp2 counts torchtitan's
-    /// op-level selective checkpointing for dense blocks (opLevelSelective); every other
-    /// framework, and every other level, is unaffected.
-    Framework framework = Framework::Generic;
+    /// Whose meaning of Recompute::Selective applies: SelectivePolicy::OpLevel counts
+    /// torchtitan's op-level selective checkpointing for dense blocks (opLevelSelective);
+    /// every other level is unaffected.
+    SelectivePolicy selective = SelectivePolicy::AttentionCore;
 };
 
 /// True when block `layer` follows torchtitan's op-level selective activation
 /// checkpointing (ac mode "selective", selective_ac_option "op"): Recompute::Selective
-/// under Framework::Fsdp2, for a dense block (not a routed-expert block) with standard
-/// multi-head or grouped-query attention (not MLA). Those other blocks keep Megatron's
-/// attention-core count (docs/architecture.md "Known limits").
+/// under SelectivePolicy::OpLevel (the fsdp2 profile), for a dense block (not a routed-expert
+/// block) with standard multi-head or grouped-query attention (not MLA). Those other blocks keep
+/// Megatron's attention-core count (docs/architecture.md "Known limits").
 ///
 /// The policy (torchtitan/models/llama/parallelize_llama.py lines 219-272 at 069bae2,
 /// torchtitan/distributed/activation_checkpoint.py lines 257-274 at b5bcd76) saves the

@@ -1,5 +1,7 @@
 #include "layout.h"
 
+#include "framework.h"
+
 #include <cctype>
 #include <string>
 
@@ -77,44 +79,25 @@ std::optional<Offload> parseOffload(std::string_view text)
 
 std::string_view frameworkId(Framework f)
 {
-    switch (f) {
-    case Framework::Generic:
-        return "generic";
-    case Framework::DeepSpeed:
-        return "deepspeed";
-    case Framework::Fsdp2:
-        return "fsdp2";
-    case Framework::Megatron:
-        return "megatron";
-    }
-    return "generic";
+    return frameworkProfile(f).id;
 }
 
 std::string_view frameworkName(Framework f)
 {
-    switch (f) {
-    case Framework::Generic:
-        return "Generic";
-    case Framework::DeepSpeed:
-        return "DeepSpeed";
-    case Framework::Fsdp2:
-        return "PyTorch FSDP2 / torchtitan";
-    case Framework::Megatron:
-        return "Megatron-Core";
-    }
-    return "Generic";
+    return frameworkProfile(f).name;
 }
 
 std::optional<Framework> parseFramework(std::string_view text)
 {
-    if (text == "generic")
-        return Framework::Generic;
-    if (text == "deepspeed" || text == "ds")
-        return Framework::DeepSpeed;
-    if (text == "fsdp2" || text == "torchtitan" || text == "fsdp")
-        return Framework::Fsdp2;
-    if (text == "megatron" || text == "megatron-core" || text == "mcore")
-        return Framework::Megatron;
+    const std::span<const FrameworkProfile> all = frameworkProfiles();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const FrameworkProfile &f = all[i];
+        if (text == f.id)
+            return Framework(i);
+        for (std::string_view alias : f.aliases)
+            if (!alias.empty() && text == alias)
+                return Framework(i);
+    }
     return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
 #include "settings.h"
 
+#include "framework.h"
 #include "inputlimits.h"
 
 #include <algorithm>
@@ -36,9 +37,6 @@ const std::array<std::string_view, 4> scheduleIds = {
     pipelineScheduleId(PipelineSchedule::GPipe), pipelineScheduleId(PipelineSchedule::OneFOneB),
     pipelineScheduleId(PipelineSchedule::Interleaved1F1B),
     pipelineScheduleId(PipelineSchedule::ZeroBubbleH1)};
-const std::array<std::string_view, 4> frameworkIds = {
-    frameworkId(Framework::Generic), frameworkId(Framework::DeepSpeed),
-    frameworkId(Framework::Fsdp2), frameworkId(Framework::Megatron)};
 const std::array<std::string_view, 3> fp8Ids = {
     fp8RecipeId(Fp8Recipe::Off), fp8RecipeId(Fp8Recipe::Delayed), fp8RecipeId(Fp8Recipe::Mxfp8)};
 const std::array<std::string_view, 4> baseFormatIds = {
@@ -216,7 +214,7 @@ void layoutSettings(std::vector<Setting> &v)
                        "Whose allocations to follow: generic (the textbook accounting), "
                        "deepspeed, fsdp2 (PyTorch FSDP2 / torchtitan) or megatron "
                        "(Megatron-Core, distributed optimizer); docs/frameworks.md.",
-                       frameworkIds, parseEnum<Framework, parseFramework>,
+                       frameworkIds(), parseEnum<Framework, parseFramework>,
                        SHARDSCOPE_FIELD(layout.framework, Framework)));
     v.push_back(boolean("uneven_stages", "uneven-stages", "Allow uneven pipeline stages",
                         "Allow layers not divisible by pipeline stages (the first L mod p "

@@ -39,9 +39,10 @@ inline ActivationSettings activationSettings(const Scenario &s)
     // Transformer Engine saves the linear layers' inputs in FP8; torchao Float8 (the
     // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
     // 45, ctx.save_for_backward(input_hp, weight_hp_t)).
-    a.fp8 = s.layout.framework == Framework::Fsdp2 ? Fp8Recipe::Off : s.training.fp8;
+    const FrameworkProfile &f = frameworkProfile(s.layout.framework);
+    a.fp8 = f.fp8 == Fp8Implementation::TorchaoFloat8 ? Fp8Recipe::Off : s.training.fp8;
     // Under fsdp2 "selective" is torchtitan's op-level policy (opLevelSelective).
-    a.framework = s.layout.framework;
+    a.selective = f.selective;
     return a;
 }
 

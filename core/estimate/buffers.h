@@ -50,13 +50,14 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
     const std::int64_t gr = x.s.recipe.gradientBytes;
     if (x.reduceGroup <= 1 && x.shardGroup <= 1)
         return 0;
-    if (x.fw == Framework::Megatron)
+    const FrameworkProfile &f = *x.profile;
+    if (f.reduceBucket == ReduceBucketPolicy::InPlace)
         return 0;
     if (x.z == ZeroStage::Ddp)
         return std::min(o.ddpBucketBytes, trained * gr);
-    if (x.fw == Framework::Fsdp2)
+    if (f.reduceBucket == ReduceBucketPolicy::OneUnitGradient)
         return x.z != ZeroStage::Zero3 && !x.statesOnly ? (x.lora ? x.loraPerBlock : unit) * gr : 0;
-    if (x.z != ZeroStage::Zero3 || x.fw == Framework::DeepSpeed)
+    if (x.z != ZeroStage::Zero3 || f.zero3ReduceBucket)
         return std::min(o.zeroBucketElements, trained) * gr;
     return 0;
 }
@@ -83,7 +84,7 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
         std::min<std::int64_t>(r.weightBytes, x.s.training.activationBytes);
     const std::int64_t unit = share.unit;
     BufferBytes &buf = g.buffers;
-    if (x.hasArch && x.fw == Framework::DeepSpeed) {
+    if (x.hasArch && x.profile->zero3Gather == GatherPolicy::LiveParameterBudget) {
         const Architecture &a = *x.arch;
         const std::int64_t live =
             std::min(unit + (o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0),

@@ -16,6 +16,7 @@
 
 #include "activations.h"
 #include "estimate.h"
+#include "framework.h"
 #include "intmath.h"
 #include "model.h"
 
@@ -117,9 +118,11 @@ struct EstimateContext
     bool lora = false; ///< LoRA fine-tuning: adapters train, the base is frozen
     Offload offload = Offload::None;
     ZeroStage z = ZeroStage::Ddp;
-    Framework fw = Framework::Generic;
-    /// Transformer Engine FP8 (every profile but fsdp2), or torchao Float8 with FSDP2's
-    /// FP8 all-gather (fsdp2, tensorwise only): docs/frameworks.md "FP8 training".
+    /// The framework profile's policies (core/framework.h): every stage reads these, none
+    /// tests which framework it is.
+    const FrameworkProfile *profile = nullptr;
+    /// Transformer Engine FP8, or torchao Float8 with FSDP2's FP8 all-gather (tensorwise
+    /// only), as the profile's Fp8Implementation says: docs/frameworks.md "FP8 training".
     bool teFp8 = false;
     bool fsdpFloat8 = false;
 
@@ -183,9 +186,10 @@ template <FillPath Path>
     x.lora = !Plain && s.fineTuning.enabled();
     x.offload = Plain ? Offload::None : l.offload;
     x.z = l.zeroStage;
-    x.fw = l.framework;
-    x.teFp8 = x.hasArch && x.fp8 != Fp8Recipe::Off && x.fw != Framework::Fsdp2;
-    x.fsdpFloat8 = x.hasArch && x.fp8 == Fp8Recipe::Delayed && x.fw == Framework::Fsdp2;
+    x.profile = &frameworkProfile(l.framework);
+    const bool torchao = x.profile->fp8 == Fp8Implementation::TorchaoFloat8;
+    x.teFp8 = x.hasArch && x.fp8 != Fp8Recipe::Off && !torchao;
+    x.fsdpFloat8 = x.hasArch && x.fp8 == Fp8Recipe::Delayed && torchao;
     x.hsdpShardSize = Plain ? 0 : l.hsdpShardSize;
     x.t = DataParallel ? 1 : l.tensorParallel;
     x.p = DataParallel ? 1 : l.pipelineParallel;

@@ -74,14 +74,16 @@ struct Trained
 /// Megatron-Core keeps fp32 main gradients in the full grad buffer on every data-parallel
 /// rank (param_and_grad_buffer.py; theoretical_memory_usage.py's 18 or 6 + 12 / d).
 /// `gradients` is the recipe's figure, bytes.
-inline void frameworkGradients(Framework fw, ZeroStage z, const Recipe &r, const Trained &t,
-                               std::int64_t subGroupElements, std::int64_t &gradients)
+inline void frameworkGradients(Fp32GradientPolicy policy, ZeroStage z, const Recipe &r,
+                               const Trained &t, std::int64_t subGroupElements,
+                               std::int64_t &gradients)
 {
-    if (fw == Framework::Generic || r.gradientBytes >= 4 || r.masterWeightBytes <= 0)
+    if (policy == Fp32GradientPolicy::RecipeOnly || r.gradientBytes >= 4 ||
+        r.masterWeightBytes <= 0)
         return;
-    if (fw == Framework::DeepSpeed && z != ZeroStage::Ddp)
+    if (policy == Fp32GradientPolicy::PartitionCopy && z != ZeroStage::Ddp)
         gradients += (z == ZeroStage::Zero3 ? std::min(t.shard, subGroupElements) : t.shard) * 4;
-    else if (fw == Framework::Megatron)
+    else if (policy == Fp32GradientPolicy::FullMainGradBuffer)
         gradients = t.perGpu * 4;
 }
 
@@ -159,7 +161,8 @@ inline std::int64_t fp8WeightCopyBytes(Fp8Recipe r, std::int64_t blocks, std::in
     ComponentBytes &b = g.bytes;
     b = zeroStates(t.perGpu, t.shard, x.z, r);
     b.weights += t.frozenBytes;
-    frameworkGradients(x.fw, x.z, r, t, x.s.overheads.subGroupElements, b.gradients);
+    frameworkGradients(x.profile->fp32Gradients, x.z, r, t, x.s.overheads.subGroupElements,
+                       b.gradients);
     offloadModelStates(x.offload, x.z, b, g.hostBytes);
     if (x.teFp8) [[unlikely]]
         b.weights += fp8WeightCopyBytes(x.fp8, share.blocks[0], x.fp8Linear[0]) +

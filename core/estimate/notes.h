@@ -31,38 +31,11 @@ inline void appendNumber(std::string &out, std::int64_t v)
     out.append(digits, end);
 }
 
-/// The note a framework profile adds to the report: which profile produced the
-/// numbers and what it changes (docs/frameworks.md); "" for the generic profile.
-inline const char *frameworkNote(Framework fw, Recompute recompute)
-{
-    switch (fw) {
-    case Framework::Generic:
-        break;
-    case Framework::DeepSpeed:
-        return "Framework: DeepSpeed (ZeRO's fp32 gradient partition, the 5e8-element reduce "
-               "bucket, ZeRO-3 prefetch and persistent parameters; docs/frameworks.md).";
-    case Framework::Fsdp2:
-        return recompute == Recompute::Selective
-                   ? "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
-                     "gradient; docs/frameworks.md). Selective is torchtitan's op-level "
-                     "selective AC: each dense block keeps its input, every other matmul output "
-                     "(q, v, w1, w2 of a Llama block) and the SDPA output and logsumexp, and "
-                     "recomputes the rest (torchtitan activation_checkpoint.py; "
-                     "docs/activations.md)."
-                   : "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's "
-                     "gradient; docs/frameworks.md).";
-    case Framework::Megatron:
-        return "Framework: Megatron-Core (fp32 main gradients in the grad buffer, distributed "
-               "optimizer with zero1, no extra bucket; docs/frameworks.md).";
-    }
-    return "";
-}
-
 /// The note an FP8 recipe adds to the report: which implementation produced the numbers
 /// (Transformer Engine, or torchao under the fsdp2 profile) and what it changes.
-inline const char *fp8Note(Framework fw, Fp8Recipe r)
+inline const char *fp8Note(Fp8Implementation implementation, Fp8Recipe r)
 {
-    if (fw == Framework::Fsdp2)
+    if (implementation == Fp8Implementation::TorchaoFloat8)
         return r == Fp8Recipe::Delayed
                    ? "FP8: torchao Float8, tensorwise scaling, with FSDP2's FP8 all-gather "
                      "(the linear weights gathered in 1 byte; saved inputs stay in the "
@@ -92,10 +65,15 @@ inline const char *fp8Note(Framework fw, Fp8Recipe r)
         nextNote(report, count)
             .assign("Activations and FSDP gathered units are not modelled: a plain "
                     "parameter count has no layer shapes.");
-    if (x.fw != Framework::Generic)
-        nextNote(report, count).assign(frameworkNote(x.fw, x.s.training.recompute));
+    if (const FrameworkProfile &f = *x.profile; !f.note.empty()) {
+        std::string &note = nextNote(report, count);
+        note.assign(f.note);
+        if (x.s.training.recompute == Recompute::Selective &&
+            f.selective == SelectivePolicy::OpLevel && !f.selectiveNote.empty())
+            note.append(" ").append(f.selectiveNote);
+    }
     if (x.fp8 != Fp8Recipe::Off)
-        nextNote(report, count).assign(fp8Note(x.fw, x.fp8));
+        nextNote(report, count).assign(fp8Note(x.profile->fp8, x.fp8));
     if (x.activationOffload && x.activationsModelled)
         nextNote(report, count)
             .assign("Activation offload: the saved activations of all but the last two layers "

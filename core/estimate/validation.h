@@ -144,10 +144,8 @@ inline std::string checkFp8AndOffload(const Scenario &s, bool hasArchitecture)
                                      ") must divide the HSDP shard size (" + str(l.hsdpShardSize) +
                                      ")");
     }
-    if (l.framework == Framework::Megatron && l.zeroStage > ZeroStage::Zero1)
-        return refuse(
-            error, "megatron: Megatron-Core's distributed optimizer shards optimizer states only: "
-                   "pick ddp or zero1 (or the deepspeed or fsdp2 framework)");
+    if (const FrameworkProfile &f = frameworkProfile(l.framework); l.zeroStage > f.highestZeroStage)
+        return refuse(error, std::string(f.id) + ": " + std::string(f.zeroStageRefusal));
     return true;
 }
 

@@ -4,6 +4,7 @@
 // Table 2 (closed formulas). Each test names its source; hand calculations are
 // written out next to the numbers.
 #include "activations.h"
+#include "framework.h"
 #include "testscenarios.h"
 
 #include <QTest>
@@ -247,7 +248,7 @@ void TestActivations::torchtitanOpLevelSelective()
     ActivationSettings s;
     s.sequenceLength = 8192;
     s.recompute = Recompute::Selective;
-    s.framework = Framework::Fsdp2;
+    s.selective = SelectivePolicy::OpLevel;
     QVERIFY(opLevelSelective(test::llama3_8b(), s));
     const LayerActivationTerms x = layerActivationTerms(test::llama3_8b(), s);
     QCOMPARE(qint64(x.layerInput), 67'108'864LL);
@@ -266,11 +267,11 @@ void TestActivations::torchtitanOpLevelSelective()
     QCOMPARE(qint64(x.total()), 521'142'272LL);
     // The other profiles keep Megatron's meaning; none and full ignore the framework.
     for (const Framework f : {Framework::Generic, Framework::DeepSpeed, Framework::Megatron}) {
-        s.framework = f;
+        s.selective = frameworkProfile(f).selective;
         QVERIFY(!opLevelSelective(test::llama3_8b(), s));
         QCOMPARE(layerBytes(test::llama3_8b(), s), 1'140'850'688LL);
     }
-    s.framework = Framework::Fsdp2;
+    s.selective = SelectivePolicy::OpLevel;
     s.recompute = Recompute::None;
     QCOMPARE(layerBytes(test::llama3_8b(), s), 1'141'899'264LL);
     s.recompute = Recompute::Full;
@@ -285,7 +286,7 @@ void TestActivations::torchtitanOpLevelSelective()
     ActivationSettings g;
     g.sequenceLength = 2048;
     g.recompute = Recompute::Selective;
-    g.framework = Framework::Fsdp2;
+    g.selective = SelectivePolicy::OpLevel;
     const LayerActivationTerms y = layerActivationTerms(test::gpt3_175b(), g);
     QCOMPARE(qint64(y.upOutput), 201'326'592LL);
     QCOMPARE(qint64(y.gateOutput + y.downOutput + y.key + y.projectionOutput), 0LL);
@@ -316,7 +317,7 @@ void TestActivations::torchtitanOpLevelSelectiveTensorParallel()
     s.sequenceLength = 8192;
     s.tensorParallel = 8;
     s.recompute = Recompute::Selective;
-    s.framework = Framework::Fsdp2;
+    s.selective = SelectivePolicy::OpLevel;
     const LayerActivationTerms x = layerActivationTerms(test::llama3_70b(), s);
     QCOMPARE(qint64(x.layerInput), 16'777'216LL);
     QCOMPARE(qint64(x.downOutput), 134'217'728LL);
@@ -337,7 +338,7 @@ void TestActivations::torchtitanOpLevelSelectiveFallsBack()
     s.sequenceLength = 4096;
     s.recompute = Recompute::Selective;
     const std::int64_t generic = layerActivationBytes(test::mixtral8x7b(), s);
-    s.framework = Framework::Fsdp2;
+    s.selective = SelectivePolicy::OpLevel;
     QVERIFY(!opLevelSelective(test::mixtral8x7b(), s));
     QCOMPARE(layerActivationBytes(test::mixtral8x7b(), s), generic);
     QVERIFY(generic > 0);

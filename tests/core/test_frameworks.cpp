@@ -1,8 +1,9 @@
-// Framework profiles (issue 14, item 1): what DeepSpeed, PyTorch FSDP2 / torchtitan and
+// Framework profiles: what DeepSpeed, PyTorch FSDP2 / torchtitan and
 // Megatron-Core really allocate, each checked against the framework's own estimator or a
 // hand calculation written out here. The sources, file and line, are in
 // docs/frameworks.md.
 #include "estimate.h"
+#include "framework.h"
 #include "settings.h"
 #include "testscenarios.h"
 
@@ -30,6 +31,7 @@ class TestFrameworks : public QObject
     Q_OBJECT
 private slots:
     void frameworkSetting();
+    void profilesAreOneRowEach();
     void genericZero2IsTheZeroPaper();
     void deepSpeedZero2Estimator();
     void deepSpeedZero1KeepsFullBf16Gradients();
@@ -56,6 +58,50 @@ void TestFrameworks::frameworkSetting()
         QString::fromStdString(error),
         QStringLiteral("unknown framework 'jax' (known: generic, deepspeed, fsdp2, megatron)"));
     QCOMPARE(Scenario().layout.framework, Framework::Generic); // today's accounting by default
+}
+
+/// The registry (core/framework.cpp) lists one profile per Framework value in enum order;
+/// ids, names and aliases parse back; each profile's policies are the facts its file
+/// cites (docs/frameworks.md).
+void TestFrameworks::profilesAreOneRowEach()
+{
+    const std::span<const FrameworkProfile> all = frameworkProfiles();
+    QCOMPARE(all.size(), std::size_t(4));
+    QCOMPARE(frameworkIds().size(), all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto f = Framework(i);
+        QCOMPARE(&frameworkProfile(f), &all[i]);
+        QCOMPARE(frameworkIds()[i], all[i].id);
+        QCOMPARE(parseFramework(all[i].id), std::optional<Framework>(f));
+        for (std::string_view alias : all[i].aliases)
+            if (!alias.empty())
+                QCOMPARE(parseFramework(alias), std::optional<Framework>(f));
+        // A profile that caps the ZeRO stage says why.
+        QCOMPARE(all[i].highestZeroStage < ZeroStage::Zero3, !all[i].zeroStageRefusal.empty());
+        // Only an op-level selective policy has a selective note to add.
+        QVERIFY(all[i].selectiveNote.empty() || all[i].selective == SelectivePolicy::OpLevel);
+    }
+    QCOMPARE(frameworkName(Framework::Fsdp2), std::string_view("PyTorch FSDP2 / torchtitan"));
+    QCOMPARE(parseFramework("mcore"), std::optional<Framework>(Framework::Megatron));
+    QCOMPARE(parseFramework(""), std::optional<Framework>());
+    // Out of range falls back to the generic profile.
+    QCOMPARE(frameworkProfile(Framework(99)).id, std::string_view("generic"));
+
+    const FrameworkProfile &ds = frameworkProfile(Framework::DeepSpeed);
+    QCOMPARE(ds.fp32Gradients, Fp32GradientPolicy::PartitionCopy);
+    QVERIFY(ds.zero3ReduceBucket);
+    QCOMPARE(ds.zero3Gather, GatherPolicy::LiveParameterBudget);
+    const FrameworkProfile &fsdp = frameworkProfile(Framework::Fsdp2);
+    QCOMPARE(fsdp.reduceBucket, ReduceBucketPolicy::OneUnitGradient);
+    QCOMPARE(fsdp.fp8, Fp8Implementation::TorchaoFloat8);
+    QCOMPARE(fsdp.selective, SelectivePolicy::OpLevel);
+    const FrameworkProfile &mc = frameworkProfile(Framework::Megatron);
+    QCOMPARE(mc.fp32Gradients, Fp32GradientPolicy::FullMainGradBuffer);
+    QCOMPARE(mc.reduceBucket, ReduceBucketPolicy::InPlace);
+    QCOMPARE(mc.highestZeroStage, ZeroStage::Zero1);
+    const FrameworkProfile &g = frameworkProfile(Framework::Generic);
+    QCOMPARE(g.fp32Gradients, Fp32GradientPolicy::RecipeOnly);
+    QVERIFY(g.note.empty());
 }
 
 void TestFrameworks::genericZero2IsTheZeroPaper()

@@ -397,7 +397,10 @@ void TestStages::notesNameWhatIsNotModelled()
         QCOMPARE(report.notes[0], std::string("Activations and FSDP gathered units are not "
                                               "modelled: a plain parameter count has no "
                                               "layer shapes."));
-        QCOMPARE(report.notes[1], std::string(frameworkNote(Framework::Megatron, Recompute::Full)));
+        QCOMPARE(report.notes[1],
+                 std::string("Framework: Megatron-Core (fp32 main gradients in the grad buffer, "
+                             "distributed optimizer with zero1, no extra bucket; "
+                             "docs/frameworks.md)."));
         closingNotes(x, 0, report, count);
         QCOMPARE(count, std::size_t(2)); // no MoE, no paged optimizer
     });
