@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "inputfile.h"
 #include "modeljson.h"
+#include "qtext.h"
 #include "settings.h"
 
 #include <QDir>
@@ -21,11 +22,6 @@
 namespace shardscope {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 /// JSON numbers are doubles: whole numbers are exact up to 2^53.
 constexpr double maxExactJson = 9007199254740992.0;
@@ -130,7 +126,7 @@ public:
             if (!integer(key, s.min, s.max, &v))
                 return false;
             if (const std::string e = checkSettingValue(s, v); !e.empty())
-                return fail(QStringLiteral("\"%1\" %2").arg(QLatin1String(key), qs(e)));
+                return fail(QStringLiteral("\"%1\" %2").arg(QLatin1String(key), toQString(e)));
             break;
         case SettingKind::Boolean: {
             bool b = false;
@@ -143,12 +139,12 @@ public:
             const QJsonValue j = value(key);
             v = -1;
             for (std::size_t i = 0; j.isString() && i < s.choices.size(); ++i)
-                if (j.toString() == qs(s.choices[i]))
+                if (j.toString() == toQString(s.choices[i]))
                     v = std::int64_t(i);
             if (v < 0) {
                 QStringList known;
                 for (std::string_view c : s.choices)
-                    known << qs(c);
+                    known << toQString(c);
                 return fail(
                     QStringLiteral("\"%1\" must be one of %2 (got %3)")
                         .arg(QLatin1String(key), known.join(QStringLiteral(", ")), describe(j)));
@@ -406,7 +402,7 @@ QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
     // Every table setting, in storage units (bytes, elements), booleans and choice ids.
     for (const Setting &setting : settings()) {
         const std::int64_t v = setting.get(s);
-        const QString key = qs(setting.key);
+        const QString key = toQString(setting.key);
         switch (setting.kind) {
         case SettingKind::Integer:
             o.insert(key, qint64(v));
@@ -415,7 +411,7 @@ QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
             o.insert(key, v != 0);
             break;
         case SettingKind::Choice:
-            o.insert(key, qs(settingText(setting, v)));
+            o.insert(key, toQString(settingText(setting, v)));
             break;
         }
     }

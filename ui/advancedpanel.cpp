@@ -1,5 +1,6 @@
 #include "advancedpanel.h"
 
+#include "qtext.h"
 #include "settingeditor.h"
 
 #include <QCheckBox>
@@ -12,15 +13,6 @@
 #include <QVBoxLayout>
 
 namespace shardscope {
-
-namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-} // namespace
 
 AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
     : QWidget(parent), m_session(session)
@@ -44,7 +36,9 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
             if (k == "tp" || k == "pp" || k == "cp")
                 apply = [this, k](Scenario &s, std::int64_t v) { setDegree(s, k, v); };
             if (k == "schedule")
-                name = [](std::int64_t v) { return qs(pipelineScheduleName(PipelineSchedule(v))); };
+                name = [](std::int64_t v) {
+                    return toQString(pipelineScheduleName(PipelineSchedule(v)));
+                };
             auto *editor = new SettingEditor(*setting, m_session, this, apply, name);
             m_editors.push_back(editor);
             if (k == "hsdp_shard")
@@ -53,7 +47,7 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
             if (setting->kind == SettingKind::Boolean)
                 form->addRow(editor->widget());
             else
-                form->addRow(qs(setting->label), editor->widget());
+                form->addRow(toQString(setting->label), editor->widget());
         }
         layout->addWidget(box);
     };

@@ -3,6 +3,7 @@
 // (io/scenariofile) and the window's controls (AdvancedPanel, MainWindow), and the
 // README's flag table is the one the table generates.
 #include "mainwindow.h"
+#include "qtext.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
 #include "settings.h"
@@ -19,11 +20,6 @@
 using namespace shardscope;
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 /// The values each setting is walked through, in storage units: both ends of its
 /// range, a middle value and its default (only values the table accepts).
@@ -64,11 +60,12 @@ private slots:
     void flagsTakeTheTableRange()
     {
         for (const Setting &s : settings()) {
-            const QString flag = QStringLiteral("--") + qs(s.flag);
+            const QString flag = QStringLiteral("--") + toQString(s.flag);
             for (const std::int64_t v : walkValues(s)) {
                 QString error;
-                const QStringList args =
-                    s.isSwitch ? QStringList{flag} : QStringList{flag, qs(settingText(s, v))};
+                const QStringList args = s.isSwitch
+                                             ? QStringList{flag}
+                                             : QStringList{flag, toQString(settingText(s, v))};
                 if (s.isSwitch && v == 0)
                     continue; // a switch can only turn on
                 const auto doc = fromFlags(args, &error);
@@ -108,12 +105,12 @@ private slots:
             if (s.kind == SettingKind::Integer && s.choices.empty() &&
                 double(s.max + 1) != double(s.max)) {
                 QString error;
-                const QJsonObject past{{qs(s.key), qint64(s.max) + 1}};
+                const QJsonObject past{{toQString(s.key), qint64(s.max) + 1}};
                 QVERIFY(
                     !applyScenarioPatch(start, past, QStringLiteral("t.json"), &error, {}, false));
                 QCOMPARE(error, QStringLiteral("t.json: \"%1\" must be a whole number from %2 to "
                                                "%3 (got %4)")
-                                    .arg(qs(s.key))
+                                    .arg(toQString(s.key))
                                     .arg(s.min)
                                     .arg(s.max)
                                     .arg(QString::number(double(s.max + 1), 'g', 15)));
@@ -125,7 +122,8 @@ private slots:
     {
         MainWindow w;
         for (const Setting &s : settings()) {
-            QWidget *control = w.findChild<QWidget *>(QStringLiteral("setting:") + qs(s.key));
+            QWidget *control =
+                w.findChild<QWidget *>(QStringLiteral("setting:") + toQString(s.key));
             QVERIFY2(control, s.key.data());
             if (s.key == "strategy") {
                 // The headline buttons: one per choice, checking one sets the stage.
@@ -154,7 +152,7 @@ private slots:
                 } else if (auto *box = qobject_cast<QCheckBox *>(control)) {
                     box->setChecked(v != 0);
                 } else {
-                    QFAIL(qPrintable(QStringLiteral("no known control for ") + qs(s.key)));
+                    QFAIL(qPrintable(QStringLiteral("no known control for ") + toQString(s.key)));
                 }
                 if (s.key == "gpus" || s.key == "tp" || s.key == "pp" || s.key == "cp") {
                     // Degrees move the world size with them; the field itself is set.
