@@ -381,12 +381,8 @@ QJsonObject gpuToJson(const Gpu &g)
 Scenario defaultScenario()
 {
     const Catalog &c = Catalog::builtIn();
-    Scenario s;
-    s.model = *c.model("llama3-70b");
-    s.recipe = *c.recipe("mixed-adam");
-    s.gpu = *c.gpu("h100-sxm-80gb");
-    s.layout.gpus = 8;
-    return s;
+    return shardscope::defaultScenario(*c.model(defaultModelId), *c.recipe(defaultRecipeId),
+                                       *c.gpu(defaultGpuId));
 }
 
 QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)

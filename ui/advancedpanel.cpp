@@ -1,5 +1,6 @@
 #include "advancedpanel.h"
 
+#include "defaults.h"
 #include "qtext.h"
 #include "settingeditor.h"
 
@@ -105,14 +106,10 @@ void AdvancedPanel::setDegree(Scenario &s, std::string_view key, std::int64_t va
 {
     // Changing t, p or c keeps the data-parallel degree: the world size follows.
     Layout &l = s.layout;
-    const std::int64_t d = std::max<std::int64_t>(1, l.dataParallel());
-    if (key == "tp")
-        l.tensorParallel = int(value);
-    else if (key == "pp")
-        l.pipelineParallel = int(value);
-    else
-        l.contextParallel = int(value);
-    l.gpus = std::clamp<std::int64_t>(d * l.modelParallel(), 1, settingByKey("gpus")->max);
+    const int v = int(value);
+    setDegreesKeepingData(l, key == "tp" ? v : l.tensorParallel,
+                          key == "pp" ? v : l.pipelineParallel,
+                          key == "cp" ? v : l.contextParallel);
 }
 
 void AdvancedPanel::sync()

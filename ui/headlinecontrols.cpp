@@ -1,6 +1,7 @@
 #include "headlinecontrols.h"
 
 #include "advancedpanel.h"
+#include "defaults.h"
 #include "lazyrefresh.h"
 #include "qtext.h"
 #include "session.h"
@@ -93,25 +94,6 @@ std::int64_t HeadlineControls::modelSliderParameters(int position)
         std::llround(std::pow(10.0, logMinParams + f * (logMaxParams - logMinParams))));
 }
 
-QList<int> HeadlineControls::gpuSliderCounts(int multiple)
-{
-    static const QList<int> nice = [] {
-        QList<int> c{1};
-        for (int p = 2; p <= maxGpuSliderCount; p *= 2) {
-            if (p >= 4)
-                c << p * 3 / 4;
-            c << p;
-        }
-        return c;
-    }();
-    multiple = std::clamp(multiple, 1, maxGpuSliderCount);
-    QList<int> counts;
-    for (int c : nice)
-        if (std::int64_t(c) * multiple <= maxGpuSliderCount)
-            counts << c * multiple;
-    return counts;
-}
-
 HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     : QWidget(parent), m_session(session)
 {
@@ -197,8 +179,10 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     gpuForm->addWidget(m_gpuCombo);
     layout->addWidget(gpuBox);
 
-    connect(m_gpuSlider, &QSlider::valueChanged, this,
-            [this](int pos) { m_session->setGpus(m_gpuCounts.value(pos, 1)); });
+    connect(m_gpuSlider, &QSlider::valueChanged, this, [this](int pos) {
+        const int last = int(m_gpuCounts.size()) - 1;
+        m_session->setGpus(m_gpuCounts[std::size_t(std::clamp(pos, 0, last))]);
+    });
     connect(m_gpuSpin, &QSpinBox::valueChanged, this, [this](int v) { m_session->setGpus(v); });
     connect(m_gpuCombo, &QComboBox::activated, this, [this](int index) {
         m_session->setGpu(m_gpuCombo->itemData(index).toString().toStdString());
@@ -407,19 +391,14 @@ void HeadlineControls::syncInputs()
     if (!m_modelSlider->isSliderDown() && !m_session->modelIsScaled())
         m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
     m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, m_gpuSpin->maximum())));
-    const int multiple = int(std::min<std::int64_t>(s.layout.modelParallel(), maxGpuSliderCount));
-    if (m_gpuCounts.value(0) != multiple) {
+    const std::int64_t multiple =
+        std::min<std::int64_t>(s.layout.modelParallel(), maxGpuSliderCount);
+    if (m_gpuCounts.front() != multiple) {
         m_gpuCounts = gpuSliderCounts(multiple);
         m_gpuSlider->setRange(0, int(m_gpuCounts.size()) - 1);
     }
-    if (!m_gpuSlider->isSliderDown()) {
-        int best = 0;
-        for (int i = 0; i < m_gpuCounts.size(); ++i)
-            if (std::abs(m_gpuCounts[i] - s.layout.gpus) <
-                std::abs(m_gpuCounts[best] - s.layout.gpus))
-                best = i;
-        m_gpuSlider->setValue(best);
-    }
+    if (!m_gpuSlider->isSliderDown())
+        m_gpuSlider->setValue(int(nearestGpuSliderIndex(m_gpuCounts, s.layout.gpus)));
     selectOrShowCustom(m_gpuCombo, toQString(s.gpu.id), toQString(s.gpu.name),
                        QStringLiteral("custom-gpu"), QStringLiteral("Custom GPU"));
     selectOrShowCustom(m_recipeCombo, toQString(s.recipe.id), toQString(s.recipe.displayName),

@@ -57,10 +57,6 @@ public:
         return HeadlineControls::modelSliderParameters(position);
     }
     static constexpr int modelSliderSteps = HeadlineControls::modelSliderSteps;
-    static QList<int> gpuSliderCounts(int multiple = 1)
-    {
-        return HeadlineControls::gpuSliderCounts(multiple);
-    }
 
     Session *session() const { return m_session; }
     MemoryChart *chart() const { return m_chart; }

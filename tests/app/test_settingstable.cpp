@@ -164,6 +164,31 @@ private slots:
         }
     }
 
+    void windowStartsOnTheSameGpusWithAndWithoutFlags()
+    {
+        // shardscope-gui with scenario flags sets the window's scenario from them over
+        // defaultScenario() (app/guimain.cpp); without, the window keeps the Session's
+        // own start. Both are core/defaults.h's: 64 GPUs.
+        const MainWindow plain;
+        QCOMPARE(qint64(plain.session()->scenario().layout.gpus), 64LL);
+        QCOMPARE(plain.session()->scenario().layout.zeroStage, ZeroStage::Ddp);
+        QString error;
+        const auto doc = fromFlags({QStringLiteral("--strategy"), QStringLiteral("zero3")}, &error);
+        QVERIFY2(doc, qPrintable(error));
+        MainWindow flagged;
+        flagged.session()->setScenario(doc->scenario);
+        QCOMPARE(qint64(flagged.session()->scenario().layout.gpus), 64LL);
+        QCOMPARE(flagged.session()->scenario().layout.zeroStage, ZeroStage::Zero3);
+        // Only the strategy differs: every table setting but "strategy" is the plain window's.
+        for (const Setting &s : settings())
+            if (s.key != "strategy")
+                QVERIFY2(s.get(flagged.session()->scenario()) == s.get(plain.session()->scenario()),
+                         s.key.data());
+        QCOMPARE(flagged.session()->scenario().model.id, plain.session()->scenario().model.id);
+        QCOMPARE(flagged.session()->scenario().gpu.id, plain.session()->scenario().gpu.id);
+        QCOMPARE(flagged.session()->scenario().recipe.id, plain.session()->scenario().recipe.id);
+    }
+
     void readmeListsEveryFlag()
     {
         QFile readme(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/README.md"));

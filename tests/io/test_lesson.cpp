@@ -237,11 +237,11 @@ void TestLesson::activationMemory()
 void TestLesson::applyStepPatchesOnlyItsKeys()
 {
     LessonStep step;
-    step.patch = QJsonObject{{"gpus", 64}, {"strategy", "zero3"}};
+    step.patch = QJsonObject{{"gpus", 128}, {"strategy", "zero3"}};
     Scenario base = defaultScenario();
     base.training.sequenceLength = 2048;
     const Scenario s = applyStep(base, step);
-    QCOMPARE(s.layout.gpus, std::int64_t(64));
+    QCOMPARE(s.layout.gpus, std::int64_t(128)); // from 64
     QCOMPARE(s.layout.zeroStage, ZeroStage::Zero3);
     QCOMPARE(s.training.sequenceLength, std::int64_t(2048));
     QCOMPARE(s.model.id, base.model.id);
