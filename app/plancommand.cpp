@@ -389,6 +389,9 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                             {"candidates_evaluated", qint64(r.candidatesEvaluated)},
                             {"candidates_pruned", qint64(r.candidatesPruned)},
                             {"fitting", qint64(r.fitting.size())},
+                            // The scenario the search starts from, every table setting by
+                            // its key; each layout gives the degrees and batch it chose.
+                            {"inputs", settingsToJson(q.base)},
                             {"layouts", layouts}};
         out << QJsonDocument(o).toJson(QJsonDocument::Indented);
         out.flush();

@@ -2,6 +2,7 @@
 
 #include "estimate.h"
 #include "qtext.h"
+#include "scenariofile.h"
 #include "schedule.h"
 #include "settings.h"
 #include "steptime.h"
@@ -238,6 +239,8 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                      busiest ? communicationJson(busiest->communication) : QJsonObject{}},
                     {"notes", notes},
                     {"groups", groups}};
+    // Every input the numbers came from, by its settings-table key (the scenario file's).
+    out.insert("inputs", settingsToJson(s));
     // Which framework profile produced the numbers (core/layout.h Framework).
     out.insert("framework", toQString(frameworkId(s.layout.framework)));
     // Whether FP8 training and activation offload produced the numbers (core/recipe.h

@@ -385,17 +385,9 @@ Scenario defaultScenario()
                                        *c.gpu(defaultGpuId));
 }
 
-QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
+QJsonObject settingsToJson(const Scenario &s)
 {
-    QJsonObject o{
-        {"schema", QLatin1String(scenarioFileSchema)},
-        {"version", scenarioFileVersion},
-        {"model", modelToJson(s.model)},
-        {"recipe", recipeToJson(s.recipe)},
-        {"gpu", gpuToJson(s.gpu)},
-        {"unit", unit == ByteUnit::GiB ? QStringLiteral("gib") : QStringLiteral("gb")},
-    };
-    // Every table setting, in storage units (bytes, elements), booleans and choice ids.
+    QJsonObject o;
     for (const Setting &setting : settings()) {
         const std::int64_t v = setting.get(s);
         const QString key = toQString(setting.key);
@@ -411,6 +403,23 @@ QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
             break;
         }
     }
+    return o;
+}
+
+QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
+{
+    QJsonObject o{
+        {"schema", QLatin1String(scenarioFileSchema)},
+        {"version", scenarioFileVersion},
+        {"model", modelToJson(s.model)},
+        {"recipe", recipeToJson(s.recipe)},
+        {"gpu", gpuToJson(s.gpu)},
+        {"unit", unit == ByteUnit::GiB ? QStringLiteral("gib") : QStringLiteral("gb")},
+    };
+    // Every table setting, in storage units (bytes, elements), booleans and choice ids.
+    const QJsonObject table = settingsToJson(s);
+    for (auto it = table.begin(); it != table.end(); ++it)
+        o.insert(it.key(), it.value());
     return o;
 }
 

@@ -50,6 +50,12 @@ struct ScenarioDocument
 /// and `export` start from it too.
 Scenario defaultScenario();
 
+/// Every settings-table entry of `s` (core/settings.h), keyed by its scenario-file key:
+/// integers in storage units (bytes, elements, GPUs), booleans, and choice ids
+/// ("zero3", "interleaved"). A scenario file's scalar keys, and the "inputs" that the
+/// report and plan JSON echo, so a setting added to the table appears in all three.
+QJsonObject settingsToJson(const Scenario &s);
+
 /// Every setting of `s` and the unit, as a complete version-1 scenario file object.
 /// Model, recipe and GPU are written out in full (not as preset ids), so a file
 /// reproduces the same estimate even if the catalog changes.

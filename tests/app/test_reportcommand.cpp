@@ -4,6 +4,7 @@
 #include "runcommand.h"
 #include "scenariofile.h"
 
+#include "settings.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -49,6 +50,7 @@ private slots:
     void timelineOnlyWhenAsked();
     void readmeDocumentsEveryJsonKey();
     void stepTimeInJsonAndText();
+    void jsonEchoesEverySetting();
     void errorsStayOneLine();
     void torchtitanRowFromTheCommandLine();
     void frameworkFlag();
@@ -273,6 +275,43 @@ void TestReportCommand::readmeDocumentsEveryJsonKey()
 }
 
 void TestReportCommand::stepTimeInJsonAndText()
+void TestReportCommand::jsonEchoesEverySetting()
+{
+    // "inputs" holds every settings-table entry by its scenario-file key, so a setting
+    // that changes the numbers (step time's NIC latency, the cost's price, the token
+    // budget) is always beside them.
+    const Run r = run({"--model", "llama2-7b", "--gpus", "16", "--tp", "2", "--strategy", "zero3",
+                       "--nic-latency-ns", "7000", "--price-cents", "250", "--token-budget-b",
+                       "100", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject in = QJsonDocument::fromJson(r.out.toUtf8()).object()["inputs"].toObject();
+    QCOMPARE(in.size(), qsizetype(settings().size()));
+    Scenario expected = defaultScenario();
+    for (const auto &[key, value] : std::initializer_list<std::pair<const char *, std::int64_t>>{
+             {"gpus", 16},
+             {"tp", 2},
+             {"strategy", 3},
+             {"nic_latency_ns", 7000},
+             {"price_cents_per_gpu_hour", 250},
+             {"token_budget", 100'000'000'000}})
+        settingByKey(key)->set(expected, value);
+    const QJsonObject want = settingsToJson(expected);
+    for (const Setting &s : settings()) {
+        const QString key = QString::fromUtf8(s.key.data(), qsizetype(s.key.size()));
+        QVERIFY2(in.contains(key), qPrintable(key));
+        QVERIFY2(in[key] == want[key], qPrintable(key));
+    }
+    QCOMPARE(in["gpus"].toInteger(), 16LL);
+    QCOMPARE(in["tp"].toInteger(), 2LL);
+    QCOMPARE(in["strategy"].toString(), QStringLiteral("zero3"));
+    QCOMPARE(in["nic_latency_ns"].toInteger(), 7000LL);
+    QCOMPARE(in["price_cents_per_gpu_hour"].toInteger(), 250LL);
+    QCOMPARE(in["token_budget"].toInteger(), 100'000'000'000LL);
+    QCOMPARE(in["cuda_context_bytes"].toInteger(), 512LL * 1024 * 1024); // the default
+    QCOMPARE(in["schedule"].toString(), QStringLiteral("1f1b"));
+    QCOMPARE(in["flash_attention"].toBool(), true);
+}
+
 {
     // Llama 3 70B on 64 H100s, ZeRO-3: the step-time fields follow from one another.
     // Tokens per step = m b d s = 8 x 1 x 64 x 4096 = 2,097,152 (the defaults).
