@@ -1,10 +1,11 @@
-// `shardscope report`: the JSON numbers of issue 2 and one-line errors naming the bad argument.
+// `shardscope report`: the JSON numbers (README.md "Headless report") and one-line errors naming
+// the bad argument.
 #include "exportconfigcommand.h"
 #include "reportcommand.h"
 #include "runcommand.h"
 #include "scenariofile.h"
-
 #include "settings.h"
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -49,8 +50,8 @@ private slots:
     void dropoutGivesKorthikantiTable2();
     void timelineOnlyWhenAsked();
     void readmeDocumentsEveryJsonKey();
-    void stepTimeInJsonAndText();
     void jsonEchoesEverySetting();
+    void stepTimeInJsonAndText();
     void errorsStayOneLine();
     void torchtitanRowFromTheCommandLine();
     void frameworkFlag();
@@ -274,7 +275,6 @@ void TestReportCommand::readmeDocumentsEveryJsonKey()
                QStringLiteral("timeline.per_stage[0]"));
 }
 
-void TestReportCommand::stepTimeInJsonAndText()
 void TestReportCommand::jsonEchoesEverySetting()
 {
     // "inputs" holds every settings-table entry by its scenario-file key, so a setting
@@ -312,6 +312,7 @@ void TestReportCommand::jsonEchoesEverySetting()
     QCOMPARE(in["flash_attention"].toBool(), true);
 }
 
+void TestReportCommand::stepTimeInJsonAndText()
 {
     // Llama 3 70B on 64 H100s, ZeRO-3: the step-time fields follow from one another.
     // Tokens per step = m b d s = 8 x 1 x 64 x 4096 = 2,097,152 (the defaults).
@@ -355,7 +356,7 @@ void TestReportCommand::jsonEchoesEverySetting()
 
 void TestReportCommand::frameworkFlag()
 {
-    // Issue 14's "done when": DeepSpeed's ZeRO-2 estimator, 2P + 18P/8 bytes for Llama 2 7B
+    // docs/frameworks.md: DeepSpeed's ZeRO-2 estimator, 2P + 18P/8 bytes for Llama 2 7B
     // (P = 6,738,415,616; deepspeed/runtime/zero/stage_1_and_2.py
     // estimate_zero2_model_states_mem_needs, PR #5099): 13,476,831,232 + 15,161,435,136.
     const QStringList args{"--framework", "deepspeed",  "--model", "llama2-7b",          "--gpus",
@@ -385,7 +386,7 @@ void TestReportCommand::frameworkFlag()
 
 void TestReportCommand::loraFlags()
 {
-    // Issue 14's "done when": Llama 2 7B with LoRA rank 8 on q and v trains 32 layers x 2
+    // docs/frameworks.md: Llama 2 7B with LoRA rank 8 on q and v trains 32 layers x 2
     // x 8 x (4096 + 4096) = 4,194,304 parameters (PEFT's LoRA layer: r x (in + out)).
     const Run j =
         run({"--model", "llama2-7b", "--lora-rank", "8", "--lora-targets", "q,v", "--json"});
