@@ -5,6 +5,7 @@
 #include "estimate.h"
 #include "format.h"
 #include "memorychart.h"
+#include "qtext.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
 #include "session.h"
@@ -42,11 +43,6 @@ std::unique_ptr<QWidget> makeTimelineWidget(const Scenario &s, ByteUnit unit, QS
     panel->setPlayhead(panel->timeline().makespan); // the whole step
     QCoreApplication::processEvents();
     return holder;
-}
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
 } // namespace
@@ -121,7 +117,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
                       .arg(QString::fromStdString(s.gpu.shortName));
     else if (chartName == QLatin1String("timeline"))
         o.title = QStringLiteral("%1 pipeline, %2 stages, %3 micro-batches")
-                      .arg(qs(pipelineScheduleName(s.training.schedule)))
+                      .arg(toQString(pipelineScheduleName(s.training.schedule)))
                       .arg(s.layout.pipelineParallel)
                       .arg(s.training.microBatches);
     else

@@ -5,6 +5,7 @@
 #include "inputlimits.h"
 #include "layout.h"
 #include "planner.h"
+#include "qtext.h"
 #include "reportcommand.h"
 #include "schedule.h"
 
@@ -18,11 +19,6 @@
 namespace shardscope {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 /// Takes a range "A-B" out of --gpus (which the settings table reads as one count):
 /// `args` gets A in its place, `*lo` and `*hi` the bounds. Returns false with `*error`
@@ -204,7 +200,7 @@ QString scheduleText(const Training &t, int p)
 {
     if (p == 1)
         return QStringLiteral("-");
-    QString s = qs(pipelineScheduleId(t.schedule));
+    QString s = toQString(pipelineScheduleId(t.schedule));
     if (t.schedule == PipelineSchedule::Interleaved1F1B)
         s += QStringLiteral(" v%1").arg(t.chunks);
     return s;
@@ -220,14 +216,14 @@ QJsonObject candidateJson(const PlanCandidate &c)
                   {"pp", l.pipelineParallel},
                   {"cp", l.contextParallel},
                   {"ep", l.expertParallel},
-                  {"strategy", qs(zeroStageId(l.zeroStage))},
+                  {"strategy", toQString(zeroStageId(l.zeroStage))},
                   {"hsdp_shard", qint64(l.hsdpShardSize)},
                   {"micro_batch_size", qint64(t.microBatchSize)},
                   {"microbatches", qint64(t.microBatches)},
-                  {"recompute", qs(recomputeId(t.recompute))},
-                  {"schedule", qs(pipelineScheduleId(t.schedule))},
+                  {"recompute", toQString(recomputeId(t.recompute))},
+                  {"schedule", toQString(pipelineScheduleId(t.schedule))},
                   {"chunks", t.chunks},
-                  {"offload", qs(offloadId(l.offload))},
+                  {"offload", toQString(offloadId(l.offload))},
                   {"peak_bytes", qint64(c.peakBytes)},
                   {"stage_split", l.balancedStages      ? QStringLiteral("balanced")
                                   : l.allowUnevenStages ? QStringLiteral("uneven")
@@ -393,6 +389,9 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                             {"candidates_evaluated", qint64(r.candidatesEvaluated)},
                             {"candidates_pruned", qint64(r.candidatesPruned)},
                             {"fitting", qint64(r.fitting.size())},
+                            // The scenario the search starts from, every table setting by
+                            // its key; each layout gives the degrees and batch it chose.
+                            {"inputs", settingsToJson(q.base)},
                             {"layouts", layouts}};
         out << QJsonDocument(o).toJson(QJsonDocument::Indented);
         out.flush();
@@ -457,15 +456,15 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                    .arg(l.pipelineParallel, 3)
                    .arg(l.contextParallel, 3)
                    .arg(l.expertParallel, 3)
-                   .arg(qs(zeroStageId(l.zeroStage)) +
+                   .arg(toQString(zeroStageId(l.zeroStage)) +
                             (l.hsdpShardSize > 0 ? QStringLiteral("/%1").arg(l.hsdpShardSize)
                                                  : QString()),
                         -8)
                    .arg(tr.microBatchSize, 4)
                    .arg(tr.microBatches, 5)
-                   .arg(qs(recomputeId(tr.recompute)), -9)
+                   .arg(toQString(recomputeId(tr.recompute)), -9)
                    .arg(scheduleText(tr, l.pipelineParallel), -14)
-                   .arg(qs(offloadId(l.offload)), -16)
+                   .arg(toQString(offloadId(l.offload)), -16)
                    .arg(QString::number(double(cand.peakBytes) / 1e9, 'f', 1), 8)
                    .arg(free, 6)
                    .arg(step, 9)

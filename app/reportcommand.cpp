@@ -5,6 +5,7 @@
 #include "format.h"
 #include "hfconfig.h"
 #include "inputfile.h"
+#include "qtext.h"
 #include "reportjson.h"
 #include "settings.h"
 #include "steptime.h"
@@ -133,11 +134,6 @@ QCommandLineOption valueOption(const char *name, const QString &help, const char
 
 namespace {
 
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
 /// The value name shown in --help for a table setting: "on|off", "ddp|zero1|...",
 /// the display unit ("MiB", "tokens"), or "n".
 QString valueNameFor(const Setting &s)
@@ -149,25 +145,25 @@ QString valueNameFor(const Setting &s)
     if (s.kind == SettingKind::Choice) {
         QStringList ids;
         for (std::string_view c : s.choices)
-            ids << qs(c);
+            ids << toQString(c);
         return ids.join(u'|');
     }
     if (!s.displayUnit.empty() && s.displayUnit != "%")
-        return qs(s.displayUnit);
+        return toQString(s.displayUnit);
     return QStringLiteral("n");
 }
 
 /// The help line of a table setting: its help, its range and its default.
 QString helpFor(const Setting &s, const Scenario &defaults)
 {
-    QString text = qs(s.help);
+    QString text = toQString(s.help);
     if (s.isSwitch)
         return text;
     if (s.kind == SettingKind::Integer)
         text += QStringLiteral(" %1%2.").arg(
-            qs(settingRangeText(s)),
-            s.displayUnit.empty() ? QString() : QStringLiteral(" ") + qs(s.displayUnit));
-    return text + QStringLiteral(" Default %1.").arg(qs(settingText(s, s.get(defaults))));
+            toQString(settingRangeText(s)),
+            s.displayUnit.empty() ? QString() : QStringLiteral(" ") + toQString(s.displayUnit));
+    return text + QStringLiteral(" Default %1.").arg(toQString(settingText(s, s.get(defaults))));
 }
 
 } // namespace
@@ -249,7 +245,7 @@ ScenarioOptions::ScenarioOptions()
 {
     const Scenario defaults = defaultScenario();
     for (const Setting &s : settings()) {
-        const QString name = qs(s.flag);
+        const QString name = toQString(s.flag);
         table << (s.isSwitch ? QCommandLineOption(name, helpFor(s, defaults))
                              : QCommandLineOption(name, helpFor(s, defaults), valueNameFor(s)));
     }
@@ -283,16 +279,16 @@ QString settingsMarkdownRows()
     const Scenario defaults = defaultScenario();
     QString rows;
     for (const Setting &s : settings()) {
-        QString flag = QStringLiteral("--") + qs(s.flag);
+        QString flag = QStringLiteral("--") + toQString(s.flag);
         if (!s.isSwitch)
             flag += QStringLiteral(" ") + valueNameFor(s);
-        QString help = qs(s.help);
+        QString help = toQString(s.help);
         if (s.kind == SettingKind::Integer)
             help += QStringLiteral(" %1%2.").arg(
-                qs(settingRangeText(s)),
-                s.displayUnit.empty() ? QString() : QStringLiteral(" ") + qs(s.displayUnit));
+                toQString(settingRangeText(s)),
+                s.displayUnit.empty() ? QString() : QStringLiteral(" ") + toQString(s.displayUnit));
         const QString def =
-            s.isSwitch ? QStringLiteral("off") : qs(settingText(s, s.get(defaults)));
+            s.isSwitch ? QStringLiteral("off") : toQString(settingText(s, s.get(defaults)));
         rows += QStringLiteral("| `%1` | %2 | `%3` |\n")
                     .arg(flag, help.replace(u'|', QStringLiteral("\\|")), def);
     }
@@ -458,7 +454,7 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
                        .arg(o.names().first(),
                             setting.kind == SettingKind::Choice ? QStringLiteral(": ")
                                                                 : QStringLiteral(" "),
-                            qs(why));
+                            toQString(why));
             return false;
         }
         *out = *v;

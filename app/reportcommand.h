@@ -39,7 +39,7 @@ struct ScenarioOptions
     /// True when any scenario flag (not --unit, not --scenario) was given.
     bool anySet(const QCommandLineParser &p) const;
     /// The scenario and unit the parsed flags describe: the --scenario file if
-    /// given, else the report's defaults (defaultScenario(): Llama 3 70B, 8 GPUs,
+    /// given, else defaultScenario() (core/defaults.h: Llama 3 70B, 64 GPUs,
     /// DDP, H100, mixed-adam), with every given flag applied over it. --hf-config
     /// reads the model from a Hugging Face config.json (modelFromHfConfig). The
     /// result passes validate() (with `validateResult` false that check is left to

@@ -1,5 +1,6 @@
 #include "planner.h"
 
+#include "defaults.h"
 #include "estimate.h"
 #include "inputlimits.h"
 #include "verdict.h"
@@ -453,17 +454,7 @@ WhatFits whatFits(const Scenario &s)
     };
 
     // Fewest GPUs: the slider's counts 1, 2, 3, 4, 6, 8, 12, ... times t p c, bottom up.
-    const std::int64_t multiple = s.layout.modelParallel();
-    std::vector<std::int64_t> counts;
-    std::vector<std::int64_t> nice = {1}; // ui/headlinecontrols.cpp gpuSliderCounts()
-    for (std::int64_t k = 2; k <= maxGpuSliderCount; k *= 2) {
-        if (k >= 4)
-            nice.push_back(k * 3 / 4);
-        nice.push_back(k);
-    }
-    for (std::int64_t k : nice)
-        if (k * multiple <= maxGpuSliderCount)
-            counts.push_back(k * multiple);
+    const std::vector<std::int64_t> counts = gpuSliderCounts(s.layout.modelParallel());
     for (WhatFits::Fewest &f : out.fewest) {
         w.layout = s.layout;
         w.layout.zeroStage = f.strategy;

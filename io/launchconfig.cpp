@@ -1,6 +1,7 @@
 #include "launchconfig.h"
 
 #include "estimate.h"
+#include "qtext.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -10,20 +11,16 @@ namespace shardscope {
 
 namespace {
 
-QString qs(std::string_view v)
-{
-    return QString::fromUtf8(v.data(), qsizetype(v.size()));
-}
-
 /// The first comment lines of the YAML and TOML files: what was exported.
 QString headerComment(const Scenario &s)
 {
     const Layout &l = s.layout;
     return QStringLiteral("# Exported by shardscope export-config: %1, %2 x %3, %4, d %5 t %6 p "
                           "%7 c %8 e %9.\n")
-        .arg(qs(s.model.displayName.empty() ? s.model.id : s.model.displayName))
+        .arg(toQString(s.model.displayName.empty() ? s.model.id : s.model.displayName))
         .arg(l.gpus)
-        .arg(qs(s.gpu.name.empty() ? s.gpu.id : s.gpu.name), qs(zeroStageName(l.zeroStage)))
+        .arg(toQString(s.gpu.name.empty() ? s.gpu.id : s.gpu.name),
+             toQString(zeroStageName(l.zeroStage)))
         .arg(l.dataParallel())
         .arg(l.tensorParallel)
         .arg(l.pipelineParallel)
@@ -165,7 +162,7 @@ std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
         out.notes << QStringLiteral("Activation recomputation (%1) is switched on in the "
                                     "training script (model.gradient_checkpointing_enable() or "
                                     "deepspeed.checkpointing).")
-                         .arg(qs(recomputeId(t.recompute)));
+                         .arg(toQString(recomputeId(t.recompute)));
     return out;
 }
 
@@ -399,7 +396,7 @@ QString titanParallelism(const Scenario &s, const TitanMesh &mesh, const QString
 QString titanCheckpointAndFp8(const Training &t)
 {
     QString x = QStringLiteral("\n[activation_checkpoint]\n");
-    x += QStringLiteral("mode = \"%1\"\n").arg(qs(recomputeId(t.recompute)));
+    x += QStringLiteral("mode = \"%1\"\n").arg(toQString(recomputeId(t.recompute)));
     if (t.recompute == Recompute::Selective)
         x += QStringLiteral("selective_ac_option = \"op\"\n");
     // FP8 (torchtitan/config/job_config.py at 238fa9953, the last TOML version: Model
@@ -551,8 +548,9 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
     if (out && fw != Framework::Generic && fw != formatFramework(format))
         out->notes << QStringLiteral("The estimate used the %1 profile, not %2's: re-run it "
                                      "with --framework %3 for this launcher's memory.")
-                          .arg(qs(frameworkName(fw)), qs(frameworkName(formatFramework(format))),
-                               qs(frameworkId(formatFramework(format))));
+                          .arg(toQString(frameworkName(fw)),
+                               toQString(frameworkName(formatFramework(format))),
+                               toQString(frameworkId(formatFramework(format))));
     if (out && fw == Framework::Fsdp2 && format == LaunchFormat::Torchtitan &&
         s.training.recompute == Recompute::Selective)
         out->notes << QStringLiteral("selective_ac_option \"op\" is torchtitan's op-level "
@@ -561,7 +559,7 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
     if (out && format != LaunchFormat::Torchtitan && s.training.fp8 != Fp8Recipe::Off)
         out->notes << QStringLiteral("fp8 %1 is not a %2 setting: the model's linear layers "
                                      "must run Transformer Engine's recipe (te.fp8_autocast).")
-                          .arg(qs(fp8RecipeId(s.training.fp8)), launchFormatId(format));
+                          .arg(toQString(fp8RecipeId(s.training.fp8)), launchFormatId(format));
     if (out && format != LaunchFormat::Torchtitan && s.training.activationOffload)
         out->notes << QStringLiteral("Activation offload is not a %1 setting: wrap the layers "
                                      "in Transformer Engine's get_cpu_offload_context.")

@@ -1,6 +1,8 @@
 #include "reportjson.h"
 
 #include "estimate.h"
+#include "qtext.h"
+#include "scenariofile.h"
 #include "schedule.h"
 #include "settings.h"
 #include "steptime.h"
@@ -10,11 +12,6 @@
 namespace shardscope {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 QJsonObject communicationJson(const CommunicationBytes &c)
 {
@@ -116,7 +113,7 @@ QJsonObject timelineToJson(const Scenario &s)
                                   {"busy", t.stages[i].busy},
                                   {"bubble_fraction", t.stages[i].bubbleFraction},
                                   {"peak_in_flight", t.stages[i].peakInFlight}});
-    return {{"schedule", qs(pipelineScheduleId(p.schedule))},
+    return {{"schedule", toQString(pipelineScheduleId(p.schedule))},
             {"stages", p.stages},
             {"microbatches", p.microBatches},
             {"chunks", p.chunks},
@@ -150,25 +147,25 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                              {"pipeline_parallel", l.pipelineParallel},
                              {"context_parallel", l.contextParallel},
                              {"expert_parallel", l.expertParallel},
-                             {"strategy", qs(zeroStageId(l.zeroStage))},
+                             {"strategy", toQString(zeroStageId(l.zeroStage))},
                              {"zero_stage", int(l.zeroStage)},
                              {"shard_group", qint64(l.shardGroup())},
                              {"hsdp_shard_size", qint64(l.hsdpShardSize)},
-                             {"offload", qs(offloadId(l.offload))},
+                             {"offload", toQString(offloadId(l.offload))},
                              {"gpus_per_node", qint64(l.gpusPerNode)}};
     const Training &t = s.training;
     const QJsonObject training{{"micro_batch_size", qint64(t.microBatchSize)},
                                {"sequence_length", qint64(t.sequenceLength)},
                                {"microbatches", qint64(t.microBatches)},
                                {"global_batch", qint64(t.globalBatch(l.dataParallel()))},
-                               {"recompute", qs(recomputeId(t.recompute))},
+                               {"recompute", toQString(recomputeId(t.recompute))},
                                {"flash_attention", t.flashAttention},
                                {"sequence_parallel", t.sequenceParallel},
                                {"fp32_logits", t.fp32Logits},
-                               {"loss_kernel", qs(lossKernelId(t.lossKernel))},
+                               {"loss_kernel", toQString(lossKernelId(t.lossKernel))},
                                {"dropout", t.dropout},
                                {"activation_bytes", qint64(t.activationBytes)},
-                               {"schedule", qs(pipelineScheduleId(t.schedule))},
+                               {"schedule", toQString(pipelineScheduleId(t.schedule))},
                                {"chunks", t.chunks}};
     const Overheads &o = s.overheads;
     const QJsonObject overheads{{"cuda_context_bytes", qint64(o.cudaContextBytes)},
@@ -242,11 +239,13 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                      busiest ? communicationJson(busiest->communication) : QJsonObject{}},
                     {"notes", notes},
                     {"groups", groups}};
+    // Every input the numbers came from, by its settings-table key (the scenario file's).
+    out.insert("inputs", settingsToJson(s));
     // Which framework profile produced the numbers (core/layout.h Framework).
-    out.insert("framework", qs(frameworkId(s.layout.framework)));
+    out.insert("framework", toQString(frameworkId(s.layout.framework)));
     // Whether FP8 training and activation offload produced the numbers (core/recipe.h
     // Fp8Recipe, Training::activationOffload), beside the profile that implements them.
-    out.insert("fp8", qs(fp8RecipeId(s.training.fp8)));
+    out.insert("fp8", toQString(fp8RecipeId(s.training.fp8)));
     out.insert("activation_offload", s.training.activationOffload);
     out.insert("paged_optimizer", s.training.pagedOptimizer);
     // What trains (the LoRA adapters, or every parameter) beside `parameters`.
@@ -258,7 +257,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
             QJsonObject{{"rank", f.loraRank},
                         {"alpha", f.loraAlpha},
                         {"targets", QString::fromStdString(settingText(*targets, f.loraTargets))},
-                        {"base_format", qs(baseFormatId(f.baseFormat))}});
+                        {"base_format", toQString(baseFormatId(f.baseFormat))}});
     }
     insertStepTime(out, notes, s, r);
     if (withTimeline && l.pipelineParallel > 1)

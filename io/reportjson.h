@@ -16,7 +16,8 @@ namespace shardscope {
 /// busiest stage), "notes", "step_seconds", "mfu", "hfu", "tokens_per_second",
 /// "step_breakdown" (stepBreakdownToJson), "matmul_efficiency" (stepTime(),
 /// core/steptime.h; null, with a note saying why, when the GPU's speeds are unknown),
-/// "timeline" (only with `withTimeline` and p > 1: it
+/// "inputs" (every settings-table entry by its scenario-file key, settingsToJson() in
+/// io/scenariofile.h), "timeline" (only with `withTimeline` and p > 1: it
 /// simulates the schedule, O(p x m x v) time and memory), and "groups": one per
 /// pipeline stage, { "label", "pipeline_stage", "first_rank", "gpus", "bytes": {
 /// "weights", "gradients", "master_weights", "optimizer_states", "activations",

@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "inputfile.h"
 #include "modeljson.h"
+#include "qtext.h"
 #include "settings.h"
 
 #include <QDir>
@@ -21,11 +22,6 @@
 namespace shardscope {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 /// JSON numbers are doubles: whole numbers are exact up to 2^53.
 constexpr double maxExactJson = 9007199254740992.0;
@@ -130,7 +126,7 @@ public:
             if (!integer(key, s.min, s.max, &v))
                 return false;
             if (const std::string e = checkSettingValue(s, v); !e.empty())
-                return fail(QStringLiteral("\"%1\" %2").arg(QLatin1String(key), qs(e)));
+                return fail(QStringLiteral("\"%1\" %2").arg(QLatin1String(key), toQString(e)));
             break;
         case SettingKind::Boolean: {
             bool b = false;
@@ -143,12 +139,12 @@ public:
             const QJsonValue j = value(key);
             v = -1;
             for (std::size_t i = 0; j.isString() && i < s.choices.size(); ++i)
-                if (j.toString() == qs(s.choices[i]))
+                if (j.toString() == toQString(s.choices[i]))
                     v = std::int64_t(i);
             if (v < 0) {
                 QStringList known;
                 for (std::string_view c : s.choices)
-                    known << qs(c);
+                    known << toQString(c);
                 return fail(
                     QStringLiteral("\"%1\" must be one of %2 (got %3)")
                         .arg(QLatin1String(key), known.join(QStringLiteral(", ")), describe(j)));
@@ -385,12 +381,29 @@ QJsonObject gpuToJson(const Gpu &g)
 Scenario defaultScenario()
 {
     const Catalog &c = Catalog::builtIn();
-    Scenario s;
-    s.model = *c.model("llama3-70b");
-    s.recipe = *c.recipe("mixed-adam");
-    s.gpu = *c.gpu("h100-sxm-80gb");
-    s.layout.gpus = 8;
-    return s;
+    return shardscope::defaultScenario(*c.model(defaultModelId), *c.recipe(defaultRecipeId),
+                                       *c.gpu(defaultGpuId));
+}
+
+QJsonObject settingsToJson(const Scenario &s)
+{
+    QJsonObject o;
+    for (const Setting &setting : settings()) {
+        const std::int64_t v = setting.get(s);
+        const QString key = toQString(setting.key);
+        switch (setting.kind) {
+        case SettingKind::Integer:
+            o.insert(key, qint64(v));
+            break;
+        case SettingKind::Boolean:
+            o.insert(key, v != 0);
+            break;
+        case SettingKind::Choice:
+            o.insert(key, toQString(settingText(setting, v)));
+            break;
+        }
+    }
+    return o;
 }
 
 QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
@@ -404,21 +417,9 @@ QJsonObject scenarioToJson(const Scenario &s, ByteUnit unit)
         {"unit", unit == ByteUnit::GiB ? QStringLiteral("gib") : QStringLiteral("gb")},
     };
     // Every table setting, in storage units (bytes, elements), booleans and choice ids.
-    for (const Setting &setting : settings()) {
-        const std::int64_t v = setting.get(s);
-        const QString key = qs(setting.key);
-        switch (setting.kind) {
-        case SettingKind::Integer:
-            o.insert(key, qint64(v));
-            break;
-        case SettingKind::Boolean:
-            o.insert(key, v != 0);
-            break;
-        case SettingKind::Choice:
-            o.insert(key, qs(settingText(setting, v)));
-            break;
-        }
-    }
+    const QJsonObject table = settingsToJson(s);
+    for (auto it = table.begin(); it != table.end(); ++it)
+        o.insert(it.key(), it.value());
     return o;
 }
 

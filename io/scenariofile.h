@@ -1,5 +1,6 @@
 #pragma once
 
+#include "defaults.h"
 #include "format.h"
 #include "scenario.h"
 
@@ -43,10 +44,17 @@ struct ScenarioDocument
 };
 
 /// The starting point that scenario patches (lessons) apply to, and that fills the
-/// settings a hand-written scenario file leaves out: Llama 3 70B, 8 x H100 SXM 80GB,
-/// DDP, mixed-precision AdamW, and the Training / Overheads defaults of core/scenario.h
-/// (the defaults of `shardscope report`).
+/// settings a hand-written scenario file leaves out: core/defaults.h's
+/// defaultScenario() with its model, recipe and GPU from the built-in catalog (Llama 3
+/// 70B, 64 x H100 SXM 80GB, DDP, mixed-precision AdamW). The window, `report`, `plan`
+/// and `export` start from it too.
 Scenario defaultScenario();
+
+/// Every settings-table entry of `s` (core/settings.h), keyed by its scenario-file key:
+/// integers in storage units (bytes, elements, GPUs), booleans, and choice ids
+/// ("zero3", "interleaved"). A scenario file's scalar keys, and the "inputs" that the
+/// report and plan JSON echo, so a setting added to the table appears in all three.
+QJsonObject settingsToJson(const Scenario &s);
 
 /// Every setting of `s` and the unit, as a complete version-1 scenario file object.
 /// Model, recipe and GPU are written out in full (not as preset ids), so a file

@@ -1,5 +1,7 @@
 #include "advancedpanel.h"
 
+#include "defaults.h"
+#include "qtext.h"
 #include "settingeditor.h"
 
 #include <QCheckBox>
@@ -12,15 +14,6 @@
 #include <QVBoxLayout>
 
 namespace shardscope {
-
-namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
-} // namespace
 
 AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
     : QWidget(parent), m_session(session)
@@ -44,7 +37,9 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
             if (k == "tp" || k == "pp" || k == "cp")
                 apply = [this, k](Scenario &s, std::int64_t v) { setDegree(s, k, v); };
             if (k == "schedule")
-                name = [](std::int64_t v) { return qs(pipelineScheduleName(PipelineSchedule(v))); };
+                name = [](std::int64_t v) {
+                    return toQString(pipelineScheduleName(PipelineSchedule(v)));
+                };
             auto *editor = new SettingEditor(*setting, m_session, this, apply, name);
             m_editors.push_back(editor);
             if (k == "hsdp_shard")
@@ -53,7 +48,7 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
             if (setting->kind == SettingKind::Boolean)
                 form->addRow(editor->widget());
             else
-                form->addRow(qs(setting->label), editor->widget());
+                form->addRow(toQString(setting->label), editor->widget());
         }
         layout->addWidget(box);
     };
@@ -111,14 +106,10 @@ void AdvancedPanel::setDegree(Scenario &s, std::string_view key, std::int64_t va
 {
     // Changing t, p or c keeps the data-parallel degree: the world size follows.
     Layout &l = s.layout;
-    const std::int64_t d = std::max<std::int64_t>(1, l.dataParallel());
-    if (key == "tp")
-        l.tensorParallel = int(value);
-    else if (key == "pp")
-        l.pipelineParallel = int(value);
-    else
-        l.contextParallel = int(value);
-    l.gpus = std::clamp<std::int64_t>(d * l.modelParallel(), 1, settingByKey("gpus")->max);
+    const int v = int(value);
+    setDegreesKeepingData(l, key == "tp" ? v : l.tensorParallel,
+                          key == "pp" ? v : l.pipelineParallel,
+                          key == "cp" ? v : l.contextParallel);
 }
 
 void AdvancedPanel::sync()

@@ -1,6 +1,7 @@
 #include "breakdownview.h"
 
 #include "chartparts.h"
+#include "qtext.h"
 
 #include <QChart>
 #include <QChartView>
@@ -10,13 +11,6 @@
 #include <QVBoxLayout>
 
 namespace shardscope {
-
-namespace {
-QString qs(const std::string &s)
-{
-    return toQString(s);
-}
-} // namespace
 
 BreakdownView::BreakdownView(QWidget *parent)
     : QWidget(parent), m_series(new QPieSeries), m_view(new QChartView), m_title(new QLabel),
@@ -105,21 +99,21 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
                          .arg(g.gpuCount > 1
                                   ? QStringLiteral("–%1").arg(g.firstRank + g.gpuCount - 1)
                                   : QString())
-                         .arg(qs(formatBytes(g.totalBytes(), unit))));
+                         .arg(toQString(formatBytes(g.totalBytes(), unit))));
     const double total = double(std::max<std::int64_t>(1, g.totalBytes()));
     QString parts = QStringLiteral("<table>");
     for (int c = componentCount - 1; c >= 0; --c) {
         const std::int64_t v = componentValue(g.bytes, Component(c));
         if (v <= 0)
             continue;
-        auto *slice = m_series->append(qs(componentName(Component(c))), double(v));
+        auto *slice = m_series->append(toQString(componentName(Component(c))), double(v));
         slice->setColor(componentColor(Component(c)));
         slice->setLabelVisible(false);
         parts += QStringLiteral("<tr><td><span style='color:%1'>■</span> %2</td>"
                                 "<td align=right>&nbsp;&nbsp;%3</td>"
                                 "<td align=right>&nbsp;&nbsp;%4%</td></tr>")
-                     .arg(componentColor(Component(c)).name(), qs(componentName(Component(c))),
-                          qs(formatBytes(v, unit)))
+                     .arg(componentColor(Component(c)).name(),
+                          toQString(componentName(Component(c))), toQString(formatBytes(v, unit)))
                      .arg(double(v) / total * 100, 0, 'f', 0);
     }
     parts += QStringLiteral("</table><br>");
@@ -127,7 +121,7 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
     const CommunicationBytes &cm = g.communication;
     auto row = [unit](const QString &name, std::int64_t bytes) {
         return QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;&nbsp;%2</td></tr>")
-            .arg(name, qs(formatBytes(bytes, unit)));
+            .arg(name, toQString(formatBytes(bytes, unit)));
     };
     const char *dpName = s.layout.zeroStage == ZeroStage::Zero3
                              ? "Data parallel (gathers + reduce-scatter)"
@@ -144,9 +138,9 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
         html += row(QStringLiteral("Expert parallel (all-to-all)"), cm.expertParallel);
     html += row(QStringLiteral("<b>Total</b>"), cm.total()) + QStringLiteral("</table>");
     if (g.hostBytes > 0)
-        html +=
-            QStringLiteral("<br>Offloaded to host: %1 per GPU, %2 per node")
-                .arg(qs(formatBytes(g.hostBytes, unit)), qs(formatBytes(r.hostBytesPerNode, unit)));
+        html += QStringLiteral("<br>Offloaded to host: %1 per GPU, %2 per node")
+                    .arg(toQString(formatBytes(g.hostBytes, unit)),
+                         toQString(formatBytes(r.hostBytesPerNode, unit)));
     m_comm->setText(html);
 }
 

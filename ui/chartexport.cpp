@@ -1,6 +1,7 @@
 #include "chartexport.h"
 
 #include "format.h"
+#include "qtext.h"
 #include "scenariofile.h"
 
 #include <QClipboard>
@@ -22,11 +23,6 @@ namespace {
 
 /// Logical height a slide is laid out at: a 1280x720 screen, magnified.
 constexpr double layoutHeight = 720;
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 /// Draws the content into a painter whose coordinates are `logical` pixels.
 using PaintFn = std::function<void(QCPPainter &painter, QSize logical)>;
@@ -303,9 +299,9 @@ QString scenarioCaption(const Scenario &s)
     if (l.hsdpShardSize > 0)
         layout << QStringLiteral("HSDP shard %1").arg(l.hsdpShardSize);
     parts << layout.join(QStringLiteral(", "));
-    QString strategy = qs(zeroStageName(l.zeroStage));
+    QString strategy = toQString(zeroStageName(l.zeroStage));
     if (l.offload != Offload::None)
-        strategy += QStringLiteral(" + %1 offload").arg(qs(offloadId(l.offload)));
+        strategy += QStringLiteral(" + %1 offload").arg(toQString(offloadId(l.offload)));
     parts << strategy;
     const QString recipe = QString::fromStdString(s.recipe.displayName);
     parts << (recipe.contains(QLatin1String("B/param"))
@@ -321,8 +317,8 @@ QString scenarioCaption(const Scenario &s)
                  << QStringLiteral("s %1").arg(t.sequenceLength)
                  << QStringLiteral("m %1").arg(t.microBatches);
         if (l.pipelineParallel > 1)
-            training << qs(pipelineScheduleName(t.schedule));
-        training << QStringLiteral("%1 recompute").arg(qs(recomputeId(t.recompute)));
+            training << toQString(pipelineScheduleName(t.schedule));
+        training << QStringLiteral("%1 recompute").arg(toQString(recomputeId(t.recompute)));
         if (!t.flashAttention)
             training << QStringLiteral("no flash");
         parts << training.join(QStringLiteral(", "));

@@ -15,11 +15,6 @@
 
 namespace shardscope {
 
-QString toQString(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), qsizetype(text.size()));
-}
-
 void fillWithPlot(QWidget *owner, QCustomPlot *plot, QSize minimumSize)
 {
     auto *layout = new QVBoxLayout(owner);

@@ -3,6 +3,7 @@
 #include "format.h"
 #include "memoryreport.h"
 #include "palette.h"
+#include "qtext.h"
 
 #include <QBrush>
 #include <QMargins>
@@ -39,9 +40,6 @@ namespace shardscope {
 /// (one pixel every 8) in `color`, as a tiled premultiplied-ARGB image brush, which the
 /// raster engine fills several times faster than the pattern brush.
 QBrush hatchBrush(const QColor &color);
-
-/// Engine text (UTF-8) as a QString.
-QString toQString(std::string_view text);
 
 /// Lays `plot` out as `owner`'s only child, edge to edge, and gives `owner` `minimumSize`.
 void fillWithPlot(QWidget *owner, QCustomPlot *plot, QSize minimumSize);

@@ -1,7 +1,9 @@
 #include "headlinecontrols.h"
 
 #include "advancedpanel.h"
+#include "defaults.h"
 #include "lazyrefresh.h"
+#include "qtext.h"
 #include "session.h"
 #include "settings.h"
 #include "wraplabel.h"
@@ -48,11 +50,6 @@ void selectOrShowCustom(QComboBox *combo, const QString &id, const QString &name
 constexpr double logMinParams = 8.0;          // 1e8 = 0.1B
 const double logMaxParams = std::log10(2e12); // 2T
 
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
-
 QString count(std::int64_t n)
 {
     return QLocale(QLocale::English).toString(qlonglong(n));
@@ -97,25 +94,6 @@ std::int64_t HeadlineControls::modelSliderParameters(int position)
         std::llround(std::pow(10.0, logMinParams + f * (logMaxParams - logMinParams))));
 }
 
-QList<int> HeadlineControls::gpuSliderCounts(int multiple)
-{
-    static const QList<int> nice = [] {
-        QList<int> c{1};
-        for (int p = 2; p <= maxGpuSliderCount; p *= 2) {
-            if (p >= 4)
-                c << p * 3 / 4;
-            c << p;
-        }
-        return c;
-    }();
-    multiple = std::clamp(multiple, 1, maxGpuSliderCount);
-    QList<int> counts;
-    for (int c : nice)
-        if (std::int64_t(c) * multiple <= maxGpuSliderCount)
-            counts << c * multiple;
-    return counts;
-}
-
 HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     : QWidget(parent), m_session(session)
 {
@@ -130,7 +108,7 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     auto *modelForm = new QVBoxLayout(modelBox);
     m_modelCombo = new QComboBox;
     for (const Model &m : catalog.models())
-        m_modelCombo->addItem(qs(m.displayName), qs(m.id));
+        m_modelCombo->addItem(toQString(m.displayName), toQString(m.id));
     m_modelCombo->addItem(QStringLiteral("Scaled from the size slider"), QStringLiteral("scaled"));
     // Models from a file or the command line (their name replaces this text).
     m_modelCombo->addItem(QStringLiteral("Custom model"), QStringLiteral("custom"));
@@ -197,12 +175,14 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     gpuForm->addLayout(countRow);
     m_gpuCombo = new QComboBox;
     for (const Gpu &g : catalog.gpus())
-        m_gpuCombo->addItem(qs(g.name), qs(g.id));
+        m_gpuCombo->addItem(toQString(g.name), toQString(g.id));
     gpuForm->addWidget(m_gpuCombo);
     layout->addWidget(gpuBox);
 
-    connect(m_gpuSlider, &QSlider::valueChanged, this,
-            [this](int pos) { m_session->setGpus(m_gpuCounts.value(pos, 1)); });
+    connect(m_gpuSlider, &QSlider::valueChanged, this, [this](int pos) {
+        const int last = int(m_gpuCounts.size()) - 1;
+        m_session->setGpus(m_gpuCounts[std::size_t(std::clamp(pos, 0, last))]);
+    });
     connect(m_gpuSpin, &QSpinBox::valueChanged, this, [this](int v) { m_session->setGpus(v); });
     connect(m_gpuCombo, &QComboBox::activated, this, [this](int index) {
         m_session->setGpu(m_gpuCombo->itemData(index).toString().toStdString());
@@ -267,7 +247,7 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     auto *recipeForm = new QFormLayout(recipeBox);
     m_recipeCombo = new QComboBox;
     for (const Recipe &r : catalog.recipes())
-        m_recipeCombo->addItem(qs(r.displayName), qs(r.id));
+        m_recipeCombo->addItem(toQString(r.displayName), toQString(r.id));
     m_recipeCombo->addItem(QStringLiteral("Custom"), QStringLiteral("custom"));
     recipeForm->addRow(m_recipeCombo);
     const char *names[] = {"Weights", "Gradients", "Master weights", "Optimizer states"};
@@ -296,7 +276,7 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     const char *unitTips[] = {"GB = 10^9 bytes, as vendors and papers count",
                               "GiB = 2^30 bytes, as drivers and nvidia-smi count"};
     for (int u = 0; u < 2; ++u) {
-        auto *b = new QPushButton(qs(unitName(ByteUnit(u))));
+        auto *b = new QPushButton(toQString(unitName(ByteUnit(u))));
         b->setCheckable(true);
         b->setToolTip(QString::fromLatin1(unitTips[u]));
         m_unit->addButton(b, u);
@@ -398,33 +378,30 @@ void HeadlineControls::syncInputs()
     const Scenario &s = m_session->scenario();
     const QSignalBlocker b1(m_modelCombo), b2(m_modelSlider), b3(m_gpuSlider), b4(m_gpuSpin),
         b5(m_gpuCombo), b6(m_recipeCombo);
-    const QString modelId = m_session->modelIsScaled() ? QStringLiteral("scaled") : qs(s.model.id);
+    const QString modelId =
+        m_session->modelIsScaled() ? QStringLiteral("scaled") : toQString(s.model.id);
     int modelIndex = m_modelCombo->findData(modelId);
     if (modelIndex < 0 || modelId == QStringLiteral("custom")) {
         modelIndex = m_modelCombo->findData(QStringLiteral("custom"));
         m_modelCombo->setItemText(
-            modelIndex, qs(s.model.displayName.empty() ? "Custom model" : s.model.displayName));
+            modelIndex,
+            toQString(s.model.displayName.empty() ? "Custom model" : s.model.displayName));
     }
     m_modelCombo->setCurrentIndex(modelIndex);
     if (!m_modelSlider->isSliderDown() && !m_session->modelIsScaled())
         m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
     m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, m_gpuSpin->maximum())));
-    const int multiple = int(std::min<std::int64_t>(s.layout.modelParallel(), maxGpuSliderCount));
-    if (m_gpuCounts.value(0) != multiple) {
+    const std::int64_t multiple =
+        std::min<std::int64_t>(s.layout.modelParallel(), maxGpuSliderCount);
+    if (m_gpuCounts.front() != multiple) {
         m_gpuCounts = gpuSliderCounts(multiple);
         m_gpuSlider->setRange(0, int(m_gpuCounts.size()) - 1);
     }
-    if (!m_gpuSlider->isSliderDown()) {
-        int best = 0;
-        for (int i = 0; i < m_gpuCounts.size(); ++i)
-            if (std::abs(m_gpuCounts[i] - s.layout.gpus) <
-                std::abs(m_gpuCounts[best] - s.layout.gpus))
-                best = i;
-        m_gpuSlider->setValue(best);
-    }
-    selectOrShowCustom(m_gpuCombo, qs(s.gpu.id), qs(s.gpu.name), QStringLiteral("custom-gpu"),
-                       QStringLiteral("Custom GPU"));
-    selectOrShowCustom(m_recipeCombo, qs(s.recipe.id), qs(s.recipe.displayName),
+    if (!m_gpuSlider->isSliderDown())
+        m_gpuSlider->setValue(int(nearestGpuSliderIndex(m_gpuCounts, s.layout.gpus)));
+    selectOrShowCustom(m_gpuCombo, toQString(s.gpu.id), toQString(s.gpu.name),
+                       QStringLiteral("custom-gpu"), QStringLiteral("Custom GPU"));
+    selectOrShowCustom(m_recipeCombo, toQString(s.recipe.id), toQString(s.recipe.displayName),
                        QStringLiteral("custom"), QStringLiteral("Custom"));
     const std::int64_t bytes[] = {s.recipe.weightBytes, s.recipe.gradientBytes,
                                   s.recipe.masterWeightBytes, s.recipe.optimizerBytes};
@@ -449,12 +426,12 @@ void HeadlineControls::sync()
     syncInputs();
     const Scenario &s = m_session->scenario();
 
-    m_modelSize->setText(
-        s.model.architecture && s.model.architecture->isMoe()
-            ? QStringLiteral("%1 parameters, %2 active")
-                  .arg(qs(formatParameters(s.model.parameters())),
-                       qs(formatParameters(s.model.activeParameters())))
-            : QStringLiteral("%1 parameters").arg(qs(formatParameters(s.model.parameters()))));
+    m_modelSize->setText(s.model.architecture && s.model.architecture->isMoe()
+                             ? QStringLiteral("%1 parameters, %2 active")
+                                   .arg(toQString(formatParameters(s.model.parameters())),
+                                        toQString(formatParameters(s.model.activeParameters())))
+                             : QStringLiteral("%1 parameters")
+                                   .arg(toQString(formatParameters(s.model.parameters()))));
     // The description follows the model slider when it is let go, not at every step of
     // a drag: it wraps over five lines, and measuring, relaying and repainting it was a
     // fifth of a drag step (2.9 M of 14.9 M instructions at 1,024 GPUs, callgrind,
@@ -496,7 +473,7 @@ void HeadlineControls::syncModelInfo()
                    .arg(count(a.effectiveExpertFfn()))
                    .arg(a.sharedExperts)
                    .arg(count(s.model.parameters()), count(s.model.activeParameters()),
-                        qs(s.model.source));
+                        toQString(s.model.source));
     } else if (s.model.architecture) {
         const Architecture &a = *s.model.architecture;
         info = QStringLiteral("%1 layers, hidden %2, FFN %3, %4 heads (%5 KV), vocabulary %6: "
@@ -505,10 +482,10 @@ void HeadlineControls::syncModelInfo()
                    .arg(count(a.hidden), count(a.ffn))
                    .arg(a.heads)
                    .arg(a.kvHeads)
-                   .arg(count(a.vocab), count(s.model.parameters()), qs(s.model.source));
+                   .arg(count(a.vocab), count(s.model.parameters()), toQString(s.model.source));
     } else {
         info = QStringLiteral("A plain count of %1 parameters (no architecture). Source: %2")
-                   .arg(count(s.model.parameters()), qs(s.model.source));
+                   .arg(count(s.model.parameters()), toQString(s.model.source));
     }
     m_modelInfo->setText(info);
 }

@@ -5,6 +5,7 @@
 #include <QList>
 #include <QWidget>
 #include <cstdint>
+#include <vector>
 
 class QButtonGroup;
 class QCheckBox;
@@ -36,9 +37,6 @@ public:
     static int modelSliderPosition(std::int64_t parameters);
     static std::int64_t modelSliderParameters(int position);
     static constexpr int modelSliderSteps = 1000;
-    /// The GPU counts the GPU slider steps through: 1, 2, 3, 4, 6, 8, 12, ... 16,384,
-    /// each times `multiple` (t x p x c, so every step is a valid layout), up to 16,384.
-    static QList<int> gpuSliderCounts(int multiple = 1);
     /// The fine-tuning buttons: 0 full fine-tune (LoRA rank 0), 1 LoRA (rank > 0 on a
     /// bf16, fp16 or int8 base), 2 QLoRA (rank > 0 on NF4).
     static int tuningKind(const FineTuning &f);
@@ -91,8 +89,8 @@ private:
     QButtonGroup *m_unit = nullptr;
     QCheckBox *m_statesOnly = nullptr;
     AdvancedPanel *m_advanced = nullptr;
-    QList<int> m_gpuCounts;               ///< what the GPU slider steps through now
-    QList<QWidget *> m_secondaryControls; ///< hidden in presentation mode
+    std::vector<std::int64_t> m_gpuCounts; ///< what the GPU slider steps through now
+    QList<QWidget *> m_secondaryControls;  ///< hidden in presentation mode
 };
 
 } // namespace shardscope

@@ -1,6 +1,7 @@
 #include "livepanel.h"
 
 #include "lazyrefresh.h"
+#include "qtext.h"
 #include "session.h"
 
 #include <QDateTime>
@@ -25,11 +26,6 @@ constexpr double barOffset = 0.21; // predicted at centre - offset, measured at 
 constexpr int compactAbove = 4;    // more GPUs than this get the short labels
 constexpr int valueGap = 4;        // pixels between a bar and its value
 
-QString qs(const std::string &s)
-{
-    return toQString(s);
-}
-
 QString exactBytes(qint64 bytes)
 {
     return QLocale(QLocale::English).toString(bytes) + QStringLiteral(" bytes");
@@ -38,7 +34,7 @@ QString exactBytes(qint64 bytes)
 /// "+3.2 GB", "−29.4 GB" (U+2212), "0 GB".
 QString signedBytes(qint64 bytes, ByteUnit unit)
 {
-    const QString magnitude = qs(formatBytes(bytes < 0 ? -bytes : bytes, unit));
+    const QString magnitude = toQString(formatBytes(bytes < 0 ? -bytes : bytes, unit));
     if (magnitude.startsWith(u'0') && !magnitude.startsWith(QStringLiteral("0.")))
         return magnitude;
     return (bytes < 0 ? QStringLiteral("−") : QStringLiteral("+")) + magnitude;
@@ -311,12 +307,12 @@ void LivePanel::rebuild()
         m_predictedBars.setCapacity(
             double(last.totalBytes) / scale,
             tr("%1\n%2\ndriver total")
-                .arg(shortGpuName(last.name), qs(formatBytes(last.totalBytes, m_unit))));
+                .arg(shortGpuName(last.name), toQString(formatBytes(last.totalBytes, m_unit))));
     } else if (n > 0) {
         m_predictedBars.setCapacity(double(r.capacityBytes) / scale,
                                     tr("%1\n%2\ndatasheet")
-                                        .arg(qs(m_session->scenario().gpu.shortName),
-                                             qs(formatBytes(r.capacityBytes, m_unit))));
+                                        .arg(toQString(m_session->scenario().gpu.shortName),
+                                             toQString(formatBytes(r.capacityBytes, m_unit))));
     }
 
     // Room right of the axis rect for the capacity label, however long the GPU's name.
@@ -358,7 +354,7 @@ void LivePanel::rebuild()
     setMemoryAxis(m_plot->yAxis, top, 1.0, m_headroom, m_unit);
 
     m_message->setVisible(!r.valid());
-    m_message->setText(tr("No prediction for this layout:\n%1").arg(qs(r.error)));
+    m_message->setText(tr("No prediction for this layout:\n%1").arg(toQString(r.error)));
 
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -369,17 +365,17 @@ QString LivePanel::valueText(int k, int level) const
     if (k % 2 == 0) {
         if (!p.predicted)
             return tr("Not in the\nscenario");
-        const QString value = qs(formatBytes(p.predicted->total(), m_unit));
+        const QString value = toQString(formatBytes(p.predicted->total(), m_unit));
         return level == 0 ? tr("Predicted\n%1").arg(value) : value;
     }
-    const QString value = qs(formatBytes(p.measured->usedBytes, m_unit));
+    const QString value = toQString(formatBytes(p.measured->usedBytes, m_unit));
     if (level > 0)
         return value;
     QString text = tr("Measured\n%1").arg(value);
     // The reserve is a thin segment; with room, say its size too.
     if (p.measured->reservedBytes && *p.measured->reservedBytes > 0)
         text += (m_style.fontScale > 1.2 ? tr("\n+ %1\nreserved") : tr("\n+ %1 reserved"))
-                    .arg(qs(formatBytes(*p.measured->reservedBytes, m_unit)));
+                    .arg(toQString(formatBytes(*p.measured->reservedBytes, m_unit)));
     return text;
 }
 
@@ -673,17 +669,20 @@ QString LivePanel::tooltipText(int i) const
                 .arg(p.rank)
                 .arg(g.name.toHtmlEscaped(), g.uuid.toHtmlEscaped(), g.pciBusId.toHtmlEscaped());
         text += QStringLiteral("<table>");
-        text += row(tr("Used"), qs(formatBytes(g.usedBytes, m_unit)), exactBytes(g.usedBytes));
+        text +=
+            row(tr("Used"), toQString(formatBytes(g.usedBytes, m_unit)), exactBytes(g.usedBytes));
         if (g.reservedBytes)
-            text += row(tr("Driver reserved"), qs(formatBytes(*g.reservedBytes, m_unit)),
+            text += row(tr("Driver reserved"), toQString(formatBytes(*g.reservedBytes, m_unit)),
                         exactBytes(*g.reservedBytes));
-        text += row(tr("Free"), qs(formatBytes(g.freeBytes, m_unit)), exactBytes(g.freeBytes));
-        text += row(tr("Total"), qs(formatBytes(g.totalBytes, m_unit)), exactBytes(g.totalBytes));
+        text +=
+            row(tr("Free"), toQString(formatBytes(g.freeBytes, m_unit)), exactBytes(g.freeBytes));
+        text += row(tr("Total"), toQString(formatBytes(g.totalBytes, m_unit)),
+                    exactBytes(g.totalBytes));
         text += QStringLiteral("</table>");
         for (const ProbeProcess &proc : g.processes)
             text += tr("pid %1: %2<br>")
                         .arg(proc.pid)
-                        .arg(proc.usedBytes ? qs(formatBytes(*proc.usedBytes, m_unit))
+                        .arg(proc.usedBytes ? toQString(formatBytes(*proc.usedBytes, m_unit))
                                             : tr("not measurable"));
         if (!g.processesError.isEmpty())
             text += g.processesError.toHtmlEscaped() + QStringLiteral("<br>");
@@ -694,12 +693,12 @@ QString LivePanel::tooltipText(int i) const
         text += tr("<b>Predicted</b><table>");
         for (int c = componentCount - 1; c >= 0; --c) {
             const std::int64_t v = componentValue(*p.predicted, Component(c));
-            text +=
-                row(QStringLiteral("<span style='color:%1'>■</span> %2")
-                        .arg(componentColor(Component(c)).name(), qs(componentName(Component(c)))),
-                    qs(formatBytes(v, m_unit)), exactBytes(v));
+            text += row(QStringLiteral("<span style='color:%1'>■</span> %2")
+                            .arg(componentColor(Component(c)).name(),
+                                 toQString(componentName(Component(c)))),
+                        toQString(formatBytes(v, m_unit)), exactBytes(v));
         }
-        text += row(tr("<b>Total</b>"), qs(formatBytes(p.predicted->total(), m_unit)),
+        text += row(tr("<b>Total</b>"), toQString(formatBytes(p.predicted->total(), m_unit)),
                     exactBytes(p.predicted->total()));
         text += QStringLiteral("</table>");
     }

@@ -23,7 +23,7 @@ class LazyRefresh;
 
 class Session;
 
-/// The Live GPUs tab (issue 7): what this machine's GPUs hold now beside what the
+/// The Live GPUs tab (docs/probe.md): what this machine's GPUs hold now beside what the
 /// Session predicts for them.
 ///
 /// GPU i attached to this machine is taken as global rank i. For each GPU the panel draws

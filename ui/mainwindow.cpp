@@ -14,6 +14,7 @@
 #include "openedfile.h"
 #include "palette.h"
 #include "planpanel.h"
+#include "qtext.h"
 #include "reportjson.h"
 #include "reporttable.h"
 #include "scenariochanges.h"
@@ -69,11 +70,6 @@
 namespace shardscope {
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 QString count(std::int64_t n)
 {
@@ -748,7 +744,7 @@ void MainWindow::redraw()
     const MemoryReport &r = m_session->report();
     const ByteUnit unit = m_session->unit();
     const Verdict &v = m_session->verdict();
-    m_verdictSentence = qs(verdictText(v, s, r, unit));
+    m_verdictSentence = toQString(verdictText(v, s, r, unit));
     // "Overflows by 12 GB per GPU: <why>": the headline before the first ": ", the
     // reason under it (a verdict without a reason is all headline).
     const qsizetype colon = m_verdictSentence.indexOf(QStringLiteral(": "));
@@ -767,7 +763,7 @@ void MainWindow::redraw()
                                                 "border-radius: 8px; }")
                                      .arg(bg.name()));
     }
-    m_whatFitsText = qs(shardscope::whatFitsText(m_session->whatFits(), unit));
+    m_whatFitsText = toQString(shardscope::whatFitsText(m_session->whatFits(), unit));
     showWhatFits();
     // The summary line (a wrapped label, about a millisecond to lay out again) follows
     // once the slider rests, like the donut.
@@ -784,12 +780,15 @@ void MainWindow::showSummary()
         const StepTime &t = m_session->stepTime();
         m_summary->setText(
             QStringLiteral("%1 on %2 × %3 with %4 (%5 B/param). %6 %7")
-                .arg(qs(s.model.displayName), count(s.layout.gpus), qs(s.gpu.shortName),
+                .arg(toQString(s.model.displayName), count(s.layout.gpus),
+                     toQString(s.gpu.shortName),
                      QString::fromUtf8(zeroStageName(s.layout.zeroStage).data()),
                      QString::number(s.recipe.totalBytesPerParameter()),
-                     t.valid() ? qs(stepTimeText(t, s.layout.gpus, s.throughput.tokenBudget)) + u'.'
-                               : QString(),
-                     !r.notes.empty() ? qs(r.notes.front())
+                     t.valid()
+                         ? toQString(stepTimeText(t, s.layout.gpus, s.throughput.tokenBudget)) +
+                               u'.'
+                         : QString(),
+                     !r.notes.empty() ? toQString(r.notes.front())
                      : t.valid()      ? QString()
                                       : QStringLiteral("Counts model states, activations and "
                                                             "buffers.")));

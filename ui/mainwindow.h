@@ -57,10 +57,6 @@ public:
         return HeadlineControls::modelSliderParameters(position);
     }
     static constexpr int modelSliderSteps = HeadlineControls::modelSliderSteps;
-    static QList<int> gpuSliderCounts(int multiple = 1)
-    {
-        return HeadlineControls::gpuSliderCounts(multiple);
-    }
 
     Session *session() const { return m_session; }
     MemoryChart *chart() const { return m_chart; }
@@ -79,7 +75,6 @@ public:
     QLabel *verdictReasonLabel() const { return m_verdictReason; }
     /// The "What fits?" line under the verdict (whatFitsText(), core/planner.h), whole.
     QString whatFitsText() const { return m_whatFitsText; }
-    QLabel *whatFitsLabel() const { return m_whatFits; }
     /// The whole verdict sentence (verdictText(), core/format.h).
     QString verdictSentence() const { return m_verdictSentence; }
     QLabel *modelInfoLabel() const { return m_controls->modelInfoLabel(); }
@@ -161,10 +156,7 @@ public:
 
     TimelinePanel *timelinePanel() const { return m_timeline; }
     CompareChart *compareChart() const { return m_compare; }
-    LivePanel *livePanel() const { return m_live; }
     PlanPanel *planPanel() const { return m_plan; }
-    /// The one-line message of the last failed open/save/export ("" when none).
-    QString lastMessage() const { return m_message; }
 
     /// On the window's spin boxes, combo boxes and sliders: a wheel turn without focus is
     /// ignored, so it scrolls the panel. On the breakdown's viewport: fits the donut.

@@ -261,7 +261,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
             [this] { updateSelectedPoint(); });
     connect(m_export, &QPushButton::clicked, this, &PlanPanel::chooseExportFile);
 
-    m_lazy = new LazyRefresh(this, m_session, [this] { refresh(); });
+    new LazyRefresh(this, m_session, [this] { refresh(); });
     applyStyle();
     syncControls();
 }

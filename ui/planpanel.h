@@ -24,12 +24,11 @@ class QToolButton;
 
 namespace shardscope {
 
-class LazyRefresh;
 class PlanTableModel;
 class WrapRow;
 class Session;
 
-/// The Plan tab (issue 15): which layouts of the session's model fit its GPU type at its
+/// The Plan tab (README.md "Plan"): which layouts of the session's model fit its GPU type at its
 /// GPU count (or a range), fastest first, from the engine's planner (core/planner.h).
 ///
 /// It plans the session's model, recipe, GPU, overheads and training flags at the
@@ -187,7 +186,6 @@ private:
     void chooseExportFile();
 
     Session *m_session;
-    LazyRefresh *m_lazy = nullptr;
     PlanResult m_result;
     PlanRequest m_shownRequest; ///< the request of what is on screen
     QByteArray m_shownKey;      ///< inputs of what is on screen

@@ -1,6 +1,7 @@
 #include "scenariochanges.h"
 
 #include "layout.h"
+#include "qtext.h"
 #include "schedule.h"
 
 #include <QLocale>
@@ -9,11 +10,6 @@
 namespace shardscope {
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 bool sameModel(const Model &a, const Model &b)
 {
@@ -53,9 +49,9 @@ QString settingValueText(const Setting &setting, std::int64_t value)
         return value ? QStringLiteral("on") : QStringLiteral("off");
     case SettingKind::Choice:
         if (setting.key == "strategy")
-            return qs(zeroStageName(ZeroStage(value)));
+            return toQString(zeroStageName(ZeroStage(value)));
         if (setting.key == "schedule")
-            return qs(pipelineScheduleName(PipelineSchedule(value)));
+            return toQString(pipelineScheduleName(PipelineSchedule(value)));
         return QString::fromStdString(settingText(setting, value));
     case SettingKind::Integer:
         break;
@@ -67,7 +63,7 @@ QString settingValueText(const Setting &setting, std::int64_t value)
         return english.toString(qlonglong(value)) + QStringLiteral(" bytes");
     const std::int64_t shown = value / setting.scale;
     const QString number = english.toString(qlonglong(shown));
-    QString unit = qs(setting.displayUnit);
+    QString unit = toQString(setting.displayUnit);
     if (unit.isEmpty())
         return number;
     if (unit == QStringLiteral("%"))
@@ -98,7 +94,8 @@ std::vector<ScenarioChange> scenarioChanges(const Scenario &before, ByteUnit uni
     for (const Setting &setting : settings()) {
         const std::int64_t v = setting.get(after);
         if (setting.get(before) != v)
-            out.push_back({qs(setting.key), qs(setting.label), settingValueText(setting, v)});
+            out.push_back(
+                {toQString(setting.key), toQString(setting.label), settingValueText(setting, v)});
     }
     if (unitBefore != unitAfter)
         out.push_back({QStringLiteral("unit"), QStringLiteral("Unit"),

@@ -1,17 +1,18 @@
 #include "session.h"
 
+#include "defaults.h"
+
 namespace shardscope {
 
 Session::Session(const Catalog &catalog, QObject *parent) : QObject(parent), m_catalog(catalog)
 {
-    const Model *m = catalog.model("llama3-70b");
-    m_scenario.model = m ? *m : catalog.models().front();
-    const Recipe *r = catalog.recipe("mixed-adam");
-    m_scenario.recipe = r ? *r : catalog.recipes().front();
-    const Gpu *g = catalog.gpu("h100-sxm-80gb");
-    m_scenario.gpu = g ? *g : catalog.gpus().front();
-    m_scenario.layout.gpus = 64;
-    m_scenario.layout.zeroStage = ZeroStage::Ddp;
+    // The catalog's defaults, or its first entries when it lacks them (a test catalog).
+    const Model *m = catalog.model(defaultModelId);
+    const Recipe *r = catalog.recipe(defaultRecipeId);
+    const Gpu *g = catalog.gpu(defaultGpuId);
+    m_scenario =
+        defaultScenario(m ? *m : catalog.models().front(), r ? *r : catalog.recipes().front(),
+                        g ? *g : catalog.gpus().front());
 }
 
 const MemoryReport &Session::report() const

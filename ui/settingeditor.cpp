@@ -1,5 +1,7 @@
 #include "settingeditor.h"
 
+#include "qtext.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -11,17 +13,12 @@ namespace shardscope {
 
 namespace {
 
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
-
 /// " MiB", " GB", " %"; counts (GPUs, sequences) show no suffix.
 QString suffixFor(const Setting &s)
 {
     if (s.displayUnit.empty() || s.displayUnit == "sequences")
         return {};
-    return QStringLiteral(" ") + qs(s.displayUnit);
+    return QStringLiteral(" ") + toQString(s.displayUnit);
 }
 
 } // namespace
@@ -30,9 +27,9 @@ SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *
                              ChoiceName choiceName)
     : QObject(parent), m_setting(setting), m_session(session), m_apply(std::move(apply))
 {
-    const QString tip = qs(setting.help);
+    const QString tip = toQString(setting.help);
     if (setting.kind == SettingKind::Boolean) {
-        auto *box = new QCheckBox(qs(setting.label));
+        auto *box = new QCheckBox(toQString(setting.label));
         connect(box, &QCheckBox::toggled, this, [this](bool on) { edited(on ? 1 : 0); });
         m_widget = box;
     } else if (setting.kind == SettingKind::Choice || !setting.choices.empty()) {
@@ -44,8 +41,8 @@ SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *
                                        : std::stoll(std::string(setting.choices[i]));
             const QString text = choiceName ? choiceName(v)
                                  : setting.displayUnit.empty()
-                                     ? qs(setting.choices[i])
-                                     : qs(setting.choices[i]) + suffixFor(setting);
+                                     ? toQString(setting.choices[i])
+                                     : toQString(setting.choices[i]) + suffixFor(setting);
             box->addItem(text, int(v)); // small: indices and 1..8
         }
         connect(box, &QComboBox::activated, this,
@@ -72,9 +69,9 @@ SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *
                 [this](double v) { edited(std::int64_t(v) * m_setting.scale); });
         m_widget = box;
     }
-    m_widget->setObjectName(QStringLiteral("setting:") + qs(setting.key));
+    m_widget->setObjectName(QStringLiteral("setting:") + toQString(setting.key));
     m_widget->setToolTip(tip);
-    m_widget->setAccessibleName(qs(setting.label));
+    m_widget->setAccessibleName(toQString(setting.label));
     m_widget->setAccessibleDescription(tip);
 }
 

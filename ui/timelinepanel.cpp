@@ -1,6 +1,7 @@
 #include "timelinepanel.h"
 
 #include "chartparts.h"
+#include "defaults.h"
 #include "estimate.h"
 #include "lazyrefresh.h"
 #include "session.h"
@@ -254,7 +255,7 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
         if (index < 0)
             return;
         const auto s = PipelineSchedule(m_schedule->itemData(index).toInt());
-        const int v = s == PipelineSchedule::Interleaved1F1B ? std::max(2, m_lastChunks) : 1;
+        const int v = chunksForSchedule(s, m_lastChunks);
         m_session->edit([s, v](Scenario &sc) {
             sc.training.schedule = s;
             sc.training.chunks = v;
@@ -263,9 +264,7 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
     connect(m_stages, &QSpinBox::valueChanged, this, [this](int p) {
         m_session->edit([p](Scenario &sc) {
             Layout &l = sc.layout;
-            const std::int64_t d = std::max<std::int64_t>(1, l.dataParallel());
-            l.pipelineParallel = p;
-            l.gpus = d * l.tensorParallel * p * l.contextParallel;
+            setDegreesKeepingData(l, l.tensorParallel, p, l.contextParallel);
         });
     });
     connect(m_microBatches, &QSpinBox::valueChanged, this, [this](int m) {

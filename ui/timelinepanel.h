@@ -22,7 +22,7 @@ class Session;
 class StageMemoryChart;
 class TimelineView;
 
-/// The pipeline tab (issue 4): schedule controls, the bubble figure, the timeline, the
+/// The pipeline tab (docs/pipeline.md): schedule controls, the bubble figure, the timeline, the
 /// per-stage memory over the step, and an animation of the step.
 ///
 /// Schedule, p, m and v are read from and written to the Session (edit()), so p here
@@ -72,10 +72,6 @@ public:
     QSpinBox *chunksSpin() const { return m_chunks; }
     /// Play / pause toggle.
     QPushButton *playButton() const { return m_play; }
-    /// Steps the playhead back one operation boundary.
-    QPushButton *stepBackButton() const { return m_stepBack; }
-    /// Steps the playhead forward one operation boundary.
-    QPushButton *stepForwardButton() const { return m_stepForward; }
     /// Speed factor selector (0.25x .. 8x); item data is the factor.
     QComboBox *speedCombo() const { return m_speed; }
     /// Scrub slider over [0, makespan] in 10,000 steps.

@@ -2,6 +2,7 @@
 // one-line refusals (app/plancommand.h).
 #include "plancommand.h"
 #include "runcommand.h"
+#include "settings.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -64,6 +65,23 @@ private slots:
             last = step;
             QVERIFY(l.value("mfu").toDouble() > 0 && l.value("mfu").toDouble() < 1);
         }
+    }
+
+    void jsonEchoesEverySetting()
+    {
+        // "inputs": the scenario the search starts from, every settings-table entry by
+        // its key (the searched degrees and batch are each layout's own).
+        const QJsonObject o = planJson({"--model", "llama3-8b", "--gpus", "8", "--gpu",
+                                        "h100-sxm-80gb", "--nic-latency-ns", "7000", "--top", "1"});
+        const QJsonObject in = o["inputs"].toObject();
+        QCOMPARE(in.size(), qsizetype(settings().size()));
+        for (const Setting &s : settings())
+            QVERIFY2(in.contains(QString::fromUtf8(s.key.data(), qsizetype(s.key.size()))),
+                     s.key.data());
+        QCOMPARE(in["gpus"].toInteger(), 8LL);
+        QCOMPARE(in["nic_latency_ns"].toInteger(), 7000LL);
+        QCOMPARE(in["seq"].toInteger(), 4096LL);
+        QCOMPARE(in["nvlink_latency_ns"].toInteger(), 1000LL); // the default
     }
 
     void rangeAndFewestGpus()

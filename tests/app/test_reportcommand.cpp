@@ -1,8 +1,10 @@
-// `shardscope report`: the JSON numbers of issue 2 and one-line errors naming the bad argument.
+// `shardscope report`: the JSON numbers (README.md "Headless report") and one-line errors naming
+// the bad argument.
 #include "exportconfigcommand.h"
 #include "reportcommand.h"
 #include "runcommand.h"
 #include "scenariofile.h"
+#include "settings.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -48,6 +50,7 @@ private slots:
     void dropoutGivesKorthikantiTable2();
     void timelineOnlyWhenAsked();
     void readmeDocumentsEveryJsonKey();
+    void jsonEchoesEverySetting();
     void stepTimeInJsonAndText();
     void errorsStayOneLine();
     void torchtitanRowFromTheCommandLine();
@@ -272,6 +275,43 @@ void TestReportCommand::readmeDocumentsEveryJsonKey()
                QStringLiteral("timeline.per_stage[0]"));
 }
 
+void TestReportCommand::jsonEchoesEverySetting()
+{
+    // "inputs" holds every settings-table entry by its scenario-file key, so a setting
+    // that changes the numbers (step time's NIC latency, the cost's price, the token
+    // budget) is always beside them.
+    const Run r = run({"--model", "llama2-7b", "--gpus", "16", "--tp", "2", "--strategy", "zero3",
+                       "--nic-latency-ns", "7000", "--price-cents", "250", "--token-budget-b",
+                       "100", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject in = QJsonDocument::fromJson(r.out.toUtf8()).object()["inputs"].toObject();
+    QCOMPARE(in.size(), qsizetype(settings().size()));
+    Scenario expected = defaultScenario();
+    for (const auto &[key, value] : std::initializer_list<std::pair<const char *, std::int64_t>>{
+             {"gpus", 16},
+             {"tp", 2},
+             {"strategy", 3},
+             {"nic_latency_ns", 7000},
+             {"price_cents_per_gpu_hour", 250},
+             {"token_budget", 100'000'000'000}})
+        settingByKey(key)->set(expected, value);
+    const QJsonObject want = settingsToJson(expected);
+    for (const Setting &s : settings()) {
+        const QString key = QString::fromUtf8(s.key.data(), qsizetype(s.key.size()));
+        QVERIFY2(in.contains(key), qPrintable(key));
+        QVERIFY2(in[key] == want[key], qPrintable(key));
+    }
+    QCOMPARE(in["gpus"].toInteger(), 16LL);
+    QCOMPARE(in["tp"].toInteger(), 2LL);
+    QCOMPARE(in["strategy"].toString(), QStringLiteral("zero3"));
+    QCOMPARE(in["nic_latency_ns"].toInteger(), 7000LL);
+    QCOMPARE(in["price_cents_per_gpu_hour"].toInteger(), 250LL);
+    QCOMPARE(in["token_budget"].toInteger(), 100'000'000'000LL);
+    QCOMPARE(in["cuda_context_bytes"].toInteger(), 512LL * 1024 * 1024); // the default
+    QCOMPARE(in["schedule"].toString(), QStringLiteral("1f1b"));
+    QCOMPARE(in["flash_attention"].toBool(), true);
+}
+
 void TestReportCommand::stepTimeInJsonAndText()
 {
     // Llama 3 70B on 64 H100s, ZeRO-3: the step-time fields follow from one another.
@@ -316,7 +356,7 @@ void TestReportCommand::stepTimeInJsonAndText()
 
 void TestReportCommand::frameworkFlag()
 {
-    // Issue 14's "done when": DeepSpeed's ZeRO-2 estimator, 2P + 18P/8 bytes for Llama 2 7B
+    // docs/frameworks.md: DeepSpeed's ZeRO-2 estimator, 2P + 18P/8 bytes for Llama 2 7B
     // (P = 6,738,415,616; deepspeed/runtime/zero/stage_1_and_2.py
     // estimate_zero2_model_states_mem_needs, PR #5099): 13,476,831,232 + 15,161,435,136.
     const QStringList args{"--framework", "deepspeed",  "--model", "llama2-7b",          "--gpus",
@@ -346,7 +386,7 @@ void TestReportCommand::frameworkFlag()
 
 void TestReportCommand::loraFlags()
 {
-    // Issue 14's "done when": Llama 2 7B with LoRA rank 8 on q and v trains 32 layers x 2
+    // docs/frameworks.md: Llama 2 7B with LoRA rank 8 on q and v trains 32 layers x 2
     // x 8 x (4096 + 4096) = 4,194,304 parameters (PEFT's LoRA layer: r x (in + out)).
     const Run j =
         run({"--model", "llama2-7b", "--lora-rank", "8", "--lora-targets", "q,v", "--json"});

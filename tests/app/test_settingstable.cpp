@@ -3,6 +3,7 @@
 // (io/scenariofile) and the window's controls (AdvancedPanel, MainWindow), and the
 // README's flag table is the one the table generates.
 #include "mainwindow.h"
+#include "qtext.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
 #include "settings.h"
@@ -19,11 +20,6 @@
 using namespace shardscope;
 
 namespace {
-
-QString qs(std::string_view s)
-{
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
-}
 
 /// The values each setting is walked through, in storage units: both ends of its
 /// range, a middle value and its default (only values the table accepts).
@@ -64,11 +60,12 @@ private slots:
     void flagsTakeTheTableRange()
     {
         for (const Setting &s : settings()) {
-            const QString flag = QStringLiteral("--") + qs(s.flag);
+            const QString flag = QStringLiteral("--") + toQString(s.flag);
             for (const std::int64_t v : walkValues(s)) {
                 QString error;
-                const QStringList args =
-                    s.isSwitch ? QStringList{flag} : QStringList{flag, qs(settingText(s, v))};
+                const QStringList args = s.isSwitch
+                                             ? QStringList{flag}
+                                             : QStringList{flag, toQString(settingText(s, v))};
                 if (s.isSwitch && v == 0)
                     continue; // a switch can only turn on
                 const auto doc = fromFlags(args, &error);
@@ -108,12 +105,12 @@ private slots:
             if (s.kind == SettingKind::Integer && s.choices.empty() &&
                 double(s.max + 1) != double(s.max)) {
                 QString error;
-                const QJsonObject past{{qs(s.key), qint64(s.max) + 1}};
+                const QJsonObject past{{toQString(s.key), qint64(s.max) + 1}};
                 QVERIFY(
                     !applyScenarioPatch(start, past, QStringLiteral("t.json"), &error, {}, false));
                 QCOMPARE(error, QStringLiteral("t.json: \"%1\" must be a whole number from %2 to "
                                                "%3 (got %4)")
-                                    .arg(qs(s.key))
+                                    .arg(toQString(s.key))
                                     .arg(s.min)
                                     .arg(s.max)
                                     .arg(QString::number(double(s.max + 1), 'g', 15)));
@@ -125,7 +122,8 @@ private slots:
     {
         MainWindow w;
         for (const Setting &s : settings()) {
-            QWidget *control = w.findChild<QWidget *>(QStringLiteral("setting:") + qs(s.key));
+            QWidget *control =
+                w.findChild<QWidget *>(QStringLiteral("setting:") + toQString(s.key));
             QVERIFY2(control, s.key.data());
             if (s.key == "strategy") {
                 // The headline buttons: one per choice, checking one sets the stage.
@@ -154,7 +152,7 @@ private slots:
                 } else if (auto *box = qobject_cast<QCheckBox *>(control)) {
                     box->setChecked(v != 0);
                 } else {
-                    QFAIL(qPrintable(QStringLiteral("no known control for ") + qs(s.key)));
+                    QFAIL(qPrintable(QStringLiteral("no known control for ") + toQString(s.key)));
                 }
                 if (s.key == "gpus" || s.key == "tp" || s.key == "pp" || s.key == "cp") {
                     // Degrees move the world size with them; the field itself is set.
@@ -164,6 +162,31 @@ private slots:
                 QCOMPARE(s.get(w.session()->scenario()), v);
             }
         }
+    }
+
+    void windowStartsOnTheSameGpusWithAndWithoutFlags()
+    {
+        // shardscope-gui with scenario flags sets the window's scenario from them over
+        // defaultScenario() (app/guimain.cpp); without, the window keeps the Session's
+        // own start. Both are core/defaults.h's: 64 GPUs.
+        const MainWindow plain;
+        QCOMPARE(qint64(plain.session()->scenario().layout.gpus), 64LL);
+        QCOMPARE(plain.session()->scenario().layout.zeroStage, ZeroStage::Ddp);
+        QString error;
+        const auto doc = fromFlags({QStringLiteral("--strategy"), QStringLiteral("zero3")}, &error);
+        QVERIFY2(doc, qPrintable(error));
+        MainWindow flagged;
+        flagged.session()->setScenario(doc->scenario);
+        QCOMPARE(qint64(flagged.session()->scenario().layout.gpus), 64LL);
+        QCOMPARE(flagged.session()->scenario().layout.zeroStage, ZeroStage::Zero3);
+        // Only the strategy differs: every table setting but "strategy" is the plain window's.
+        for (const Setting &s : settings())
+            if (s.key != "strategy")
+                QVERIFY2(s.get(flagged.session()->scenario()) == s.get(plain.session()->scenario()),
+                         s.key.data());
+        QCOMPARE(flagged.session()->scenario().model.id, plain.session()->scenario().model.id);
+        QCOMPARE(flagged.session()->scenario().gpu.id, plain.session()->scenario().gpu.id);
+        QCOMPARE(flagged.session()->scenario().recipe.id, plain.session()->scenario().recipe.id);
     }
 
     void readmeListsEveryFlag()

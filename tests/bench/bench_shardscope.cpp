@@ -1,7 +1,7 @@
-// Engine throughput and slider-to-replot latency (issue 2: one 60 Hz frame, 16 ms).
+// Engine throughput and slider-to-replot latency (docs/performance.md: one 60 Hz frame, 16 ms).
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench/bench_shardscope
 //      --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
-// or `cmake --build build --target bench` for issue 17's figures in one table
+// or `cmake --build build --target bench` for docs/performance.md's figures in one table
 // (bench_shardscope --table).
 #include "estimate.h"
 #include "mainwindow.h"
@@ -134,7 +134,7 @@ void BM_EstimateCold(benchmark::State &state)
 }
 BENCHMARK(BM_EstimateCold)->Arg(8)->Arg(1024)->Arg(16384);
 
-/// One pipeline schedule at p 16, m 64 (the timeline's animation size in issue 4).
+/// One pipeline schedule at p 16, m 64 (the timeline's animation size, docs/performance.md).
 void BM_Schedule(benchmark::State &state)
 {
     ScheduleParams p;
@@ -245,7 +245,7 @@ void BM_SliderToReplotPresentation(benchmark::State &state)
 {
     sliderToReplot(state, true);
 }
-/// The GPU counts every drag is measured at (issue 17): one bar, eight labelled bars,
+/// The GPU counts every drag is measured at (docs/performance.md): one bar, eight labelled bars,
 /// the most individual bars (16), the first grouped count (17), and two cluster sizes.
 void dragCounts(benchmark::internal::Benchmark *b)
 {
@@ -293,7 +293,7 @@ double processMs(const QString &program, const QStringList &arguments, int runs)
     return ms[ms.size() / 2];
 }
 
-/// `bench` (cmake --build build --target bench): issue 17's figures in one table, each
+/// `bench` (cmake --build build --target bench): docs/performance.md's figures in one table, each
 /// against its goal: the drag's p95 at every count in both modes, the engine's estimates
 /// per second, a `report` process and launch to the window's first paint (medians of
 /// three repetitions; of 11 and 5 processes). docs/performance.md keeps their history.

@@ -1,5 +1,5 @@
-// The pipeline tab's animation (issue 4): one 60 Hz frame must stay well inside 16.7 ms.
-// Run: QT_QPA_PLATFORM=offscreen build/tests/bench/bench_timeline
+// The pipeline tab's animation (docs/performance.md): one 60 Hz frame must stay well inside 16.7
+// ms. Run: QT_QPA_PLATFORM=offscreen build/tests/bench/bench_timeline
 //      --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
 #include "session.h"
 #include "stagememorychart.h"

@@ -1,4 +1,4 @@
-// Display formatting and the plain-language verdict (issue 2's examples).
+// Display formatting and the plain-language verdict (README.md's examples).
 #include "estimate.h"
 #include "format.h"
 #include "testscenarios.h"

@@ -1,4 +1,4 @@
-// FP8 training recipes and activation offload to CPU (issue 14, item 3), each checked
+// FP8 training recipes and activation offload to CPU (docs/frameworks.md), each checked
 // against a hand calculation written out here. The sources, file and line, are in
 // docs/frameworks.md "FP8 training" and "Activation offload": Transformer Engine
 // (NVIDIA/TransformerEngine d0067d0), torchao (pytorch/ao 36027d8), Megatron-LM d98e8a6.

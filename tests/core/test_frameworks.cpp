@@ -1,4 +1,4 @@
-// Framework profiles: what DeepSpeed, PyTorch FSDP2 / torchtitan and
+// Framework profiles (docs/frameworks.md): what DeepSpeed, PyTorch FSDP2 / torchtitan and
 // Megatron-Core really allocate, each checked against the framework's own estimator or a
 // hand calculation written out here. The sources, file and line, are in
 // docs/frameworks.md.

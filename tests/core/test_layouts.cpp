@@ -1,5 +1,5 @@
 // The full per-GPU memory model: 3D layouts, per-stage groups, activations,
-// buffers, offload and host memory, communication (issue 3). Every expected
+// buffers, offload and host memory, communication (docs/architecture.md). Every expected
 // value is a hand calculation written beside it, or a published estimator.
 #include "estimate.h"
 #include "testscenarios.h"

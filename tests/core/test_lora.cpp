@@ -1,4 +1,4 @@
-// LoRA and QLoRA fine-tuning (issue 14, item 2): adapter counts (Hu et al. 2021, PEFT's
+// LoRA and QLoRA fine-tuning (docs/frameworks.md): adapter counts (Hu et al. 2021, PEFT's
 // LoRA layer: lora_A r x in, lora_B out x r), frozen-base bytes per format (QLoRA,
 // Dettmers et al. 2023, section 3; bitsandbytes), the QLoRA paper's two claims, and its
 // paged optimizer (bitsandbytes' paged AdamW).
@@ -67,7 +67,7 @@ private slots:
 
 void TestLora::llama7bRank8OnQAndV()
 {
-    // 32 layers x 2 matrices x 8 x (4096 + 4096) = 4,194,304 (issue 14; PEFT prints
+    // 32 layers x 2 matrices x 8 x (4096 + 4096) = 4,194,304 (docs/frameworks.md; PEFT prints
     // "trainable params: 4,194,304" for this LoraConfig).
     QCOMPARE(qint64(loraLayerParameterCount(llama2_7b(), 8, LoraQ | LoraV)), 131072LL);
     const MemoryReport r = estimate(oneGpu(llama2_7b(), 8, LoraQ | LoraV, BaseFormat::Bf16));

@@ -1,4 +1,4 @@
-// Peak memory measured on real GPUs, reproduced by the engine (issue 3).
+// Peak memory measured on real GPUs, reproduced by the engine (docs/architecture.md, validation).
 //
 // Source: W. Liang et al., "TorchTitan: One-stop PyTorch native solution for
 // production ready LLM pre-training", ICLR 2025 (arXiv:2410.06511), Tables 1-3,
@@ -427,7 +427,7 @@ void TestMeasured::pr808HandCalculation()
     // against 47.65 GiB measured: 2.3% high. Counted as Megatron's selective (before
     // this profile knew torchtitan's policy) the blocks were 32 x 1,140,850,688 and the
     // recomputed core 1,048,576: 19,143,852,032 bytes more, x 1.05, a 67.47 GiB peak
-    // (+42%, issue 14).
+    // (+42%, docs/frameworks.md).
     Scenario s = torchtitanFsdp(8);
     s.layout.framework = Framework::Fsdp2;
     s.training.microBatchSize = 1;

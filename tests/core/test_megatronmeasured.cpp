@@ -1,5 +1,5 @@
 // Peak memory measured with Megatron-LM, reproduced under the megatron framework profile
-// (issue 14, Validation: "Megatron-LM PR #482's measured Llama 2 7B layouts within 10%").
+// (docs/frameworks.md: Megatron-LM PR #482's measured Llama 2 7B layouts, within 10%).
 //
 // Source: NVIDIA/Megatron-LM pull request #482, "Analysis Tool" (yxyOo, September 2023,
 // https://github.com/NVIDIA/Megatron-LM/pull/482), tools/get_training_info/README.md, the

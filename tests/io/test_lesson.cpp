@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "format.h"
 #include "lesson.h"
+#include "qtext.h"
 #include "schedule.h"
 
 #include <QJsonArray>
@@ -14,11 +15,6 @@
 using namespace shardscope;
 
 namespace {
-
-QString qs(const std::string &s)
-{
-    return QString::fromStdString(s);
-}
 
 /// The pipeline bubble (share of the step) of a scenario, "42.9%", as lessons state it.
 QString bubbleText(const Scenario &s)
@@ -43,7 +39,7 @@ QStringList checkLesson(const Lesson &lesson)
         const MemoryReport r = estimate(d.scenario);
         const QString where = lesson.fileName + QStringLiteral(", step %1").arg(i + 1);
         if (!r.valid()) {
-            failures << where + QStringLiteral(": ") + qs(r.error);
+            failures << where + QStringLiteral(": ") + toQString(r.error);
             continue;
         }
         const GpuGroup &peak = *r.peakGroup();
@@ -51,15 +47,15 @@ QStringList checkLesson(const Lesson &lesson)
             const QString key = it.key();
             QString actual;
             if (key == QLatin1String("peak"))
-                actual = qs(formatBytes(r.peakBytes(), d.unit));
+                actual = toQString(formatBytes(r.peakBytes(), d.unit));
             else if (key == QLatin1String("verdict"))
-                actual = qs(verdictText(d.scenario, r, d.unit));
+                actual = toQString(verdictText(d.scenario, r, d.unit));
             else if (key == QLatin1String("model_states"))
-                actual = qs(formatBytes(peak.bytes.modelStates(), d.unit));
+                actual = toQString(formatBytes(peak.bytes.modelStates(), d.unit));
             else if (key == QLatin1String("activations"))
-                actual = qs(formatBytes(peak.bytes.activations, d.unit));
+                actual = toQString(formatBytes(peak.bytes.activations, d.unit));
             else if (key == QLatin1String("host_per_node"))
-                actual = qs(formatBytes(r.hostBytesPerNode, d.unit));
+                actual = toQString(formatBytes(r.hostBytesPerNode, d.unit));
             else if (key == QLatin1String("bubble"))
                 actual = bubbleText(d.scenario);
             if (key == QLatin1String("fits")) {
@@ -241,11 +237,11 @@ void TestLesson::activationMemory()
 void TestLesson::applyStepPatchesOnlyItsKeys()
 {
     LessonStep step;
-    step.patch = QJsonObject{{"gpus", 64}, {"strategy", "zero3"}};
+    step.patch = QJsonObject{{"gpus", 128}, {"strategy", "zero3"}};
     Scenario base = defaultScenario();
     base.training.sequenceLength = 2048;
     const Scenario s = applyStep(base, step);
-    QCOMPARE(s.layout.gpus, std::int64_t(64));
+    QCOMPARE(s.layout.gpus, std::int64_t(128)); // from 64
     QCOMPARE(s.layout.zeroStage, ZeroStage::Zero3);
     QCOMPARE(s.training.sequenceLength, std::int64_t(2048));
     QCOMPARE(s.model.id, base.model.id);

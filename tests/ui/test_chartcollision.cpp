@@ -1,10 +1,9 @@
-// Text never collides (issue 13): the memory chart, the comparison chart, the pipeline
-// timeline, the stage memory chart, the Plan tab's chart and the Live GPUs chart drawn at
-// many sizes, in the normal and the presentation style, for 1 to 16,384 GPUs and 1 to 128
-// pipeline stages. In every drawing
-// no two texts (tick labels, axis titles, bar totals, the capacity label, legend entries)
-// overlap, none leaves the widget, no legend entry is cut, no axis title is longer than
-// its axis, and the dashed capacity line crosses no total.
+// Text never collides (docs/architecture.md, the chart layer): the memory chart, the comparison
+// chart, the pipeline timeline, the stage memory chart, the Plan tab's chart and the Live GPUs
+// chart drawn at many sizes, in the normal and the presentation style, for 1 to 16,384 GPUs and 1
+// to 128 pipeline stages. In every drawing no two texts (tick labels, axis titles, bar totals, the
+// capacity label, legend entries) overlap, none leaves the widget, no legend entry is cut, no axis
+// title is longer than its axis, and the dashed capacity line crosses no total.
 //
 // The boxes are QCustomPlot's own geometry: QCPItemText's topLeft / bottomRight anchors,
 // the legend items' outer rects, and tick labels and axis titles placed as

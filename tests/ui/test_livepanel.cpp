@@ -1,4 +1,4 @@
-// The Live GPUs tab (issue 7): the probe's JSON parsed to the byte, the panel fed by the
+// The Live GPUs tab (docs/probe.md): the probe's JSON parsed to the byte, the panel fed by the
 // real shardscope-probe loading the fake NVML library (tests/probe/fake_nvml.cpp), and
 // every probe fault (hang, crash, garbage, error document, missing binary) reported as one
 // line with the process reaped and the predicted bars still drawn.

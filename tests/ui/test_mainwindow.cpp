@@ -1,9 +1,10 @@
 // Drives the window's controls programmatically and checks what the chart and
-// the verdict show (issue 2: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
+// the verdict show (core/defaults.h: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
 #include "../testsupport.h"
 #include "advancedpanel.h"
 #include "breakdownview.h"
 #include "comparechart.h"
+#include "defaults.h"
 #include "lesson.h"
 #include "mainwindow.h"
 #include "memorychart.h"
@@ -46,6 +47,15 @@
 using namespace shardscope;
 
 namespace {
+
+/// The GPU slider's position of `count` among gpuSliderCounts(multiple) (core/defaults.h),
+/// or -1 when the slider does not step through it.
+int sliderIndexOf(std::int64_t count, std::int64_t multiple = 1)
+{
+    const std::vector<std::int64_t> counts = gpuSliderCounts(multiple);
+    const auto it = std::find(counts.begin(), counts.end(), count);
+    return it == counts.end() ? -1 : int(it - counts.begin());
+}
 
 /// The whole scenario and unit as scenario-file JSON: equal text, equal settings.
 QByteArray scenarioJson(const MainWindow &w)
@@ -255,8 +265,7 @@ void TestMainWindow::gpuSliderUpdatesWhileDragging()
     w.modelCombo()->setCurrentIndex(w.modelCombo()->findData(QStringLiteral("plain-70b")));
     emit w.modelCombo()->activated(w.modelCombo()->currentIndex());
     w.strategyButtons()->button(3)->click();
-    const auto counts = MainWindow::gpuSliderCounts();
-    const int at8 = int(counts.indexOf(8)), at16 = int(counts.indexOf(16));
+    const int at8 = sliderIndexOf(8), at16 = sliderIndexOf(16);
     QVERIFY(at8 >= 0 && at16 > at8);
     w.gpuSlider()->setSliderDown(true); // a drag in progress: no release yet
     w.gpuSlider()->setValue(at8);
@@ -330,10 +339,10 @@ void TestMainWindow::spinBoxAndSliderAgree()
     MainWindow w;
     w.gpuSpin()->setValue(1000);
     QCOMPARE(qint64(w.session()->scenario().layout.gpus), 1000LL);
-    QCOMPARE(MainWindow::gpuSliderCounts().value(w.gpuSlider()->value()), 1024);
-    QCOMPARE(MainWindow::gpuSliderCounts(32).first(), 32);
-    QCOMPARE(MainWindow::gpuSliderCounts(32).last(), 16384);
-    QCOMPARE(MainWindow::gpuSliderCounts().last(), 16384);
+    QCOMPARE(w.gpuSlider()->value(), sliderIndexOf(1024));
+    QCOMPARE(qint64(gpuSliderCounts(32).front()), 32LL);
+    QCOMPARE(qint64(gpuSliderCounts(32).back()), 16384LL);
+    QCOMPARE(qint64(gpuSliderCounts().back()), 16384LL);
 }
 
 void TestMainWindow::recipeBytesAreEditable()
@@ -1027,10 +1036,9 @@ void TestMainWindow::undoRedoAndReset()
 
     // A slider drag is one step, however many counts it passes; a change after an undo
     // starts a step of its own (it drops the strategy change that could be redone).
-    const auto counts = MainWindow::gpuSliderCounts();
     w.gpuSlider()->setSliderDown(true);
     for (int c : {16, 32, 64, 128})
-        w.gpuSlider()->setValue(int(counts.indexOf(c)));
+        w.gpuSlider()->setValue(sliderIndexOf(c));
     w.gpuSlider()->setSliderDown(false);
     QCOMPARE(gpus(), 128LL);
     QCOMPARE(w.undoStack()->count(), 2);
@@ -1057,8 +1065,8 @@ void TestMainWindow::undoRedoAndReset()
     // A drag that ends where it began leaves no step behind.
     const int steps = w.undoStack()->count();
     w.gpuSlider()->setSliderDown(true);
-    w.gpuSlider()->setValue(int(counts.indexOf(256)));
-    w.gpuSlider()->setValue(int(counts.indexOf(128)));
+    w.gpuSlider()->setValue(sliderIndexOf(256));
+    w.gpuSlider()->setValue(sliderIndexOf(128));
     w.gpuSlider()->setSliderDown(false);
     QCOMPARE(gpus(), 128LL);
     QCOMPARE(w.undoStack()->count(), steps - 2); // and the two undone tp steps went with it

@@ -124,7 +124,7 @@ void TestScenarioChanges::inTheWindowsOrder()
     after.training.sequenceLength = 2048;
     after.layout.zeroStage = ZeroStage::Zero1;
     after.layout.tensorParallel = 8;
-    after.layout.gpus = 64;
+    after.layout.gpus = 512; // from 64
     after.model.displayName = "Renamed";
     QStringList keys;
     for (const ScenarioChange &c : scenarioChanges(before, ByteUnit::GB, after, ByteUnit::GiB))

@@ -1,4 +1,4 @@
-// The pipeline tab (issue 4): the Gantt view draws exactly the engine's Timeline, the
+// The pipeline tab (docs/pipeline.md): the Gantt view draws exactly the engine's Timeline, the
 // playhead hides what has not started, the bubble figures and their formulas, the controls
 // share p/m/v/schedule with the Session, and each stage's memory over the step.
 // Set SHARDSCOPE_SCREENSHOT_DIR to also save the four panels of docs/screenshots/.
