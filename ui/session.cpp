@@ -14,10 +14,17 @@ Session::Session(const Catalog &catalog, QObject *parent) : QObject(parent), m_c
     m_scenario.layout.zeroStage = ZeroStage::Ddp;
 }
 
+const PreparedModel &Session::preparedModel() const
+{
+    if (!m_prepared)
+        m_prepared = prepare(m_scenario.model);
+    return *m_prepared;
+}
+
 const MemoryReport &Session::report() const
 {
     if (!m_report)
-        m_report = estimate(m_scenario);
+        m_report = estimate(preparedModel(), m_scenario);
     return *m_report;
 }
 
@@ -76,6 +83,7 @@ void Session::setModelPreset(const std::string &id)
     if (const Model *m = m_catalog.model(id)) {
         m_scenario.model = *m;
         m_scaled = false;
+        m_prepared.reset();
         invalidate();
     }
 }
@@ -90,6 +98,7 @@ void Session::setScaledModel(std::int64_t parameters)
                "published model";
     m_scenario.model = m;
     m_scaled = true;
+    m_prepared.reset();
     invalidate();
 }
 
@@ -168,6 +177,7 @@ void Session::setScenario(const Scenario &s, bool scaled)
 {
     m_scenario = s;
     m_scaled = scaled;
+    m_prepared.reset();
     invalidate();
 }
 
