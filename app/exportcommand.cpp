@@ -1,51 +1,18 @@
 #include "exportcommand.h"
 
 #include "chartexport.h"
-#include "comparechart.h"
-#include "estimate.h"
-#include "format.h"
-#include "memorychart.h"
-#include "qtext.h"
+#include "chartregistry.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
 #include "session.h"
-#include "timelinepanel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QRegularExpression>
-#include <QVBoxLayout>
 #include <memory>
 
 namespace shardscope {
-
-namespace {
-
-/// The timeline view to export for `s`: THE ONE PLACE the timeline hooks in. Return
-/// the timeline panel (ui/timelinepanel.h), sized and set to `s`, once it can be built
-/// without the main window; while this returns nullptr, `--chart timeline` exits 2
-/// with "timeline export is not available yet".
-std::unique_ptr<QWidget> makeTimelineWidget(const Scenario &s, ByteUnit unit, QSize logicalSize)
-{
-    auto holder = std::make_unique<QWidget>();
-    auto *model = new Session(Catalog::builtIn(), holder.get());
-    model->setScenario(s);
-    model->setUnit(unit);
-    auto *panel = new TimelinePanel(model, holder.get());
-    auto *layout = new QVBoxLayout(holder.get());
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(panel);
-    holder->resize(logicalSize);
-    holder->setAttribute(Qt::WA_DontShowOnScreen); // laid out and polished, never on a screen
-    holder->show();
-    QCoreApplication::processEvents();
-    panel->setPlayhead(panel->timeline().makespan); // the whole step
-    QCoreApplication::processEvents();
-    return holder;
-}
-
-} // namespace
 
 int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
@@ -55,7 +22,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
         p, QStringLiteral("export"),
         QStringLiteral("Render a chart to a PNG, SVG or PDF slide, without a window."), options);
     const QCommandLineOption chart =
-        valueOption("chart", QStringLiteral("memory (default), compare or timeline."), "name",
+        valueOption("chart", chartIdList() + QStringLiteral(" (default memory)."), "name",
                     QStringLiteral("memory"));
     const QCommandLineOption outFile =
         valueOption("out", QStringLiteral("Output file: .png, .svg or .pdf."), "file");
@@ -83,11 +50,10 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (!loaded)
         return fail(error);
     const ScenarioDocument doc = *loaded;
-    const QString chartName = p.value(chart).toLower();
-    if (chartName != QLatin1String("memory") && chartName != QLatin1String("compare") &&
-        chartName != QLatin1String("timeline"))
-        return fail(QStringLiteral("--chart must be memory, compare or timeline (got '%1')")
-                        .arg(p.value(chart)));
+    const ChartEntry *entry = findChart(p.value(chart));
+    if (!entry)
+        return fail(
+            QStringLiteral("--chart must be %1 (got '%2')").arg(chartIdList(), p.value(chart)));
 
     // Where and how big.
     if (!p.isSet(outFile) || p.value(outFile).isEmpty())
@@ -106,42 +72,15 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
                         .arg(maxExportSide)
                         .arg(p.value(size)));
 
-    const Scenario &s = doc.scenario;
-    const MemoryReport report = estimate(s);
-    o.caption = p.isSet(caption) ? p.value(caption) : scenarioCaption(s);
-    if (p.isSet(title))
-        o.title = p.value(title);
-    else if (chartName == QLatin1String("compare"))
-        o.title = QStringLiteral("DDP, ZeRO-1, ZeRO-2 and ZeRO-3 on %1 × %2")
-                      .arg(s.layout.gpus)
-                      .arg(QString::fromStdString(s.gpu.shortName));
-    else if (chartName == QLatin1String("timeline"))
-        o.title = QStringLiteral("%1 pipeline, %2 stages, %3 micro-batches")
-                      .arg(toQString(pipelineScheduleName(s.training.schedule)))
-                      .arg(s.layout.pipelineParallel)
-                      .arg(s.training.microBatches);
-    else
-        o.title = QString::fromStdString(verdictText(s, report, doc.unit));
-
-    // Draw it.
-    const QSize logical = exportLayoutSize(o.size);
-    bool ok = false;
-    if (chartName == QLatin1String("memory")) {
-        MemoryChart view;
-        view.resize(logical);
-        view.setReport(s, report, doc.unit);
-        ok = exportPlot(view.plot(), file, o, &error);
-    } else if (chartName == QLatin1String("compare")) {
-        CompareChart view;
-        view.resize(logical);
-        view.setScenario(s, doc.unit);
-        ok = exportPlot(view.plot(), file, o, &error);
-    } else {
-        const std::unique_ptr<QWidget> view = makeTimelineWidget(s, doc.unit, logical);
-        if (!view)
-            return fail(QStringLiteral("timeline export is not available yet"));
-        ok = exportWidget(view.get(), file, o, &error);
-    }
+    // The chart as the window draws it, from a Session of its own (ui/chartregistry.h).
+    Session session(Catalog::builtIn());
+    session.setScenario(doc.scenario);
+    session.setUnit(doc.unit);
+    o.caption = p.isSet(caption) ? p.value(caption) : scenarioCaption(doc.scenario);
+    o.title = p.isSet(title) ? p.value(title) : entry->slideTitle(session);
+    const std::unique_ptr<ChartView> view =
+        makeOffscreenChart(*entry, &session, exportLayoutSize(o.size));
+    const bool ok = view->exportSlide(file, o, &error);
     if (!ok)
         return fail(error, 1);
     out << QStringLiteral("wrote %1 (%2x%3)\n").arg(file).arg(o.size.width()).arg(o.size.height());

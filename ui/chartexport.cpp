@@ -4,10 +4,8 @@
 #include "qtext.h"
 #include "scenariofile.h"
 
-#include <QClipboard>
 #include <QFileInfo>
 #include <QFontMetricsF>
-#include <QGuiApplication>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSaveFile>
@@ -350,16 +348,6 @@ bool exportWidget(QWidget *widget, const QString &fileName, const ExportOptions 
 {
     return writeFile(widgetPainter(widget, options), fileName, options,
                      widget->palette().color(QPalette::Window), error);
-}
-
-void copyPlotToClipboard(QCustomPlot *plot, const ExportOptions &options)
-{
-    QGuiApplication::clipboard()->setImage(renderPlot(plot, options));
-}
-
-void copyWidgetToClipboard(QWidget *widget, const ExportOptions &options)
-{
-    QGuiApplication::clipboard()->setImage(renderWidget(widget, options));
 }
 
 } // namespace shardscope

@@ -12,9 +12,9 @@ class QWidget;
 
 namespace shardscope {
 
-// Exporting charts for slides: PNG (any size, e.g. 1920x1080 or 3840x2160), SVG and
-// PDF, or the clipboard, each with a title above and a one-line caption of the
-// settings below.
+// Exporting charts for slides (the machinery behind ChartView's slides, chartview.h): PNG (any
+// size, e.g. 1920x1080 or 3840x2160), SVG and PDF, or the clipboard, each with a title above and a
+// one-line caption of the settings below.
 //
 // A chart is laid out as it would be on a screen of exportLayoutSize(size) (720
 // logical pixels high for a 1080p or 4K slide) and then magnified to the requested
@@ -75,10 +75,5 @@ bool exportPlot(QCustomPlot *plot, const QString &fileName, const ExportOptions 
 /// Writes any widget to `fileName` in the format its suffix names (as exportPlot).
 bool exportWidget(QWidget *widget, const QString &fileName, const ExportOptions &options,
                   QString *error);
-
-/// Puts renderPlot(plot, options) on the clipboard as an image.
-void copyPlotToClipboard(QCustomPlot *plot, const ExportOptions &options);
-/// Puts renderWidget(widget, options) on the clipboard as an image.
-void copyWidgetToClipboard(QWidget *widget, const ExportOptions &options);
 
 } // namespace shardscope

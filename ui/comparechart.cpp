@@ -1,11 +1,11 @@
 #include "comparechart.h"
 
+#include "chartdata.h"
 #include "compare.h"
 #include "estimate.h"
 #include "verdict.h"
 
 #include <QMouseEvent>
-#include <QScopedValueRollback>
 #include <algorithm>
 #include <qcustomplot.h>
 
@@ -23,31 +23,28 @@ QString strategyTitle()
 } // namespace
 
 CompareChart::CompareChart(QWidget *parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_bars(m_plot, barWidth, true)
+    : ChartView(QSize(480, 320), parent), m_bars(plot(), barWidth, true)
 {
-    fillWithPlot(this, m_plot, QSize(480, 320));
-    useCategoryAxis(m_plot->xAxis, strategyTitle(), 4);
-    m_plot->xAxis->setRange(0.4, 4.6);
+    useCategoryAxis(plot()->xAxis, strategyTitle(), 4);
+    plot()->xAxis->setRange(0.4, 4.6);
     for (auto &t : m_totals) {
-        t = addBarValue(m_plot, 0);
+        t = addBarValue(plot(), 0);
         t->setPadding(QMargins(3, 1, 3, 1));
         t->setClipToAxisRect(false);
     }
 
     // Legend in a row above the axis rect, as in MemoryChart.
-    placeLegendAbove(m_plot, 7, 18);
-    m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    placeLegendAbove(plot(), 7, 18);
+    plot()->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
     // One paint buffer, not two: nothing is drawn on the overlay layer (no selection rect),
     // and each buffer costs a clear and a blend of the whole plot per replot.
-    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
-    setStyle(m_style);
-    // Every layout, on screen or for an export, fits the text to the pixels it has.
-    connect(m_plot, &QCustomPlot::afterLayout, this, &CompareChart::fitToPlot);
+    plot()->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
+    setChartStyle(chartStyle());
 
     // As in MemoryChart: a bar's numbers on hover, and a click selects its strategy.
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, &CompareChart::showTooltip);
-    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
+    plot()->setMouseTracking(true);
+    connect(plot(), &QCustomPlot::mouseMove, this, &CompareChart::showTooltip);
+    connect(plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
         if (const int i = strategyAt(event->pos()); i >= 0 && event->button() == Qt::LeftButton)
             emit strategyClicked(strategies[std::size_t(i)]);
     });
@@ -55,7 +52,7 @@ CompareChart::CompareChart(QWidget *parent)
 
 int CompareChart::strategyAt(const QPoint &pos) const
 {
-    return categoryAt(m_plot, pos, 4, barWidth / 2);
+    return categoryAt(plot(), pos, 4, barWidth / 2);
 }
 
 QString CompareChart::tooltipText(int i) const
@@ -102,7 +99,7 @@ QString CompareChart::tooltipText(int i) const
 
 void CompareChart::showTooltip(QMouseEvent *event)
 {
-    showPlotTooltip(m_plot, event, tooltipText(strategyAt(event->pos())));
+    showPlotTooltip(plot(), event, tooltipText(strategyAt(event->pos())));
 }
 
 QString CompareChart::tickLabelAt(int i, int level) const
@@ -116,30 +113,27 @@ QString CompareChart::tickLabelAt(int i, int level) const
     return label;
 }
 
-void CompareChart::fitToPlot()
+void CompareChart::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
-    QRect area = m_plot->axisRect()->rect();
-    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+    QRect area = plot()->axisRect()->rect();
+    if (!plotLaidOut())
         return;
     // Legend columns and value ticks first: they decide the axis rect's width.
-    const int wrap = m_plot->legend->wrap();
-    fitLegendColumns(m_plot, 7); // also for exports, which emit no beforeReplot
+    const int wrap = plot()->legend->wrap();
+    fitLegendColumns(plot(), 7); // also for exports, which emit no beforeReplot
     // Headroom above the tallest bar or the line for one total and the line's pen.
     const double need =
         textBox(scaledFont(13, true), QStringLiteral("8"), QMargins(3, 1, 3, 1)).height() +
-        capacityPen(m_style).widthF() + 8;
+        capacityPen(chartStyle()).widthF() + 8;
     const double headroom = headroomFor(need, area.height(), 1.14);
     const bool rerange = std::abs(headroom - m_headroom) > 1e-3;
     if (rerange) {
         m_headroom = headroom;
-        setMemoryAxis(m_plot->yAxis, m_top, m_capacity, m_headroom, m_unit);
+        setMemoryAxis(plot()->yAxis, m_top, m_capacity, m_headroom, m_unit);
     }
-    if (fitValueTicks(m_plot->yAxis) || m_plot->legend->wrap() != wrap || rerange) {
-        relayoutPlot(m_plot);
-        area = m_plot->axisRect()->rect();
+    if (fitValueTicks(plot()->yAxis) || plot()->legend->wrap() != wrap || rerange) {
+        relayoutPlot(plot());
+        area = plot()->axisRect()->rect();
     }
     bool changed = false;
 
@@ -159,24 +153,24 @@ void CompareChart::fitToPlot()
     const QVector<QString> texts = labels(level);
     while (widestText(font, texts) > slot && font.pointSizeF() > 8)
         font.setPointSizeF(font.pointSizeF() - 0.5);
-    if (level != m_level || font != m_plot->xAxis->tickLabelFont()) {
+    if (level != m_level || font != plot()->xAxis->tickLabelFont()) {
         m_level = level;
-        m_plot->xAxis->setTickLabelFont(font);
+        plot()->xAxis->setTickLabelFont(font);
         QVector<double> keys = {1, 2, 3, 4};
-        m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, texts);
+        plot()->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, texts);
         changed = true;
     }
     if (changed)
-        relayoutPlot(m_plot);
+        relayoutPlot(plot());
     // Axis titles no longer than their sides: "GB per GPU" on a short plot.
-    const bool y = fitAxisTitle(m_plot->yAxis, memoryAxisTitles(m_unit));
-    if (fitAxisTitle(m_plot->xAxis, {strategyTitle(), QStringLiteral("Strategy")}) || y)
-        relayoutPlot(m_plot);
-    if (clearAxisCorner(m_plot))
-        relayoutPlot(m_plot);
+    const bool y = fitAxisTitle(plot()->yAxis, memoryAxisTitles(m_unit));
+    if (fitAxisTitle(plot()->xAxis, {strategyTitle(), QStringLiteral("Strategy")}) || y)
+        relayoutPlot(plot());
+    if (clearAxisCorner(plot()))
+        relayoutPlot(plot());
 
     // The capacity label stays beside its line, inside the axis rect's height.
-    fitCapacityLabel(m_plot, m_bars.label(), m_capacity, m_capacityText);
+    fitCapacityLabel(plot(), m_bars.label(), m_capacity, m_capacityText);
 
     QVector<double> keys(4), tops(4);
     for (int i = 0; i < 4; ++i) {
@@ -184,21 +178,16 @@ void CompareChart::fitToPlot()
         tops[i] = stackTop(i);
         m_totals[std::size_t(i)]->setVisible(true);
     }
-    placeBarValues(m_plot, std::vector<QCPItemText *>(m_totals.begin(), m_totals.end()), keys, tops,
-                   barWidth, m_capacity, capacityPen(m_style).widthF(), 3, m_style.background);
+    placeBarValues(plot(), std::vector<QCPItemText *>(m_totals.begin(), m_totals.end()), keys, tops,
+                   barWidth, m_capacity, capacityPen(chartStyle()).widthF(), 3,
+                   chartStyle().background);
 }
 
-QFont CompareChart::scaledFont(double points, bool bold) const
+void CompareChart::restyle()
 {
-    return m_style.font(font(), points, bold);
-}
-
-void CompareChart::setStyle(const ChartStyle &style)
-{
-    m_style = style;
-    const ChartStyle &st = m_style;
-    applyAxisStyle(m_plot, st, font());
-    m_plot->xAxis->setTickLabelFont(scaledFont(13, true));
+    const ChartStyle &st = chartStyle();
+    applyAxisStyle(plot(), st, font());
+    plot()->xAxis->setTickLabelFont(scaledFont(13, true));
     // No outline between the parts: at the scale of a 1,120 GB DDP bar, a 17.5 GB
     // ZeRO-3 bar is a few pixels tall and separators would leave only white.
     m_bars.applyStyle(st, font(), false);
@@ -206,48 +195,37 @@ void CompareChart::setStyle(const ChartStyle &style)
         t->setFont(scaledFont(13, true));
         t->setColor(st.ink);
     }
-    styleLegend(m_plot, st, font(), 13, QSize(24, 18));
-    m_plot->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    styleLegend(plot(), st, font(), 13, QSize(24, 18));
+    plot()->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
 }
 
 void CompareChart::setScenario(const Scenario &s, ByteUnit unit)
 {
+    setComparison(s, compareStrategies(s), unit);
+}
+
+void CompareChart::setComparison(const Scenario &s, const std::array<StrategyVariant, 4> &variants,
+                                 ByteUnit unit)
+{
     m_unit = unit;
     const double scale = unitBytes(unit);
-    m_current = int(s.layout.zeroStage);
+    const CompareBars bars = compareBars(s, variants);
+    m_current = bars.current;
     QVector<double> keys(4);
-    std::array<ComponentBytes, 4> shown{};
-    // The engine decides each strategy's variant and what it had to adjust.
-    const std::array<StrategyVariant, 4> variants = compareStrategies(s);
+    std::vector<ComponentBytes> shown(4);
     for (int i = 0; i < 4; ++i) {
+        const auto k = std::size_t(i);
         keys[i] = i + 1;
-        const StrategyVariant &variant = variants[std::size_t(i)];
-        const Layout &l = variant.scenario.layout;
-        QStringList notes;
-        for (const std::string &a : variant.adjustments)
-            notes << QString::fromStdString(a);
-        m_scenarios[std::size_t(i)] = variant.scenario;
-        m_reports[std::size_t(i)] = variant.report;
-        const MemoryReport &r = m_reports[std::size_t(i)];
-        QString label = toQString(zeroStageName(l.zeroStage));
-        if (r.valid()) {
-            const GpuGroup *g = r.peakGroup();
-            shown[std::size_t(i)] = g->bytes;
-            if (r.groups.size() > 1)
-                notes << QStringLiteral("stage %1").arg(g->pipelineStage);
-        }
-        if (!notes.isEmpty())
-            label += u'\n' + notes.join(QStringLiteral(", "));
-        m_labels[std::size_t(i)] = label;
+        m_scenarios[k] = variants[k].scenario;
+        m_reports[k] = variants[k].report;
+        m_labels[k] = toQString(bars.bars[k].label);
+        shown[k] = bars.bars[k].bytes;
     }
 
-    m_bars.setBars(keys, std::vector<ComponentBytes>(shown.begin(), shown.end()), scale);
+    m_bars.setBars(keys, shown, scale);
 
-    const MemoryReport &own = m_reports[std::size_t(m_current)];
-    const std::int64_t capacityBytes = own.valid() ? own.capacityBytes : s.gpu.capacityBytes;
-    m_capacity = double(capacityBytes) / scale;
-    m_capacityText = capacityText(s.gpu.shortName, capacityBytes, unit);
+    m_capacity = double(bars.capacityBytes) / scale;
+    m_capacityText = capacityText(s.gpu.shortName, bars.capacityBytes, unit);
     m_bars.setCapacity(m_capacity, m_capacityText);
     double top = 0;
     for (int i = 0; i < 4; ++i) {
@@ -260,10 +238,10 @@ void CompareChart::setScenario(const Scenario &s, ByteUnit unit)
     QVector<QString> ticks;
     for (int i = 0; i < 4; ++i)
         ticks << tickLabelAt(i, m_level);
-    m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, ticks);
+    plot()->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, ticks);
     m_top = top;
-    setMemoryAxis(m_plot->yAxis, top, m_capacity, m_headroom, unit);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    setMemoryAxis(plot()->yAxis, top, m_capacity, m_headroom, unit);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString CompareChart::strategyLabel(int i) const

@@ -1,7 +1,8 @@
 #pragma once
 
 #include "chartparts.h"
-#include "chartstyle.h"
+#include "chartview.h"
+#include "compare.h"
 #include "scenario.h"
 
 #include <QWidget>
@@ -17,12 +18,12 @@ namespace shardscope {
 /// pipeline stage), in MemoryChart's component colours (ui/palette.h), against the
 /// card's capacity line, with the total above each bar and a legend.
 ///
-/// Unlike MemoryChart this view computes: setScenario() calls estimate() four
-/// times, once per strategy, on copies of the scenario that differ only in
-/// Layout::zeroStage. Where a setting is impossible for a strategy the copy drops
-/// it and the bar's label says so: DDP has no CPU offload and no HSDP shard group,
-/// and ZeRO-1/2 offload the optimizer only (parameter offload needs ZeRO-3).
-class CompareChart : public QWidget, public StyledView
+/// The four variants come from compareStrategies() (core/compare.h), served by
+/// Session::comparison() in the window and the command line; the bars are
+/// compareBars() (chartdata.h). Where a setting is impossible for a strategy the
+/// variant drops it and the bar's label says so: DDP has no CPU offload and no HSDP
+/// shard group, and ZeRO-1/2 offload the optimizer only (parameter offload needs ZeRO-3).
+class CompareChart : public ChartView
 {
     Q_OBJECT
 public:
@@ -32,17 +33,12 @@ public:
 
     explicit CompareChart(QWidget *parent = nullptr);
 
-    /// Estimates the scenario under each strategy and redraws (queued replot).
+    /// Draws `variants`, the comparison of scenario `s` (Session::comparison()), in `unit`
+    /// (queued replot).
+    void setComparison(const Scenario &s, const std::array<StrategyVariant, 4> &variants,
+                       ByteUnit unit);
+    /// setComparison(s, compareStrategies(s), unit): for a chart without a Session.
     void setScenario(const Scenario &s, ByteUnit unit);
-    /// Changes the look (light, dark, presentation) and redraws (queued).
-    void setStyle(const ChartStyle &style);
-    /// The same as setStyle(): the StyledView interface.
-    void setChartStyle(const ChartStyle &style) override { setStyle(style); }
-    /// The current look.
-    const ChartStyle &style() const { return m_style; }
-
-    /// The underlying plot, for tests and export.
-    QCustomPlot *plot() const { return m_plot; }
     /// The report computed for strategy i (0 = DDP .. 3 = ZeRO-3).
     const MemoryReport &report(int i) const { return m_reports.at(std::size_t(i)); }
     /// The scenario strategy i was estimated with (zeroStage set, impossible settings dropped).
@@ -86,16 +82,16 @@ signals:
 private:
     /// Shows tooltipText() of the bar under the mouse, or hides the tooltip.
     void showTooltip(QMouseEvent *event);
-    QFont scaledFont(double points, bool bold = false) const;
     /// Strategy i's tick label at length `level`: 0 strategyLabel(i), 1 a part a line, 2 a
     /// word a line.
     QString tickLabelAt(int i, int level) const;
     /// After each layout (QCustomPlot::afterLayout): legend columns, tick labels that fit
     /// their slots (a part a line, then smaller type), the capacity label beside its line
     /// and the totals where neither the line nor another total covers them.
-    void fitToPlot();
+    void fitText() override;
+    /// Styles the bars, the totals, the legend and the axes in chartStyle().
+    void restyle() override;
 
-    QCustomPlot *m_plot = nullptr;
     CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
     std::array<QCPItemText *, 4> m_totals{};
     std::array<MemoryReport, 4> m_reports;
@@ -106,10 +102,8 @@ private:
     double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
     QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
     int m_current = 0;
-    int m_level = 0;        ///< tick label length: 0 as written, 1 a part a line, 2 a word
-    bool m_fitting = false; ///< inside fitToPlot()
+    int m_level = 0; ///< tick label length: 0 as written, 1 a part a line, 2 a word
     ByteUnit m_unit = ByteUnit::GB;
-    ChartStyle m_style;
 };
 
 } // namespace shardscope

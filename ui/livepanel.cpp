@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
-#include <QScopedValueRollback>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -60,7 +59,7 @@ QString shortGpuName(const QString &name)
 } // namespace
 
 LivePanel::LivePanel(Session *session, QWidget *parent)
-    : QWidget(parent), m_session(session), m_client(new ProbeClient(this)),
+    : ChartView(parent), m_session(session), m_client(new ProbeClient(this)),
       m_startButton(new QPushButton(tr("Start"), this)), m_statusLabel(new QLabel(this)),
       m_plot(new QCustomPlot(this)), m_predictedBars(m_plot, barWidth, false)
 {
@@ -96,7 +95,7 @@ LivePanel::LivePanel(Session *session, QWidget *parent)
 
     placeLegendAbove(m_plot, 4, 18);
     m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
-    connect(m_plot, &QCustomPlot::afterLayout, this, &LivePanel::fitToPlot);
+    adoptPlot(m_plot, Slide::Widget);
     applyStyle();
 
     m_plot->setMouseTracking(true);
@@ -120,9 +119,9 @@ QColor LivePanel::measuredColor(const ChartStyle &style)
     return style.isDark() ? style.ink : QColor(0x00, 0x00, 0x00);
 }
 
-void LivePanel::setChartStyle(const ChartStyle &style)
+void LivePanel::restyle()
 {
-    m_style = style;
+    const ChartStyle &style = chartStyle();
     applyPanelStyle(this, style);
     applyStyle();
     setStatus(m_status, m_statusIsError); // its colour and font
@@ -131,7 +130,7 @@ void LivePanel::setChartStyle(const ChartStyle &style)
 
 void LivePanel::applyStyle()
 {
-    const ChartStyle &st = m_style;
+    const ChartStyle &st = chartStyle();
     const QFont controlFont = st.font(font(), 14);
     m_startButton->setFont(controlFont);
     m_startButton->setMinimumWidth(int(120 * st.fontScale));
@@ -197,7 +196,7 @@ void LivePanel::setStatus(const QString &text, bool error)
     m_statusIsError = error;
     QPalette pal = m_statusLabel->palette();
     pal.setColor(QPalette::WindowText,
-                 error ? m_style.alert : palette().color(QPalette::WindowText));
+                 error ? chartStyle().alert : palette().color(QPalette::WindowText));
     m_statusLabel->setPalette(pal);
     QFont f = m_statusLabel->font();
     f.setBold(error);
@@ -291,7 +290,7 @@ void LivePanel::rebuild()
     double top = 0;
     for (int i = 0; i < int(m_capacityLines.size()); ++i) {
         QCPItemLine *line = m_capacityLines[std::size_t(i)];
-        line->setPen(capacityPen(m_style));
+        line->setPen(capacityPen(chartStyle()));
         line->setVisible(i < lineCount);
         if (i >= lineCount)
             continue;
@@ -323,7 +322,7 @@ void LivePanel::rebuild()
         capWidth = std::max(capWidth, capMetrics.horizontalAdvance(l));
     m_plot->axisRect()->setMargins(QMargins(0, 0, capWidth + 30, 0));
 
-    // Value labels above every bar (two per pair); fitToPlot() picks their words and
+    // Value labels above every bar (two per pair); fitText() picks their words and
     // size for the pixels and places them.
     while (int(m_valueTexts.size()) < 2 * n) {
         auto *t = addBarValue(m_plot, valueGap);
@@ -374,7 +373,7 @@ QString LivePanel::valueText(int k, int level) const
     QString text = tr("Measured\n%1").arg(value);
     // The reserve is a thin segment; with room, say its size too.
     if (p.measured->reservedBytes && *p.measured->reservedBytes > 0)
-        text += (m_style.fontScale > 1.2 ? tr("\n+ %1\nreserved") : tr("\n+ %1 reserved"))
+        text += (chartStyle().fontScale > 1.2 ? tr("\n+ %1\nreserved") : tr("\n+ %1 reserved"))
                     .arg(toQString(formatBytes(*p.measured->reservedBytes, m_unit)));
     return text;
 }
@@ -415,7 +414,7 @@ void LivePanel::applyValueTexts()
         if (!wanted)
             continue;
         t->setFont(valueFont(m_valueLevel, m_valuePoints));
-        t->setColor(k % 2 == 0 ? m_style.ink : measuredColor(m_style));
+        t->setColor(k % 2 == 0 ? chartStyle().ink : measuredColor(chartStyle()));
         t->setText(valueText(k, m_valueLevel));
         t->position->setCoords(m_valueKeys[k], m_valueTops[k]);
     }
@@ -423,7 +422,7 @@ void LivePanel::applyValueTexts()
 
 QFont LivePanel::valueFont(int level, double points) const
 {
-    QFont f = m_style.font(font(), level == 0 ? 12.5 : 11, true);
+    QFont f = chartStyle().font(font(), level == 0 ? 12.5 : 11, true);
     if (points > 0)
         f.setPointSizeF(points);
     return f;
@@ -431,7 +430,7 @@ QFont LivePanel::valueFont(int level, double points) const
 
 QFont LivePanel::tickFont(double points) const
 {
-    QFont f = m_style.font(font(), pairCount() > compactAbove ? 12 : 14);
+    QFont f = chartStyle().font(font(), pairCount() > compactAbove ? 12 : 14);
     if (points > 0)
         f.setPointSizeF(points);
     return f;
@@ -453,13 +452,10 @@ void LivePanel::applyTickLabels()
         m_plot->xAxis->setLabel(titles.front());
 }
 
-void LivePanel::fitToPlot()
+void LivePanel::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
     QRect area = m_plot->axisRect()->rect();
-    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+    if (!plotLaidOut())
         return;
     const int wrap = m_plot->legend->wrap();
     fitLegendColumns(m_plot, 4); // also for exports, which emit no beforeReplot
@@ -532,7 +528,7 @@ void LivePanel::fitToPlot()
             const QCPItemText *t = m_valueTexts[std::size_t(k)];
             need = std::max(need, textBox(t->font(), t->text(), t->padding()).height());
         }
-    need += capacityPen(m_style).widthF() + valueGap + 4;
+    need += capacityPen(chartStyle()).widthF() + valueGap + 4;
     const double headroom = headroomFor(need, area.height(), 1.22);
     if (std::abs(headroom - m_headroom) > 1e-3) {
         m_headroom = headroom;
@@ -570,11 +566,11 @@ void LivePanel::fitToPlot()
             tops << m_valueTops[k];
         }
     // Each text on a plate of the canvas: a capacity line behind it breaks, never crosses.
-    QColor plate = m_style.background;
+    QColor plate = chartStyle().background;
     plate.setAlpha(220);
     const double line = m_capacityShown ? m_capacityLines.front()->start->value()
                                         : std::numeric_limits<double>::quiet_NaN();
-    placeBarValues(m_plot, items, keys, tops, barWidth, line, capacityPen(m_style).widthF(),
+    placeBarValues(m_plot, items, keys, tops, barWidth, line, capacityPen(chartStyle()).widthF(),
                    valueGap, plate);
 }
 
@@ -593,7 +589,7 @@ QString LivePanel::pairLabel(int i) const
     if (const auto diff = differenceBytes(i)) {
         if (pairCount() > compactAbove) // the axis title names the difference
             label += QStringLiteral("\n") + signedBytes(*diff, m_unit);
-        else if (m_style.fontScale > 1.2) // large type: the figure on a line of its own
+        else if (chartStyle().fontScale > 1.2) // large type: the figure on a line of its own
             label += tr("\nmeasured − predicted:\n%1").arg(signedBytes(*diff, m_unit));
         else
             label += QStringLiteral("\n") + differenceText(i);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "chartparts.h"
-#include "chartstyle.h"
+#include "chartview.h"
 #include "probeclient.h"
 
 #include <QWidget>
@@ -46,7 +46,7 @@ class Session;
 /// Its look follows a ChartStyle (setChartStyle): the plot as every chart, the measured
 /// bars in Okabe-Ito black on a light canvas and in the ink on a dark one, and the Start
 /// button and status line in chartPalette() colours at 14 pt x fontScale.
-class LivePanel : public QWidget, public StyledView
+class LivePanel : public ChartView
 {
     Q_OBJECT
 public:
@@ -62,16 +62,13 @@ public:
     /// The Start / Stop button.
     QPushButton *startButton() const { return m_startButton; }
     /// The plot, for tests and export.
-    QCustomPlot *plot() const { return m_plot; }
     /// The full status line, e.g. "Reading 8 GPUs every 1 s from shardscope-probe" or the
     /// failure reason (the label may show it elided).
     QString statusText() const { return m_status; }
     /// True while the status line reports a failure.
     bool statusIsError() const { return m_statusIsError; }
     /// Changes the look (light, dark, presentation) and redraws (queued).
-    void setChartStyle(const ChartStyle &style) override;
     /// The current look.
-    const ChartStyle &chartStyle() const { return m_style; }
     /// Colour of the measured bars and their values in `style`.
     static QColor measuredColor(const ChartStyle &style);
 
@@ -145,8 +142,10 @@ private:
     /// labels and value texts for the pixels a pair has, headroom for the texts, axis
     /// titles that fit, and the values placed clear of each other and the line
     /// (placeBarValues(), chartparts.h), as MemoryChart does.
-    void fitToPlot();
-    /// The plot and the controls' fonts in m_style (the palette is the window's until
+    void fitText() override;
+    /// Styles the plot, the controls and the labels in chartStyle().
+    void restyle() override;
+    /// The plot and the controls' fonts in chartStyle() (the palette is the window's until
     /// setChartStyle() gives the panel one).
     void applyStyle();
     void setStatus(const QString &text, bool error);
@@ -176,7 +175,6 @@ private:
     bool m_anyDifference = false;    ///< some pair has both bars
     double m_top = 0;                ///< the tallest bar or line, display units
     double m_headroom = 1.22;        ///< the memory axis' top over m_top
-    bool m_fitting = false;          ///< fitToPlot() is laying the plot out again
     bool m_capacityShown = false;    ///< a capacity line is drawn (so is its label, room given)
     QCPItemText *m_message = nullptr;
 
@@ -186,7 +184,6 @@ private:
     bool m_statusIsError = false;
     LazyRefresh *m_refresh = nullptr; ///< when rebuild() runs (hidden tabs wait)
     ByteUnit m_unit = ByteUnit::GB;
-    ChartStyle m_style;
 };
 
 } // namespace shardscope

@@ -3,6 +3,7 @@
 #include "advancedpanel.h"
 #include "breakdownview.h"
 #include "chartexport.h"
+#include "chartregistry.h"
 #include "chartstyle.h"
 #include "comparechart.h"
 #include "hfconfig.h"
@@ -76,6 +77,21 @@ QString count(std::int64_t n)
     return QLocale(QLocale::English).toString(qlonglong(n));
 }
 
+/// The registry's entry `id` (ui/chartregistry.h): every chart of the window is built
+/// and drawn through it, as `shardscope export --chart` does.
+const ChartEntry &chartEntry(const char *id)
+{
+    const ChartEntry *entry = findChart(QLatin1String(id));
+    Q_ASSERT(entry);
+    return *entry;
+}
+
+/// The registry's chart `id`, built on `session`.
+template <typename Chart> Chart *makeChart(const char *id, Session *session)
+{
+    return static_cast<Chart *>(chartEntry(id).make(session, nullptr));
+}
+
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent)
@@ -118,10 +134,10 @@ MainWindow::MainWindow(QWidget *parent)
     QFont sf = m_summary->font();
     sf.setPointSizeF(13);
     m_summary->setFont(sf);
-    m_chart = new MemoryChart;
+    m_chart = makeChart<MemoryChart>("memory", m_session);
     m_breakdown = new BreakdownView;
     m_numbers = new NumbersTable;
-    m_timeBar = new StepTimeBar;
+    m_timeBar = makeChart<StepTimeBar>("steptime", m_session);
     m_timeBar->setObjectName(QStringLiteral("stepTimeBar"));
     // The bars, where the step's time goes under them (as high as its text needs), and
     // their numbers; the table takes what the bars leave, and scrolls.
@@ -149,16 +165,16 @@ MainWindow::MainWindow(QWidget *parent)
     memorySplit->setStretchFactor(1, 1);
     m_breakdownScroll->setMinimumWidth(300);
     m_tabs = new QTabWidget;
-    m_tabs->addTab(memorySplit, QStringLiteral("Memory per GPU"));
-    m_timeline = new TimelinePanel(m_session);
+    m_tabs->addTab(memorySplit, chartEntry("memory").name);
+    m_timeline = makeChart<TimelinePanel>("timeline", m_session);
     // Its control row is wide: scroll rather than widen the window.
     auto *timelineScroll = new QScrollArea;
     timelineScroll->setWidget(m_timeline);
     timelineScroll->setWidgetResizable(true);
     timelineScroll->setFrameShape(QFrame::NoFrame);
-    m_tabs->addTab(timelineScroll, QStringLiteral("Pipeline timeline"));
-    m_compare = new CompareChart;
-    m_tabs->addTab(m_compare, QStringLiteral("Compare strategies"));
+    m_tabs->addTab(timelineScroll, chartEntry("timeline").name);
+    m_compare = makeChart<CompareChart>("compare", m_session);
+    m_tabs->addTab(m_compare, chartEntry("compare").name);
     // A click on a strategy's bar selects it, the same undoable edit as its button.
     connect(m_compare, &CompareChart::strategyClicked, m_session, &Session::setZeroStage);
     m_live = new LivePanel(m_session);
@@ -172,7 +188,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(planScroll, QStringLiteral("Plan"));
     // The comparison's four estimates, like every hidden view, wait until it is shown.
     new LazyRefresh(m_compare, m_session,
-                    [this] { m_compare->setScenario(m_session->scenario(), m_session->unit()); });
+                    [this] { chartEntry("compare").draw(*m_compare, *m_session); });
     new LazyRefresh(memorySplit, m_session, [this] { redrawMemoryView(); });
     QFont tabFont = m_tabs->font();
     tabFont.setPointSizeF(13);
@@ -202,7 +218,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_breakdownTimer->setInterval(150);
     connect(m_breakdownTimer, &QTimer::timeout, this, [this] {
         m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
-        m_timeBar->setStepTime(m_session->stepTime());
+        chartEntry("steptime").draw(*m_timeBar, *m_session);
         m_breakdown->setReport(m_session->scenario(), m_session->report(), m_session->unit(),
                                m_selectedGroup);
         fitBreakdown();
@@ -382,17 +398,7 @@ void MainWindow::buildMenus()
         ExportOptions o;
         o.title = m_tabs->tabText(m_tabs->currentIndex());
         o.caption = scenarioCaption(m_session->scenario());
-        if (m_tabs->currentIndex() == int(View::Memory)) {
-            copyPlotToClipboard(m_chart->plot(), o);
-        } else if (m_tabs->currentIndex() == int(View::Compare)) {
-            copyPlotToClipboard(m_compare->plot(), o);
-        } else if (m_tabs->currentIndex() == int(View::Timeline)) {
-            m_timeline->setControlsShown(false); // a slide shows no live controls
-            copyWidgetToClipboard(m_timeline, o);
-            m_timeline->setControlsShown(true);
-        } else {
-            copyWidgetToClipboard(viewWidget(View(m_tabs->currentIndex())), o);
-        }
+        viewChart(View(m_tabs->currentIndex()))->copySlide(o);
     });
     QAction *dataAction = file->addAction(QStringLiteral("Export &data…"));
     dataAction->setObjectName(QStringLiteral("exportData"));
@@ -475,13 +481,21 @@ void MainWindow::showView(View v)
     m_tabs->setCurrentIndex(int(v));
 }
 
-QWidget *MainWindow::viewWidget(View v) const
+ChartView *MainWindow::viewChart(View v) const
 {
-    if (v == View::Timeline)
+    switch (v) {
+    case View::Memory:
+        return m_chart;
+    case View::Timeline:
         return m_timeline;
-    if (v == View::Plan)
+    case View::Compare:
+        return m_compare;
+    case View::Live:
+        return m_live;
+    case View::Plan:
         return m_plan;
-    return m_tabs->widget(int(v));
+    }
+    return m_chart;
 }
 
 bool MainWindow::openFile(const QString &path, QString *error)
@@ -532,24 +546,7 @@ bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *er
     o.title =
         QStringLiteral("%1: %2").arg(m_tabs->tabText(m_tabs->currentIndex()), m_verdictSentence);
     o.caption = scenarioCaption(m_session->scenario());
-    switch (View(m_tabs->currentIndex())) {
-    case View::Memory:
-        return exportPlot(m_chart->plot(), path, o, error);
-    case View::Compare:
-        return exportPlot(m_compare->plot(), path, o, error);
-    case View::Timeline: {
-        // A slide shows the bubble, the schedule and the memory line, not live controls.
-        m_timeline->setControlsShown(false);
-        const bool ok = exportWidget(m_timeline, path, o, error);
-        m_timeline->setControlsShown(true);
-        return ok;
-    }
-    case View::Plan:
-        return exportPlot(m_plan->plot(), path, o, error);
-    case View::Live:
-        break;
-    }
-    return exportWidget(viewWidget(View(m_tabs->currentIndex())), path, o, error);
+    return viewChart(View(m_tabs->currentIndex()))->exportSlide(path, o, error);
 }
 
 QString MainWindow::defaultFileName(const QString &suffix) const
@@ -799,7 +796,7 @@ void MainWindow::showSummary()
 
 void MainWindow::redrawMemoryView()
 {
-    m_chart->setReport(m_session->scenario(), m_session->report(), m_session->unit());
+    chartEntry("memory").draw(*m_chart, *m_session);
     if (m_selectedGroup >= int(m_session->report().groups.size()))
         m_selectedGroup = -1;
     // The donut (about 12 ms to redraw, tests/bench), the numbers table (its columns fit

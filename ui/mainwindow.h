@@ -27,6 +27,7 @@ namespace shardscope {
 class AdvancedPanel;
 class ScenarioHistory;
 class BreakdownView;
+class ChartView;
 class CompareChart;
 class LivePanel;
 class PlanPanel;
@@ -105,8 +106,9 @@ public:
         Plan = 4
     };
     void showView(View v);
-    /// The widget that draws view v (the panel itself, not its scroll area).
-    QWidget *viewWidget(View v) const;
+    /// The chart that draws view v (the panel itself, not its scroll area): what File >
+    /// Export chart and Copy chart put on a slide.
+    ChartView *viewChart(View v) const;
 
     /// Loads a scenario file (or, failing that, a Hugging Face config.json) into the
     /// window; on a bad file returns false, sets `*error` and changes nothing.

@@ -1,7 +1,6 @@
 #include "memorychart.h"
 
 #include <QLocale>
-#include <QScopedValueRollback>
 #include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
@@ -40,36 +39,27 @@ QString exactBytes(std::int64_t bytes)
 } // namespace
 
 MemoryChart::MemoryChart(QWidget *parent)
-    : QWidget(parent), m_plot(new QCustomPlot(this)), m_bars(m_plot, barWidth, true)
+    : ChartView(QSize(480, 320), parent), m_bars(plot(), barWidth, true)
 {
-    fillWithPlot(this, m_plot, QSize(480, 320));
-    useCategoryAxis(m_plot->xAxis, defaultAxisTitle(), 4);
-    m_message = addPlotMessage(m_plot);
+    useCategoryAxis(plot()->xAxis, defaultAxisTitle(), 4);
+    m_message = addPlotMessage(plot());
 
     // Legend in a row above the axis rect, so it can never cover a bar.
-    placeLegendAbove(m_plot, 7, 18);
+    placeLegendAbove(plot(), 7, 18);
 
     // Room right of the axis rect for the capacity label.
-    m_plot->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    plot()->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
     // One paint buffer, not two: nothing is drawn on the overlay layer (no selection rect),
     // and each buffer costs a clear and a blend of the whole plot per replot.
-    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
-    setStyle(m_style);
+    plot()->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
+    setChartStyle(chartStyle());
 
-    // Every layout, on screen or for an export, fits the text to the pixels it has.
-    connect(m_plot, &QCustomPlot::afterLayout, this, &MemoryChart::fitToPlot);
-
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, &MemoryChart::showTooltip);
-    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
+    plot()->setMouseTracking(true);
+    connect(plot(), &QCustomPlot::mouseMove, this, &MemoryChart::showTooltip);
+    connect(plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent *event) {
         if (const int i = barAt(event->pos()); i >= 0)
             emit groupClicked(groupOfBar(i));
     });
-}
-
-QFont MemoryChart::scaledFont(double points, bool bold) const
-{
-    return m_style.font(font(), points, bold);
 }
 
 QFont MemoryChart::totalsFont() const
@@ -77,20 +67,18 @@ QFont MemoryChart::totalsFont() const
     return scaledFont(13, true);
 }
 
-void MemoryChart::setStyle(const ChartStyle &style)
+void MemoryChart::restyle()
 {
-    m_style = style;
-    const ChartStyle &st = m_style;
-    applyAxisStyle(m_plot, st, font());
+    const ChartStyle &st = chartStyle();
+    applyAxisStyle(plot(), st, font());
     m_bars.applyStyle(st, font(), true);
     styleMessage(m_message, st, font());
-    styleLegend(m_plot, st, font(), 13, QSize(24, 18));
-    m_plot->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
+    styleLegend(plot(), st, font(), 13, QSize(24, 18));
+    plot()->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
     for (QCPItemText *t : m_totals) {
         t->setColor(st.ink);
         t->setFont(totalsFont());
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit)
@@ -112,16 +100,16 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
     m_capacityText = capacityText(s.gpu.shortName, r.capacityBytes, unit);
 
     // Decide from the pixels of the last layout; the next layout checks again.
-    const double width = m_plot->axisRect()->width();
+    const double width = plot()->axisRect()->width();
     m_grouped = m_gpuCount > maxIndividualBars ||
-                (hasRealGeometry(m_plot) && width > 0 && !individualFits(width));
+                (hasRealGeometry(plot()) && width > 0 && !individualFits(width));
     m_level = 0;
     m_stride = 1;
     rebuildBars();
 
     m_message->setVisible(!m_valid);
     m_message->setText(toQString("Cannot draw this layout:\n" + r.error));
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryChart::rebuildBars()
@@ -163,9 +151,9 @@ void MemoryChart::rebuildBars()
 
     // Total above every bar.
     while (int(m_totals.size()) < n) {
-        auto *t = addBarValue(m_plot, 0);
+        auto *t = addBarValue(plot(), 0);
         t->setPadding(QMargins(3, 1, 3, 1));
-        t->setColor(m_style.ink);
+        t->setColor(chartStyle().ink);
         t->setFont(totalsFont());
         m_totals.push_back(t);
     }
@@ -179,14 +167,14 @@ void MemoryChart::rebuildBars()
     }
 
     applyTickLabels();
-    m_plot->xAxis->setRange(0.4, std::max(1, n) + 0.6);
+    plot()->xAxis->setRange(0.4, std::max(1, n) + 0.6);
     m_top = top;
     if (m_valid) {
-        setMemoryAxis(m_plot->yAxis, top, m_capacity, m_headroom, m_unit);
+        setMemoryAxis(plot()->yAxis, top, m_capacity, m_headroom, m_unit);
     } else {
-        m_plot->yAxis->setRange(0, 1); // no "1.25·10⁻⁹" ticks under the message
+        plot()->yAxis->setRange(0, 1); // no "1.25·10⁻⁹" ticks under the message
     }
-    m_plot->yAxis->setTickLabels(m_valid);
+    plot()->yAxis->setTickLabels(m_valid);
 }
 
 QString MemoryChart::labelAt(int i, int level) const
@@ -212,7 +200,7 @@ void MemoryChart::applyTickLabels()
         if (i % m_stride == 0)
             labels[i] = labelAt(i, m_level);
     }
-    m_plot->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, labels);
+    plot()->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, labels);
     // Numbers alone under stage bars: the axis title says what they count.
     QString title = defaultAxisTitle();
     if (m_grouped && m_staged && m_level > 0) {
@@ -228,8 +216,8 @@ void MemoryChart::applyTickLabels()
             title = QStringLiteral("Pipeline stage (1 GPU each)");
     }
     m_xTitle = title;
-    if (!axisTitles(title).contains(m_plot->xAxis->label()))
-        m_plot->xAxis->setLabel(title); // fitToPlot() shortens it where it does not fit
+    if (!axisTitles(title).contains(plot()->xAxis->label()))
+        plot()->xAxis->setLabel(title); // fitText() shortens it where it does not fit
 }
 
 bool MemoryChart::individualFits(double axisWidth) const
@@ -244,37 +232,34 @@ bool MemoryChart::individualFits(double axisWidth) const
         labels << QStringLiteral("GPU %1").arg(g.firstRank + g.gpuCount - 1) + stage;
         totals << toQString(formatBytes(g.bytes.total(), m_unit));
     }
-    const double label = widestText(m_plot->xAxis->tickLabelFont(), labels);
+    const double label = widestText(plot()->xAxis->tickLabelFont(), labels);
     const double total = widestText(totalsFont(), totals) + 6; // padding and a gap
     return label + labelGap <= slot && total + 2 <= slot;
 }
 
-void MemoryChart::fitToPlot()
+void MemoryChart::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
-    QRect area = m_plot->axisRect()->rect();
-    const bool real = hasRealGeometry(m_plot) && area.width() > 0 && area.height() > 0;
+    QRect area = plot()->axisRect()->rect();
+    const bool real = hasRealGeometry(plot()) && area.width() > 0 && area.height() > 0;
     bool changed = false;
 
     if (real) {
         // Legend columns and value ticks first: they decide the axis rect's width.
-        const int wrap = m_plot->legend->wrap();
-        fitLegendColumns(m_plot, 7); // also for exports, which emit no beforeReplot
+        const int wrap = plot()->legend->wrap();
+        fitLegendColumns(plot(), 7); // also for exports, which emit no beforeReplot
         // Headroom above the tallest bar or the line for one total and the line's pen.
         const double need =
             textBox(totalsFont(), QStringLiteral("8"), QMargins(3, 1, 3, 1)).height() +
-            capacityPen(m_style).widthF() + 8;
+            capacityPen(chartStyle()).widthF() + 8;
         const double headroom = headroomFor(need, area.height(), 1.14);
         const bool rerange = m_valid && std::abs(headroom - m_headroom) > 1e-3;
         if (rerange) {
             m_headroom = headroom;
-            setMemoryAxis(m_plot->yAxis, m_top, m_capacity, m_headroom, m_unit);
+            setMemoryAxis(plot()->yAxis, m_top, m_capacity, m_headroom, m_unit);
         }
-        if (fitValueTicks(m_plot->yAxis, m_valid) || m_plot->legend->wrap() != wrap || rerange) {
-            relayoutPlot(m_plot);
-            area = m_plot->axisRect()->rect();
+        if (fitValueTicks(plot()->yAxis, m_valid) || plot()->legend->wrap() != wrap || rerange) {
+            relayoutPlot(plot());
+            area = plot()->axisRect()->rect();
         }
 
         const bool grouped = !individualFits(area.width());
@@ -288,7 +273,7 @@ void MemoryChart::fitToPlot()
         // The longest labels that fit their slots; then every k-th of the shortest.
         const int n = barCount();
         const double slot = area.width() / (double(std::max(1, n)) + 0.2);
-        const QFont font = m_plot->xAxis->tickLabelFont();
+        const QFont font = plot()->xAxis->tickLabelFont();
         int level = 0, stride = 1;
         if (m_grouped) {
             auto widest = [&](int lv) {
@@ -309,17 +294,17 @@ void MemoryChart::fitToPlot()
             changed = true;
         }
         if (changed)
-            relayoutPlot(m_plot);
+            relayoutPlot(plot());
         // Axis titles no longer than their sides: "GB per GPU" on a short plot.
-        const bool y = fitAxisTitle(m_plot->yAxis, memoryAxisTitles(m_unit));
-        if (fitAxisTitle(m_plot->xAxis, axisTitles(m_xTitle)) || y)
-            relayoutPlot(m_plot);
-        if (clearAxisCorner(m_plot)) // "0" under "0" where the first bar is near the corner
-            relayoutPlot(m_plot);
+        const bool y = fitAxisTitle(plot()->yAxis, memoryAxisTitles(m_unit));
+        if (fitAxisTitle(plot()->xAxis, axisTitles(m_xTitle)) || y)
+            relayoutPlot(plot());
+        if (clearAxisCorner(plot())) // "0" under "0" where the first bar is near the corner
+            relayoutPlot(plot());
     }
 
     // The capacity label stays beside its line, inside the axis rect's height.
-    fitCapacityLabel(m_plot, m_bars.label(), m_capacity, m_capacityText);
+    fitCapacityLabel(plot(), m_bars.label(), m_capacity, m_capacityText);
 
     // Totals: tallest first, none over another or under the line.
     const int n = barCount();
@@ -331,9 +316,9 @@ void MemoryChart::fitToPlot()
         tops[i] = stackTop(i);
     }
     if (real)
-        placeBarValues(m_plot, m_totals, keys, tops, barWidth,
+        placeBarValues(plot(), m_totals, keys, tops, barWidth,
                        m_bars.line()->visible() ? m_capacity : std::nan(""),
-                       capacityPen(m_style).widthF(), 3, m_style.background);
+                       capacityPen(chartStyle()).widthF(), 3, chartStyle().background);
 }
 
 QString MemoryChart::barLabel(int i) const
@@ -398,12 +383,12 @@ int MemoryChart::groupOfBar(int i) const
 
 int MemoryChart::barAt(const QPoint &pos) const
 {
-    return categoryAt(m_plot, pos, barCount(), barWidth / 2);
+    return categoryAt(plot(), pos, barCount(), barWidth / 2);
 }
 
 void MemoryChart::showTooltip(QMouseEvent *event)
 {
-    showPlotTooltip(m_plot, event, tooltipText(barAt(event->pos())));
+    showPlotTooltip(plot(), event, tooltipText(barAt(event->pos())));
 }
 
 } // namespace shardscope

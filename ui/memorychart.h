@@ -1,7 +1,7 @@
 #pragma once
 
 #include "chartparts.h"
-#include "chartstyle.h"
+#include "chartview.h"
 #include "scenario.h"
 
 #include <QWidget>
@@ -22,7 +22,7 @@ namespace shardscope {
 /// written; totals never cover each other or the capacity line (placeBarValues()). The
 /// part of a bar above capacity is hatched. The view only draws the report it is given;
 /// it computes nothing.
-class MemoryChart : public QWidget, public StyledView
+class MemoryChart : public ChartView
 {
     Q_OBJECT
 public:
@@ -31,18 +31,9 @@ public:
 
     explicit MemoryChart(QWidget *parent = nullptr);
 
-    /// Changes the look (light, dark, presentation) and redraws (queued).
-    void setStyle(const ChartStyle &style);
-    /// The same as setStyle(): the StyledView interface.
-    void setChartStyle(const ChartStyle &style) override { setStyle(style); }
-    /// The current look.
-    const ChartStyle &style() const { return m_style; }
-
     /// Redraws for a report (queued replot: bursts of calls cost one replot).
     void setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit);
 
-    /// The underlying plot, for tests and export.
-    QCustomPlot *plot() const { return m_plot; }
     /// Number of bars drawn.
     int barCount() const { return int(m_barInfo.size()); }
     /// Axis label of bar i ("GPU 3", "GPU 0–63 × 64"), in full (the tick may show less).
@@ -80,8 +71,6 @@ signals:
 
 private:
     void showTooltip(QMouseEvent *event);
-    /// The widget font at `points` x the style's font scale.
-    QFont scaledFont(double points, bool bold = false) const;
     /// The per-bar totals' font: 13 pt bold x fontScale.
     QFont totalsFont() const;
     /// Fills m_barInfo (one bar per GPU or per group), the bars, the totals' text and the
@@ -91,7 +80,9 @@ private:
     void applyTickLabels();
     /// After each layout (QCustomPlot::afterLayout): legend columns, grouping, label
     /// length and stride for the axis rect's width, then the totals' places.
-    void fitToPlot();
+    void fitText() override;
+    /// Styles the bars, the totals, the legend and the axes in chartStyle().
+    void restyle() override;
     /// True when one bar per GPU fits `axisWidth` pixels: labels and totals in their slots.
     bool individualFits(double axisWidth) const;
     /// The tick label of bar i at length `level` (0 full, 1 one line, 2 a number).
@@ -115,7 +106,6 @@ private:
         ComponentBytes bytes;
     };
 
-    QCustomPlot *m_plot = nullptr;
     CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
     QCPItemText *m_message = nullptr;
     std::vector<QCPItemText *> m_totals;
@@ -127,15 +117,13 @@ private:
     bool m_grouped = false;
     int m_level = 0;  ///< tick label length: 0 full, 1 one line, 2 a number
     int m_stride = 1; ///< every m_stride-th bar labelled
-    bool m_fitting = false;
     double m_capacity = 0;
     double m_top = 0;         ///< the tallest stack, display units
     double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
     QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
-    QString m_xTitle;         ///< the GPU axis' title in full (fitToPlot() may shorten it)
+    QString m_xTitle;         ///< the GPU axis' title in full (fitText() may shorten it)
     double m_scale = 1;       ///< bytes per display unit
     ByteUnit m_unit = ByteUnit::GB;
-    ChartStyle m_style;
 };
 
 } // namespace shardscope

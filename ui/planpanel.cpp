@@ -21,7 +21,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
-#include <QScopedValueRollback>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -42,7 +41,7 @@ namespace shardscope {
 
 namespace {
 
-/// The frontier's legend name in full; fitChartText() shortens it to "Pareto frontier".
+/// The frontier's legend name in full; fitText() shortens it to "Pareto frontier".
 QString frontierName()
 {
     return QStringLiteral("Fastest for its memory (Pareto frontier)");
@@ -105,8 +104,7 @@ int spinMaximum(std::int64_t step)
 
 } // namespace
 
-PlanPanel::PlanPanel(Session *session, QWidget *parent)
-    : QWidget(parent), m_session(session), m_style(ChartStyle::light())
+PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_session(session)
 {
     m_rest = new QTimer(this);
     m_rest->setSingleShot(true);
@@ -212,7 +210,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
     m_plot->xAxis->setLabel(QStringLiteral("Step time (s)"));
     setMemoryAxis(m_plot->yAxis, 0, 1, 1.12, m_unit);
     placeLegendAbove(m_plot, 3, 24);
-    connect(m_plot, &QCustomPlot::afterLayout, this, &PlanPanel::fitChartText);
+    adoptPlot(m_plot, Slide::Plot);
 
     m_split = new QSplitter(Qt::Vertical, this);
     QSplitter *split = m_split;
@@ -674,13 +672,10 @@ void PlanPanel::drawChart()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void PlanPanel::fitChartText()
+void PlanPanel::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
     QRect area = m_plot->axisRect()->rect();
-    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+    if (!plotLaidOut())
         return;
     bool changed = false;
     // The frontier's whole name where the legend's three entries, as wide as it, fit on
@@ -716,7 +711,7 @@ void PlanPanel::fitChartText()
         m_capacityLabel->visible()
             ? textBox(m_capacityLabel->font(), m_capacityText, m_capacityLabel->padding()).height()
             : 0;
-    const double need = labelHeight + capacityPen(m_style).widthF() + 2;
+    const double need = labelHeight + capacityPen(chartStyle()).widthF() + 2;
     const double headroom = headroomFor(need, area.height(), 1.12);
     if (std::abs(headroom - m_headroom) > 1e-3) {
         m_headroom = headroom;
@@ -863,16 +858,16 @@ void PlanPanel::showEvent(QShowEvent *event)
     }
 }
 
-void PlanPanel::setChartStyle(const ChartStyle &style)
+void PlanPanel::restyle()
 {
-    m_style = style;
+    const ChartStyle &style = chartStyle();
     applyPanelStyle(this, style);
     applyStyle();
 }
 
 void PlanPanel::applyStyle()
 {
-    const ChartStyle &st = m_style;
+    const ChartStyle &st = chartStyle();
     const QFont controls = st.font(font(), 12);
     for (QWidget *w :
          std::initializer_list<QWidget *>{m_batchLabel, m_batch, m_batchReset, m_range, m_minGpus,

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "chartstyle.h"
+#include "chartview.h"
 #include "launchconfig.h"
 #include "planner.h"
 
@@ -54,7 +54,7 @@ class Session;
 /// change during a run starts the latest inputs when it ends. An invalid scenario, a
 /// model without an architecture or a search with no fitting layout shows a one-line
 /// message instead of the table and the points; nothing shows NaN.
-class PlanPanel : public QWidget, public StyledView
+class PlanPanel : public ChartView
 {
     Q_OBJECT
 public:
@@ -90,7 +90,6 @@ public:
     /// The ranked table.
     QTableView *tableView() const { return m_table; }
     /// The chart of memory per GPU against step time.
-    QCustomPlot *plot() const { return m_plot; }
     /// The fitting candidates' points (step seconds, memory in display units).
     QCPGraph *pointsGraph() const { return m_points; }
     /// The Pareto frontier (step seconds ascending, memory non-increasing).
@@ -135,9 +134,7 @@ public:
     bool exportLaunchConfig(const QString &path, LaunchFormat format, QString *error);
 
     /// Styles the chart, the table and the controls (see StyledView); queued replot.
-    void setChartStyle(const ChartStyle &style) override;
     /// The current look.
-    const ChartStyle &chartStyle() const { return m_style; }
 
     /// The least height, pixels, at which the panel's layout holds its controls, summary,
     /// table and chart at `width` (QLayout::totalMinimumHeightForWidth). The tab's scroll
@@ -180,7 +177,9 @@ private:
     /// their font, axis titles no longer than their axes, "0" clear at the corner, the
     /// frontier's legend name and the capacity label short enough, and headroom above
     /// the line for that label.
-    void fitChartText();
+    void fitText() override;
+    /// Styles the plot, the controls and the labels in chartStyle().
+    void restyle() override;
     void updateSelectedPoint();
     void applyStyle();
     void chooseExportFile();
@@ -226,8 +225,6 @@ private:
     double m_capacity = 0;    ///< the capacity line, in m_unit
     double m_headroom = 1.12; ///< the memory axis' top over the larger of the two
     QString m_capacityText;   ///< the capacity label in full ("H100 80 GB capacity")
-    bool m_fitting = false;   ///< fitChartText() is laying the plot out again
-    ChartStyle m_style;
 };
 
 } // namespace shardscope

@@ -15,10 +15,17 @@ Session::Session(const Catalog &catalog, QObject *parent) : QObject(parent), m_c
                         g ? *g : catalog.gpus().front());
 }
 
+const PreparedModel &Session::preparedModel() const
+{
+    if (!m_prepared)
+        m_prepared = prepare(m_scenario.model);
+    return *m_prepared;
+}
+
 const MemoryReport &Session::report() const
 {
     if (!m_report)
-        m_report = estimate(m_scenario);
+        m_report = estimate(preparedModel(), m_scenario);
     return *m_report;
 }
 
@@ -77,6 +84,7 @@ void Session::setModelPreset(const std::string &id)
     if (const Model *m = m_catalog.model(id)) {
         m_scenario.model = *m;
         m_scaled = false;
+        m_prepared.reset();
         invalidate();
     }
 }
@@ -91,6 +99,7 @@ void Session::setScaledModel(std::int64_t parameters)
                "published model";
     m_scenario.model = m;
     m_scaled = true;
+    m_prepared.reset();
     invalidate();
 }
 
@@ -169,6 +178,7 @@ void Session::setScenario(const Scenario &s, bool scaled)
 {
     m_scenario = s;
     m_scaled = scaled;
+    m_prepared.reset();
     invalidate();
 }
 

@@ -41,8 +41,15 @@ public:
     /// drew compares revisions instead of scenarios.
     std::uint64_t revision() const { return m_revision; }
 
-    /// estimate(scenario()), computed on first use after a change (about a microsecond).
+    /// estimate(preparedModel(), scenario()), the same report as estimate(scenario()),
+    /// computed on first use after a change (about a microsecond).
     const MemoryReport &report() const;
+    /// prepare(scenario().model) (core/estimate.h), kept between estimates while the model
+    /// stays: the GPU count and the strategy change the scenario, not the model, so their
+    /// re-estimates skip the model's work and reuse the engine's activation figures (kept
+    /// under PreparedModel::serial). Prepared again after setModelPreset(),
+    /// setScaledModel(), setScenario() or edit() (which may change anything).
+    const PreparedModel &preparedModel() const;
     /// verdict(scenario(), report()): what overflows, by how much, and why (core/verdict.h).
     const Verdict &verdict() const;
     /// compareStrategies(scenario()): the scenario under DDP, ZeRO-1, ZeRO-2 and ZeRO-3,
@@ -83,6 +90,7 @@ public:
     template <typename F> void edit(F &&change)
     {
         change(m_scenario);
+        m_prepared.reset(); // the change may have been the model's
         invalidate();
     }
     /// Replaces everything at once (one changed() signal).
@@ -101,6 +109,7 @@ private:
     bool m_scaled = false;
     std::uint64_t m_revision = 0;
     // Caches of the derived values, filled on first use after a change.
+    mutable std::optional<PreparedModel> m_prepared; ///< reset only when the model may change
     mutable std::optional<MemoryReport> m_report;
     mutable std::optional<Verdict> m_verdict;
     mutable std::optional<WhatFits> m_whatFits;

@@ -2,7 +2,6 @@
 
 #include "estimate.h"
 
-#include <QScopedValueRollback>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -32,29 +31,26 @@ QColor rampAt(const std::array<QColor, 7> &ramp, int stage, int stages)
 
 } // namespace
 
-StageMemoryChart::StageMemoryChart(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+StageMemoryChart::StageMemoryChart(QWidget *parent) : ChartView(QSize(480, 200), parent)
 {
-    fillWithPlot(this, m_plot, QSize(480, 200));
-    m_plot->xAxis->grid()->setVisible(false);
-    m_plot->xAxis->setLabel(timeTitle());
+    plot()->xAxis->grid()->setVisible(false);
+    plot()->xAxis->setLabel(timeTitle());
 
-    m_capacityLine = new QCPItemStraightLine(m_plot);
-    m_capacityText = addCapacityLabel(m_plot, Qt::AlignLeft | Qt::AlignBottom);
+    m_capacityLine = new QCPItemStraightLine(plot());
+    m_capacityText = addCapacityLabel(plot(), Qt::AlignLeft | Qt::AlignBottom);
     m_capacityText->setPadding(QMargins(6, 2, 6, 4));
     // Over the stage lines, on its plate: lines near the capacity would strike it through.
     m_capacityText->setLayer(QStringLiteral("axes"));
 
     // The playhead and the dots live on their own buffered layer: a frame redraws only it.
-    m_playheadLine = new QCPItemStraightLine(m_plot);
-    m_live = addLiveLayer(m_plot);
+    m_playheadLine = new QCPItemStraightLine(plot());
+    m_live = addLiveLayer(plot());
     m_playheadLine->setLayer(m_live);
-    m_message = addPlotMessage(m_plot);
+    m_message = addPlotMessage(plot());
 
-    placeLegendAbove(m_plot, maxLegendEntries, 20, 2);
-    alignTimeAxis(m_plot);
-    setChartStyle(m_style);
-    // Every layout, on screen or for an export, fits the text to the pixels it has.
-    connect(m_plot, &QCustomPlot::afterLayout, this, &StageMemoryChart::fitToPlot);
+    placeLegendAbove(plot(), maxLegendEntries, 20, 2);
+    alignTimeAxis(plot());
+    setChartStyle(chartStyle());
 }
 
 bool StageMemoryChart::setLegendStages(int columns)
@@ -75,75 +71,69 @@ bool StageMemoryChart::setLegendStages(int columns)
     return true;
 }
 
-void StageMemoryChart::fitToPlot()
+void StageMemoryChart::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
-    const QRect area = m_plot->axisRect()->rect();
-    if (!hasRealGeometry(m_plot) || area.width() <= 0 || area.height() <= 0)
+    if (!plotLaidOut())
         return;
     bool changed = false;
     // As many legend entries as one row holds: the widest is the last stage's, always named.
     if (!m_stages.empty()) {
-        const int fit = legendColumnsThatFit(m_plot);
+        const int fit = legendColumnsThatFit(plot());
         const int columns = fit >= 0 ? fit : maxLegendEntries;
         m_legendColumns = columns;
         changed = setLegendStages(columns);
     }
-    const int wrap = m_plot->legend->wrap();
-    fitLegendColumns(m_plot, maxLegendEntries); // also for exports, which emit no beforeReplot
-    changed = fitValueTicks(m_plot->yAxis, !m_stages.empty()) || changed;
-    if (changed || m_plot->legend->wrap() != wrap)
-        relayoutPlot(m_plot);
+    const int wrap = plot()->legend->wrap();
+    fitLegendColumns(plot(), maxLegendEntries); // also for exports, which emit no beforeReplot
+    changed = fitValueTicks(plot()->yAxis, !m_stages.empty()) || changed;
+    if (changed || plot()->legend->wrap() != wrap)
+        relayoutPlot(plot());
     const QString unit = toQString(unitName(m_unit));
-    const bool y = fitAxisTitle(m_plot->yAxis, {QStringLiteral("%1 per GPU").arg(unit), unit});
+    const bool y = fitAxisTitle(plot()->yAxis, {QStringLiteral("%1 per GPU").arg(unit), unit});
     const QStringList timeTitles =
         m_secondsPerUnit > 0 ? QStringList{QStringLiteral("Time (s)"), QStringLiteral("s")}
                              : QStringList{timeTitle(), QStringLiteral("Time")};
-    if (fitAxisTitle(m_plot->xAxis, timeTitles) || y)
-        relayoutPlot(m_plot);
-    if (clearAxisCorner(m_plot)) // time "0" under memory "0"
-        relayoutPlot(m_plot);
+    if (fitAxisTitle(plot()->xAxis, timeTitles) || y)
+        relayoutPlot(plot());
+    if (clearAxisCorner(plot())) // time "0" under memory "0"
+        relayoutPlot(plot());
 
     // The capacity label just above its line, or just below where the axis rect ends first.
-    const QRect ar = m_plot->axisRect()->rect();
+    const QRect ar = plot()->axisRect()->rect();
     const double height =
         textBox(m_capacityText->font(), m_capacityText->text(), m_capacityText->padding()).height();
-    const double linePx = m_plot->yAxis->coordToPixel(m_capacity);
-    const double below = linePx + capacityPen(m_style).widthF() / 2;
+    const double linePx = plot()->yAxis->coordToPixel(m_capacity);
+    const double below = linePx + capacityPen(chartStyle()).widthF() / 2;
     const bool above = linePx - height >= ar.top();
     m_capacityText->setPositionAlignment(Qt::AlignLeft | (above ? Qt::AlignBottom : Qt::AlignTop));
     m_capacityText->position->setCoords(0.005,
-                                        above ? m_capacity : m_plot->yAxis->pixelToCoord(below));
+                                        above ? m_capacity : plot()->yAxis->pixelToCoord(below));
     // A plot too short for it on either side shows the dashed line alone (no label over
     // the time axis' numbers).
     m_capacityText->setVisible(m_capacityShown && (above || below + height <= ar.bottom()));
 }
 
-void StageMemoryChart::setChartStyle(const ChartStyle &style)
+void StageMemoryChart::restyle()
 {
-    m_style = style;
-    const ChartStyle &st = m_style;
-    applyAxisStyle(m_plot, st, font(), 13);
+    const ChartStyle &st = chartStyle();
+    applyAxisStyle(plot(), st, font(), 13);
     m_capacityLine->setPen(capacityPen(st));
     styleCapacityLabel(m_capacityText, st, font());
     m_playheadLine->setPen(playheadPen(st));
     styleMessage(m_message, st, font());
-    styleLegend(m_plot, st, font(), 13, QSize(36, 16));
+    styleLegend(plot(), st, font(), 13, QSize(36, 16));
     styleLines();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void StageMemoryChart::styleLines()
 {
     const int p = int(m_stages.size());
     for (int i = 0; i < p && i < int(m_lines.size()); ++i) {
-        const QColor color = stageColor(i, p, m_style);
-        m_lines[std::size_t(i)]->setPen(QPen(color, (p > 8 ? 2.5 : 3.5) * m_style.lineScale));
+        const QColor color = stageColor(i, p, chartStyle());
+        m_lines[std::size_t(i)]->setPen(QPen(color, (p > 8 ? 2.5 : 3.5) * chartStyle().lineScale));
         m_dots[std::size_t(i)]->setScatterStyle(QCPScatterStyle(
-            QCPScatterStyle::ssCircle, QPen(m_style.background, 2 * m_style.lineScale),
-            QBrush(color), 15 * m_style.lineScale));
+            QCPScatterStyle::ssCircle, QPen(chartStyle().background, 2 * chartStyle().lineScale),
+            QBrush(color), 15 * chartStyle().lineScale));
     }
 }
 
@@ -190,8 +180,8 @@ QColor StageMemoryChart::stageColor(int stage, int stages, const ChartStyle &sty
 
 void StageMemoryChart::setSecondsPerUnit(double seconds)
 {
-    if (setTimeAxisSeconds(m_plot->xAxis, seconds, &m_secondsPerUnit, timeTitle()))
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (setTimeAxisSeconds(plot()->xAxis, seconds, &m_secondsPerUnit, timeTitle()))
+        plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const Timeline &t,
@@ -222,14 +212,14 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 
     const int p = int(m_stages.size());
     while (int(m_lines.size()) < p) {
-        auto *line = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+        auto *line = new QCPGraph(plot()->xAxis, plot()->yAxis);
         line->setLineStyle(QCPGraph::lsStepLeft);
         line->setSelectable(QCP::stNone);
         // Steps are horizontal and vertical: antialiasing adds nothing but costs most of
         // a frame for ZB-H1 at p 16, m 64 (hundreds of steps per line).
         line->setAntialiased(false);
         line->removeFromLegend(); // setLegendStages() names the stages the legend shows
-        auto *dot = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+        auto *dot = new QCPGraph(plot()->xAxis, plot()->yAxis);
         dot->setLineStyle(QCPGraph::lsNone);
         dot->setSelectable(QCP::stNone);
         dot->removeFromLegend();
@@ -282,16 +272,16 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
             .arg(toQString(s.gpu.shortName), toQString(formatBytes(r.capacityBytes, unit))));
 
     // The same time axis as TimelineView: 1 % to spare on the right.
-    m_plot->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
+    plot()->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
     // 25 % headroom: room for the capacity label above its line even in a short chart.
-    m_plot->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.25);
+    plot()->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.25);
     const QString unitTitle = QStringLiteral("%1 per GPU").arg(toQString(unitName(unit)));
-    if (m_plot->yAxis->label() != unitTitle && m_plot->yAxis->label() != toQString(unitName(unit)))
-        m_plot->yAxis->setLabel(unitTitle); // fitToPlot() shortens it where it does not fit
+    if (plot()->yAxis->label() != unitTitle && plot()->yAxis->label() != toQString(unitName(unit)))
+        plot()->yAxis->setLabel(unitTitle); // fitText() shortens it where it does not fit
     m_playheadLine->setVisible(p > 0);
     styleLines();
     movePlayhead(m_playhead);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void StageMemoryChart::setPlayhead(double time)

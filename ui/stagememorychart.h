@@ -1,7 +1,7 @@
 #pragma once
 
 #include "chartparts.h"
-#include "chartstyle.h"
+#include "chartview.h"
 #include "scenario.h"
 #include "schedule.h"
 
@@ -41,7 +41,7 @@ namespace shardscope {
 ///
 /// Its look follows a ChartStyle (setChartStyle), the stage ramp included: on a dark
 /// canvas the lines take the light part of viridis, so stage 0 stays visible.
-class StageMemoryChart : public QWidget, public StyledView
+class StageMemoryChart : public ChartView
 {
     Q_OBJECT
 public:
@@ -62,13 +62,7 @@ public:
     void setSecondsPerUnit(double seconds);
     /// Playhead time, time units.
     double playhead() const { return m_playhead; }
-    /// Changes the look (light, dark, presentation) and redraws (queued).
-    void setChartStyle(const ChartStyle &style) override;
-    /// The current look.
-    const ChartStyle &chartStyle() const { return m_style; }
 
-    /// The underlying plot, for tests and export.
-    QCustomPlot *plot() const { return m_plot; }
     /// Stages drawn (0 when nothing is drawn).
     int stageCount() const { return int(m_stages.size()); }
     /// Memory per GPU of `stage` at `time` (time units), bytes; 0 when out of range.
@@ -109,7 +103,9 @@ private:
     /// plot's width, value ticks and axis titles for its height, the capacity label above
     /// its line or, where the axis rect has no room above it, below (hidden where it has
     /// room on neither side).
-    void fitToPlot();
+    void fitText() override;
+    /// Styles the plot in chartStyle().
+    void restyle() override;
     /// Names `columns` stages in the legend (all when there are no more), evenly spaced;
     /// true when that changed the legend.
     bool setLegendStages(int columns);
@@ -125,21 +121,18 @@ private:
         std::int64_t bytesAt(double time) const;
     };
 
-    QCustomPlot *m_plot = nullptr;
     std::vector<QCPGraph *> m_lines;
     std::vector<QCPGraph *> m_dots;
     QCPItemStraightLine *m_capacityLine = nullptr;
     QCPItemText *m_capacityText = nullptr;
     QCPItemStraightLine *m_playheadLine = nullptr;
-    ChartStyle m_style;
     double m_secondsPerUnit = 0;
     QCPLayer *m_live = nullptr; ///< buffered layer: playhead and dots
     QCPItemText *m_message = nullptr;
     std::vector<Stage> m_stages;
     std::vector<int> m_legendStages; ///< legendStages()
     int m_legendColumns = 8;         ///< legend entries one row held at the last layout
-    bool m_fitting = false;          ///< inside fitToPlot()
-    bool m_capacityShown = false;    ///< a capacity to label (fitToPlot() may lack the room)
+    bool m_capacityShown = false;    ///< a capacity to label (fitText() may lack the room)
     double m_makespan = 0;
     double m_playhead = 0;
     double m_capacity = 0;

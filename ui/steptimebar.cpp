@@ -5,7 +5,6 @@
 
 #include <QFontMetrics>
 #include <QMouseEvent>
-#include <QScopedValueRollback>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -39,24 +38,23 @@ protected:
 
 } // namespace
 
-StepTimeBar::StepTimeBar(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+StepTimeBar::StepTimeBar(QWidget *parent) : ChartView(QSize(300, 0), parent)
 {
-    // Width only: the height follows the text (fitToPlot()).
-    fillWithPlot(this, m_plot, QSize(300, 0));
+    // Width only: the height follows the text (fitText()).
 
     // One horizontal bar: the key axis (left, hidden) holds it at 1, the value axis
     // (bottom) is the time.
-    m_plot->yAxis->setVisible(false);
-    m_plot->yAxis->setRange(0.5, 1.5);
-    m_plot->yAxis->grid()->setVisible(false);
+    plot()->yAxis->setVisible(false);
+    plot()->yAxis->setRange(0.5, 1.5);
+    plot()->yAxis->grid()->setVisible(false);
     auto ticker = QSharedPointer<SecondsTicker>::create();
     ticker->setTickCount(5);
-    m_plot->xAxis->setTicker(ticker);
-    m_plot->xAxis->setNumberFormat(QStringLiteral("g"));
-    m_plot->xAxis->setSubTicks(false);
-    m_plot->xAxis->setRange(0, 1);
+    plot()->xAxis->setTicker(ticker);
+    plot()->xAxis->setNumberFormat(QStringLiteral("g"));
+    plot()->xAxis->setSubTicks(false);
+    plot()->xAxis->setRange(0, 1);
     for (int i = 0; i < partCount; ++i) {
-        auto *bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
+        auto *bars = new QCPBars(plot()->yAxis, plot()->xAxis);
         bars->setWidth(barWidth);
         bars->setName(partName(Part(i)));
         bars->removeFromLegend();
@@ -64,35 +62,34 @@ StepTimeBar::StepTimeBar(QWidget *parent) : QWidget(parent), m_plot(new QCustomP
     }
     // Each segment's seconds inside it, where they fit (drawn after, so over the bars).
     for (auto &value : m_values) {
-        value = new QCPItemText(m_plot);
+        value = new QCPItemText(plot());
         value->setPositionAlignment(Qt::AlignCenter);
         value->setClipToAxisRect(true);
         value->setVisible(false);
     }
 
     // The legend in a row above the bar, the title in a row above it.
-    placeLegendAbove(m_plot, legendMostColumns, 12, 2);
-    m_plot->legend->setMargins(QMargins(4, 2, 4, 2));
-    m_title = new QCPTextElement(m_plot, QString());
+    placeLegendAbove(plot(), legendMostColumns, 12, 2);
+    plot()->legend->setMargins(QMargins(4, 2, 4, 2));
+    m_title = new QCPTextElement(plot(), QString());
     m_title->setMargins(QMargins(8, 4, 8, 0));
-    m_plot->plotLayout()->insertRow(0);
-    m_plot->plotLayout()->addElement(0, 0, m_title);
-    m_plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    m_plot->plotLayout()->setRowSpacing(2);
-    m_plot->axisRect()->setAutoMargins(QCP::msBottom);
-    m_plot->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
-    setChartStyle(m_style);
+    plot()->plotLayout()->insertRow(0);
+    plot()->plotLayout()->addElement(0, 0, m_title);
+    plot()->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot()->plotLayout()->setRowSpacing(2);
+    plot()->axisRect()->setAutoMargins(QCP::msBottom);
+    plot()->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
+    setChartStyle(chartStyle());
     setStepTime(StepTime{}); // nothing timed yet: a stepTime() without an error is not a step
 
     // After placeLegendAbove()'s own fitting (connected first): the title and the
     // legend's columns for this width.
-    connect(m_plot, &QCustomPlot::beforeReplot, this, [this] {
+    connect(plot(), &QCustomPlot::beforeReplot, this, [this] {
         fitTitle();
         fitLegend();
     });
-    connect(m_plot, &QCustomPlot::afterLayout, this, &StepTimeBar::fitToPlot);
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mouseMove, this, &StepTimeBar::showTooltip);
+    plot()->setMouseTracking(true);
+    connect(plot(), &QCustomPlot::mouseMove, this, &StepTimeBar::showTooltip);
 }
 
 QString StepTimeBar::partName(Part p)
@@ -261,10 +258,10 @@ void StepTimeBar::setStepTime(const StepTime &t)
             addToLegend(s.bars);
     }
 
-    m_plot->xAxis->setVisible(m_timed);
-    m_plot->xAxis->grid()->setVisible(m_timed);
+    plot()->xAxis->setVisible(m_timed);
+    plot()->xAxis->grid()->setVisible(m_timed);
     if (m_timed) {
-        m_plot->xAxis->setRange(0, m_stepSeconds);
+        plot()->xAxis->setRange(0, m_stepSeconds);
         m_titleText = QStringLiteral("Where one step goes: %1").arg(secondsText(m_stepSeconds));
     } else {
         m_titleText =
@@ -272,17 +269,17 @@ void StepTimeBar::setStepTime(const StepTime &t)
                 ? QStringLiteral("Step not timed")
                 : QStringLiteral("Step not timed: %1").arg(QString::fromStdString(t.error));
     }
-    m_title->setTextColor(m_timed ? m_style.ink : m_style.alert);
+    m_title->setTextColor(m_timed ? chartStyle().ink : chartStyle().alert);
     fitTitle();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void StepTimeBar::setChartStyle(const ChartStyle &style)
+void StepTimeBar::restyle()
 {
-    m_style = style;
-    applyAxisStyle(m_plot, style, font(), 12);
-    m_plot->xAxis->setLabel(QString()); // the tick labels say "s"
-    styleLegend(m_plot, style, font(), legendPoints, QSize(20, 16));
+    const ChartStyle &style = chartStyle();
+    applyAxisStyle(plot(), style, font(), 12);
+    plot()->xAxis->setLabel(QString()); // the tick labels say "s"
+    styleLegend(plot(), style, font(), legendPoints, QSize(20, 16));
     m_title->setFont(style.font(font(), 13, true));
     m_title->setTextColor(m_timed ? style.ink : style.alert);
     const QPen outline(style.barOutline, 1 * style.lineScale);
@@ -296,16 +293,15 @@ void StepTimeBar::setChartStyle(const ChartStyle &style)
     }
     // Room either side of the bar for the first and last tick labels.
     const int side = int(std::ceil(28 * style.fontScale));
-    m_plot->axisRect()->setMargins(QMargins(side, 0, side, 0));
-    m_plot->axisRect()->setMinimumSize(0, int(std::ceil(barRectPoints * style.fontScale)));
+    plot()->axisRect()->setMargins(QMargins(side, 0, side, 0));
+    plot()->axisRect()->setMinimumSize(0, int(std::ceil(barRectPoints * style.fontScale)));
     fitTitle();
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QList<QCPAbstractPlottable *> StepTimeBar::legendPlottables() const
 {
     QList<QCPAbstractPlottable *> listed;
-    const QCPLegend *legend = m_plot->legend;
+    const QCPLegend *legend = plot()->legend;
     for (int i = 0; i < legend->itemCount(); ++i) // cells, some empty, in fill order
         if (auto *item = qobject_cast<QCPPlottableLegendItem *>(legend->item(i)))
             listed << item->plottable();
@@ -334,7 +330,7 @@ void StepTimeBar::fitLegend()
     // leaves more than two rows, the type steps down (to legendLeastPoints) while that
     // saves a row, and then the entries drop their seconds (the segments and tooltips
     // keep them), so the bar keeps to the height a short window has.
-    QCPLegend *legend = m_plot->legend;
+    QCPLegend *legend = plot()->legend;
     QVector<QCPAbstractLegendItem *> items;
     for (int i = 0; i < legend->itemCount(); ++i)
         if (QCPAbstractLegendItem *item = legend->item(i))
@@ -342,7 +338,7 @@ void StepTimeBar::fitLegend()
     if (items.isEmpty())
         return;
     const int room =
-        m_plot->viewport().width() - legend->margins().left() - legend->margins().right();
+        plot()->viewport().width() - legend->margins().left() - legend->margins().right();
     const QMargins itemMargins = items.front()->margins();
     const int fixed = legend->iconSize().width() + legend->iconTextPadding() + itemMargins.left() +
                       itemMargins.right();
@@ -371,13 +367,13 @@ void StepTimeBar::fitLegend()
     const auto rowsOf = [&items](int columns) {
         return (int(items.size()) + columns - 1) / columns;
     };
-    QFont font = m_style.font(this->font(), legendPoints);
+    QFont font = chartStyle().font(this->font(), legendPoints);
     bool seconds = true;
     int columns = columnsAt(font, seconds);
     for (const bool withSeconds : {true, false})
         for (double points = legendPoints; rowsOf(columns) > 2 && points >= legendLeastPoints;
              points -= 0.5) {
-            const QFont smaller = m_style.font(this->font(), points);
+            const QFont smaller = chartStyle().font(this->font(), points);
             const int more = columnsAt(smaller, withSeconds);
             if (rowsOf(more) < rowsOf(columns)) {
                 font = smaller;
@@ -399,7 +395,7 @@ void StepTimeBar::fitLegend()
 void StepTimeBar::fitTitle()
 {
     const QMargins m = m_title->margins();
-    const int room = std::max(40, m_plot->viewport().width() - m.left() - m.right() - 2);
+    const int room = std::max(40, plot()->viewport().width() - m.left() - m.right() - 2);
     // A timed step's title shortens before it elides, so the seconds always show: "Where
     // one step goes: 38.6 s", "One step: 38.6 s", "38.6 s".
     const QFontMetrics metrics(m_title->font());
@@ -413,7 +409,7 @@ void StepTimeBar::fitTitle()
     shown = metrics.elidedText(shown, Qt::ElideRight, room);
     if (m_title->text() != shown)
         m_title->setText(shown);
-    m_plot->setToolTip(shown != m_titleText ? m_titleText : QString());
+    plot()->setToolTip(shown != m_titleText ? m_titleText : QString());
 }
 
 int StepTimeBar::neededHeight() const
@@ -421,13 +417,13 @@ int StepTimeBar::neededHeight() const
     // What QCPLayoutGrid needs to give every row its minimum (with less it squeezes them
     // all, text included): the title, the legend at its present columns, the axis rect's
     // minimum (the bar) and its bottom margin (the tick labels), and the spacing.
-    const QCPLayoutGrid *layout = m_plot->plotLayout();
+    const QCPLayoutGrid *layout = plot()->plotLayout();
     int needed = static_cast<const QCPLayoutElement *>(m_title)->minimumOuterSizeHint().height() +
-                 m_plot->legend->minimumOuterSizeHint().height() +
-                 m_plot->axisRect()->minimumSize().height() + 2 * layout->rowSpacing();
-    const QCPAxis *x = m_plot->xAxis;
+                 plot()->legend->minimumOuterSizeHint().height() +
+                 plot()->axisRect()->minimumSize().height() + 2 * layout->rowSpacing();
+    const QCPAxis *x = plot()->xAxis;
     if (x->visible()) // the margin the axis took at the last layout, or about that before one
-        needed += std::max(m_plot->axisRect()->margins().bottom(),
+        needed += std::max(plot()->axisRect()->margins().bottom(),
                            x->offset() + x->tickLengthOut() + x->tickLabelPadding() +
                                QFontMetrics(x->tickLabelFont()).height() + 4);
     return needed;
@@ -438,31 +434,28 @@ QSize StepTimeBar::sizeHint() const
     return QSize(480, std::max(m_needed, neededHeight()));
 }
 
-void StepTimeBar::fitToPlot()
+void StepTimeBar::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
-    if (!hasRealGeometry(m_plot))
+    if (!hasRealGeometry(plot()))
         return;
     // Ticks about two and a half labels apart.
     if (m_timed) {
-        const QRect area = m_plot->axisRect()->rect();
+        const QRect area = plot()->axisRect()->rect();
         // The widest label is about as wide as the step's seconds ("38.6 s"), or "0.25 s".
-        const QFontMetricsF metrics(m_plot->xAxis->tickLabelFont());
+        const QFontMetricsF metrics(plot()->xAxis->tickLabelFont());
         const double label = std::max(metrics.horizontalAdvance(secondsText(m_stepSeconds)),
                                       metrics.horizontalAdvance(QStringLiteral("0.25 s")));
         const int count = std::clamp(int(area.width() / std::max(1.0, 2.5 * label)), 1, 8);
-        const auto ticker = m_plot->xAxis->ticker();
+        const auto ticker = plot()->xAxis->ticker();
         if (ticker->tickCount() != count) {
             ticker->setTickCount(count);
-            relayoutPlot(m_plot);
+            relayoutPlot(plot());
         }
     }
     // Each segment's seconds inside it where they fit its length and the bar's thickness.
-    const QCPAxis *x = m_plot->xAxis;
-    const double thickness = std::abs(m_plot->yAxis->coordToPixel(1 + barWidth / 2) -
-                                      m_plot->yAxis->coordToPixel(1 - barWidth / 2));
+    const QCPAxis *x = plot()->xAxis;
+    const double thickness = std::abs(plot()->yAxis->coordToPixel(1 + barWidth / 2) -
+                                      plot()->yAxis->coordToPixel(1 - barWidth / 2));
     double start = 0;
     for (const Segment &segment : m_segments) {
         QCPItemText *value = m_values[std::size_t(segment.part)];
@@ -480,17 +473,17 @@ void StepTimeBar::fitToPlot()
         updateGeometry();
         // A taller widget now resizes the plot inside this replot, where QCustomPlot
         // skips the replot its resize asks for: lay it out again at its new size.
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        plot()->replot(QCustomPlot::rpQueuedReplot);
     }
 }
 
 int StepTimeBar::segmentAt(const QPoint &pos) const
 {
-    if (!m_timed || !m_plot->axisRect()->rect().contains(pos))
+    if (!m_timed || !plot()->axisRect()->rect().contains(pos))
         return -1;
-    if (std::abs(m_plot->yAxis->pixelToCoord(pos.y()) - 1) > barWidth / 2)
+    if (std::abs(plot()->yAxis->pixelToCoord(pos.y()) - 1) > barWidth / 2)
         return -1;
-    const double x = m_plot->xAxis->pixelToCoord(pos.x());
+    const double x = plot()->xAxis->pixelToCoord(pos.x());
     double start = 0;
     for (std::size_t i = 0; i < m_segments.size(); ++i) {
         const double end = start + m_segments[i].seconds;
@@ -513,7 +506,7 @@ QString StepTimeBar::tooltipText(int i) const
 
 void StepTimeBar::showTooltip(QMouseEvent *event)
 {
-    showPlotTooltip(m_plot, event, tooltipText(segmentAt(event->pos())));
+    showPlotTooltip(plot(), event, tooltipText(segmentAt(event->pos())));
 }
 
 } // namespace shardscope

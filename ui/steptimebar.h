@@ -1,6 +1,6 @@
 #pragma once
 
-#include "chartstyle.h"
+#include "chartview.h"
 #include "steptime.h"
 
 #include <QColor>
@@ -26,7 +26,7 @@ namespace shardscope {
 /// "Where one step goes: 38.6 s"; the legend above the bar names each part with its
 /// seconds; the x axis is in seconds. A step that cannot be timed shows a one-line message
 /// in place of the bar. Draws a StepTime; computes nothing.
-class StepTimeBar : public QWidget, public StyledView
+class StepTimeBar : public ChartView
 {
     Q_OBJECT
 public:
@@ -62,11 +62,6 @@ public:
     /// Draws the parts of `t` (stepBreakdown()), or its error as the message when it is not
     /// valid (queued replot).
     void setStepTime(const StepTime &t);
-
-    /// Changes the look (light, dark, presentation) and redraws (queued).
-    void setChartStyle(const ChartStyle &style) override;
-    /// The current look.
-    const ChartStyle &chartStyle() const { return m_style; }
 
     /// A part's name in the legend and tooltips, e.g. "Data-parallel comm.".
     static QString partName(Part p);
@@ -106,8 +101,6 @@ public:
     QCPItemText *valueItem(Part p) const { return m_values[std::size_t(p)]; }
     /// The title's text element (elided to the plot's width), for tests.
     QCPTextElement *titleElement() const { return m_title; }
-    /// The underlying plot, for tests and export.
-    QCustomPlot *plot() const { return m_plot; }
 
     /// Index of the segment under a widget-relative pixel position of plot(), or -1.
     int segmentAt(const QPoint &pos) const;
@@ -128,12 +121,13 @@ private:
     void fitLegend();
     /// After each layout: tick spacing for the axis' width, the minimum height the text
     /// needs.
-    void fitToPlot();
+    void fitText() override;
+    /// Styles the plot in chartStyle().
+    void restyle() override;
     /// The pixels the title, legend, bar and axis need (neededHeight()).
     int neededHeight() const;
     void showTooltip(QMouseEvent *event);
 
-    QCustomPlot *m_plot = nullptr;
     QCPTextElement *m_title = nullptr;
     std::array<QCPBars *, partCount> m_bars{};
     std::array<QCPItemText *, partCount> m_values{}; ///< seconds inside each segment
@@ -141,9 +135,7 @@ private:
     QString m_titleText;
     double m_stepSeconds = 0;
     bool m_timed = false;
-    bool m_fitting = false; ///< inside fitToPlot()
-    int m_needed = 0;       ///< the height last asked for (neededHeight())
-    ChartStyle m_style;
+    int m_needed = 0; ///< the height last asked for (neededHeight())
 };
 
 } // namespace shardscope

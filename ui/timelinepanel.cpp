@@ -105,7 +105,7 @@ Explanation explain(const ScheduleParams &sp, const Timeline &t)
 } // namespace
 
 TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
-    : QWidget(parent), m_session(session)
+    : ChartView(parent), m_session(session)
 {
     setFocusPolicy(Qt::StrongFocus);
 
@@ -293,18 +293,30 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
     refresh();
 }
 
-void TimelinePanel::setChartStyle(const ChartStyle &style)
+void TimelinePanel::restyle()
 {
-    m_style = style;
+    const ChartStyle &style = chartStyle();
     m_view->setChartStyle(style);
     m_memory->setChartStyle(style);
     applyPanelStyle(this, style);
     applyStyle();
 }
 
+void TimelinePanel::beginSlide()
+{
+    // A slide shows the bubble, the schedule and the memory line, not live controls.
+    m_controlsBeforeSlide = m_controlsShown;
+    setControlsShown(false);
+}
+
+void TimelinePanel::endSlide()
+{
+    setControlsShown(m_controlsBeforeSlide);
+}
+
 void TimelinePanel::applyStyle()
 {
-    const ChartStyle &st = m_style;
+    const ChartStyle &st = chartStyle();
     const QFont controlFont = st.font(font(), m_compact ? 10 : 13);
     for (QLabel *label : m_controlLabels)
         label->setFont(controlFont);

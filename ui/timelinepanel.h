@@ -1,6 +1,6 @@
 #pragma once
 
-#include "chartstyle.h"
+#include "chartview.h"
 #include "schedule.h"
 
 #include <QElapsedTimer>
@@ -44,8 +44,10 @@ class TimelineView;
 ///
 /// setChartStyle() passes the style on to both plots and gives the panel itself the
 /// style's look: chartPalette() colours (canvas background, ink text) and every control's
-/// and label's point size x fontScale.
-class TimelinePanel : public QWidget, public StyledView
+/// and label's point size x fontScale. Its slide (ChartView::renderSlide(), the window's
+/// export and `shardscope export --chart timeline` alike) is the panel without its live
+/// controls.
+class TimelinePanel : public ChartView
 {
     Q_OBJECT
 public:
@@ -89,12 +91,6 @@ public:
     /// The large bubble label (30 pt bold x fontScale).
     QLabel *bubbleLabel() const { return m_bubble; }
 
-    /// Styles both plots, the controls and the labels (see the class comment); queued
-    /// replots.
-    void setChartStyle(const ChartStyle &style) override;
-    /// The current look.
-    const ChartStyle &chartStyle() const { return m_style; }
-
     /// True while the animation runs.
     bool isPlaying() const;
     /// Shows or hides the live controls (schedule settings, playback, scrub bar): a
@@ -137,6 +133,12 @@ public slots:
     void setPlayhead(double time);
 
 protected:
+    /// Styles both plots, the controls and the labels (see the class comment).
+    void restyle() override;
+    /// Hides the live controls (setControlsShown(false)) for a slide ...
+    void beginSlide() override;
+    /// ... and shows them again as they were.
+    void endSlide() override;
     void keyPressEvent(QKeyEvent *event) override;
     void hideEvent(QHideEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
@@ -147,7 +149,7 @@ private:
     /// likewise; the bubble figure and its formula side by side or one above the other,
     /// whichever is less tall, the figure wrapped where one line is wider than the panel.
     void arrangeControls();
-    /// Fonts and sizes of the panel's own controls and labels in m_style (the palette is
+    /// Fonts and sizes of the panel's own controls and labels in chartStyle() (the palette is
     /// the window's until setChartStyle() gives the panel one).
     void applyStyle();
     /// The time readout's width for this step's digits and the panel's minimum width: the
@@ -159,9 +161,10 @@ private:
     void updatePlaybackControls();
 
     Session *m_session;
-    bool m_controlsShown = true; ///< setControlsShown()
-    bool m_compact = false;      ///< setCompact()
-    bool m_settingsShown = true; ///< setScheduleSettingsShown()
+    bool m_controlsShown = true;       ///< setControlsShown()
+    bool m_controlsBeforeSlide = true; ///< controlsShown() when beginSlide() hid them
+    bool m_compact = false;            ///< setCompact()
+    bool m_settingsShown = true;       ///< setScheduleSettingsShown()
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;
@@ -196,7 +199,6 @@ private:
     QElapsedTimer m_clock;
     double m_playhead = 0;
     double m_speedFactor = 1;
-    ChartStyle m_style;
 };
 
 } // namespace shardscope

@@ -2,7 +2,6 @@
 
 #include <QPainter>
 #include <QPixmap>
-#include <QScopedValueRollback>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -356,16 +355,15 @@ private:
     QCPRange m_cacheKeys, m_cacheValues;
 };
 
-TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCustomPlot(this))
+TimelineView::TimelineView(QWidget *parent) : ChartView(QSize(480, 240), parent)
 {
-    fillWithPlot(this, m_plot, QSize(480, 240));
-    for (auto *axis : {m_plot->xAxis, m_plot->yAxis})
+    for (auto *axis : {plot()->xAxis, plot()->yAxis})
         axis->grid()->setVisible(false);
-    m_plot->xAxis->setLabel(timeTitle);
-    useCategoryAxis(m_plot->yAxis, stageTitle, 0);
-    m_plot->yAxis->setRangeReversed(true);
+    plot()->xAxis->setLabel(timeTitle);
+    useCategoryAxis(plot()->yAxis, stageTitle, 0);
+    plot()->yAxis->setRangeReversed(true);
 
-    m_blocks = new TimelineBlocks(m_plot->xAxis, m_plot->yAxis);
+    m_blocks = new TimelineBlocks(plot()->xAxis, plot()->yAxis);
     m_blocks->timeline = &m_timeline;
     m_blocks->removeFromLegend();
 
@@ -377,34 +375,33 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent), m_plot(new QCusto
         {TimelineBlocks::Legend::Weight, "W  weight gradient"},
         {TimelineBlocks::Legend::Bubble, "Bubble (idle)"}};
     for (const auto &[kind, name] : entries) {
-        auto *entry = new TimelineBlocks(m_plot->xAxis, m_plot->yAxis, kind);
+        auto *entry = new TimelineBlocks(plot()->xAxis, plot()->yAxis, kind);
         entry->setName(QString::fromUtf8(name));
         m_legendEntries.push_back(entry);
     }
 
-    m_playheadLine = new QCPItemStraightLine(m_plot);
+    m_playheadLine = new QCPItemStraightLine(plot());
     m_playheadLine->setSelectable(false);
 
     // What the playhead changes lives on its own buffered layer: a frame redraws only that
     // layer (QCPLayer::replot), not the axes and legend.
-    m_live = addLiveLayer(m_plot);
+    m_live = addLiveLayer(plot());
     m_blocks->setLayer(m_live);
     m_playheadLine->setLayer(m_live);
-    m_message = addPlotMessage(m_plot);
+    m_message = addPlotMessage(plot());
 
     // Legend in a row above the axis rect, so it never covers a block; fixed left and
     // right margins, shared with StageMemoryChart.
-    placeLegendAbove(m_plot, 8, 24, 2);
-    alignTimeAxis(m_plot);
-    m_plot->setNoAntialiasingOnDrag(true);
-    setChartStyle(m_style);
+    placeLegendAbove(plot(), 8, 24, 2);
+    alignTimeAxis(plot());
+    plot()->setNoAntialiasingOnDrag(true);
+    setChartStyle(chartStyle());
 
     // The margins are fixed: stage labels and titles are chosen once the axis rect is laid
     // out, on screen or for an export.
-    connect(m_plot, &QCustomPlot::afterLayout, this, &TimelineView::fitToPlot);
-    m_plot->setMouseTracking(true);
-    connect(m_plot, &QCustomPlot::mousePress, this, &TimelineView::handleMouse);
-    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) {
+    plot()->setMouseTracking(true);
+    connect(plot(), &QCustomPlot::mousePress, this, &TimelineView::handleMouse);
+    connect(plot(), &QCustomPlot::mouseMove, this, [this](QMouseEvent *event) {
         if (event->buttons() & Qt::LeftButton)
             handleMouse(event);
         else
@@ -418,20 +415,17 @@ void TimelineView::applyStageTicks(int stride, bool numbers)
 {
     m_stageStride = stride;
     m_stageNumbers = numbers;
-    auto ticker = m_plot->yAxis->ticker().staticCast<QCPAxisTickerText>();
+    auto ticker = plot()->yAxis->ticker().staticCast<QCPAxisTickerText>();
     ticker->clear();
     const int p = int(m_timeline.stages.size());
     for (int i = 0; i < p; i += stride)
         ticker->addTick(i, numbers ? QString::number(i) : QStringLiteral("Stage %1").arg(i));
 }
 
-void TimelineView::fitToPlot()
+void TimelineView::fitText()
 {
-    if (m_fitting)
-        return;
-    const QScopedValueRollback<bool> guard(m_fitting, true);
-    QCPAxis *y = m_plot->yAxis;
-    const QRect area = m_plot->axisRect()->rect();
+    QCPAxis *y = plot()->yAxis;
+    const QRect area = plot()->axisRect()->rect();
     const int p = int(m_timeline.stages.size());
     bool changed = false;
     if (p > 0 && area.height() > 0) {
@@ -457,7 +451,7 @@ void TimelineView::fitToPlot()
             return w;
         };
         const int ticksWidth = std::max(0, y->tickLengthOut()) + y->tickLabelPadding() + 2;
-        const int room = area.left() - m_plot->viewport().left();
+        const int room = area.left() - plot()->viewport().left();
         const QString none;
         const std::pair<bool, const QString *> choices[] = {
             {false, &stageTitle}, {false, &shortStageTitle},
@@ -488,23 +482,22 @@ void TimelineView::fitToPlot()
         m_secondsPerUnit > 0 ? QStringList{QStringLiteral("Time (s)"), QStringLiteral("s")}
                              : QStringList{timeTitle, QStringLiteral("Time (forward passes)"),
                                            QStringLiteral("Time")};
-    if (fitAxisTitle(m_plot->xAxis, timeTitles) || changed)
-        relayoutPlot(m_plot);
-    if (clearAxisCorner(m_plot))
-        relayoutPlot(m_plot);
+    if (fitAxisTitle(plot()->xAxis, timeTitles) || changed)
+        relayoutPlot(plot());
+    if (clearAxisCorner(plot()))
+        relayoutPlot(plot());
 }
 
 void TimelineView::setSecondsPerUnit(double seconds)
 {
-    if (setTimeAxisSeconds(m_plot->xAxis, seconds, &m_secondsPerUnit, timeTitle))
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (setTimeAxisSeconds(plot()->xAxis, seconds, &m_secondsPerUnit, timeTitle))
+        plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelineView::setChartStyle(const ChartStyle &style)
+void TimelineView::restyle()
 {
-    m_style = style;
-    const ChartStyle &st = m_style;
-    applyAxisStyle(m_plot, st, font(), 13);
+    const ChartStyle &st = chartStyle();
+    applyAxisStyle(plot(), st, font(), 13);
     m_blocks->labelFont = st.font(font(), 12, true);
     m_blocks->chunkFont = st.font(font(), 10, true);
     const auto [lines, fill] = bubbleColors(st);
@@ -519,10 +512,9 @@ void TimelineView::setChartStyle(const ChartStyle &style)
     ++m_blocks->version; // the cached images hold the old colours
     m_playheadLine->setPen(playheadPen(st));
     styleMessage(m_message, st, font());
-    styleLegend(m_plot, st, font(), 13, QSize(40, 20));
+    styleLegend(plot(), st, font(), 13, QSize(40, 20));
     // Legend row and time axis grow with the type; the rows keep 130 px (240 px at 1x).
     setMinimumHeight(int(110 * st.fontScale) + 130);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 TimelineView::~TimelineView() = default;
@@ -560,26 +552,26 @@ void TimelineView::setTimeline(const Timeline &t)
     else
         m_legendEntries[2]->removeFromLegend();
     for (int k : {0, 1, 3})
-        if (!m_plot->legend->hasItemWithPlottable(m_legendEntries[k]))
+        if (!plot()->legend->hasItemWithPlottable(m_legendEntries[k]))
             addToLegend(m_legendEntries[k]);
     // Keep the legend order F, B, W, bubble.
-    if (hasWeight && m_plot->legend->hasItemWithPlottable(m_legendEntries[3])) {
+    if (hasWeight && plot()->legend->hasItemWithPlottable(m_legendEntries[3])) {
         m_legendEntries[3]->removeFromLegend();
         addToLegend(m_legendEntries[3]);
     }
 
-    // Until the layout measures the rows (fitToPlot()): at most 16 labels.
+    // Until the layout measures the rows (fitText()): at most 16 labels.
     applyStageTicks(p <= 16 ? 1 : (p + 15) / 16, false);
-    m_plot->yAxis->setRange(-0.5, std::max(1, p) - 0.5);
+    plot()->yAxis->setRange(-0.5, std::max(1, p) - 0.5);
     const double span = m_drawable ? t.makespan : 1;
     // 1 % to spare on the right, so the playhead at the end of the step stays visible.
-    m_plot->xAxis->setRange(0, span * 1.01);
+    plot()->xAxis->setRange(0, span * 1.01);
 
     m_playhead = atEnd ? t.makespan : std::clamp(m_playhead, 0.0, std::max(0.0, t.makespan));
     m_blocks->playhead = m_playhead;
     m_playheadLine->setVisible(m_drawable);
     placeVerticalLine(m_playheadLine, m_playhead);
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineView::setPlayhead(double time)
@@ -652,14 +644,14 @@ QString TimelineView::blockLabel(int stage, int index) const
 
 QString TimelineView::tooltipAt(const QPointF &pos) const
 {
-    if (!m_drawable || !m_plot->axisRect()->rect().contains(pos.toPoint()))
+    if (!m_drawable || !plot()->axisRect()->rect().contains(pos.toPoint()))
         return {};
-    const double row = m_plot->yAxis->pixelToCoord(pos.y());
+    const double row = plot()->yAxis->pixelToCoord(pos.y());
     const int stage = int(std::lround(row));
     if (stage < 0 || stage >= int(m_timeline.stages.size()) ||
         std::abs(row - stage) > rowHalfHeight)
         return {};
-    const double time = m_plot->xAxis->pixelToCoord(pos.x());
+    const double time = plot()->xAxis->pixelToCoord(pos.x());
     const auto &ops = m_timeline.stages[stage].ops;
     auto it = std::upper_bound(ops.begin(), ops.end(), time,
                                [](double t, const PipelineOp &op) { return t < op.start; });
@@ -718,14 +710,14 @@ void TimelineView::handleMouse(QMouseEvent *event)
 {
     if (!m_drawable || !(event->buttons() & Qt::LeftButton))
         return;
-    if (!m_plot->axisRect()->rect().contains(event->pos()))
+    if (!plot()->axisRect()->rect().contains(event->pos()))
         return;
-    emit seekRequested(m_plot->xAxis->pixelToCoord(event->position().x()));
+    emit seekRequested(plot()->xAxis->pixelToCoord(event->position().x()));
 }
 
 void TimelineView::showTooltip(QMouseEvent *event)
 {
-    showPlotTooltip(m_plot, event, tooltipAt(event->position()));
+    showPlotTooltip(plot(), event, tooltipAt(event->position()));
 }
 
 } // namespace shardscope

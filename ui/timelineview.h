@@ -1,7 +1,7 @@
 #pragma once
 
 #include "chartparts.h"
-#include "chartstyle.h"
+#include "chartview.h"
 #include "schedule.h"
 
 #include <QColor>
@@ -41,7 +41,7 @@ class TimelineBlocks;
 /// every font and pen scaled. Block colours stay the same in every style. When the
 /// stage axis title is taller than the rows (large type in a short view), a shorter one
 /// stands in, or none.
-class TimelineView : public QWidget, public StyledView
+class TimelineView : public ChartView
 {
     Q_OBJECT
 public:
@@ -71,18 +71,12 @@ public:
     /// Playhead time, time units (makespan after the first setTimeline()).
     double playhead() const { return m_playhead; }
 
-    /// Changes the look (light, dark, presentation) and redraws (queued).
-    void setChartStyle(const ChartStyle &style) override;
-    /// The current look.
-    const ChartStyle &chartStyle() const { return m_style; }
     /// Labels the time axis in seconds, `seconds` to a time unit (secondsPerTimelineUnit(),
     /// core/steptime.h); 0 labels it in time units. Queued replot.
     void setSecondsPerUnit(double seconds);
     /// Seconds to a time unit, 0 when the axis is in units.
     double secondsPerUnit() const { return m_secondsPerUnit; }
 
-    /// The underlying plot, for tests and export.
-    QCustomPlot *plot() const { return m_plot; }
     /// Operations in the timeline (all stages), drawn or not.
     int blockCount() const;
     /// Operations of one stage (0 for a stage out of range).
@@ -130,11 +124,12 @@ private:
     /// apart; "Stage 12" and the stage title that fits the axis rect's height ("Pipeline
     /// stage (GPU)", else "Stage (GPU)") in the fixed left margin, else the numbers alone
     /// under a title, else no title; the time title that fits the width.
-    void fitToPlot();
+    void fitText() override;
+    /// Styles the plot in chartStyle().
+    void restyle() override;
     /// Labels every `stride`-th stage, "Stage 3" or, with `numbers`, "3".
     void applyStageTicks(int stride, bool numbers);
 
-    QCustomPlot *m_plot = nullptr;
     TimelineBlocks *m_blocks = nullptr;
     std::vector<QCPAbstractPlottable *> m_legendEntries; // F, B, W, bubble
     QCPItemStraightLine *m_playheadLine = nullptr;
@@ -145,8 +140,6 @@ private:
     bool m_drawable = false;
     int m_stageStride = 1;       ///< every m_stageStride-th stage labelled
     bool m_stageNumbers = false; ///< stage labels are bare numbers
-    bool m_fitting = false;      ///< inside fitToPlot()
-    ChartStyle m_style;
     double m_secondsPerUnit = 0;
 };
 

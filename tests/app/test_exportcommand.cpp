@@ -1,12 +1,18 @@
 // `shardscope export`, in-process: files of the requested size and format from a
 // scenario file or the scenario flags, and one-line errors (exit 2) naming the argument.
+#include "chartexport.h"
+#include "chartregistry.h"
 #include "exportcommand.h"
 #include "runcommand.h"
 #include "scenariofile.h"
+#include "session.h"
+#include "timelinepanel.h"
 
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QLocale>
+#include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -33,6 +39,9 @@ private slots:
     void svgAndPdf();
     void unitAndTitle();
     void timelineExports();
+    void timelineSlideHasNoControls();
+    void everyRegisteredChart_data();
+    void everyRegisteredChart();
     void badArguments_data();
     void badArguments();
     void unwritableOutput();
@@ -126,6 +135,71 @@ void TestExportCommand::timelineExports()
     QVERIFY(colours.size() > 20);
 }
 
+void TestExportCommand::timelineSlideHasNoControls()
+{
+    // A timeline panel as the window builds it (the registry's), on the scenario the
+    // command line is given in a file.
+    Session session(Catalog::builtIn());
+    session.edit([](Scenario &s) {
+        s.layout.tensorParallel = 8;
+        s.layout.pipelineParallel = 4;
+    });
+    const QString scenario = m_dir.filePath(QStringLiteral("pipeline.json"));
+    QString error;
+    QVERIFY(saveScenarioFile(scenario, session.scenario(), ByteUnit::GB, &error));
+    const ExportOptions o{QSize(1280, 720), QStringLiteral("T"), QStringLiteral("C")};
+    const std::unique_ptr<ChartView> view = makeOffscreenChart(
+        *findChart(QStringLiteral("timeline")), &session, exportLayoutSize(o.size));
+    auto *panel = static_cast<TimelinePanel *>(view.get());
+    QVERIFY(panel->controlsShown());
+    QVERIFY(panel->playButton()->isVisibleTo(panel));
+    QVERIFY(panel->speedCombo()->isVisibleTo(panel));
+
+    // Its slide is the panel with the live controls hidden, which come back afterwards.
+    const QImage withControls = renderWidget(panel, o);
+    const QImage slide = view->renderSlide(o);
+    QVERIFY(panel->controlsShown());
+    QVERIFY(panel->playButton()->isVisibleTo(panel));
+    panel->setControlsShown(false);
+    const QImage withoutControls = renderWidget(panel, o);
+    panel->setControlsShown(true);
+    QVERIFY(slide != withControls);
+    QCOMPARE(slide, withoutControls);
+
+    // The command line draws the same picture.
+    const QString png = m_dir.filePath(QStringLiteral("pipeline.png"));
+    QCOMPARE(run({"--scenario", scenario, "--chart", "timeline", "--out", png, "--size", "1280x720",
+                  "--title", "T", "--caption", "C"})
+                 .code,
+             0);
+    QCOMPARE(QImage(png).convertToFormat(slide.format()), slide);
+}
+
+void TestExportCommand::everyRegisteredChart_data()
+{
+    QTest::addColumn<QString>("id");
+    for (const QString &id : chartIds())
+        QTest::newRow(qPrintable(id)) << id;
+}
+
+void TestExportCommand::everyRegisteredChart()
+{
+    QFETCH(QString, id);
+    const QString png = m_dir.filePath(id + QStringLiteral(".png"));
+    const Run r = run({"--model", "llama3-70b", "--gpus", "64", "--tp", "8", "--pp", "4", "--chart",
+                       id.toUpper(), "--out", png, "--size", "1280x720"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1280, 720));
+    // Not a blank page: bars, lines or blocks in several colours beside the ink.
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 5)
+        for (int x = 0; x < image.width(); x += 5)
+            colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 8, qPrintable(QString::number(colours.size())));
+}
+
 void TestExportCommand::badArguments_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -134,7 +208,8 @@ void TestExportCommand::badArguments_data()
     QTest::newRow("bad suffix") << QStringList{"--out", "a.jpg"}
                                 << "--out must end in .png, .svg or .pdf (got 'a.jpg')";
     QTest::newRow("bad chart") << QStringList{"--chart", "pie", "--out", "a.png"}
-                               << "--chart must be memory, compare or timeline (got 'pie')";
+                               << "--chart must be memory, compare, timeline, stages or steptime "
+                                  "(got 'pie')";
     QTest::newRow("bad size") << QStringList{"--size", "1920by1080", "--out", "a.png"}
                               << "--size must be WIDTHxHEIGHT from 320x320 to 8192x8192";
     QTest::newRow("tiny size") << QStringList{"--size", "10x10", "--out", "a.png"}

@@ -256,7 +256,7 @@ void TestChartCollision::memoryChartTextNeverCollides()
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
     int drawings = 0;
     for (const bool presentation : {false, true}) {
-        chart.setStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        chart.setChartStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
         for (const QSize size : sizes()) {
             chart.resize(size);
             for (const Scenario &s : scenarios()) {
@@ -299,7 +299,7 @@ void TestChartCollision::memoryChartExportNeverCollides()
         for (int i = 0; i < chart.barCount(); ++i)
             totals << chart.totalItem(i);
         failure = collisions(chart.plot(), totals, chart.capacityItem(), chart.capacityValue(),
-                             3 * chart.style().lineScale);
+                             3 * chart.chartStyle().lineScale);
         if (!failure.isEmpty())
             failure = QStringLiteral("%1 exported at %2x%3: %4")
                           .arg(name(*current))
@@ -308,7 +308,7 @@ void TestChartCollision::memoryChartExportNeverCollides()
                           .arg(failure);
     });
     for (const bool presentation : {false, true}) {
-        chart.setStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        chart.setChartStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
         for (const QSize size : {QSize(1280, 720), QSize(1920, 1080), QSize(800, 600)}) {
             for (const Scenario &s : scenarios()) {
                 current = &s;
@@ -334,7 +334,7 @@ void TestChartCollision::compareChartTextNeverCollides()
     offload.layout.offload = Offload::OptimizerAndParams; // "DDP\nno offload", ...
     list << offload;
     for (const bool presentation : {false, true}) {
-        chart.setStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        chart.setChartStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
         for (const QSize size : sizes()) {
             chart.resize(size);
             for (const Scenario &s : list) {
@@ -345,7 +345,7 @@ void TestChartCollision::compareChartTextNeverCollides()
                     totals << chart.totalItem(i);
                 const QString failure =
                     collisions(chart.plot(), totals, chart.capacityItem(), chart.capacityValue(),
-                               3 * chart.style().lineScale);
+                               3 * chart.chartStyle().lineScale);
                 QVERIFY2(failure.isEmpty(),
                          qPrintable(QStringLiteral("compare, %1 at %2x%3, %4: %5")
                                         .arg(name(s))
@@ -654,7 +654,7 @@ void TestChartCollision::memoryTitleFitsShortPlot()
     // title: "Memory per GPU (GB)" in 21 pt bold is about 260 px long, so a 200 px plot
     // takes the short title "GB per GPU" instead, and a tall one the full title.
     MemoryChart chart;
-    chart.setStyle(ChartStyle::presentation(false));
+    chart.setChartStyle(ChartStyle::presentation(false));
     chart.resize(1000, 400);
     chart.show();
     QVERIFY(QTest::qWaitForWindowExposed(&chart));
@@ -765,11 +765,11 @@ void TestChartCollision::totalLeavesTheLine()
         QVERIFY(total->visible());
         const QRectF box = itemTextRect(total);
         const double linePx = chart.plot()->yAxis->coordToPixel(80.0);
-        const double half = capacityPen(chart.style()).widthF() / 2;
+        const double half = capacityPen(chart.chartStyle()).widthF() / 2;
         QVERIFY2(box.bottom() < linePx - half || box.top() > linePx + half,
                  qPrintable(
                      QStringLiteral("%1..%2 vs %3").arg(box.top()).arg(box.bottom()).arg(linePx)));
-        QCOMPARE(total->brush().color(), chart.style().background); // on a plate
+        QCOMPARE(total->brush().color(), chart.chartStyle().background); // on a plate
     }
 
     // The comparison: ZeRO-3's 17.5 GB (70e9 x 16 / 64) under a 1,120 GB DDP bar's scale,
@@ -785,7 +785,7 @@ void TestChartCollision::totalLeavesTheLine()
     QVERIFY(zero3->visible());
     const QRectF r = itemTextRect(zero3);
     const double line = compare.plot()->yAxis->coordToPixel(80.0);
-    const double half = capacityPen(compare.style()).widthF() / 2;
+    const double half = capacityPen(compare.chartStyle()).widthF() / 2;
     QVERIFY2(r.bottom() < line - half || r.top() > line + half,
              qPrintable(QStringLiteral("%1..%2 vs %3").arg(r.top()).arg(r.bottom()).arg(line)));
 }

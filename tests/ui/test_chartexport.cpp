@@ -7,6 +7,8 @@
 #include "estimate.h"
 #include "memorychart.h"
 #include "palette.h"
+#include "session.h"
+#include "timelinepanel.h"
 
 #include <QClipboard>
 #include <QFile>
@@ -266,12 +268,15 @@ void TestChartExport::clipboard()
     MemoryChart chart;
     const Scenario s = plain70bStates(64, ZeroStage::Zero3);
     chart.setReport(s, estimate(s), ByteUnit::GB);
-    copyPlotToClipboard(chart.plot(), {QSize(1920, 1080), QStringLiteral("T"), QString()});
+    chart.copySlide({QSize(1920, 1080), QStringLiteral("T"), QString()});
     QCOMPARE(QGuiApplication::clipboard()->image().size(), QSize(1920, 1080));
-    QLabel label(QStringLiteral("x"));
-    label.resize(300, 200);
-    copyWidgetToClipboard(&label, {QSize(1280, 720), QString(), QString()});
+    // A panel chart's slide is the whole panel, without its live controls, which come back.
+    Session session(Catalog::builtIn());
+    TimelinePanel panel(&session);
+    panel.resize(900, 600);
+    panel.copySlide({QSize(1280, 720), QString(), QString()});
     QCOMPARE(QGuiApplication::clipboard()->image().size(), QSize(1280, 720));
+    QVERIFY(panel.controlsShown());
 }
 
 void TestChartExport::refusesBadNamesAndSizes()

@@ -343,8 +343,8 @@ void TestChartStyle::applyChartStyleStylesEachViewOnce()
     // Five outermost views; the panel passes the style on to its two plots itself.
     const ChartStyle dark = ChartStyle::dark();
     QCOMPARE(applyChartStyle(&root, dark), 5);
-    QCOMPARE(memory->style().background, dark.background);
-    QCOMPARE(compare->style().background, dark.background);
+    QCOMPARE(memory->chartStyle().background, dark.background);
+    QCOMPARE(compare->chartStyle().background, dark.background);
     QCOMPARE(panel->chartStyle().background, dark.background);
     QCOMPARE(panel->timelineView()->chartStyle().background, dark.background);
     QCOMPARE(panel->memoryChart()->chartStyle().background, dark.background);
@@ -353,10 +353,10 @@ void TestChartStyle::applyChartStyleStylesEachViewOnce()
     QCOMPARE(applyChartStyle(nullptr, dark), 0);
 
     // The existing entry point of the memory and compare charts is the same call.
-    memory->setStyle(ChartStyle::light());
+    memory->setChartStyle(ChartStyle::light());
     QCOMPARE(memory->plot()->xAxis->tickLabelColor(), ChartStyle::light().ink);
     memory->setChartStyle(dark);
-    QCOMPARE(memory->style().background, dark.background);
+    QCOMPARE(memory->chartStyle().background, dark.background);
 }
 
 void TestChartStyle::darkColoursStayVisible()

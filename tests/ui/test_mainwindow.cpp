@@ -511,17 +511,17 @@ void TestMainWindow::presentationModeAndThemes()
     QVERIFY(!w.recipeCombo()->isVisible());
     QVERIFY(w.gpuSlider()->isVisible());
     QVERIFY(w.strategyButtons()->button(0)->isVisible());
-    QCOMPARE(w.chart()->style().fontScale, 1.5);
-    QCOMPARE(w.chart()->style().ink, QColor(Qt::black));
+    QCOMPARE(w.chart()->chartStyle().fontScale, 1.5);
+    QCOMPARE(w.chart()->chartStyle().ink, QColor(Qt::black));
     QCOMPARE(w.verdictLabel()->font().pointSizeF(), 36.0); // 48 px at 96 dpi
     w.setDarkTheme(true);
-    QCOMPARE(w.chart()->style().background, ChartStyle::dark().background);
+    QCOMPARE(w.chart()->chartStyle().background, ChartStyle::dark().background);
     QVERIFY(w.palette().color(QPalette::Window).lightness() < 60);
     w.setPresentationMode(false);
     QVERIFY(w.recipeCombo()->isVisible());
-    QCOMPARE(w.chart()->style().fontScale, 1.0);
+    QCOMPARE(w.chart()->chartStyle().fontScale, 1.0);
     w.setDarkTheme(false);
-    QCOMPARE(w.chart()->style().background, QColor(Qt::white));
+    QCOMPARE(w.chart()->chartStyle().background, QColor(Qt::white));
 }
 
 void TestMainWindow::customModelNamesItself()

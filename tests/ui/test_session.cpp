@@ -20,6 +20,7 @@ private slots:
     void startsOnTheDocumentedDefault();
     void oneSignalPerChange();
     void derivedValuesAreTheEngines();
+    void preparedModelKeptWhileTheModelStays();
     void scheduleResimulatedOnlyWhenItsParametersChange();
     void hiddenTabsWaitUntilShown();
     void historyRecordsAndRestores();
@@ -77,6 +78,28 @@ void TestSession::derivedValuesAreTheEngines()
     QCOMPARE(session.report().peakBytes(), estimate(session.scenario()).peakBytes());
     QCOMPARE(session.comparison()[3].report.peakBytes(),
              compareStrategies(session.scenario())[3].report.peakBytes());
+}
+
+void TestSession::preparedModelKeptWhileTheModelStays()
+{
+    Session session(Catalog::builtIn());
+    const std::uint64_t first = session.preparedModel().serial;
+    QVERIFY(first != 0);
+    // The GPU slider and a strategy button keep the model: the same PreparedModel, and
+    // the report is the engine's.
+    session.setGpus(128);
+    session.setZeroStage(ZeroStage::Zero3);
+    QCOMPARE(session.preparedModel().serial, first);
+    QCOMPARE(session.report().peakBytes(), estimate(session.scenario()).peakBytes());
+    QCOMPARE(session.report().groups.size(), estimate(session.scenario()).groups.size());
+    // A new model is prepared again, and so is anything edit() may have changed.
+    session.setModelPreset("llama3-8b");
+    const std::uint64_t second = session.preparedModel().serial;
+    QVERIFY(second != first);
+    QCOMPARE(session.preparedModel().parameters, session.scenario().model.parameters());
+    QCOMPARE(session.report().peakBytes(), estimate(session.scenario()).peakBytes());
+    session.edit([](Scenario &s) { s.training.microBatches = 4; });
+    QVERIFY(session.preparedModel().serial != second);
 }
 
 void TestSession::scheduleResimulatedOnlyWhenItsParametersChange()

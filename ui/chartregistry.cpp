@@ -1,0 +1,131 @@
+#include "chartregistry.h"
+
+#include "comparechart.h"
+#include "format.h"
+#include "memorychart.h"
+#include "qtext.h"
+#include "session.h"
+#include "stagememorychart.h"
+#include "steptimebar.h"
+#include "timelinepanel.h"
+
+#include <QCoreApplication>
+
+namespace shardscope {
+
+namespace {
+
+QString pipelineTitle(const Session &session)
+{
+    const Scenario &s = session.scenario();
+    return QStringLiteral("%1 pipeline, %2 stages, %3 micro-batches")
+        .arg(toQString(pipelineScheduleName(s.training.schedule)))
+        .arg(s.layout.pipelineParallel)
+        .arg(s.training.microBatches);
+}
+
+std::vector<ChartEntry> makeRegistry()
+{
+    std::vector<ChartEntry> charts;
+    charts.push_back(
+        {QStringLiteral("memory"), QStringLiteral("Memory per GPU"),
+         [](Session *, QWidget *parent) -> ChartView * { return new MemoryChart(parent); },
+         [](ChartView &chart, const Session &session) {
+             static_cast<MemoryChart &>(chart).setReport(session.scenario(), session.report(),
+                                                         session.unit());
+         },
+         [](const Session &session) {
+             return toQString(verdictText(session.scenario(), session.report(), session.unit()));
+         }});
+    charts.push_back(
+        {QStringLiteral("compare"), QStringLiteral("Compare strategies"),
+         [](Session *, QWidget *parent) -> ChartView * { return new CompareChart(parent); },
+         [](ChartView &chart, const Session &session) {
+             static_cast<CompareChart &>(chart).setComparison(session.scenario(),
+                                                              session.comparison(), session.unit());
+         },
+         [](const Session &session) {
+             const Scenario &s = session.scenario();
+             return QStringLiteral("DDP, ZeRO-1, ZeRO-2 and ZeRO-3 on %1 × %2")
+                 .arg(s.layout.gpus)
+                 .arg(toQString(s.gpu.shortName));
+         }});
+    charts.push_back({QStringLiteral("timeline"),
+                      QStringLiteral("Pipeline timeline"),
+                      [](Session *session, QWidget *parent) -> ChartView * {
+                          return new TimelinePanel(session, parent);
+                      },
+                      {}, // the panel follows the Session itself
+                      pipelineTitle});
+    charts.push_back(
+        {QStringLiteral("stages"), QStringLiteral("Memory per stage over the step"),
+         [](Session *, QWidget *parent) -> ChartView * { return new StageMemoryChart(parent); },
+         [](ChartView &chart, const Session &session) {
+             auto &stages = static_cast<StageMemoryChart &>(chart);
+             stages.setSecondsPerUnit(secondsPerTimelineUnit(
+                 session.stepTime(), session.scheduleParameters().microBatches));
+             stages.setData(session.scenario(), session.report(), session.timeline(),
+                            session.unit());
+             stages.setPlayhead(session.timeline().makespan); // the whole step, as the timeline
+         },
+         pipelineTitle});
+    charts.push_back(
+        {QStringLiteral("steptime"), QStringLiteral("Step time"),
+         [](Session *, QWidget *parent) -> ChartView * { return new StepTimeBar(parent); },
+         [](ChartView &chart, const Session &session) {
+             static_cast<StepTimeBar &>(chart).setStepTime(session.stepTime());
+         },
+         [](const Session &session) {
+             const StepTime &t = session.stepTime();
+             const Scenario &s = session.scenario();
+             return t.valid() ? toQString(stepTimeText(t, s.layout.gpus, s.throughput.tokenBudget))
+                              : QStringLiteral("Step time");
+         }});
+    return charts;
+}
+
+} // namespace
+
+const std::vector<ChartEntry> &chartRegistry()
+{
+    static const std::vector<ChartEntry> charts = makeRegistry();
+    return charts;
+}
+
+const ChartEntry *findChart(const QString &id)
+{
+    for (const ChartEntry &entry : chartRegistry())
+        if (entry.id.compare(id, Qt::CaseInsensitive) == 0)
+            return &entry;
+    return nullptr;
+}
+
+QStringList chartIds()
+{
+    QStringList ids;
+    for (const ChartEntry &entry : chartRegistry())
+        ids << entry.id;
+    return ids;
+}
+
+QString chartIdList()
+{
+    QStringList ids = chartIds();
+    const QString last = ids.takeLast();
+    return ids.isEmpty() ? last : ids.join(QStringLiteral(", ")) + QStringLiteral(" or ") + last;
+}
+
+std::unique_ptr<ChartView> makeOffscreenChart(const ChartEntry &entry, Session *session,
+                                              QSize logicalSize)
+{
+    std::unique_ptr<ChartView> chart(entry.make(session, nullptr));
+    chart->resize(logicalSize);
+    if (entry.draw)
+        entry.draw(*chart, *session);
+    chart->setAttribute(Qt::WA_DontShowOnScreen); // laid out and polished, never on a screen
+    chart->show();
+    QCoreApplication::processEvents();
+    return chart;
+}
+
+} // namespace shardscope

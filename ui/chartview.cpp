@@ -1,0 +1,94 @@
+#include "chartview.h"
+
+#include "chartparts.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QScopedValueRollback>
+#include <qcustomplot.h>
+
+namespace shardscope {
+
+namespace {
+
+/// beginSlide() now, endSlide() when it goes out of scope.
+template <typename Begin, typename End> class SlideScope
+{
+public:
+    SlideScope(Begin begin, End end) : m_end(end) { begin(); }
+    ~SlideScope() { m_end(); }
+    SlideScope(const SlideScope &) = delete;
+    SlideScope &operator=(const SlideScope &) = delete;
+
+private:
+    End m_end;
+};
+
+} // namespace
+
+ChartView::ChartView(QSize minimumPlotSize, QWidget *parent) : QWidget(parent)
+{
+    auto *plot = new QCustomPlot(this);
+    fillWithPlot(this, plot, minimumPlotSize);
+    adoptPlot(plot, Slide::Plot);
+}
+
+ChartView::ChartView(QWidget *parent) : QWidget(parent) {}
+
+void ChartView::adoptPlot(QCustomPlot *plot, Slide slide)
+{
+    m_plot = plot;
+    m_slide = slide;
+    // Every layout, on screen or for an export, fits the text to the pixels it has.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ChartView::runFitText);
+}
+
+void ChartView::setChartStyle(const ChartStyle &style)
+{
+    m_style = style;
+    restyle();
+    if (m_plot)
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ChartView::runFitText()
+{
+    if (m_fitting)
+        return;
+    const QScopedValueRollback<bool> guard(m_fitting, true);
+    fitText();
+}
+
+bool ChartView::plotLaidOut() const
+{
+    if (!m_plot || !hasRealGeometry(m_plot))
+        return false;
+    const QRect area = m_plot->axisRect()->rect();
+    return area.width() > 0 && area.height() > 0;
+}
+
+QFont ChartView::scaledFont(double points, bool bold) const
+{
+    return m_style.font(font(), points, bold);
+}
+
+QImage ChartView::renderSlide(const ExportOptions &options)
+{
+    const SlideScope scope([this] { beginSlide(); }, [this] { endSlide(); });
+    return m_plot && m_slide == Slide::Plot ? renderPlot(m_plot, options)
+                                            : renderWidget(this, options);
+}
+
+bool ChartView::exportSlide(const QString &fileName, const ExportOptions &options, QString *error)
+{
+    const SlideScope scope([this] { beginSlide(); }, [this] { endSlide(); });
+    return m_plot && m_slide == Slide::Plot ? exportPlot(m_plot, fileName, options, error)
+                                            : exportWidget(this, fileName, options, error);
+}
+
+void ChartView::copySlide(const ExportOptions &options)
+{
+    QGuiApplication::clipboard()->setImage(renderSlide(options));
+}
+
+} // namespace shardscope
