@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
+#include <QSet>
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -25,6 +26,7 @@ struct Family
     bool tiedByDefault;       ///< the config class's tie_word_embeddings default
     bool kvHeadsDefaultHeads; ///< num_key_value_heads may be absent (then = heads)
     bool headDimRequired;     ///< head_dim's class default is not hidden / heads
+    bool mixtureOfExperts;    ///< the family reads routed experts (else expert fields refuse)
 };
 
 // Defaults from each transformers configuration_*.py (src/transformers/models/<type>/):
@@ -35,41 +37,122 @@ struct Family
 // default it to a fixed number, so it is required there; Gemma's head_dim defaults to
 // 256 and Llama4TextConfig's to 128, not hidden / heads; Qwen3Config's and (older)
 // Qwen3MoeConfig's to 128 while newer Qwen3MoeConfig has none (hidden / heads), so it
-// is required for both.
+// is required for both. OlmoeConfig and GraniteMoeConfig (untied by default) set
+// num_key_value_heads = num_attention_heads when it is None.
 constexpr Family families[] = {
-    {"llama", "LlamaForCausalLM", "Llama", false, true, false},
-    {"mistral", "MistralForCausalLM", "Mistral", false, false, false},
-    {"mixtral", "MixtralForCausalLM", "Mixtral", false, false, false},
-    {"qwen2", "Qwen2ForCausalLM", "Qwen2", false, false, false},
-    {"qwen2_moe", "Qwen2MoeForCausalLM", "Qwen2-MoE", false, false, false},
-    {"gemma", "GemmaForCausalLM", "Gemma", true, false, true},
-    {"gemma2", "Gemma2ForCausalLM", "Gemma 2", true, false, true},
-    {"gemma3_text", "Gemma3ForCausalLM", "Gemma 3", true, false, true},
-    {"qwen3", "Qwen3ForCausalLM", "Qwen3", false, false, true},
-    {"qwen3_moe", "Qwen3MoeForCausalLM", "Qwen3-MoE", false, false, true},
-    {"olmo2", "Olmo2ForCausalLM", "OLMo 2", false, true, false},
-    {"phi3", "Phi3ForCausalLM", "Phi-3", false, true, false},
-    {"gpt_neox", "GPTNeoXForCausalLM", "GPT-NeoX", false, true, false},
-    {"llama4_text", "Llama4ForCausalLM", "Llama 4", false, false, true},
-    {"deepseek_v2", "DeepseekV2ForCausalLM", "DeepSeek-V2", false, true, false},
-    {"deepseek_v3", "DeepseekV3ForCausalLM", "DeepSeek-V3", false, true, false},
+    {"llama", "LlamaForCausalLM", "Llama", false, true, false, false},
+    {"mistral", "MistralForCausalLM", "Mistral", false, false, false, false},
+    {"mixtral", "MixtralForCausalLM", "Mixtral", false, false, false, true},
+    {"qwen2", "Qwen2ForCausalLM", "Qwen2", false, false, false, false},
+    {"qwen2_moe", "Qwen2MoeForCausalLM", "Qwen2-MoE", false, false, false, true},
+    {"gemma", "GemmaForCausalLM", "Gemma", true, false, true, false},
+    {"gemma2", "Gemma2ForCausalLM", "Gemma 2", true, false, true, false},
+    {"gemma3_text", "Gemma3ForCausalLM", "Gemma 3", true, false, true, false},
+    {"qwen3", "Qwen3ForCausalLM", "Qwen3", false, false, true, false},
+    {"qwen3_moe", "Qwen3MoeForCausalLM", "Qwen3-MoE", false, false, true, true},
+    {"olmo2", "Olmo2ForCausalLM", "OLMo 2", false, true, false, false},
+    {"phi3", "Phi3ForCausalLM", "Phi-3", false, true, false, false},
+    {"gpt_neox", "GPTNeoXForCausalLM", "GPT-NeoX", false, true, false, false},
+    {"llama4_text", "Llama4ForCausalLM", "Llama 4", false, false, true, true},
+    {"deepseek_v2", "DeepseekV2ForCausalLM", "DeepSeek-V2", false, true, false, true},
+    {"deepseek_v3", "DeepseekV3ForCausalLM", "DeepSeek-V3", false, true, false, true},
+    {"olmoe", "OlmoeForCausalLM", "OLMoE", false, true, false, true},
+    {"granitemoe", "GraniteMoeForCausalLM", "Granite-MoE", false, true, false, true},
 };
 
 /// Any other decoder: read from the standard fields as a Llama-shaped model, its
 /// assumptions listed in the model's source (genericAssumptions). LlamaConfig's defaults:
 /// untied, num_key_value_heads = heads and head_dim = hidden / heads when absent.
-constexpr Family genericFamily = {"", "", "Generic decoder", false, true, false};
+constexpr Family genericFamily = {"", "", "Generic decoder", false, true, false, false};
 
-/// Everything a generic decoder assumes, in one sentence for the model's source.
+/// Everything a generic decoder assumes, in one sentence for the model's source: %1 is
+/// its MLP and %2 what it says of experts (genericDense or genericMixtral).
 constexpr const char *genericAssumptions =
-    "read as a generic Llama-shaped decoder from the standard fields, assuming: a gated "
-    "(SwiGLU) MLP of gate, up and down projections intermediate_size wide in every block; "
+    "read as a generic Llama-shaped decoder from the standard fields, assuming: %1; "
     "ordinary attention with Q, K, V and O projections (num_key_value_heads = "
     "num_attention_heads and head_dim = hidden_size / num_attention_heads when absent); "
-    "RMSNorm weights only, 2 per block and a final norm; no q/k norms; no mixture of "
-    "experts; biases on every linear layer only when attention_bias and mlp_bias are both "
-    "true, else none; rotary positions (no position table); an output head unless "
-    "tie_word_embeddings (default false); any other field is ignored";
+    "RMSNorm weights only, 2 per block and a final norm; no q/k norms; %2; biases on every "
+    "linear layer only when attention_bias and mlp_bias are both true, else none; rotary "
+    "positions (no position table); an output head unless tie_word_embeddings (default "
+    "false); any other field is ignored";
+constexpr const char *genericDense[] = {
+    "a gated (SwiGLU) MLP of gate, up and down projections intermediate_size wide in every "
+    "block",
+    "no mixture of experts"};
+/// The MoE block of transformers' modeling_mixtral.py (MixtralSparseMoeBlock): a router
+/// Linear(hidden, num_local_experts, bias=False) and that many gated experts
+/// intermediate_size wide, in every block.
+constexpr const char *genericMixtral[] = {
+    "a Mixtral-style mixture of experts in every block: num_local_experts gated (SwiGLU) "
+    "experts of gate, up and down projections intermediate_size wide, num_experts_per_tok "
+    "of them per token, and a router of hidden_size x num_local_experts weights without "
+    "bias",
+    "no shared experts and no dense blocks"};
+
+/// The fields that give a config experts, in the order a refusal names them: transformers'
+/// Mixtral, Qwen2/3-MoE, OLMoE, Granite-MoE(-Shared), DeepSeek, Llama 4 and other MoE
+/// config classes. A dense family or a generic decoder never reads them silently.
+constexpr const char *expertFields[] = {
+    "num_local_experts",         "num_experts",
+    "n_routed_experts",          "moe_num_experts",
+    "num_experts_per_tok",       "moe_topk",
+    "moe_intermediate_size",     "shared_expert_intermediate_size",
+    "shared_intermediate_size",  "n_shared_experts",
+    "num_shared_experts",        "decoder_sparse_step",
+    "mlp_only_layers",           "moe_layer_freq",
+    "first_k_dense_replace",     "moe_layers",
+    "interleave_moe_layer_step", "expert_interval",
+};
+
+/// A generic decoder reads experts only from Mixtral's own two fields
+/// (MixtralConfig: num_local_experts, num_experts_per_tok).
+constexpr const char *mixtralStyleFields[] = {"num_local_experts", "num_experts_per_tok"};
+
+/// The expert fields of `o` holding something (not null, false, 0, "", [] or {}), each as
+/// "key = value" with the value in compact JSON, in expertFields order.
+QStringList presentExpertFields(const QJsonObject &o)
+{
+    QStringList out;
+    for (const char *key : expertFields) {
+        const QJsonValue v = o.value(QLatin1String(key));
+        const bool empty =
+            v.isUndefined() || v.isNull() || (v.isBool() && !v.toBool()) ||
+            (v.isDouble() && v.toDouble() == 0) || (v.isString() && v.toString().isEmpty()) ||
+            (v.isArray() && v.toArray().isEmpty()) || (v.isObject() && v.toObject().isEmpty());
+        if (empty)
+            continue;
+        QString text;
+        if (v.isDouble())
+            text = QString::number(v.toDouble(), 'g', 15);
+        else if (v.isBool())
+            text = QStringLiteral("true");
+        else if (v.isString())
+            text = QLatin1Char('"') + v.toString() + QLatin1Char('"');
+        else
+            text = QString::fromUtf8(
+                (v.isArray() ? QJsonDocument(v.toArray()) : QJsonDocument(v.toObject()))
+                    .toJson(QJsonDocument::Compact));
+        if (text.size() > 40)
+            text = text.left(37) + QStringLiteral("...");
+        out << QLatin1String(key) + QStringLiteral(" = ") + text;
+    }
+    return out;
+}
+
+/// True when the expert fields `present` (presentExpertFields) are Mixtral's two alone,
+/// with num_local_experts among them: a generic decoder reads them as Mixtral's MoE block.
+bool mixtralStyle(const QStringList &present)
+{
+    bool experts = false;
+    for (const QString &p : present) {
+        const QString key = p.section(QLatin1Char(' '), 0, 0);
+        if (key == QLatin1String(mixtralStyleFields[0]))
+            experts = true;
+        else if (key != QLatin1String(mixtralStyleFields[1]))
+            return false;
+    }
+    return experts;
+}
 
 /// A vision-language wrapper whose language model is one of the families above: its
 /// fields sit in `text_config` (or, for Qwen2-VL's original files, at the top level).
@@ -318,12 +401,35 @@ QString repositoryName(const QJsonObject &o)
     return path.section(u'/', -1).trimmed();
 }
 
+/// The blocks with experts as Architecture expresses them: a dense prefix, then every
+/// step-th block (isMoeLayer: the last block of each step), none missing at the end.
+struct MoePattern
+{
+    int denseLayers = 0;
+    int step = 1;
+};
+
+/// The MoePattern that puts experts in exactly the blocks `moe` (sorted, distinct, not
+/// empty) of `layers`, or nullopt when none does. The spacing of the listed blocks (one
+/// block: the smallest step that leaves no MoE block missing after it), then the dense
+/// prefix before the first step.
+std::optional<MoePattern> moePattern(const QList<int> &moe, int layers)
+{
+    const int spacing = moe.size() > 1 ? moe[1] - moe[0] : layers - moe[0];
+    const int dense = moe[0] - spacing + 1;
+    bool fits = spacing >= 1 && dense >= 0 && layers - 1 - moe.back() < spacing;
+    for (int i = 1; fits && i < moe.size(); ++i)
+        fits = moe[i] - moe[i - 1] == spacing;
+    if (!fits)
+        return std::nullopt;
+    return MoePattern{dense, spacing};
+}
+
 /// Llama 4's MoE blocks: `moe_layers`, else every `interleave_moe_layer_step`-th block,
 /// range(step - 1, num_hidden_layers, step) (transformers configuration_llama4.py,
 /// Llama4TextConfig.__post_init__; Llama4TextDecoderLayer builds Llama4TextMoe where
 /// layer_idx is in moe_layers). Sets experts, dense blocks and the MoE step when the
-/// blocks form the pattern Architecture models: a dense prefix, then every step-th block
-/// (isMoeLayer), the last block of each step MoE and none missing at the end.
+/// blocks form a MoePattern.
 void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
 {
     const int step = f.count("interleave_moe_layer_step", true, 1);
@@ -341,14 +447,8 @@ void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
     const int active = f.count("num_experts_per_tok");
     if (moe.isEmpty())
         return; // every block dense, intermediate_size_mlp wide
-    // The spacing of the listed blocks (one block: the smallest step that leaves no MoE
-    // block missing after it), then the dense prefix before the first step.
-    const int spacing = moe.size() > 1 ? moe[1] - moe[0] : a.layers - moe[0];
-    const int dense = moe[0] - spacing + 1;
-    bool fits = dense >= 0 && a.layers - 1 - moe.back() < spacing;
-    for (int i = 1; fits && i < moe.size(); ++i)
-        fits = moe[i] - moe[i - 1] == spacing;
-    if (!fits) { // only a listed moe_layers can miss: the step's range always fits
+    const std::optional<MoePattern> pattern = moePattern(moe, a.layers);
+    if (!pattern) { // only a listed moe_layers can miss: the step's range always fits
         f.unsupported(QStringLiteral("this dense/MoE layer pattern (moe_layers) is not "
                                      "modelled, only a dense prefix, then every n-th block"));
         return;
@@ -357,8 +457,8 @@ void readLlama4Experts(Fields &f, Architecture &a, std::int64_t intermediate)
     a.activeExperts = active;
     a.expertFfn = intermediate; // Llama4TextExperts: expert_dim = intermediate_size
     a.sharedExperts = 1;        // Llama4TextMoe.shared_expert: one intermediate_size MLP
-    a.denseLayers = dense;
-    a.moeLayerStep = spacing;
+    a.denseLayers = pattern->denseLayers;
+    a.moeLayerStep = pattern->step;
 }
 
 /// Why the file `o` (resolved as `r`) is no known family, for the generic decoder's
@@ -410,8 +510,8 @@ Architecture readCommonFields(Fields &f, const Family &family, const QString &t,
     return a;
 }
 
-/// Linear biases, norms per block and query/key norms of Llama, Gemma, Qwen2, Qwen3 and
-/// OLMo 2 (a generic decoder is read as Llama).
+/// Linear biases, norms per block and query/key norms of Llama, Gemma, Qwen2, Qwen3,
+/// OLMo 2, OLMoE and Granite-MoE (a generic decoder is read as Llama).
 void readBiasesAndNorms(Fields &f, Architecture &a, const QString &t, bool generic)
 {
     if (generic || t == QLatin1String("llama") || t.startsWith(QLatin1String("gemma"))) {
@@ -434,6 +534,25 @@ void readBiasesAndNorms(Fields &f, Architecture &a, const QString &t, bool gener
     // modeling_gemma3.py Gemma3Attention: q_norm and k_norm = Gemma3RMSNorm(head_dim).
     if (t == QLatin1String("gemma3_text"))
         a.qkNorm = QkNorm::PerHead;
+    const bool olmoe = t == QLatin1String("olmoe");
+    if (olmoe || t == QLatin1String("granitemoe")) {
+        // OlmoeAttention and GraniteMoeAttention are LlamaAttention (modular_olmoe.py,
+        // modular_granitemoe.py): attention_bias on q, k, v and o; their experts have no
+        // biases. OlmoeAttention adds q_norm = OlmoeRMSNorm(hidden) and k_norm =
+        // OlmoeRMSNorm(hidden / heads x kv heads) over the whole projections: OLMo 2's
+        // QkNorm::Full, the same count while head_dim is hidden / heads.
+        if (f.boolean("attention_bias", false))
+            f.unsupported(QStringLiteral("attention_bias (biases on Q, K, V and O without MLP "
+                                         "biases) is not modelled"));
+        if (olmoe) {
+            a.qkNorm = QkNorm::Full;
+            if (a.headDim > 0 && a.heads > 0 && a.headDim * a.heads != a.hidden)
+                f.unsupported(QStringLiteral("head_dim %1 other than hidden_size / "
+                                             "num_attention_heads is not modelled (q_norm is "
+                                             "hidden_size wide)")
+                                  .arg(a.headDim));
+        }
+    }
     const bool qwen3 = t == QLatin1String("qwen3") || t == QLatin1String("qwen3_moe");
     if (qwen3 || t == QLatin1String("olmo2")) {
         // modeling_qwen3.py Qwen3Attention (and Qwen3MoeAttention): q_norm and k_norm =
@@ -450,22 +569,57 @@ void readBiasesAndNorms(Fields &f, Architecture &a, const QString &t, bool gener
     }
 }
 
-/// Qwen2-MoE and Qwen3-MoE make a block dense when its index is in mlp_only_layers or
-/// (index + 1) is not a multiple of decoder_sparse_step: only all-MoE is modelled.
-void requireSparseEveryBlock(Fields &f, const Architecture &a)
+/// Qwen2-MoE's and Qwen3-MoE's dense blocks: Qwen2MoeDecoderLayer and
+/// Qwen3MoeDecoderLayer (modeling_qwen2_moe.py, modeling_qwen3_moe.py) hold the sparse
+/// block where layer_idx is not in mlp_only_layers and (layer_idx + 1) is a multiple of
+/// decoder_sparse_step, else a dense MLP intermediate_size wide. Sets the dense prefix and
+/// MoE step when those blocks form a MoePattern (decoder_sparse_step 2: blocks 1, 3, 5,
+/// ...; mlp_only_layers [0, 1]: a dense prefix of 2); any other layout is refused naming
+/// the fields. `sharedExpertGate` (Qwen2-MoE): the gate is counted as a norm of every
+/// block, so Qwen2-MoE is read only with experts in every block.
+void readSparseBlocks(Fields &f, Architecture &a, bool sharedExpertGate)
 {
     const int step = f.count("decoder_sparse_step", true, 1);
     const std::optional<QList<int>> mlpOnly = f.layerList("mlp_only_layers", std::max(a.layers, 1));
+    QSet<int> dense;
+    if (mlpOnly)
+        dense = QSet<int>(mlpOnly->begin(), mlpOnly->end());
+    QList<int> moe;
+    for (int l = step - 1; l < a.layers; l += step)
+        if (!dense.contains(l))
+            moe << l;
+    if (moe.size() == a.layers)
+        return; // every block sparse
+    QStringList fields;
     if (step != 1)
-        f.unsupported(QStringLiteral("dense blocks between MoE blocks (decoder_sparse_step "
-                                     "%1) are not modelled")
-                          .arg(step));
-    else if (mlpOnly && !mlpOnly->isEmpty())
-        f.unsupported(QStringLiteral("dense blocks among MoE blocks (mlp_only_layers) are "
-                                     "not modelled"));
+        fields << QStringLiteral("decoder_sparse_step %1").arg(step);
+    if (mlpOnly && !mlpOnly->isEmpty())
+        fields << QStringLiteral("mlp_only_layers");
+    const QString named = fields.join(QStringLiteral(", "));
+    if (sharedExpertGate) {
+        f.unsupported(QStringLiteral("dense blocks among MoE blocks (%1) are not modelled for "
+                                     "Qwen2-MoE: its shared_expert_gate is only in the MoE "
+                                     "blocks")
+                          .arg(named));
+        return;
+    }
+    if (moe.isEmpty()) {
+        f.unsupported(QStringLiteral("%1 leaves no MoE block").arg(named));
+        return;
+    }
+    const std::optional<MoePattern> pattern = moePattern(moe, a.layers);
+    if (!pattern) {
+        f.unsupported(QStringLiteral("this dense/MoE layer pattern (%1) is not modelled, only "
+                                     "a dense prefix, then every n-th block")
+                          .arg(named));
+        return;
+    }
+    a.denseLayers = pattern->denseLayers;
+    a.moeLayerStep = pattern->step;
 }
 
-/// The routed (and shared) experts of Qwen3-MoE, Mixtral and Qwen2-MoE. True when the
+/// The routed (and shared) experts of Qwen3-MoE, Mixtral, OLMoE, Granite-MoE and
+/// Qwen2-MoE. True when the
 /// blocks hold Qwen2-MoE's shared_expert_gate, counted as a third hidden-wide norm.
 bool readMoeFamilies(Fields &f, Architecture &a, const QString &t)
 {
@@ -476,12 +630,33 @@ bool readMoeFamilies(Fields &f, Architecture &a, const QString &t)
         a.experts = f.count("num_experts");
         a.activeExperts = f.count("num_experts_per_tok");
         a.expertFfn = f.integer("moe_intermediate_size");
-        requireSparseEveryBlock(f, a);
+        readSparseBlocks(f, a, false);
     }
     if (t == QLatin1String("mixtral")) {
         a.experts = f.count("num_local_experts");
         a.activeExperts = f.count("num_experts_per_tok");
         a.expertFfn = a.ffn; // MixtralBlockSparseTop2MLP uses intermediate_size
+    }
+    if (t == QLatin1String("olmoe")) {
+        // modular_olmoe.py: every OlmoeDecoderLayer holds an OlmoeSparseMoeBlock, a router
+        // gate Linear(hidden, num_experts, bias=False) and num_experts OlmoeMLP experts
+        // (GemmaMLP: gate, up and down intermediate_size wide); no shared expert.
+        // OlmoeConfig defaults num_experts to 64 and num_experts_per_tok to 8.
+        a.experts = f.count("num_experts", true, 64);
+        a.activeExperts = f.count("num_experts_per_tok", true, 8);
+        a.expertFfn = a.ffn;
+    }
+    if (t == QLatin1String("granitemoe")) {
+        // modular_granitemoe.py: every GraniteMoeDecoderLayer holds a GraniteMoeMoE,
+        // input_linear (num_local_experts x 2 intermediate_size x hidden: gate and up
+        // fused), output_linear (num_local_experts x hidden x intermediate_size) and a
+        // JetMoeTopKGating router Linear(hidden, num_local_experts, bias=False): the
+        // counts of Mixtral's gated experts. GraniteMoeConfig defaults num_local_experts
+        // to 8 and num_experts_per_tok to 2. Its embedding, residual, attention and logits
+        // multipliers are scalars from the config, not weights.
+        a.experts = f.count("num_local_experts", true, 8);
+        a.activeExperts = f.count("num_experts_per_tok", true, 2);
+        a.expertFfn = a.ffn;
     }
     bool sharedExpertGate = false;
     if (t == QLatin1String("qwen2_moe")) {
@@ -507,7 +682,7 @@ bool readMoeFamilies(Fields &f, Architecture &a, const QString &t)
         // hidden-wide RMSNorm's; both are tiny vectors kept whole on every tensor rank.
         a.normsPerLayer = 3;
         sharedExpertGate = true;
-        requireSparseEveryBlock(f, a);
+        readSparseBlocks(f, a, true);
     }
     return sharedExpertGate;
 }
@@ -568,6 +743,55 @@ int readDeepseek(Fields &f, Architecture &a, const QJsonObject &text, const QStr
     return f.count("num_nextn_predict_layers", true, 0, true);
 }
 
+/// Why a file with expert fields is not read, or empty: a dense family (transformers
+/// would build a dense model and drop them, so the file is no such model) or a generic
+/// decoder whose expert fields are not Mixtral's two alone ("model_type 'x' has
+/// num_experts = 64 but is not a known mixture-of-experts family ..."); names the first
+/// field that cannot be read. Sets `*mixtral` when a generic decoder reads Mixtral-style
+/// experts.
+QString expertFieldsRefusal(const Resolved &r, const Family &family, bool generic, bool *mixtral)
+{
+    *mixtral = false;
+    if (family.mixtureOfExperts)
+        return {};
+    const QStringList present = presentExpertFields(r.text);
+    if (present.isEmpty())
+        return {};
+    if (!generic)
+        return QStringLiteral("%1, but %2 (%3) has no mixture of experts, so it is not read as "
+                              "a dense model")
+            .arg(present.first(), QLatin1String(family.displayName),
+                 QLatin1String(family.architecture));
+    if (mixtralStyle(present)) {
+        *mixtral = true;
+        return {};
+    }
+    QString first;
+    for (const QString &p : present) {
+        const QString key = p.section(QLatin1Char(' '), 0, 0);
+        if (key != QLatin1String(mixtralStyleFields[0]) &&
+            key != QLatin1String(mixtralStyleFields[1])) {
+            first = p;
+            break;
+        }
+    }
+    if (first.isEmpty()) // num_experts_per_tok without num_local_experts
+        first = present.first();
+    QStringList archs;
+    for (const QJsonValue &v : r.text.value(QLatin1String("architectures")).toArray())
+        archs << v.toString();
+    const QString subject = r.wrapper ? QStringLiteral("text_config model_type '%1'").arg(r.type)
+                            : !r.type.isEmpty() ? QStringLiteral("model_type '%1'").arg(r.type)
+                            : !archs.isEmpty()
+                                ? QStringLiteral("architectures %1").arg(archs.join(u','))
+                                : QStringLiteral("a config without model_type");
+    return QStringLiteral("%1 has %2 but is not a known mixture-of-experts family (a generic "
+                          "decoder reads experts only from Mixtral's num_local_experts and "
+                          "num_experts_per_tok), so it is not read as a dense model; "
+                          "supported: %3")
+        .arg(subject, first, supportedHfModelTypes().join(QStringLiteral(", ")));
+}
+
 /// The Model of an architecture read from the file `o` (resolved as `r`, read as
 /// `family`): its id and display name (from _name_or_path, else the family), and a
 /// source line saying what was read and what was assumed or left out.
@@ -604,9 +828,14 @@ Model describeModel(const QJsonObject &o, const Resolved &r, const Family &famil
     if (sharedExpertGate)
         m.source += "; each block's shared_expert_gate (hidden x 1) is counted as a third "
                     "hidden-wide norm";
-    if (generic)
+    if (generic) {
+        const char *const *mlp = a.isMoe() ? genericMixtral : genericDense;
         m.source += std::string("; ") + (r.wrapper ? "its text_config is" : "it is") +
-                    " no family read exactly, so it is " + genericAssumptions;
+                    " no family read exactly, so it is " +
+                    QString::fromLatin1(genericAssumptions)
+                        .arg(QLatin1String(mlp[0]), QLatin1String(mlp[1]))
+                        .toStdString();
+    }
     if (mtp > 0)
         m.source += "; its " + std::to_string(mtp) +
                     " multi-token-prediction module(s) (num_nextn_predict_layers) are not "
@@ -673,6 +902,14 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
                    .arg(unknown, problem, supportedHfModelTypes().join(QStringLiteral(", ")));
     };
 
+    bool mixtral = false;
+    if (const QString refused = expertFieldsRefusal(r, *family, generic, &mixtral);
+        !refused.isEmpty()) {
+        *err = (r.wrapper || !r.label.isEmpty() ? where : QStringLiteral("config.json")) +
+               QStringLiteral(": ") + refused;
+        return std::nullopt;
+    }
+
     const QJsonObject &text = r.text;
     Fields f(text, r.nested ? QStringLiteral("text_config ") : QString());
     const QString &t = r.type;
@@ -680,6 +917,12 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     std::int64_t intermediate = 0;
     Architecture a = readCommonFields(f, *family, t, deepseek, intermediate);
     readBiasesAndNorms(f, a, t, generic);
+    if (mixtral) {
+        // genericMixtral: MixtralSparseMoeBlock's experts, intermediate_size wide.
+        a.experts = f.count("num_local_experts");
+        a.activeExperts = f.count("num_experts_per_tok");
+        a.expertFfn = a.ffn;
+    }
     const bool sharedExpertGate = readMoeFamilies(f, a, t);
     readNeoxAndLlama4(f, a, t, intermediate);
     const int mtp = deepseek ? readDeepseek(f, a, text, t) : 0;

@@ -12,8 +12,8 @@ namespace shardscope {
 /// A model from a Hugging Face `config.json` (the file next to the weights on the
 /// Hub), for the families whose parameter layout ShardScope models exactly:
 /// `model_type` llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, gemma3_text,
-/// qwen3, qwen3_moe, olmo2, phi3, gpt_neox, llama4_text, deepseek_v2 and deepseek_v3
-/// (or, without `model_type`, the matching `architectures` entry such as
+/// qwen3, qwen3_moe, olmo2, phi3, gpt_neox, llama4_text, deepseek_v2, deepseek_v3, olmoe
+/// and granitemoe (or, without `model_type`, the matching `architectures` entry such as
 /// "Qwen2ForCausalLM"), and the language model of the vision-language wrappers llava,
 /// llava_next, qwen2_vl, qwen2_5_vl, llama4 and gemma3 (its `text_config`; Qwen2-VL's
 /// original files keep the text fields at the top level). For a wrapper only the
@@ -25,14 +25,21 @@ namespace shardscope {
 /// intermediate_size, num_hidden_layers, num_attention_heads, vocab_size and the
 /// optional num_key_value_heads, head_dim, tie_word_embeddings, attention_bias and
 /// mlp_bias; the model's `source` lists every assumption in one note (SwiGLU MLP,
-/// RMSNorm, 2 norms per block, no q/k norms, no experts, ...).
+/// RMSNorm, 2 norms per block, no q/k norms, no experts, ...). Expert fields are never
+/// read as a dense model: a generic decoder whose only expert fields are Mixtral's
+/// num_local_experts and num_experts_per_tok is read with a Mixtral-style MoE block in
+/// every block (said in the note); any other expert field on a generic decoder or a dense
+/// family refuses the file naming it (docs/models.md).
 ///
 /// Reads hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
 /// num_key_value_heads, head_dim, vocab_size, tie_word_embeddings, attention_bias /
 /// mlp_bias (Llama, Gemma), Qwen2's fixed Q/K/V biases, Gemma 2's and Gemma 3's four
 /// norms per block; the per-head q_norm / k_norm of Qwen3, Qwen3-MoE and Gemma 3 and
-/// OLMo 2's whole-width ones (Architecture::qkNorm); Qwen3-MoE's num_experts,
-/// num_experts_per_tok and moe_intermediate_size; Mixtral's num_local_experts /
+/// OLMo 2's and OLMoE's whole-width ones (Architecture::qkNorm); Qwen3-MoE's num_experts,
+/// num_experts_per_tok and moe_intermediate_size; Qwen2-MoE's and Qwen3-MoE's
+/// decoder_sparse_step and mlp_only_layers (dense blocks as a dense prefix, then every
+/// n-th block; Qwen2-MoE only all-sparse); OLMoE's num_experts / num_experts_per_tok;
+/// Granite-MoE's and Mixtral's num_local_experts /
 /// num_experts_per_tok; Qwen2-MoE's num_experts, moe_intermediate_size,
 /// shared_expert_intermediate_size (a multiple of the expert size: that many shared experts),
 /// qkv_bias and its shared_expert_gate (counted as a third hidden-wide norm, the same count);
@@ -51,7 +58,9 @@ namespace shardscope {
 /// (tests/io/test_hfconfig.cpp). On failure returns nullopt and sets `*error` to one
 /// line: a JSON syntax error with its offset; an unknown family without the standard
 /// fields ("config.json (gpt2): unsupported model_type 'gpt2' (GPT2LMHeadModel); as a
-/// generic decoder: missing hidden_size, ...; supported: ..."); a recognised family whose layout
+/// generic decoder: missing hidden_size, ...; supported: ..."); expert fields that are
+/// not read ("config.json (deepseek_v32): model_type 'deepseek_v32' has n_routed_experts =
+/// 256 but is not a known mixture-of-experts family ..."); a recognised family whose layout
 /// Architecture cannot express (Llama 3.2 Vision's cross-attention, interleaved
 /// dense/MoE blocks as in Llama 4 Maverick, attention biases without MLP biases), for example
 /// "config.json (llama4): interleaved dense/MoE layers (interleave_moe_layer_step 2) are not

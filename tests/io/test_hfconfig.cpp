@@ -39,6 +39,11 @@ private slots:
     void namesFromTheRepository();
     void llama4Interleaved_data();
     void llama4Interleaved();
+    void qwenSparseBlocks_data();
+    void qwenSparseBlocks();
+    void expertFieldsNeverDense_data();
+    void expertFieldsNeverDense();
+    void mixtralStyleGeneric();
     void errors_data();
     void errors();
 };
@@ -167,6 +172,23 @@ void TestHfConfig::publishedCounts_data()
     // only (8,192). Block 4 x 4096^2 + 8,192 + 3 x 4096 x 11008 + 8,192 = 202,391,552;
     // 32 blocks + 2 x 100352 x 4096 + 4096 = 7,298,617,344.
     QTest::newRow("OLMo 2 7B") << "olmo-2-1124-7b.json" << 7298617344LL << 7298617344LL;
+    // OLMoE-1B-7B (Hub total 6,919,161,856; "6.9B total, 1.3B active"; modular_olmoe.py).
+    // Block: attention 4 x 2048^2 = 16,777,216; OlmoeAttention's q_norm (hidden 2048) and
+    // k_norm (2048 / 16 x 16 kv heads = 2048): 4,096; input and post-attention norms 4,096;
+    // router gate 2048 x 64 = 131,072; 64 experts of 3 x 2048 x 1024 = 6,291,456 each:
+    // 402,653,184. 419,569,664 per block; 16 blocks = 6,713,114,624; untied embedding and
+    // lm_head 2 x 50304 x 2048 = 206,045,184; final norm 2,048: 6,919,161,856.
+    // Active: 8 experts, 16 x (16,777,216 + 4,096 + 4,096 + 131,072 + 8 x 6,291,456 =
+    // 67,248,128) + 206,047,232 = 1,282,017,280 (the card's "1.3B active").
+    QTest::newRow("OLMoE-1B-7B") << "olmoe-1b-7b.json" << 6919161856LL << 1282017280LL;
+    // Granite-3.0-1B-A400M ("1.3B" total, "400M" active; modular_granitemoe.py). Block:
+    // Q and O 1024 x 1024, K and V 1024 x 512 (8 kv heads of 64) = 3,145,728; 2 norms
+    // 2,048; router 1024 x 32 = 32,768; 32 experts (input_linear 1024 x 2 x 512 and
+    // output_linear 512 x 1024) of 1,572,864 = 50,331,648: 53,512,192. 24 blocks =
+    // 1,284,292,608; tied embedding 49155 x 1024 = 50,334,720; final norm 1,024:
+    // 1,334,628,352. Active: 8 experts, 24 x 15,763,456 + 50,335,744 = 428,658,688.
+    QTest::newRow("Granite-3.0-1B-A400M")
+        << "granite-3.0-1b-a400m-base.json" << 1334628352LL << 428658688LL;
 }
 
 void TestHfConfig::publishedCounts()
@@ -546,14 +568,177 @@ void TestHfConfig::llama4Interleaved()
     QCOMPARE(qint64(m->parameters()), total);
 }
 
+void TestHfConfig::qwenSparseBlocks_data()
+{
+    QTest::addColumn<QByteArray>("layout");
+    QTest::addColumn<int>("denseLayers");
+    QTest::addColumn<int>("step");
+    QTest::addColumn<qint64>("total");
+    // Qwen3-30B-A3B's file with its blocks made dense by decoder_sparse_step and
+    // mlp_only_layers (Qwen3MoeDecoderLayer: sparse where layer_idx is not in
+    // mlp_only_layers and (layer_idx + 1) % decoder_sparse_step == 0; else Qwen3MoeMLP
+    // intermediate_size 6144 wide). MoE block 623,120,640 (publishedCounts); dense block:
+    // attention 18,874,368 + q/k norms 256 + 3 x 2048 x 6144 = 37,748,736 + 2 norms 4,096 =
+    // 56,627,456; outside the blocks 2 x 151936 x 2048 + 2048 = 622,331,904.
+    // The file as published: every block sparse, 30,532,122,624.
+    QTest::newRow("decoder_sparse_step 1") << QByteArray() << 0 << 1 << 30532122624LL;
+    // Blocks 1, 3, ..., 47 sparse: 24 x 56,627,456 + 24 x 623,120,640 + 622,331,904 =
+    // 16,936,286,208.
+    QTest::newRow("decoder_sparse_step 2")
+        << QByteArray(R"("decoder_sparse_step": 2)") << 0 << 2 << 16936286208LL;
+    // mlp_only_layers [0, 1, 2]: a dense prefix of 3, then 45 MoE blocks:
+    // 3 x 56,627,456 + 45 x 623,120,640 + 622,331,904 = 28,832,643,072.
+    QTest::newRow("mlp_only_layers 0-2")
+        << QByteArray(R"("mlp_only_layers": [2, 0, 1])") << 3 << 1 << 28832643072LL;
+    // Both: step 2 and block 1 dense, so blocks 3, 5, ..., 47 sparse: a dense prefix of 2,
+    // then every second block: 25 x 56,627,456 + 23 x 623,120,640 + 622,331,904 =
+    // 1,415,686,400 + 14,331,774,720 + 622,331,904 = 16,369,793,024.
+    QTest::newRow("decoder_sparse_step 2, mlp_only_layers [1]")
+        << QByteArray(R"("decoder_sparse_step": 2, "mlp_only_layers": [1])") << 2 << 2
+        << 16369793024LL;
+}
+
+void TestHfConfig::qwenSparseBlocks()
+{
+    QFETCH(QByteArray, layout);
+    QFETCH(int, denseLayers);
+    QFETCH(int, step);
+    QFETCH(qint64, total);
+    QByteArray json = readData(QFINDTESTDATA("data/qwen3-30b-a3b.json"));
+    json.replace("\"decoder_sparse_step\": 1,", "");
+    json.replace("\"mlp_only_layers\": [],", "");
+    if (!layout.isEmpty())
+        json.replace("\"model_type\"", layout + ", \"model_type\"");
+    QString error;
+    const auto m = import(json, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(m->architecture->denseLayers, denseLayers);
+    QCOMPARE(m->architecture->moeLayerStep, step);
+    QCOMPARE(qint64(m->parameters()), total);
+}
+
+void TestHfConfig::expertFieldsNeverDense_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("message");
+    const QString supported = supportedHfModelTypes().join(QStringLiteral(", "));
+    const QByteArray olmoe = readData(QFINDTESTDATA("data/olmoe-1b-7b.json"));
+    // OLMoE under a name no reader knows: as a generic dense decoder it would be 575M
+    // (16 x (16,777,216 + 3 x 2048 x 1024 + 4,096) + 206,047,232 = 575,211,520), not 6.92B.
+    QByteArray renamed = olmoe;
+    renamed.replace("\"model_type\": \"olmoe\"", "\"model_type\": \"olmoe_next\"");
+    QTest::newRow("OLMoE relabelled")
+        << renamed
+        << "config.json (olmoe_next): model_type 'olmoe_next' has num_experts = 64 but is not a "
+           "known mixture-of-experts family (a generic decoder reads experts only from "
+           "Mixtral's num_local_experts and num_experts_per_tok), so it is not read as a dense "
+           "model; supported: " +
+               supported;
+    // DeepSeek-V3 relabelled deepseek_v32 (as a dense generic decoder: 38.6B, not 671B).
+    // DeepSeek-V3.2's own files add the lightning indexer (index_n_heads, index_head_dim),
+    // which DeepSeek-V3's reader does not count, so the label is not taken as V3.
+    QByteArray v32 = readData(QFINDTESTDATA("data/deepseek-v3.json"));
+    v32.replace("\"model_type\": \"deepseek_v3\"", "\"model_type\": \"deepseek_v32\"");
+    QTest::newRow("DeepSeek-V3 relabelled deepseek_v32")
+        << v32
+        << "config.json (deepseek_v32): model_type 'deepseek_v32' has n_routed_experts = 256 but "
+           "is not a known mixture-of-experts family (a generic decoder reads experts only from "
+           "Mixtral's num_local_experts and num_experts_per_tok), so it is not read as a dense "
+           "model; supported: " +
+               supported;
+    // Without model_type, by an unknown architectures class; a wrapper's text model.
+    QTest::newRow("architectures only")
+        << QByteArray(R"({"architectures": ["FooMoeForCausalLM"], "hidden_size": 64,
+            "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "vocab_size": 100, "num_experts": 8, "num_experts_per_tok": 2})")
+        << "config.json: architectures FooMoeForCausalLM has num_experts = 8 but is not a known "
+           "mixture-of-experts family (a generic decoder reads experts only from Mixtral's "
+           "num_local_experts and num_experts_per_tok), so it is not read as a dense model; "
+           "supported: " +
+               supported;
+    QTest::newRow("wrapper text model")
+        << QByteArray(R"({"model_type": "llava", "text_config": {"model_type": "foo_moe",
+            "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "vocab_size": 100, "moe_intermediate_size": 32}})")
+        << "config.json (llava): text_config model_type 'foo_moe' has moe_intermediate_size = 32 "
+           "but is not a known mixture-of-experts family (a generic decoder reads experts only "
+           "from Mixtral's num_local_experts and num_experts_per_tok), so it is not read as a "
+           "dense model; supported: " +
+               supported;
+    // Mixtral's fields plus a shared expert (Granite-MoE-Shared's shared_intermediate_size)
+    // are not Mixtral-style: the shared expert is named.
+    QTest::newRow("generic shared expert")
+        << QByteArray(R"({"model_type": "granitemoeshared", "hidden_size": 64,
+            "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+            "vocab_size": 100, "num_local_experts": 8, "num_experts_per_tok": 2,
+            "shared_intermediate_size": 256})")
+        << "config.json (granitemoeshared): model_type 'granitemoeshared' has "
+           "shared_intermediate_size = 256 but is not a known mixture-of-experts family (a "
+           "generic decoder reads experts only from Mixtral's num_local_experts and "
+           "num_experts_per_tok), so it is not read as a dense model; supported: " +
+               supported;
+    // A dense family with expert fields: transformers would build the dense model and
+    // drop them, so the file is no such model.
+    QTest::newRow("dense family with experts")
+        << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+            "num_local_experts": 8, "num_experts_per_tok": 2})")
+        << "config.json (llama): num_local_experts = 8, but Llama (LlamaForCausalLM) has no "
+           "mixture of experts, so it is not read as a dense model";
+    QTest::newRow("dense family with a layer list")
+        << QByteArray(R"({"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+            "vocab_size": 100, "mlp_only_layers": [0]})")
+        << "config.json (qwen2): mlp_only_layers = [0], but Qwen2 (Qwen2ForCausalLM) has no "
+           "mixture of experts, so it is not read as a dense model";
+}
+
+void TestHfConfig::expertFieldsNeverDense()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, message);
+    QString error;
+    QVERIFY(!import(json, &error));
+    QCOMPARE(error, message);
+}
+
+void TestHfConfig::mixtralStyleGeneric()
+{
+    // Mixtral 8x7B under a name no reader knows: Mixtral's two expert fields alone are read
+    // as MixtralSparseMoeBlock in every block, the same 46,702,792,704 (12,879,925,248
+    // active) as publishedCounts' Mixtral row, with the assumption in the source.
+    QByteArray json = readData(QFINDTESTDATA("data/mixtral-8x7b-v0.1.json"));
+    json.replace("\"model_type\": \"mixtral\"", "\"model_type\": \"mixtral_custom\"");
+    QString error;
+    const auto m = import(json, &error);
+    QVERIFY2(m, qPrintable(error));
+    QCOMPARE(qint64(m->parameters()), 46702792704LL);
+    QCOMPARE(qint64(m->activeParameters()), 12879925248LL);
+    QCOMPARE(m->architecture->experts, 8);
+    QCOMPARE(m->architecture->activeExperts, 2);
+    const QString source = QString::fromStdString(m->source);
+    QVERIFY2(source.contains(
+                 QStringLiteral("assuming: a Mixtral-style mixture of experts in every block: "
+                                "num_local_experts gated (SwiGLU) experts")),
+             qPrintable(source));
+    QVERIFY2(source.contains(QStringLiteral("no shared experts and no dense blocks")),
+             qPrintable(source));
+    QVERIFY2(!source.contains(QStringLiteral("no mixture of experts")), qPrintable(source));
+    // num_experts_per_tok is required with num_local_experts.
+    json.replace("\"num_experts_per_tok\": 2,", "");
+    QVERIFY(!import(json, &error));
+    QVERIFY2(error.contains(QStringLiteral("as a generic decoder: missing num_experts_per_tok")),
+             qPrintable(error));
+}
+
 void TestHfConfig::errors_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("message");
     const QString supported = QStringLiteral(
         "llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, gemma3_text, qwen3, qwen3_moe, "
-        "olmo2, phi3, gpt_neox, llama4_text, deepseek_v2, deepseek_v3, llava, llava_next, "
-        "qwen2_vl, qwen2_5_vl, llama4, gemma3");
+        "olmo2, phi3, gpt_neox, llama4_text, deepseek_v2, deepseek_v3, olmoe, granitemoe, "
+        "llava, llava_next, qwen2_vl, qwen2_5_vl, llama4, gemma3");
     QTest::newRow("not json") << QByteArray(R"({"model_type": )")
                               << "config.json: unterminated object at offset 15";
     QTest::newRow("array") << QByteArray("[1, 2]") << "config.json: expected a JSON object";
@@ -641,13 +826,33 @@ void TestHfConfig::errors_data()
             "head_dim": 16, "vocab_size": 100, "attention_bias": true})")
         << "config.json (qwen3): attention_bias (biases on Q, K, V and O without MLP biases) is "
            "not modelled";
-    QTest::newRow("qwen3_moe dense layers")
+    // A dense block in the middle (a dense prefix or every n-th block is read:
+    // qwenSparseBlocks).
+    QTest::newRow("qwen3_moe dense block inside")
         << QByteArray(R"({"model_type": "qwen3_moe", "hidden_size": 64, "intermediate_size": 128,
             "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
             "head_dim": 16, "vocab_size": 100, "num_experts": 4, "num_experts_per_tok": 2,
-            "moe_intermediate_size": 32, "mlp_only_layers": [0]})")
-        << "config.json (qwen3_moe): dense blocks among MoE blocks (mlp_only_layers) are not "
-           "modelled";
+            "moe_intermediate_size": 32, "mlp_only_layers": [1]})")
+        << "config.json (qwen3_moe): this dense/MoE layer pattern (mlp_only_layers) is not "
+           "modelled, only a dense prefix, then every n-th block";
+    QTest::newRow("qwen3_moe no sparse block")
+        << QByteArray(R"({"model_type": "qwen3_moe", "hidden_size": 64, "intermediate_size": 128,
+            "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 16, "vocab_size": 100, "num_experts": 4, "num_experts_per_tok": 2,
+            "moe_intermediate_size": 32, "decoder_sparse_step": 5})")
+        << "config.json (qwen3_moe): decoder_sparse_step 5 leaves no MoE block";
+    QTest::newRow("olmoe attention bias")
+        << QByteArray(R"({"model_type": "olmoe", "hidden_size": 64, "intermediate_size": 32,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+            "attention_bias": true})")
+        << "config.json (olmoe): attention_bias (biases on Q, K, V and O without MLP biases) is "
+           "not modelled";
+    QTest::newRow("olmoe head_dim")
+        << QByteArray(R"({"model_type": "olmoe", "hidden_size": 64, "intermediate_size": 32,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "head_dim": 32,
+            "vocab_size": 100})")
+        << "config.json (olmoe): head_dim 32 other than hidden_size / num_attention_heads is "
+           "not modelled (q_norm is hidden_size wide)";
     QTest::newRow("gemma3 sparse text_config")
         << QByteArray(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text",
             "hidden_size": 5376, "num_attention_heads": 30}})")
@@ -687,8 +892,8 @@ void TestHfConfig::errors_data()
             "num_experts_per_tok": 4, "moe_intermediate_size": 1408,
             "shared_expert_intermediate_size": 5000, "decoder_sparse_step": 2})")
         << "config.json (qwen2_moe): shared_expert_intermediate_size 5000 is not a multiple of "
-           "moe_intermediate_size 1408; dense blocks between MoE blocks (decoder_sparse_step 2) "
-           "are not modelled";
+           "moe_intermediate_size 1408; dense blocks among MoE blocks (decoder_sparse_step 2) "
+           "are not modelled for Qwen2-MoE: its shared_expert_gate is only in the MoE blocks";
     QTest::newRow("gpt_neox without attention biases")
         << QByteArray(R"({"model_type": "gpt_neox", "hidden_size": 2048,
             "intermediate_size": 8192, "num_hidden_layers": 16, "num_attention_heads": 8,
