@@ -1,6 +1,7 @@
 #include "catalog.h"
 
 #include "modeljson.h"
+#include "qtext.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -39,6 +40,69 @@ QString entryName(const char *file, const QJsonObject &o, qsizetype index)
 }
 
 } // namespace
+
+bool Catalog::readFineTuningPresets(const QByteArray &recipes, Catalog &c, QString *err)
+{
+    const QJsonValue list =
+        QJsonDocument::fromJson(recipes).object().value(QLatin1String("fine_tuning"));
+    if (list.isUndefined())
+        return true;
+    if (!list.isArray()) {
+        *err = QStringLiteral("recipes.json: \"fine_tuning\" must be an array");
+        return false;
+    }
+    const QJsonArray ps = list.toArray();
+    for (qsizetype i = 0; i < ps.size(); ++i) {
+        const QJsonObject o = ps.at(i).toObject();
+        const QString where = entryName("recipes.json fine_tuning", o, i);
+        FineTuningPreset p;
+        p.id = o.value(QLatin1String("id")).toString().toStdString();
+        p.name = o.value(QLatin1String("name")).toString().toStdString();
+        p.help = o.value(QLatin1String("help")).toString().toStdString();
+        p.recipeId = o.value(QLatin1String("recipe")).toString().toStdString();
+        if (p.id.empty() || p.name.empty()) {
+            *err = where + QStringLiteral(": needs \"id\" and \"name\"");
+            return false;
+        }
+        if (!p.recipeId.empty() && !c.recipe(p.recipeId)) {
+            *err = where + QStringLiteral(": unknown recipe '%1'").arg(toQString(p.recipeId));
+            return false;
+        }
+        const QJsonObject values = o.value(QLatin1String("settings")).toObject();
+        for (auto it = values.begin(); it != values.end(); ++it) {
+            const std::string key = it.key().toStdString();
+            const Setting *setting = settingByKey(key);
+            if (!setting) {
+                *err = where + QStringLiteral(": unknown setting '%1'").arg(it.key());
+                return false;
+            }
+            std::string why;
+            const auto v = parseSettingText(*setting, it.value().toString().toStdString(), &why);
+            if (!v) {
+                *err = where + QStringLiteral(": %1 %2").arg(it.key(), toQString(why));
+                return false;
+            }
+            p.values.push_back({setting, *v});
+        }
+        c.m_fineTuning.push_back(std::move(p));
+    }
+    return true;
+}
+
+void applyFineTuningPreset(const Catalog &catalog, const FineTuningPreset &p, Scenario &s)
+{
+    applySettings(s, p.values);
+    if (!p.recipeId.empty()) {
+        s.recipe = *catalog.recipe(p.recipeId);
+        return;
+    }
+    for (const FineTuningPreset &other : catalog.fineTuningPresets())
+        if (!other.recipeId.empty() && other.recipeId == s.recipe.id &&
+            !catalog.recipes().empty()) {
+            s.recipe = catalog.recipes().front();
+            return;
+        }
+}
 
 std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteArray &recipes,
                                          const QByteArray &gpus, QString *error)
@@ -83,6 +147,9 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
         }
         c.m_recipes.push_back(std::move(r));
     }
+
+    if (!readFineTuningPresets(recipes, c, err))
+        return std::nullopt;
 
     const QJsonArray gs = readArray(gpus, "gpus.json", "gpus", err);
     if (!err->isEmpty())

@@ -57,27 +57,21 @@ QString count(std::int64_t n)
 
 } // namespace
 
-int HeadlineControls::tuningKind(const FineTuning &f)
+int HeadlineControls::tuningKind(const Catalog &catalog, const Scenario &s)
 {
-    if (!f.enabled())
-        return 0;
-    return f.baseFormat == BaseFormat::Nf4 ? 2 : 1;
-}
-
-FineTuning HeadlineControls::tuningPreset(int kind)
-{
-    FineTuning f; // 0: full fine-tune (rank 0)
-    if (kind == 1) {
-        f.loraRank = 8; // PEFT LoraConfig's default r, on q and v
-        f.loraAlpha = 8;
-        f.loraTargets = LoraQ | LoraV;
-    } else if (kind == 2) {
-        f.loraRank = 64; // the QLoRA paper's setup (section 4): r 64, alpha 16, all linear
-        f.loraAlpha = 16;
-        f.loraTargets = LoraAllLinear;
-        f.baseFormat = BaseFormat::Nf4;
+    const auto &presets = catalog.fineTuningPresets();
+    for (std::size_t i = 0; i < presets.size(); ++i) {
+        bool match = true;
+        for (const SettingValue &v : presets[i].values) {
+            if (v.setting->key == "lora_rank")
+                match = match && (v.value == 0) == (v.setting->get(s) == 0);
+            else if (v.setting->key == "base_format")
+                match = match && v.value == v.setting->get(s);
+        }
+        if (match)
+            return int(i);
     }
-    return f;
+    return -1;
 }
 
 int HeadlineControls::modelSliderPosition(std::int64_t parameters)
@@ -219,27 +213,23 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     tuningBox->setObjectName(QStringLiteral("fineTuning"));
     auto *tuningRow = new QHBoxLayout(tuningBox);
     m_tuning = new QButtonGroup(this);
-    static const char *tuningNames[] = {"Full", "LoRA", "QLoRA"};
-    static const char *tuningTips[] = {
-        "Every parameter trains: weights, gradients, master weights and optimizer states "
-        "as the recipe says",
-        "LoRA (Hu et al. 2021): rank-8 adapters on q and v train (PEFT's default); the "
-        "base is frozen in bf16",
-        "QLoRA (Dettmers et al. 2023): rank-64 adapters on every linear layer over a frozen "
-        "4-bit NF4 base with double quantization"};
-    for (int i = 0; i < 3; ++i) {
-        auto *b = new QPushButton(QString::fromLatin1(tuningNames[i]));
+    const auto &presets = catalog.fineTuningPresets();
+    for (std::size_t i = 0; i < presets.size(); ++i) {
+        auto *b = new QPushButton(toQString(presets[i].name));
         b->setCheckable(true);
         b->setMinimumHeight(40);
-        b->setToolTip(QString::fromLatin1(tuningTips[i]));
-        m_tuning->addButton(b, i);
+        b->setToolTip(toQString(presets[i].help));
+        m_tuning->addButton(b, int(i));
         tuningRow->addWidget(b);
     }
     layout->addWidget(tuningBox);
     connect(m_tuning, &QButtonGroup::idClicked, this, [this](int id) {
-        if (id == tuningKind(m_session->scenario().fineTuning))
+        const Catalog &c = m_session->catalog();
+        if (id == tuningKind(c, m_session->scenario()))
             return; // keeps a rank or targets set in the advanced panel
-        m_session->edit([id](Scenario &sc) { sc.fineTuning = tuningPreset(id); });
+        m_session->edit([&c, id](Scenario &sc) {
+            applyFineTuningPreset(c, c.fineTuningPresets()[std::size_t(id)], sc);
+        });
     });
 
     // Recipe: preset plus editable bytes per parameter.
@@ -409,8 +399,14 @@ void HeadlineControls::syncInputs()
         const QSignalBlocker b(m_recipeBytes[i]);
         m_recipeBytes[i]->setValue(int(bytes[i]));
     }
-    if (auto *button = m_tuning->button(tuningKind(s.fineTuning)))
+    if (auto *button = m_tuning->button(tuningKind(m_session->catalog(), s))) {
         button->setChecked(true);
+    } else if (QAbstractButton *checked = m_tuning->checkedButton()) {
+        // No preset describes the scenario (an fp16 base with rank 0, say): none checked.
+        m_tuning->setExclusive(false);
+        checked->setChecked(false);
+        m_tuning->setExclusive(true);
+    }
     if (auto *button = m_strategy->button(int(s.layout.zeroStage)))
         button->setChecked(true);
     if (auto *button = m_unit->button(int(m_session->unit())))

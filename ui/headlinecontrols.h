@@ -17,7 +17,9 @@ class QSpinBox;
 namespace shardscope {
 
 class AdvancedPanel;
+class Catalog;
 class Session;
+struct Scenario;
 
 /// The window's left column: the headline controls (model preset and log-scale size
 /// slider, GPU count slider and box, GPU card, strategy buttons), the recipe's bytes per
@@ -37,12 +39,11 @@ public:
     static int modelSliderPosition(std::int64_t parameters);
     static std::int64_t modelSliderParameters(int position);
     static constexpr int modelSliderSteps = 1000;
-    /// The fine-tuning buttons: 0 full fine-tune (LoRA rank 0), 1 LoRA (rank > 0 on a
-    /// bf16, fp16 or int8 base), 2 QLoRA (rank > 0 on NF4).
-    static int tuningKind(const FineTuning &f);
-    /// What a button sets: full (rank 0); LoRA rank 8, alpha 8 on q, v over bf16 (PEFT's
-    /// defaults); QLoRA rank 64, alpha 16 on every linear layer over NF4 (QLoRA paper).
-    static FineTuning tuningPreset(int kind);
+    /// The fine-tuning button (index into catalog.fineTuningPresets()) that describes `s`:
+    /// the first preset whose LoRA rank is zero exactly when `s`'s is and whose
+    /// base_format is `s`'s, so a rank or targets edited in the advanced panel keeps its
+    /// button; -1 when none does.
+    static int tuningKind(const Catalog &catalog, const Scenario &s);
     QButtonGroup *fineTuningButtons() const { return m_tuning; }
 
     QSlider *modelSlider() const { return m_modelSlider; }

@@ -1,5 +1,6 @@
 // The shipped catalog (resources/data/*.json) and how malformed catalogs are refused.
 #include "catalog.h"
+#include "scenariofile.h"
 
 #include <QTest>
 
@@ -16,6 +17,9 @@ private slots:
     void llama4MaverickPreset();
     void recipesMatchDomainSection1();
     void gpuCapacities();
+    void fineTuningPresets();
+    void malformedFineTuningPreset_data();
+    void malformedFineTuningPreset();
     void malformed_data();
     void malformed();
 };
@@ -114,6 +118,77 @@ void TestCatalog::gpuCapacities()
     QCOMPARE(qint64(c.gpu("h100-sxm-80gb")->driverReportedBytes), 81559LL * 1048576);
     QCOMPARE(qint64(c.gpu("h200-141gb")->capacityBytes), 141'000'000'000LL);
     QCOMPARE(qint64(c.gpu("b200-180gb")->driverReportedBytes), 0LL);
+}
+
+/// recipes.json's fine-tuning presets: the window's Full, LoRA and QLoRA buttons as
+/// settings-table values. QLoRA as artidoro/qlora runs it (Dettmers et al. 2023, section
+/// 4): r 64, alpha 16 on every linear layer, NF4 base, bf16 adapters and gradients, fp32
+/// paged AdamW moments, no master copy: 2 + 2 + 0 + 8 = 12 bytes per adapter parameter.
+void TestCatalog::fineTuningPresets()
+{
+    const Catalog &c = Catalog::builtIn();
+    const auto &presets = c.fineTuningPresets();
+    QCOMPARE(presets.size(), std::size_t(3));
+    QCOMPARE(presets[0].id, std::string("full"));
+    QCOMPARE(presets[2].name, std::string("QLoRA"));
+    QCOMPARE(qint64(c.recipe("qlora")->totalBytesPerParameter()), 12LL);
+    QCOMPARE(qint64(c.recipe("qlora")->masterWeightBytes), 0LL);
+
+    Scenario s = defaultScenario();
+    s.recipe = *c.recipe("mixed-adam");
+    applyFineTuningPreset(c, presets[2], s);
+    QCOMPARE(s.fineTuning.loraRank, 64);
+    QCOMPARE(s.fineTuning.loraAlpha, 16);
+    QCOMPARE(s.fineTuning.loraTargets, int(LoraAllLinear));
+    QCOMPARE(s.fineTuning.baseFormat, BaseFormat::Nf4);
+    QVERIFY(s.training.pagedOptimizer);
+    QCOMPARE(s.recipe.id, std::string("qlora"));
+    // LoRA names no recipe: it leaves QLoRA's for the catalog's first (mixed-adam).
+    applyFineTuningPreset(c, presets[1], s);
+    QCOMPARE(s.fineTuning.loraRank, 8);
+    QCOMPARE(s.fineTuning.loraTargets, int(LoraQ | LoraV));
+    QCOMPARE(s.fineTuning.baseFormat, BaseFormat::Bf16);
+    QVERIFY(!s.training.pagedOptimizer);
+    QCOMPARE(s.recipe.id, std::string("mixed-adam"));
+    // A recipe picked by hand stays.
+    s.recipe = *c.recipe("adam-8bit");
+    applyFineTuningPreset(c, presets[0], s);
+    QCOMPARE(s.fineTuning.loraRank, 0);
+    QCOMPARE(s.recipe.id, std::string("adam-8bit"));
+}
+
+void TestCatalog::malformedFineTuningPreset_data()
+{
+    QTest::addColumn<QByteArray>("presets");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("not an array") << QByteArray(R"("fine_tuning": {})")
+                                  << "recipes.json: \"fine_tuning\" must be an array";
+    QTest::newRow("no name") << QByteArray(R"("fine_tuning": [{"id": "x"}])")
+                             << "recipes.json fine_tuning entry 0 (x): needs \"id\" and \"name\"";
+    QTest::newRow("unknown recipe")
+        << QByteArray(R"("fine_tuning": [{"id": "x", "name": "X", "recipe": "nope"}])")
+        << "recipes.json fine_tuning entry 0 (x): unknown recipe 'nope'";
+    QTest::newRow("unknown setting")
+        << QByteArray(R"("fine_tuning": [{"id": "x", "name": "X", "settings": {"rank": "8"}}])")
+        << "recipes.json fine_tuning entry 0 (x): unknown setting 'rank'";
+    QTest::newRow("bad value")
+        << QByteArray(
+               R"("fine_tuning": [{"id": "x", "name": "X", "settings": {"base_format": "nf3"}}])")
+        << "recipes.json fine_tuning entry 0 (x): base_format ";
+}
+
+void TestCatalog::malformedFineTuningPreset()
+{
+    QFETCH(QByteArray, presets);
+    QFETCH(QString, message);
+    const QByteArray models = R"({"models": [{"id": "x", "name": "X", "parameters": 5}]})";
+    const QByteArray recipes = R"({"recipes": [{"id": "r", "weights": 2, "gradients": 2, )"
+                               R"("master_weights": 4, "optimizer": 8}], )" +
+                               presets + "}";
+    const QByteArray gpus = R"({"gpus": [{"id": "g", "short": "G", "capacity_gb": 80}]})";
+    QString error;
+    QVERIFY(!Catalog::fromJson(models, recipes, gpus, &error));
+    QVERIFY2(error.startsWith(message), qPrintable(error));
 }
 
 void TestCatalog::malformed_data()

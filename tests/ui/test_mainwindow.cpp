@@ -1188,14 +1188,26 @@ void TestMainWindow::fineTuningChoiceInFront()
     QCOMPARE(w.session()->scenario().fineTuning.baseFormat, BaseFormat::Nf4);
     QCOMPARE(w.session()->scenario().fineTuning.loraTargets, int(LoraAllLinear));
     QCOMPARE(tuning->checkedId(), 2);
+    // QLoRA as run (resources/data/recipes.json): bf16 adapters, 32-bit paged AdamW.
+    QCOMPARE(w.session()->scenario().recipe.id, std::string("qlora"));
+    QVERIFY(w.session()->scenario().training.pagedOptimizer);
     QVERIFY(w.session()->report().valid());
     // A QLoRA base takes far less than bf16's 2 B per weight: the weights are below
     // half of 13.5 GB.
     QVERIFY(w.session()->report().groups.front().bytes.weights < 6'738'415'616LL);
     w.undoStack()->undo();
     QCOMPARE(tuning->checkedId(), 1);
+    QCOMPARE(w.session()->scenario().recipe.id, std::string("mixed-adam"));
+    tuning->button(2)->click();
     tuning->button(0)->click();
     QCOMPARE(w.session()->scenario().fineTuning.loraRank, 0);
+    // Leaving QLoRA leaves its recipe: a full fine-tune is back on mixed-precision AdamW.
+    QCOMPARE(w.session()->scenario().recipe.id, std::string("mixed-adam"));
+    QVERIFY(!w.session()->scenario().training.pagedOptimizer);
+    // A base format no preset names (fp16 at rank 0) checks no button.
+    w.session()->edit([](Scenario &sc) { sc.fineTuning.baseFormat = BaseFormat::Fp16; });
+    QCoreApplication::processEvents();
+    QCOMPARE(tuning->checkedId(), -1);
 }
 
 QTEST_MAIN(TestMainWindow)
