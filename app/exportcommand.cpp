@@ -72,7 +72,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
                         .arg(maxExportSide)
                         .arg(p.value(size)));
 
-    // The chart as the window draws it, from a Session of its own (ui/chartregistry.h).
+    // The chart as the window draws it, from a Session of its own (ui/charts/chartregistry.h).
     Session session(Catalog::builtIn());
     session.setScenario(doc.scenario);
     session.setUnit(doc.unit);

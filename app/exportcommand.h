@@ -13,7 +13,7 @@ namespace shardscope {
 ///
 /// The scenario comes from a scenario file (io/scenariofile.h) or, instead, from the
 /// scenario flags every subcommand shares (ScenarioOptions: --model, --gpus,
-/// --strategy, ...). The chart is the registry's (ui/chartregistry.h): the same view
+/// --strategy, ...). The chart is the registry's (ui/charts/chartregistry.h): the same view
 /// the window draws, its slide the same picture as the window's File > Export chart
 /// (the timeline without its live controls). The title defaults to the entry's
 /// slideTitle() (the verdict for memory, a line naming the comparison or the pipeline);

@@ -1,9 +1,9 @@
 #pragma once
 
 // The starting point of every front end, and the layout rules the window's controls
-// and the commands share. The window (ui/session), `shardscope report`, `plan`,
+// and the commands share. The window (ui/shell/session), `shardscope report`, `plan`,
 // `export`, scenario files and lessons (io/scenariofile defaultScenario()) all start
-// from defaultScenario(); the GPU slider (ui/headlinecontrols) and whatFits()
+// from defaultScenario(); the GPU slider (ui/panels/headlinecontrols) and whatFits()
 // (core/planner) step through gpuSliderCounts(); the Advanced panel and the pipeline
 // tab change t, p and c through setDegreesKeepingData().
 

@@ -2,7 +2,7 @@
 
 // The settings table: every scalar setting of a Scenario, declared once. The
 // command line (app/reportcommand), scenario files (io/scenariofile), the window's
-// controls (ui/advancedpanel, ui/mainwindow) and the README's flag table are all
+// controls (ui/panels/advancedpanel, ui/shell/mainwindow) and the README's flag table are all
 // derived from it, so a setting has one name, one range and one help line
 // everywhere. Model, recipe and GPU are structured values with their own readers
 // (catalog ids or objects) and are not in the table.

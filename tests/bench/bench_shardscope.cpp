@@ -166,7 +166,7 @@ BENCHMARK(BM_Schedule)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 /// engine, the chart update and the finished (queued) replot and repaint, in a 1920 x
 /// 1080 window, in presentation mode when `presentation`. The slider is held down, as
 /// the mouse holds it (QAbstractSlider::setSliderDown), so what waits for the release
-/// (the model description, ui/headlinecontrols.cpp) waits here too.
+/// (the model description, ui/panels/headlinecontrols.cpp) waits here too.
 void sliderToReplot(benchmark::State &state, bool presentation)
 {
     MainWindow w;

@@ -8,7 +8,7 @@
 // The boxes are QCustomPlot's own geometry: QCPItemText's topLeft / bottomRight anchors,
 // the legend items' outer rects, and tick labels and axis titles placed as
 // QCPAxisPainterPrivate places them (tickLabelRects() and axisTitleRect() in
-// ui/chartparts.h).
+// ui/charts/chartparts.h).
 #include "catalog.h"
 #include "chartscenarios.h"
 #include "comparechart.h"
@@ -285,7 +285,7 @@ void TestChartCollision::memoryChartTextNeverCollides()
 void TestChartCollision::memoryChartExportNeverCollides()
 {
     // An export lays the plot out at the slide's size without resizing the widget
-    // (ui/chartexport.cpp draws through QCustomPlot::toPainter): the chart fits its text at
+    // (ui/charts/chartexport.cpp draws through QCustomPlot::toPainter): the chart fits its text at
     // that layout. The check runs right after the chart's own fitting, in the same layout.
     MemoryChart chart;
     chart.resize(700, 450);
@@ -359,7 +359,7 @@ void TestChartCollision::compareChartTextNeverCollides()
 
 void TestChartCollision::planChartTextNeverCollides()
 {
-    // The Plan tab's chart (ui/planpanel.h) at every size, drawn as an export draws it:
+    // The Plan tab's chart (ui/panels/planpanel.h) at every size, drawn as an export draws it:
     // Llama 3 70B on the default 64 GPUs (2,883 fitting layouts), on 8 and on 1 (4 fit,
     // all offloading), and Llama 3.1 405B on 1 (none fits: the message alone, as
     // `shardscope plan --model llama3.1-405b --gpus 1` says). Its capacity label also
@@ -423,7 +423,7 @@ void TestChartCollision::planChartTextNeverCollides()
 
 void TestChartCollision::liveChartTextNeverCollides()
 {
-    // The Live GPUs tab's chart (ui/livepanel.h) at every size in both styles: the
+    // The Live GPUs tab's chart (ui/panels/livepanel.h) at every size in both styles: the
     // predicted bars alone before a reading (the default Llama 3 70B on 64 GPUs draws its
     // first 8 ranks at 1,195 GB each; Llama 3 8B, ZeRO-3, on 2), and readings of 2, 8 and
     // 16 H100s beside Llama 3 8B, ZeRO-3 (each pair's tick label then carries "measured -

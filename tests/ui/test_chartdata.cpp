@@ -1,4 +1,4 @@
-// The charts' data without widgets (ui/chartdata.h): the strategy comparison's bars, checked
+// The charts' data without widgets (ui/charts/chartdata.h): the strategy comparison's bars, checked
 // against the ZeRO paper's per-GPU model-state arithmetic (Rajbhandari et al. 2020,
 // arXiv:1910.02054, Figure 1: 2 + 2 + K bytes per parameter, K = 12 for mixed-precision
 // Adam, split as 4 B master weights and 8 B Adam moments), worked by hand below.

@@ -135,7 +135,7 @@ void TestChartExport::titleCaptionAndColours()
     QVERIFY(inkInRows(titled, 1030, 1080) > 1000);
     QVERIFY(plain.copy(0, 0, 1920, 60) != titled.copy(0, 0, 1920, 60));
     QVERIFY(plain.copy(0, 1030, 1920, 50) != titled.copy(0, 1030, 1920, 50));
-    // Every component drawn is in its legend colour (Okabe-Ito, ui/palette.h).
+    // Every component drawn is in its legend colour (Okabe-Ito, ui/charts/palette.h).
     for (Component c : {Component::Weights, Component::Gradients, Component::MasterWeights,
                         Component::OptimizerStates})
         QVERIFY2(countColour(titled, componentColor(c)) > 2000,

@@ -1,4 +1,4 @@
-// Legend entries that remember their size (ui/chartparts.h addToLegend(),
+// Legend entries that remember their size (ui/charts/chartparts.h addToLegend(),
 // useMeasuredLegendEntries()): the same entries in the same cells as QCustomPlot's, and
 // sizes that are QCustomPlot's own, following a renamed plottable and a new font.
 #include "chartparts.h"

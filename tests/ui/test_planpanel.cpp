@@ -1,8 +1,8 @@
-// The Plan tab (ui/planpanel.h): the planner's fitting layouts (core/planner.h) ranked in a
+// The Plan tab (ui/panels/planpanel.h): the planner's fitting layouts (core/planner.h) ranked in a
 // table, memory against step time with the Pareto frontier, a row loaded into the Session,
 // and the chosen row exported through io/launchconfig.h.
 //
-// The scenario is the window's default (ui/session.h): Llama 3 70B on 64 H100 SXM 80GB,
+// The scenario is the window's default (ui/shell/session.h): Llama 3 70B on 64 H100 SXM 80GB,
 // b 1, m 8, s 4,096, so the global batch is m x b x d x s = 8 x 1 x 64 x 4,096 =
 // 2,097,152 tokens (512 sequences).
 #include "catalog.h"

@@ -1,4 +1,4 @@
-// What a lesson step changed, named as the window names it (ui/scenariochanges.h): the
+// What a lesson step changed, named as the window names it (ui/shell/scenariochanges.h): the
 // lesson bar's "Changed: ..." line and the undo steps' names come from it.
 #include "../testsupport.h"
 #include "scenariochanges.h"

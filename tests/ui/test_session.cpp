@@ -1,6 +1,6 @@
-// The Session (ui/session.h): one change signal, derived values computed lazily and equal
-// to the engine's own functions; LazyRefresh (ui/lazyrefresh.h): hidden tabs wait until
-// shown; ScenarioHistory (ui/scenariohistory.h): one undo step per change.
+// The Session (ui/shell/session.h): one change signal, derived values computed lazily and equal
+// to the engine's own functions; LazyRefresh (ui/shell/lazyrefresh.h): hidden tabs wait until
+// shown; ScenarioHistory (ui/shell/scenariohistory.h): one undo step per change.
 #include "lazyrefresh.h"
 #include "scenariohistory.h"
 #include "session.h"

@@ -1,4 +1,4 @@
-// Where one step goes (ui/steptimebar.h): the stacked bar's segments are the engine's
+// Where one step goes (ui/charts/steptimebar.h): the stacked bar's segments are the engine's
 // StepBreakdown parts of catalog scenarios and add up to the step, the legend names them
 // with their seconds, the colours drawn are the legend's, the text never collides at
 // window sizes in every style, an untimeable step shows its message and no bars, and in

@@ -1,4 +1,4 @@
-// WrapLabel (ui/wraplabel.h): its heights for a width are QLabel's own, and a new text,
+// WrapLabel (ui/widgets/wraplabel.h): its heights for a width are QLabel's own, and a new text,
 // font or margin is measured again instead of answered from the memo.
 #include "wraplabel.h"
 

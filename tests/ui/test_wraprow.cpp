@@ -1,4 +1,4 @@
-// WrapRow (ui/wraprow.h): control groups on one row while their size hints fit, on more
+// WrapRow (ui/widgets/wraprow.h): control groups on one row while their size hints fit, on more
 // rows when not, the trailing group at the right end of the last row, and no width asked
 // of the window.
 #include "wraprow.h"

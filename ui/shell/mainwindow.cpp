@@ -77,7 +77,7 @@ QString count(std::int64_t n)
     return QLocale(QLocale::English).toString(qlonglong(n));
 }
 
-/// The registry's entry `id` (ui/chartregistry.h): every chart of the window is built
+/// The registry's entry `id` (ui/charts/chartregistry.h): every chart of the window is built
 /// and drawn through it, as `shardscope export --chart` does.
 const ChartEntry &chartEntry(const char *id)
 {

@@ -20,7 +20,7 @@ namespace shardscope {
 /// a panel chart (TimelinePanel) holds other widgets and its slide is the whole widget
 /// (renderWidget()), drawn between beginSlide() and endSlide() so that it can hide its
 /// live controls. A slide is the same picture from the window's File > Export chart, Copy
-/// chart and the command line (ui/chartregistry.h).
+/// chart and the command line (ui/charts/chartregistry.h).
 class ChartView : public QWidget, public StyledView
 {
     Q_OBJECT

@@ -15,7 +15,7 @@ namespace shardscope {
 
 /// DDP, ZeRO-1, ZeRO-2 and ZeRO-3 side by side for one model and set of GPUs
 /// (QCustomPlot): one stacked bar per strategy showing its busiest GPU (the peak
-/// pipeline stage), in MemoryChart's component colours (ui/palette.h), against the
+/// pipeline stage), in MemoryChart's component colours (ui/charts/palette.h), against the
 /// card's capacity line, with the total above each bar and a legend.
 ///
 /// The four variants come from compareStrategies() (core/compare.h), served by

@@ -33,7 +33,7 @@ namespace shardscope {
 
 // The pieces ShardScope's QCustomPlot charts are built from, written once so that every
 // chart looks and behaves alike: MemoryChart, CompareChart, LivePanel, TimelineView and
-// StageMemoryChart. Styling follows ChartStyle (ui/palette.h): sizes are points x
+// StageMemoryChart. Styling follows ChartStyle (ui/charts/palette.h): sizes are points x
 // fontScale and pens pixels x lineScale.
 
 /// The hatch over the part of a bar above capacity: Qt::BDiagPattern's diagonal stripes
