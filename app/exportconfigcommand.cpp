@@ -2,9 +2,9 @@
 
 #include "launchconfig.h"
 #include "reportcommand.h"
+#include "scenariofile.h"
 
 #include <QCommandLineParser>
-#include <QSaveFile>
 
 namespace shardscope {
 
@@ -42,10 +42,8 @@ int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStrea
     if (!config)
         return fail(QStringLiteral("%1: %2").arg(launchFormatId(*f), error));
     if (p.isSet(outFile)) {
-        QSaveFile file(p.value(outFile));
-        if (!file.open(QIODevice::WriteOnly) || file.write(config->text) != config->text.size() ||
-            !file.commit())
-            return fail(QStringLiteral("cannot write '%1'").arg(p.value(outFile)), 1);
+        if (!writeBytesAtomically(p.value(outFile), config->text, &error))
+            return fail(error, 1);
     } else {
         out << QString::fromUtf8(config->text);
         out.flush();

@@ -520,16 +520,25 @@ std::optional<ScenarioDocument> loadScenarioFile(const QString &path, QString *e
 bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile &)> &write,
                          QString *error)
 {
+    // A device, FIFO or folder is never replaced: QSaveFile would rename a regular file
+    // over /dev/full, or write nothing and report success.
+    if (const QFileInfo target(path); target.exists() && !target.isFile()) {
+        *error = QStringLiteral("cannot write %1: not a regular file").arg(path);
+        return false;
+    }
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly)) {
         *error = QStringLiteral("cannot write %1: %2").arg(path, f.errorString());
         return false;
     }
-    if (!write(f)) {
+    // flush() before commit(): Qt 6.4's commit() renames the temporary over the target
+    // even when writing out its buffer fails (a full disk), so the old file would be
+    // replaced by an empty or truncated one. A failed flush abandons the write.
+    if (!write(f) || !f.flush()) {
+        const QString why =
+            f.errorString().isEmpty() ? QStringLiteral("writing failed") : f.errorString();
         f.cancelWriting();
-        *error = QStringLiteral("cannot write %1: %2")
-                     .arg(path, f.errorString().isEmpty() ? QStringLiteral("writing failed")
-                                                          : f.errorString());
+        *error = QStringLiteral("cannot write %1: %2").arg(path, why);
         return false;
     }
     if (!f.commit()) {
@@ -539,11 +548,16 @@ bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile
     return true;
 }
 
-bool saveScenarioFile(const QString &path, const Scenario &s, ByteUnit unit, QString *error)
+bool writeBytesAtomically(const QString &path, const QByteArray &bytes, QString *error)
 {
-    const QByteArray bytes = QJsonDocument(scenarioToJson(s, unit)).toJson(QJsonDocument::Indented);
     return writeFileAtomically(
         path, [&bytes](QSaveFile &f) { return f.write(bytes) == bytes.size(); }, error);
+}
+
+bool saveScenarioFile(const QString &path, const Scenario &s, ByteUnit unit, QString *error)
+{
+    return writeBytesAtomically(
+        path, QJsonDocument(scenarioToJson(s, unit)).toJson(QJsonDocument::Indented), error);
 }
 
 RecentFiles::RecentFiles(QSettings &settings, const QString &key) : m_settings(settings), m_key(key)

@@ -89,11 +89,18 @@ std::optional<ScenarioDocument> scenarioFromBytes(const QByteArray &bytes, const
 /// Loads a scenario file; nullopt plus a one-line `*error` naming the file.
 std::optional<ScenarioDocument> loadScenarioFile(const QString &path, QString *error);
 
-/// Writes through a QSaveFile: `write` fills it (returns false to abandon), then the
-/// file is committed by an atomic rename. On any failure the old file is left as it
-/// was, the temporary file is removed, and `*error` says why. Returns success.
+/// Writes through a QSaveFile: `write` fills it (returns false to abandon), the buffer is
+/// flushed and checked, then the file is committed by an atomic rename. On any failure
+/// (a full disk, a size limit, a target that exists but is not a regular file, such as
+/// /dev/full or a folder) the old file is left as it was, the temporary file is
+/// removed, and `*error` says why ("cannot write PATH: No space left on device").
+/// Returns success.
 bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile &)> &write,
                          QString *error);
+
+/// writeFileAtomically() of `bytes`: every file the command line and the window write
+/// that is not an image (scenarios, launch configs, report JSON and CSV) goes through it.
+bool writeBytesAtomically(const QString &path, const QByteArray &bytes, QString *error);
 
 /// Saves scenarioToJson(s, unit), indented, with writeFileAtomically.
 bool saveScenarioFile(const QString &path, const Scenario &s, ByteUnit unit, QString *error);

@@ -7,6 +7,7 @@
 #include "settings.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -66,6 +67,7 @@ private slots:
     void exportConfigExamplesAreCurrent();
     void exportConfigErrors_data();
     void exportConfigErrors();
+    void exportConfigOutMustBeAFile();
 };
 
 void TestReportCommand::issueExampleJson()
@@ -711,6 +713,21 @@ void TestReportCommand::exportConfigErrors()
     QFETCH(QStringList, args);
     QFETCH(QString, message);
     verifyRefusal(exportConfig(args), message);
+}
+
+/// `--out` to a target that is not a regular file fails loudly (exit 1, one line) and
+/// leaves it as it was: /dev/full used to "succeed" with nothing written.
+void TestReportCommand::exportConfigOutMustBeAFile()
+{
+    QTemporaryDir dir;
+    const QString target =
+        QFileInfo::exists(QStringLiteral("/dev/full")) ? QStringLiteral("/dev/full") : dir.path();
+    const Run r = exportConfig({"--format", "deepspeed", "--out", target});
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.err, QStringLiteral("shardscope export-config: cannot write %1: not a regular "
+                                   "file\n")
+                        .arg(target));
+    QVERIFY(!QFileInfo(target).isFile());
 }
 
 QTEST_GUILESS_MAIN(TestReportCommand)

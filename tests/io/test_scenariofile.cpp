@@ -9,6 +9,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLocale>
@@ -16,6 +17,8 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
+#include <sys/resource.h>
 
 using namespace shardscope;
 
@@ -98,6 +101,8 @@ private slots:
     void missingFile();
     void atomicSaveKeepsOldFileOnFailure();
     void atomicSaveKeepsOldFileInReadOnlyDirectory();
+    void atomicSaveKeepsOldFileWhenTheDiskIsFull();
+    void atomicSaveRefusesADevice();
     void recentFilesOrderAndLimit();
     void recentFilesDropsMissing();
 };
@@ -404,6 +409,51 @@ void TestScenarioFile::atomicSaveKeepsOldFileOnFailure()
     QCOMPARE(fileBytes(path), before);
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
     QVERIFY(loadScenarioFile(path, &error));
+}
+
+/// A full disk while QSaveFile writes out its buffer: Qt 6.4's commit() would rename the
+/// truncated temporary over the old file and report success (a 0-byte launch config
+/// after `export-config --out` on a full tmpfs). The process's file-size limit
+/// (RLIMIT_FSIZE, with SIGXFSZ ignored so write() fails with EFBIG) makes the same
+/// failure without a full disk: the save fails and the old file stays whole.
+void TestScenarioFile::atomicSaveKeepsOldFileWhenTheDiskIsFull()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("keep.json"));
+    QString error;
+    QVERIFY(saveScenarioFile(path, plainCount(), ByteUnit::GB, &error));
+    const QByteArray before = fileBytes(path);
+    QVERIFY(before.size() > 200);
+
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    QCOMPARE(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rlimit small = old;
+    small.rlim_cur = 100; // bytes: less than the 369-byte file below
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const bool ok = writeBytesAtomically(path, QByteArray(369, 'x'), &error);
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, previous);
+
+    QVERIFY(!ok);
+    QVERIFY2(error.startsWith(QStringLiteral("cannot write ")), qPrintable(error));
+    QCOMPARE(fileBytes(path), before);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
+}
+
+/// A target that exists but is not a regular file is refused, never replaced and never
+/// "written" with a false success: /dev/full (every write fails) and a folder.
+void TestScenarioFile::atomicSaveRefusesADevice()
+{
+    QString error;
+    if (QFileInfo::exists(QStringLiteral("/dev/full"))) {
+        QVERIFY(!writeBytesAtomically(QStringLiteral("/dev/full"), "{}", &error));
+        QCOMPARE(error, QStringLiteral("cannot write /dev/full: not a regular file"));
+        QVERIFY(!QFileInfo(QStringLiteral("/dev/full")).isFile()); // still the device
+    }
+    QTemporaryDir dir;
+    QVERIFY(!writeBytesAtomically(dir.path(), "{}", &error));
+    QCOMPARE(error, QStringLiteral("cannot write %1: not a regular file").arg(dir.path()));
 }
 
 void TestScenarioFile::atomicSaveKeepsOldFileInReadOnlyDirectory()

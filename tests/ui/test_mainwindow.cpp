@@ -1126,7 +1126,7 @@ void TestMainWindow::numbersTableCopiesAndExports()
     const QJsonObject o = QJsonDocument::fromJson(j.readAll()).object();
     QCOMPARE(o.value(QStringLiteral("peak_bytes")).toInteger(), w.session()->report().peakBytes());
     QVERIFY(!w.exportData(dir.filePath(QStringLiteral("missing/n.csv")), &error));
-    QVERIFY(error.startsWith(QStringLiteral("Cannot write")));
+    QVERIFY(error.startsWith(QStringLiteral("cannot write")));
 }
 
 void TestMainWindow::slidesShowNoLiveControls()

@@ -48,7 +48,6 @@
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -569,12 +568,7 @@ bool MainWindow::exportData(const QString &path, QString *error)
         bytes = toCsv(reportTable(m_session->scenario(), m_session->report(), m_session->unit()))
                     .toUtf8();
     }
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
-        *error = QStringLiteral("Cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return writeBytesAtomically(path, bytes, error);
 }
 
 bool MainWindow::eventFilter(QObject *watched, QEvent *event)
