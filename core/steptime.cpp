@@ -283,6 +283,16 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
         return t;
     const Layout &l = s.layout;
     const Training &tr = s.training;
+    // Tokens per step, b m d s, must be a 64-bit count (each factor is in range on its
+    // own; their product at the table's extremes is not).
+    std::int64_t batch = 0, tokens = 0;
+    if (__builtin_mul_overflow(tr.microBatches, tr.microBatchSize, &batch) ||
+        __builtin_mul_overflow(batch, l.dataParallel(), &batch) ||
+        __builtin_mul_overflow(batch, tr.sequenceLength, &tokens)) {
+        t.error = "the global batch is too large to time: b x m x d x s is over 9.2e18 "
+                  "tokens per step";
+        return t;
+    }
     const ComputeRates rates = computeRates(s.gpu, tr, s.throughput, t.notes);
     t.matmulEfficiency = rates.matmulEfficiency;
     t.achievedFlopsPerSecond = rates.matmulFlopsPerSecond;
@@ -345,7 +355,7 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r)
                           "(two 8-channel DDR5-4800 sockets, as in a DGX H100), shared by the "
                           "node's GPUs, not overlapped with the GPU step.");
 
-    t.tokensPerStep = tr.globalBatch(l.dataParallel()) * tr.sequenceLength;
+    t.tokensPerStep = tokens;
     const TokenFlops f = tokenFlops(s.model, tr.sequenceLength);
     t.modelFlopsPerStep = f.modelPerToken() * double(t.tokensPerStep);
     t.hardwareFlopsPerStep = hardwarePerStep;

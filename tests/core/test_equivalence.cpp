@@ -38,8 +38,10 @@ constexpr int recordedValid = 53786;
 constexpr int scenarioCount = 100'000;
 /// The digest of the 100,000 table-drawn scenarios (tableScenario below): each report
 /// and its step time. Recorded from commit 925fbe6, before the engine's framework
-/// profiles became data; like recordedDigest, change it only deliberately.
-constexpr std::uint64_t recordedTableDigest = 216000079529408070ULL;
+/// profiles became data, and again when stepTime() began refusing a global batch of
+/// more than 2^63 tokens (b x m x d x s overflowed, undefined behaviour that UBSan caught
+/// in these draws); like recordedDigest, change it only deliberately.
+constexpr std::uint64_t recordedTableDigest = 13695090613900988949ULL;
 /// How many of the table-drawn scenarios are valid, recorded with the digest.
 constexpr int recordedTableValid = 26281;
 
