@@ -1,5 +1,6 @@
 #include "activations.h"
 
+#include "enumtable.h"
 #include "intmath.h"
 
 #include <algorithm>
@@ -424,31 +425,32 @@ void computeFigures(const Architecture &a, const ActivationSettings &s, const Lo
 
 } // namespace
 
+namespace {
+
+/// Fp8Recipe's names; the aliases are torchao's float8 recipe names ("tensorwise") and
+/// the OCP microscaling short name ("mx").
+constexpr EnumTable<Fp8Recipe, 3> fp8Recipes{{
+    {Fp8Recipe::Off, "off", {}, {"none"}},
+    {Fp8Recipe::Delayed, "delayed", {}, {"tensorwise"}},
+    {Fp8Recipe::Mxfp8, "mxfp8", {}, {"mx"}},
+}};
+
+constexpr EnumTable<Recompute, 3> recomputes{{
+    {Recompute::None, "none"},
+    {Recompute::Selective, "selective"},
+    {Recompute::Full, "full"},
+}};
+
+} // namespace
+
 std::string_view fp8RecipeId(Fp8Recipe r)
 {
-    switch (r) {
-    case Fp8Recipe::Off:
-        return "off";
-    case Fp8Recipe::Delayed:
-        return "delayed";
-    case Fp8Recipe::Mxfp8:
-        return "mxfp8";
-    }
-    return "off";
+    return enumId(fp8Recipes, r, "off");
 }
 
 std::optional<Fp8Recipe> parseFp8Recipe(std::string_view text)
 {
-    for (Fp8Recipe r : {Fp8Recipe::Off, Fp8Recipe::Delayed, Fp8Recipe::Mxfp8})
-        if (fp8RecipeId(r) == text)
-            return r;
-    if (text == "none")
-        return Fp8Recipe::Off;
-    if (text == "tensorwise")
-        return Fp8Recipe::Delayed;
-    if (text == "mx")
-        return Fp8Recipe::Mxfp8;
-    return std::nullopt;
+    return parseEnum(fp8Recipes, text);
 }
 
 std::int64_t fp8TensorBytes(Fp8Recipe r, std::int64_t elements)
@@ -476,24 +478,12 @@ bool opLevelSelective(const Architecture &a, const ActivationSettings &s, int la
 
 std::string_view recomputeId(Recompute r)
 {
-    switch (r) {
-    case Recompute::None:
-        return "none";
-    case Recompute::Selective:
-        return "selective";
-    case Recompute::Full:
-        return "full";
-    }
-    return "none";
+    return enumId(recomputes, r, "none");
 }
 
 std::optional<Recompute> parseRecompute(std::string_view id)
 {
-    for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
-        if (recomputeId(r) == id)
-            return r;
-    }
-    return std::nullopt;
+    return parseEnum(recomputes, id);
 }
 
 std::string_view lossKernelId(LossKernel k)

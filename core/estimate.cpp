@@ -1,5 +1,6 @@
 #include "estimate.h"
 
+#include "enumtable.h"
 #include "estimate/activationstage.h"
 #include "estimate/buffers.h"
 #include "estimate/communication.h"
@@ -109,32 +110,26 @@ std::string validateRecipe(const Recipe &r)
     return {};
 }
 
+namespace {
+
+/// BaseFormat's names; the aliases are bitsandbytes' load_in_8bit / load_in_4bit.
+constexpr EnumTable<BaseFormat, 4> baseFormats{{
+    {BaseFormat::Bf16, "bf16"},
+    {BaseFormat::Fp16, "fp16"},
+    {BaseFormat::Int8, "int8", {}, {"8bit"}},
+    {BaseFormat::Nf4, "nf4", {}, {"4bit"}},
+}};
+
+} // namespace
+
 std::string_view baseFormatId(BaseFormat f)
 {
-    switch (f) {
-    case BaseFormat::Bf16:
-        return "bf16";
-    case BaseFormat::Fp16:
-        return "fp16";
-    case BaseFormat::Int8:
-        return "int8";
-    case BaseFormat::Nf4:
-        return "nf4";
-    }
-    return "bf16";
+    return enumId(baseFormats, f, "bf16");
 }
 
 std::optional<BaseFormat> parseBaseFormat(std::string_view text)
 {
-    if (text == "bf16")
-        return BaseFormat::Bf16;
-    if (text == "fp16")
-        return BaseFormat::Fp16;
-    if (text == "int8" || text == "8bit")
-        return BaseFormat::Int8;
-    if (text == "nf4" || text == "4bit")
-        return BaseFormat::Nf4;
-    return std::nullopt;
+    return parseEnum(baseFormats, text);
 }
 
 std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t rows)

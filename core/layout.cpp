@@ -1,5 +1,6 @@
 #include "layout.h"
 
+#include "enumtable.h"
 #include "framework.h"
 
 #include <cctype>
@@ -7,34 +8,33 @@
 
 namespace shardscope {
 
+namespace {
+
+/// ZeroStage's names; the aliases are DeepSpeed's stage numbers and PyTorch FSDP's
+/// ShardingStrategy names (NO_SHARD, SHARD_GRAD_OP, FULL_SHARD).
+constexpr EnumTable<ZeroStage, 4> zeroStages{{
+    {ZeroStage::Ddp, "ddp", "DDP", {"0", "zero0", "no_shard"}},
+    {ZeroStage::Zero1, "zero1", "ZeRO-1", {"1", "zero-1"}},
+    {ZeroStage::Zero2, "zero2", "ZeRO-2", {"2", "zero-2", "shard_grad_op"}},
+    {ZeroStage::Zero3, "zero3", "ZeRO-3 / FSDP", {"3", "zero-3", "fsdp", "full_shard"}},
+}};
+
+constexpr EnumTable<Offload, 3> offloads{{
+    {Offload::None, "none"},
+    {Offload::Optimizer, "optimizer", {}, {"cpu"}},
+    {Offload::OptimizerAndParams, "optimizer+params", {}, {"params"}},
+}};
+
+} // namespace
+
 std::string_view zeroStageId(ZeroStage s)
 {
-    switch (s) {
-    case ZeroStage::Ddp:
-        return "ddp";
-    case ZeroStage::Zero1:
-        return "zero1";
-    case ZeroStage::Zero2:
-        return "zero2";
-    case ZeroStage::Zero3:
-        return "zero3";
-    }
-    return "ddp";
+    return enumId(zeroStages, s, "ddp");
 }
 
 std::string_view zeroStageName(ZeroStage s)
 {
-    switch (s) {
-    case ZeroStage::Ddp:
-        return "DDP";
-    case ZeroStage::Zero1:
-        return "ZeRO-1";
-    case ZeroStage::Zero2:
-        return "ZeRO-2";
-    case ZeroStage::Zero3:
-        return "ZeRO-3 / FSDP";
-    }
-    return "DDP";
+    return enumName(zeroStages, s, "DDP");
 }
 
 std::optional<ZeroStage> parseZeroStage(std::string_view text)
@@ -42,39 +42,17 @@ std::optional<ZeroStage> parseZeroStage(std::string_view text)
     std::string t(text);
     for (auto &c : t)
         c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (t == "ddp" || t == "0" || t == "zero0" || t == "no_shard")
-        return ZeroStage::Ddp;
-    if (t == "zero1" || t == "1" || t == "zero-1")
-        return ZeroStage::Zero1;
-    if (t == "zero2" || t == "2" || t == "zero-2" || t == "shard_grad_op")
-        return ZeroStage::Zero2;
-    if (t == "zero3" || t == "3" || t == "zero-3" || t == "fsdp" || t == "full_shard")
-        return ZeroStage::Zero3;
-    return std::nullopt;
+    return parseEnum(zeroStages, t);
 }
 
 std::string_view offloadId(Offload o)
 {
-    switch (o) {
-    case Offload::None:
-        return "none";
-    case Offload::Optimizer:
-        return "optimizer";
-    case Offload::OptimizerAndParams:
-        return "optimizer+params";
-    }
-    return "none";
+    return enumId(offloads, o, "none");
 }
 
 std::optional<Offload> parseOffload(std::string_view text)
 {
-    if (text == "none")
-        return Offload::None;
-    if (text == "optimizer" || text == "cpu")
-        return Offload::Optimizer;
-    if (text == "optimizer+params" || text == "params")
-        return Offload::OptimizerAndParams;
-    return std::nullopt;
+    return parseEnum(offloads, text);
 }
 
 std::string_view frameworkId(Framework f)

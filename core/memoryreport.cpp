@@ -1,5 +1,7 @@
 #include "memoryreport.h"
 
+#include "enumtable.h"
+
 #include <algorithm>
 
 namespace shardscope {
@@ -23,42 +25,28 @@ std::int64_t componentValue(const ComponentBytes &b, Component c)
     return 0;
 }
 
+namespace {
+
+/// Component's names: the JSON key as id, the legend's label as name.
+constexpr EnumTable<Component, 6> components{{
+    {Component::Weights, "weights", "Weights"},
+    {Component::Gradients, "gradients", "Gradients"},
+    {Component::MasterWeights, "master_weights", "Master weights"},
+    {Component::OptimizerStates, "optimizer_states", "Optimizer states"},
+    {Component::Activations, "activations", "Activations"},
+    {Component::Buffers, "buffers", "Buffers"},
+}};
+
+} // namespace
+
 std::string componentName(Component c)
 {
-    switch (c) {
-    case Component::Weights:
-        return "Weights";
-    case Component::Gradients:
-        return "Gradients";
-    case Component::MasterWeights:
-        return "Master weights";
-    case Component::OptimizerStates:
-        return "Optimizer states";
-    case Component::Activations:
-        return "Activations";
-    case Component::Buffers:
-        return "Buffers";
-    }
-    return {};
+    return std::string(enumName(components, c));
 }
 
 std::string componentKey(Component c)
 {
-    switch (c) {
-    case Component::Weights:
-        return "weights";
-    case Component::Gradients:
-        return "gradients";
-    case Component::MasterWeights:
-        return "master_weights";
-    case Component::OptimizerStates:
-        return "optimizer_states";
-    case Component::Activations:
-        return "activations";
-    case Component::Buffers:
-        return "buffers";
-    }
-    return {};
+    return std::string(enumId(components, c));
 }
 
 std::int64_t MemoryReport::peakBytes() const

@@ -409,20 +409,12 @@ namespace shardscope {
 
 namespace {
 
-/// "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3": the short names of the "What fits?" line.
-const char *strategyShortName(ZeroStage z)
+/// "DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3": the short names of the "What fits?" line, the
+/// display name without its " / FSDP".
+std::string strategyShortName(ZeroStage z)
 {
-    switch (z) {
-    case ZeroStage::Ddp:
-        return "DDP";
-    case ZeroStage::Zero1:
-        return "ZeRO-1";
-    case ZeroStage::Zero2:
-        return "ZeRO-2";
-    case ZeroStage::Zero3:
-        return "ZeRO-3";
-    }
-    return "?";
+    const std::string_view name = zeroStageName(z);
+    return std::string(name.substr(0, name.find(" /")));
 }
 
 /// `v` with `decimals` decimals, e.g. 12.1.

@@ -1,5 +1,7 @@
 #include "schedule.h"
 
+#include "enumtable.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -212,58 +214,44 @@ void countActivations(StageTimeline &st, bool splitBackward)
 
 } // namespace
 
+namespace {
+
+constexpr EnumTable<PipelineSchedule, 4> schedules{{
+    {PipelineSchedule::GPipe, "gpipe", "GPipe"},
+    {PipelineSchedule::OneFOneB, "1f1b", "1F1B"},
+    {PipelineSchedule::Interleaved1F1B, "interleaved", "Interleaved 1F1B"},
+    {PipelineSchedule::ZeroBubbleH1, "zb-h1", "ZB-H1"},
+}};
+
+/// OpKind's timeline labels (the id column): a zero-bubble schedule's split backward
+/// shows B for its input half and W for its weight half.
+constexpr EnumTable<OpKind, 4> opKinds{{
+    {OpKind::Forward, "F"},
+    {OpKind::Backward, "B"},
+    {OpKind::BackwardInput, "B"},
+    {OpKind::BackwardWeight, "W"},
+}};
+
+} // namespace
+
 std::string_view pipelineScheduleId(PipelineSchedule s)
 {
-    switch (s) {
-    case PipelineSchedule::GPipe:
-        return "gpipe";
-    case PipelineSchedule::OneFOneB:
-        return "1f1b";
-    case PipelineSchedule::Interleaved1F1B:
-        return "interleaved";
-    case PipelineSchedule::ZeroBubbleH1:
-        return "zb-h1";
-    }
-    return {};
+    return enumId(schedules, s);
 }
 
 std::string_view pipelineScheduleName(PipelineSchedule s)
 {
-    switch (s) {
-    case PipelineSchedule::GPipe:
-        return "GPipe";
-    case PipelineSchedule::OneFOneB:
-        return "1F1B";
-    case PipelineSchedule::Interleaved1F1B:
-        return "Interleaved 1F1B";
-    case PipelineSchedule::ZeroBubbleH1:
-        return "ZB-H1";
-    }
-    return {};
+    return enumName(schedules, s);
 }
 
 std::optional<PipelineSchedule> parsePipelineSchedule(std::string_view id)
 {
-    for (PipelineSchedule s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
-                               PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1}) {
-        if (pipelineScheduleId(s) == id)
-            return s;
-    }
-    return std::nullopt;
+    return parseEnum(schedules, id);
 }
 
 std::string_view opKindLabel(OpKind k)
 {
-    switch (k) {
-    case OpKind::Forward:
-        return "F";
-    case OpKind::Backward:
-    case OpKind::BackwardInput:
-        return "B";
-    case OpKind::BackwardWeight:
-        return "W";
-    }
-    return {};
+    return enumId(opKinds, k);
 }
 
 std::string validateSchedule(const ScheduleParams &params)

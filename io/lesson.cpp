@@ -1,5 +1,6 @@
 #include "lesson.h"
 
+#include "enumtable.h"
 #include "inputfile.h"
 
 #include <QDir>
@@ -14,25 +15,24 @@
 
 namespace shardscope {
 
+namespace {
+
+constexpr EnumTable<LessonView, 3> lessonViews{{
+    {LessonView::Memory, "memory"},
+    {LessonView::Timeline, "timeline"},
+    {LessonView::Compare, "compare"},
+}};
+
+} // namespace
+
 std::string_view lessonViewId(LessonView v)
 {
-    switch (v) {
-    case LessonView::Memory:
-        return "memory";
-    case LessonView::Timeline:
-        return "timeline";
-    case LessonView::Compare:
-        return "compare";
-    }
-    return "";
+    return enumId(lessonViews, v);
 }
 
 std::optional<LessonView> parseLessonView(std::string_view id)
 {
-    for (LessonView v : {LessonView::Memory, LessonView::Timeline, LessonView::Compare})
-        if (lessonViewId(v) == id)
-            return v;
-    return std::nullopt;
+    return parseEnum(lessonViews, id);
 }
 
 namespace {
