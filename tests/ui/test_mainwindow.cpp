@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 #include "memorychart.h"
 #include "numberstable.h"
+#include "qtext.h"
 #include "reporttable.h"
 #include "scenariochangecommand.h"
 #include "scenariofile.h"
@@ -192,6 +193,7 @@ private slots:
     void unitSwitchRedrawsInGib();
     void groupsWhenTooManyGpus();
     void advancedLayoutMakesStages();
+    void timelineAndAdvancedEditTheSameSettings();
     void eagerLossRaisesTheLastStage();
     void customRecipeAndGpuAreNamed();
     void longLessonTitlesWrap();
@@ -402,6 +404,52 @@ void TestMainWindow::advancedLayoutMakesStages()
                  double(w.session()->report().groups[i].totalBytes()) / 1e9);
     w.gpuSlider()->setValue(w.gpuSlider()->value() + 1);
     QCOMPARE(qint64(s.layout.gpus), 96LL);
+}
+
+void TestMainWindow::timelineAndAdvancedEditTheSameSettings()
+{
+    // The Pipeline tab's schedule, p, m and v are the settings table's editors, with the
+    // table's ranges and help, and edit exactly as the Advanced panel's controls of the
+    // same settings do.
+    MainWindow w;
+    TimelinePanel *timeline = w.timelinePanel();
+    AdvancedPanel *advanced = w.advancedPanel();
+    for (const char *key : {"schedule", "pp", "microbatches", "chunks"}) {
+        const Setting *setting = settingByKey(key);
+        QWidget *mine = timeline->findChild<QWidget *>(QStringLiteral("timeline:") + key);
+        QVERIFY2(mine, key);
+        QCOMPARE(mine->toolTip(), toQString(setting->help));
+        QCOMPARE(advanced->editor(key)->toolTip(), mine->toolTip());
+        if (auto *spin = qobject_cast<QSpinBox *>(mine)) {
+            QCOMPARE(spin->maximum(), int(setting->displayMax()));
+            QCOMPARE(qobject_cast<QSpinBox *>(advanced->editor(key))->maximum(), spin->maximum());
+        }
+    }
+    // "setting:pp" is the Advanced panel's alone.
+    QCOMPARE(w.findChildren<QWidget *>(QStringLiteral("setting:pp")).size(), qsizetype(1));
+
+    // p from either keeps d (64 GPUs, t = c = 1: d = 64).
+    advanced->pipelineParallel()->setValue(2);
+    QCOMPARE(w.session()->scenario().layout.gpus, std::int64_t(128));
+    QCOMPARE(timeline->stagesSpin()->value(), 2);
+    timeline->stagesSpin()->setValue(4);
+    QCOMPARE(w.session()->scenario().layout.gpus, std::int64_t(256));
+    QCOMPARE(advanced->pipelineParallel()->value(), 4);
+
+    // Either schedule control brings back the last interleaved v (before, the Advanced
+    // panel's reset it to 2).
+    auto *schedule = qobject_cast<QComboBox *>(advanced->editor("schedule"));
+    const auto choose = [](QComboBox *box, PipelineSchedule s) {
+        box->setCurrentIndex(box->findData(int(s)));
+    };
+    choose(timeline->scheduleCombo(), PipelineSchedule::Interleaved1F1B);
+    QCOMPARE(schedule->currentText(), QStringLiteral("Interleaved 1F1B"));
+    timeline->chunksSpin()->setValue(4);
+    choose(schedule, PipelineSchedule::OneFOneB);
+    QCOMPARE(w.session()->scenario().training.chunks, 1);
+    choose(schedule, PipelineSchedule::Interleaved1F1B);
+    QCOMPARE(w.session()->scenario().training.chunks, 4);
+    QCOMPARE(timeline->chunksSpin()->value(), 4);
 }
 
 void TestMainWindow::eagerLossRaisesTheLastStage()

@@ -1,6 +1,5 @@
 #include "advancedpanel.h"
 
-#include "defaults.h"
 #include "qtext.h"
 #include "settingeditor.h"
 
@@ -31,18 +30,9 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
         for (const char *key : keys) {
             const Setting *setting = settingByKey(key);
             Q_ASSERT(setting);
-            SettingEditor::Apply apply;
-            SettingEditor::ChoiceName name;
-            const std::string_view k = setting->key;
-            if (k == "tp" || k == "pp" || k == "cp")
-                apply = [this, k](Scenario &s, std::int64_t v) { setDegree(s, k, v); };
-            if (k == "schedule")
-                name = [](std::int64_t v) {
-                    return toQString(pipelineScheduleName(PipelineSchedule(v)));
-                };
-            auto *editor = new SettingEditor(*setting, m_session, this, apply, name);
+            auto *editor = new SettingEditor(*setting, m_session, this);
             m_editors.push_back(editor);
-            if (k == "hsdp_shard")
+            if (setting->key == "hsdp_shard")
                 qobject_cast<QSpinBox *>(editor->widget())
                     ->setSpecialValueText(QStringLiteral("off (shard over all)"));
             if (setting->kind == SettingKind::Boolean)
@@ -100,16 +90,6 @@ QSpinBox *AdvancedPanel::pipelineParallel() const
 QComboBox *AdvancedPanel::lossKernel() const
 {
     return qobject_cast<QComboBox *>(editor("loss_kernel"));
-}
-
-void AdvancedPanel::setDegree(Scenario &s, std::string_view key, std::int64_t value) const
-{
-    // Changing t, p or c keeps the data-parallel degree: the world size follows.
-    Layout &l = s.layout;
-    const int v = int(value);
-    setDegreesKeepingData(l, key == "tp" ? v : l.tensorParallel,
-                          key == "pp" ? v : l.pipelineParallel,
-                          key == "cp" ? v : l.contextParallel);
 }
 
 void AdvancedPanel::sync()

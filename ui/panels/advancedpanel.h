@@ -37,7 +37,6 @@ public:
     QLabel *layoutLabel() const { return m_layoutLabel; }
 
 private:
-    void setDegree(Scenario &s, std::string_view key, std::int64_t value) const;
     void sync();
 
     Session *m_session;

@@ -1,5 +1,6 @@
 #include "settingeditor.h"
 
+#include "defaults.h"
 #include "qtext.h"
 
 #include <QCheckBox>
@@ -23,10 +24,42 @@ QString suffixFor(const Setting &s)
 
 } // namespace
 
+SettingEditor::Apply windowEdit(const Setting &setting, const Session *session)
+{
+    const std::string_view k = setting.key;
+    if (k == "tp" || k == "pp" || k == "cp") {
+        return [k](Scenario &s, std::int64_t value) {
+            Layout &l = s.layout;
+            const int v = int(value);
+            setDegreesKeepingData(l, k == "tp" ? v : l.tensorParallel,
+                                  k == "pp" ? v : l.pipelineParallel,
+                                  k == "cp" ? v : l.contextParallel);
+        };
+    }
+    if (k == "schedule") {
+        return [session](Scenario &s, std::int64_t value) {
+            s.training.schedule = PipelineSchedule(value);
+            s.training.chunks =
+                chunksForSchedule(s.training.schedule, session->lastInterleavedChunks());
+        };
+    }
+    return {};
+}
+
+SettingEditor::ChoiceName windowChoiceName(const Setting &setting)
+{
+    if (setting.key == "schedule")
+        return [](std::int64_t v) { return toQString(pipelineScheduleName(PipelineSchedule(v))); };
+    return {};
+}
+
 SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *parent, Apply apply,
                              ChoiceName choiceName)
-    : QObject(parent), m_setting(setting), m_session(session), m_apply(std::move(apply))
+    : QObject(parent), m_setting(setting), m_session(session),
+      m_apply(apply ? std::move(apply) : windowEdit(setting, session))
 {
+    if (!choiceName)
+        choiceName = windowChoiceName(setting);
     const QString tip = toQString(setting.help);
     if (setting.kind == SettingKind::Boolean) {
         auto *box = new QCheckBox(toQString(setting.label));
@@ -45,8 +78,11 @@ SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *
                                      : toQString(setting.choices[i]) + suffixFor(setting);
             box->addItem(text, int(v)); // small: indices and 1..8
         }
-        connect(box, &QComboBox::activated, this,
-                [this, box](int i) { edited(box->itemData(i).toLongLong()); });
+        // Any index change but sync()'s (it blocks signals): a click, a key, a test.
+        connect(box, &QComboBox::currentIndexChanged, this, [this, box](int i) {
+            if (i >= 0)
+                edited(box->itemData(i).toLongLong());
+        });
         m_widget = box;
     } else if (setting.displayMax() <= INT_MAX) {
         auto *box = new QSpinBox;

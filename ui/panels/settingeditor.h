@@ -19,7 +19,10 @@ namespace shardscope {
 ///   when the range passes 2^31), or a combo box of its allowed values;
 /// - a Choice: a combo box of its ids (or the display names given);
 /// - a Boolean: a check box labelled with the table's label.
-/// The widget's objectName is "setting:<key>", which tests and lessons use to find it.
+/// Without an `apply` it edits as windowEdit() says, and without a `choiceName` its
+/// items are named by windowChoiceName(), so every panel's control of one setting does
+/// the same. The widget's objectName is "setting:<key>", which tests and lessons use to
+/// find it (a second control of the same setting renames its widget).
 class SettingEditor : public QObject
 {
     Q_OBJECT
@@ -49,5 +52,15 @@ private:
     Apply m_apply;
     QWidget *m_widget = nullptr;
 };
+
+/// The window's edit of `setting` where it is not applySettings()'s: t, p and c keep the
+/// data-parallel degree (setDegreesKeepingData(), core/defaults.h), and the schedule
+/// brings back the session's last interleaved v (chunksForSchedule() with
+/// Session::lastInterleavedChunks()). Empty (applySettings()) for every other setting.
+SettingEditor::Apply windowEdit(const Setting &setting, const Session *session);
+
+/// The window's names of `setting`'s choices where the ids are not what a reader wants:
+/// the pipeline schedules' display names ("Interleaved 1F1B"). Empty (the ids) otherwise.
+SettingEditor::ChoiceName windowChoiceName(const Setting &setting);
 
 } // namespace shardscope

@@ -5,6 +5,7 @@
 #include "estimate.h"
 #include "lazyrefresh.h"
 #include "session.h"
+#include "settingeditor.h"
 #include "stagememorychart.h"
 #include "timelineview.h"
 
@@ -109,24 +110,20 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
 {
     setFocusPolicy(Qt::StrongFocus);
 
-    // Schedule settings.
-    m_schedule = new QComboBox(this);
-    for (auto s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB,
-                   PipelineSchedule::Interleaved1F1B, PipelineSchedule::ZeroBubbleH1}) {
-        const auto name = pipelineScheduleName(s);
-        m_schedule->addItem(QString::fromUtf8(name.data(), qsizetype(name.size())), int(s));
-    }
-    m_stages = new QSpinBox(this);
-    m_stages->setRange(1, maxPipelineStages);
-    m_stages->setToolTip(QStringLiteral("p, pipeline stages: the same p as the memory view. "
-                                        "Changing it keeps d × t × c and sets the GPU count "
-                                        "to d × t × p × c."));
-    m_microBatches = new QSpinBox(this);
-    m_microBatches->setRange(1, maxMicroBatches);
-    m_microBatches->setToolTip(QStringLiteral("m, micro-batches per training step"));
-    m_chunks = new QSpinBox(this);
-    m_chunks->setRange(1, maxModelChunks);
-    m_chunks->setToolTip(QStringLiteral("v, model chunks per stage (interleaved 1F1B only)"));
+    // Schedule settings: the settings table's editors (ranges, tooltips and edits the
+    // Advanced panel's), named "timeline:<key>" beside its "setting:<key>".
+    const auto tableEditor = [this](const char *key) {
+        auto *editor = new SettingEditor(*settingByKey(key), m_session, this);
+        editor->widget()->setParent(this);
+        editor->widget()->setObjectName(QStringLiteral("timeline:") + QLatin1String(key));
+        m_editors.push_back(editor);
+        return editor->widget();
+    };
+    m_schedule = qobject_cast<QComboBox *>(tableEditor("schedule"));
+    m_stages = qobject_cast<QSpinBox *>(tableEditor("pp"));
+    m_microBatches = qobject_cast<QSpinBox *>(tableEditor("microbatches"));
+    m_chunks = qobject_cast<QSpinBox *>(tableEditor("chunks"));
+    Q_ASSERT(m_schedule && m_stages && m_microBatches && m_chunks);
 
     // Playback.
     m_stepBack = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekBackward),
@@ -250,29 +247,8 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
         advance(seconds);
     });
 
-    // Controls write to the model only; the model's changed() redraws everything.
-    connect(m_schedule, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index < 0)
-            return;
-        const auto s = PipelineSchedule(m_schedule->itemData(index).toInt());
-        const int v = chunksForSchedule(s, m_lastChunks);
-        m_session->edit([s, v](Scenario &sc) {
-            sc.training.schedule = s;
-            sc.training.chunks = v;
-        });
-    });
-    connect(m_stages, &QSpinBox::valueChanged, this, [this](int p) {
-        m_session->edit([p](Scenario &sc) {
-            Layout &l = sc.layout;
-            setDegreesKeepingData(l, l.tensorParallel, p, l.contextParallel);
-        });
-    });
-    connect(m_microBatches, &QSpinBox::valueChanged, this, [this](int m) {
-        m_session->edit([m](Scenario &sc) { sc.training.microBatches = m; });
-    });
-    connect(m_chunks, &QSpinBox::valueChanged, this,
-            [this](int v) { m_session->edit([v](Scenario &sc) { sc.training.chunks = v; }); });
-
+    // Controls write to the model only (the table editors above included); the model's
+    // changed() redraws everything.
     connect(m_play, &QPushButton::clicked, this, &TimelinePanel::togglePlay);
     connect(m_stepBack, &QPushButton::clicked, this, &TimelinePanel::stepBack);
     connect(m_stepForward, &QPushButton::clicked, this, &TimelinePanel::stepForward);
@@ -444,14 +420,9 @@ void TimelinePanel::setControlsShown(bool shown)
 void TimelinePanel::syncControls()
 {
     const Scenario &s = m_session->scenario();
-    const QSignalBlocker b1(m_schedule), b2(m_stages), b3(m_microBatches), b4(m_chunks);
-    m_schedule->setCurrentIndex(m_schedule->findData(int(s.training.schedule)));
-    m_stages->setValue(s.layout.pipelineParallel);
-    m_microBatches->setValue(int(std::clamp<std::int64_t>(s.training.microBatches, 1, 1 << 30)));
-    m_chunks->setValue(s.training.chunks);
+    for (SettingEditor *e : m_editors)
+        e->sync(s);
     const bool interleaved = s.training.schedule == PipelineSchedule::Interleaved1F1B;
-    if (interleaved && s.training.chunks >= 2)
-        m_lastChunks = s.training.chunks;
     m_chunks->setEnabled(interleaved);
     m_chunksLabel->setEnabled(interleaved);
 }

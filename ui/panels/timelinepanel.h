@@ -19,18 +19,20 @@ class QTimer;
 namespace shardscope {
 
 class Session;
+class SettingEditor;
 class StageMemoryChart;
 class TimelineView;
 
 /// The pipeline tab (docs/pipeline.md): schedule controls, the bubble figure, the timeline, the
 /// per-stage memory over the step, and an animation of the step.
 ///
-/// Schedule, p, m and v are read from and written to the Session (edit()), so p here
-/// is the memory view's p. Changing p keeps d x t x c and sets gpus = d x t x p x c (d taken
-/// as at least 1 when the old layout did not divide). Switching to interleaved sets v to the
-/// last interleaved v (2 at first); other schedules get v = 1, as the engine requires. The
-/// panel redraws on every Session::changed() and recomputes the timeline only when
-/// the schedule parameters changed.
+/// Schedule, p, m and v are the settings table's editors (SettingEditor, the Advanced
+/// panel's controls of the same settings, named "timeline:<key>"), read from and written to
+/// the Session, so p here is the memory view's p. Changing p keeps d x t x c and sets
+/// gpus = d x t x p x c (d taken as at least 1 when the old layout did not divide).
+/// Switching to interleaved sets v to the last interleaved v (2 at first); other schedules
+/// get v = 1, as the engine requires (windowEdit()). The panel redraws on every Session::changed()
+/// and recomputes the timeline only when the schedule parameters changed.
 ///
 /// The big figure is the measured Timeline::bubbleFraction (idle share of p x step time),
 /// with the closed form it comes from beside it and the over-ideal figure
@@ -169,10 +171,10 @@ private:
     ScheduleParams m_params;
     bool m_haveTimeline = false;
     std::vector<double> m_boundaries; ///< sorted distinct op starts and ends
-    int m_lastChunks = 2;
 
     TimelineView *m_view = nullptr;
     StageMemoryChart *m_memory = nullptr;
+    std::vector<SettingEditor *> m_editors; ///< schedule, p, m, v from the settings table
     QComboBox *m_schedule = nullptr;
     QSpinBox *m_stages = nullptr;
     QSpinBox *m_microBatches = nullptr;

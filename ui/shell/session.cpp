@@ -75,6 +75,9 @@ void Session::invalidate()
     m_whatFits.reset();
     m_stepTime.reset();
     m_comparison.reset();
+    const Training &t = m_scenario.training;
+    if (t.schedule == PipelineSchedule::Interleaved1F1B && t.chunks >= 2)
+        m_lastInterleavedChunks = t.chunks;
     ++m_revision;
     emit changed();
 }

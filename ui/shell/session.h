@@ -68,6 +68,9 @@ public:
     /// first use, and again only when the schedule's parameters change (a model-size or
     /// GPU drag keeps the timeline); at p 16, m 64 it takes about a millisecond.
     const Timeline &timeline() const;
+    /// The last interleaved v (>= 2) this session ran, 2 until it ran one: what switching
+    /// the schedule back to interleaved 1F1B restores (chunksForSchedule(), core/defaults.h).
+    int lastInterleavedChunks() const { return m_lastInterleavedChunks; }
 
     /// Selects a model preset by id; unknown ids are ignored.
     void setModelPreset(const std::string &id);
@@ -117,6 +120,7 @@ private:
     mutable std::optional<std::array<StrategyVariant, 4>> m_comparison;
     mutable std::optional<Timeline> m_timeline;
     mutable ScheduleParams m_timelineParams; ///< what m_timeline was simulated for
+    int m_lastInterleavedChunks = 2;         ///< lastInterleavedChunks()
 };
 
 } // namespace shardscope
