@@ -59,6 +59,11 @@ std::string formatNumber(double v)
 
 } // namespace
 
+std::string formatCount(std::int64_t n)
+{
+    return withThousands(std::to_string(n));
+}
+
 std::string formatBytes(std::int64_t bytes, ByteUnit u)
 {
     return formatNumber(double(bytes) / unitBytes(u)) + " " + unitName(u);

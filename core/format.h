@@ -26,6 +26,9 @@ std::string unitName(ByteUnit u);
 /// Examples (GB): 17.5e9 -> "17.5 GB", 1.12e12 -> "1,120 GB", 293.125e9 -> "293.1 GB".
 std::string formatBytes(std::int64_t bytes, ByteUnit u);
 
+/// A whole number with thousands separators: 16384 -> "16,384", -1200 -> "-1,200".
+std::string formatCount(std::int64_t n);
+
 /// Formats a parameter count: 70553706496 -> "70.55B", 1.2e12 -> "1.2T", 3e8 -> "300M".
 std::string formatParameters(std::int64_t parameters);
 

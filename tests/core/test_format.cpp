@@ -22,6 +22,7 @@ private slots:
     void bytes_data();
     void bytes();
     void parameters();
+    void counts();
     void verdicts_data();
     void verdicts();
     void activationsDominateTheVerdict();
@@ -58,6 +59,16 @@ void TestFormat::parameters()
     QCOMPARE(QString::fromStdString(formatParameters(2'000'000'000'000)), QStringLiteral("2T"));
     QCOMPARE(QString::fromStdString(formatParameters(100'000'000)), QStringLiteral("100M"));
     QCOMPARE(QString::fromStdString(formatParameters(7'241'732'096)), QStringLiteral("7.24B"));
+}
+
+void TestFormat::counts()
+{
+    QCOMPARE(formatCount(0), std::string("0"));
+    QCOMPARE(formatCount(999), std::string("999"));
+    QCOMPARE(formatCount(16384), std::string("16,384"));
+    QCOMPARE(formatCount(1'048'576), std::string("1,048,576"));
+    QCOMPARE(formatCount(-1200), std::string("-1,200"));
+    QCOMPARE(formatCount(INT64_MAX), std::string("9,223,372,036,854,775,807"));
 }
 
 void TestFormat::verdicts_data()

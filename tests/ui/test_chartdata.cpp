@@ -5,6 +5,7 @@
 #include "../testsupport.h"
 #include "chartdata.h"
 #include "compare.h"
+#include "estimate.h"
 
 #include <QTest>
 
@@ -17,6 +18,9 @@ private slots:
     void compareBarsByHand();
     void compareLabelsSayWhatChanged();
     void compareLabelsNameThePeakStage();
+    void memoryBarsOfStages();
+    void memoryBarsOfOneGroup();
+    void memoryAxisTitleOfUnevenGroups();
 };
 
 void TestChartData::compareBarsByHand()
@@ -92,6 +96,66 @@ void TestChartData::compareLabelsNameThePeakStage()
         QCOMPARE(bars.bars[i].peakBytes, r.peakBytes());
     }
     QCOMPARE(bars.capacityBytes, variants[1].report.capacityBytes);
+}
+
+void TestChartData::memoryBarsOfStages()
+{
+    // Llama 3 70B on 64 GPUs, t 8, p 4, d 2: four stages of 2 x 8 = 16 GPUs, ranks 16k to
+    // 16k + 15 in stage k (Megatron-LM's rank order: t fastest, then d, then p).
+    const Scenario s = test::llama70bPipeline();
+    const MemoryReport r = estimate(s);
+    QVERIFY(r.valid());
+    const std::vector<MemoryBar> groups = memoryGroupBars(r);
+    QCOMPARE(groups.size(), std::size_t(4));
+    for (int k = 0; k < 4; ++k) {
+        QCOMPARE(groups[std::size_t(k)].firstRank, std::int64_t(16 * k));
+        QCOMPARE(groups[std::size_t(k)].gpuCount, std::int64_t(16));
+        QCOMPARE(groups[std::size_t(k)].stage, k);
+        QCOMPARE(groups[std::size_t(k)].bytes.total(), r.groups[std::size_t(k)].totalBytes());
+    }
+    QCOMPARE(memoryBarLabel(groups[3], true, false, 0), std::string("Stage 3\nGPU 48–63\n× 16"));
+    QCOMPARE(memoryBarLabel(groups[3], true, false, 1), std::string("Stage 3"));
+    QCOMPARE(memoryBarLabel(groups[3], true, false, 2), std::string("3"));
+    QCOMPARE(memoryAxisTitle(groups, true, false, 0), std::string("GPUs (global rank)"));
+    QCOMPARE(memoryAxisTitle(groups, true, false, 1), std::string("Pipeline stage (16 GPUs each)"));
+
+    // One bar per GPU: 64, rank 17 in stage 1, its label the same at every length.
+    const std::vector<MemoryBar> gpus = memoryGpuBars(groups);
+    QCOMPARE(gpus.size(), std::size_t(64));
+    QCOMPARE(gpus[17].firstRank, std::int64_t(17));
+    QCOMPARE(gpus[17].gpuCount, std::int64_t(1));
+    QCOMPARE(gpus[17].group, 1);
+    for (int level = 0; level < 3; ++level)
+        QCOMPARE(memoryBarLabel(gpus[17], true, true, level), std::string("GPU 17\nstage 1"));
+    QCOMPARE(memoryAxisTitle(groups, true, true, 2), std::string("GPUs (global rank)"));
+}
+
+void TestChartData::memoryBarsOfOneGroup()
+{
+    // DDP on 16,384 GPUs: one group, ranks 0 to 16,383, the count grouped in thousands.
+    const Scenario s = test::plain70bStates(16384, ZeroStage::Ddp);
+    const std::vector<MemoryBar> groups = memoryGroupBars(estimate(s));
+    QCOMPARE(groups.size(), std::size_t(1));
+    QCOMPARE(groups[0].bytes.total(), std::int64_t(1'120'000'000'000)); // 16 B x 70e9
+    QCOMPARE(memoryBarLabel(groups[0], false, false, 0), std::string("GPU 0–16383\n× 16,384"));
+    QCOMPARE(memoryBarLabel(groups[0], false, false, 1), std::string("GPU 0–16383"));
+    QCOMPARE(memoryBarLabel(groups[0], false, false, 2), std::string("0–16383"));
+    QCOMPARE(memoryAxisTitle(groups, false, false, 2), std::string("GPUs (global rank)"));
+
+    // An invalid report has no bars.
+    Scenario bad = s;
+    bad.layout.tensorParallel = 3; // 16,384 is not a multiple of 3
+    QVERIFY(memoryGroupBars(estimate(bad)).empty());
+}
+
+void TestChartData::memoryAxisTitleOfUnevenGroups()
+{
+    // Stages of different GPU counts (here by hand) share no "each" count.
+    const std::vector<MemoryBar> groups = {{0, 8, 0, 0, {}}, {8, 4, 1, 1, {}}};
+    QCOMPARE(memoryAxisTitle(groups, true, false, 1), std::string("Pipeline stage"));
+    const std::vector<MemoryBar> single = {{0, 1, 0, 0, {}}, {1, 1, 1, 1, {}}};
+    QCOMPARE(memoryAxisTitle(single, true, false, 2), std::string("Pipeline stage (1 GPU each)"));
+    QCOMPARE(memoryBarLabel(single[1], true, false, 0), std::string("Stage 1\nGPU 1"));
 }
 
 QTEST_MAIN(TestChartData)

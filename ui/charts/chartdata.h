@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace shardscope {
 
@@ -40,5 +41,35 @@ struct CompareBars
 /// The bars of `variants` (compareStrategies(s), core/compare.h, as Session::comparison()
 /// serves it) for scenario `s`.
 CompareBars compareBars(const Scenario &s, const std::array<StrategyVariant, 4> &variants);
+
+/// One bar of the memory chart (MemoryChart): one GPU, or one group of identical GPUs.
+struct MemoryBar
+{
+    std::int64_t firstRank = 0; ///< the first global rank it shows
+    std::int64_t gpuCount = 1;  ///< how many identical GPUs it stands for
+    int group = 0;              ///< its group, an index into MemoryReport::groups
+    int stage = 0;              ///< the group's pipeline stage
+    ComponentBytes bytes;       ///< one of its GPUs' components, bytes
+};
+
+/// One bar per group of identical GPUs of `r`, in rank order; none when `r` is invalid.
+std::vector<MemoryBar> memoryGroupBars(const MemoryReport &r);
+
+/// The same GPUs one bar each: every group bar of `groups` (memoryGroupBars()) repeated
+/// gpuCount times with its own rank. The chart asks for it only up to its most bars.
+std::vector<MemoryBar> memoryGpuBars(const std::vector<MemoryBar> &groups);
+
+/// Bar `b`'s tick label at length `level`, `staged` when the report has pipeline stages.
+/// A per-GPU bar (gpuCount 1 from memoryGpuBars(), `perGpu`) says "GPU 17", then
+/// "\nstage 1" when staged, at every level. A group bar at level 0 says "GPU 0–7\n× 8"
+/// (or "GPU 3" for one GPU), after "Stage 1\n" when staged; level 1 one line, "GPU 0–7"
+/// or "Stage 1"; level 2 a number, "0–7" or "1".
+std::string memoryBarLabel(const MemoryBar &b, bool staged, bool perGpu, int level);
+
+/// The GPU axis' title in full: "GPUs (global rank)"; for group bars of stages at a
+/// shortened `level` (> 0), whose labels are stage numbers alone, "Pipeline stage (16
+/// GPUs each)" when every group has the same count, else "Pipeline stage".
+std::string memoryAxisTitle(const std::vector<MemoryBar> &groups, bool staged, bool perGpu,
+                            int level);
 
 } // namespace shardscope

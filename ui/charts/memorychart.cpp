@@ -14,11 +14,6 @@ constexpr double barWidth = 0.62;
 /// Pixels kept free between two tick labels.
 constexpr double labelGap = 8;
 
-QString defaultAxisTitle()
-{
-    return QStringLiteral("GPUs (global rank)");
-}
-
 /// The GPU axis' titles, longest first: `full`, then without its parenthesis ("GPUs",
 /// "Pipeline stage"), then "Stage" for stages.
 QStringList axisTitles(const QString &full)
@@ -41,7 +36,7 @@ QString exactBytes(std::int64_t bytes)
 MemoryChart::MemoryChart(QWidget *parent)
     : ChartView(QSize(480, 320), parent), m_bars(plot(), barWidth, true)
 {
-    useCategoryAxis(plot()->xAxis, defaultAxisTitle(), 4);
+    useCategoryAxis(plot()->xAxis, toQString(memoryAxisTitle({}, false, true, 0)), 4);
     m_message = addPlotMessage(plot());
 
     // Legend in a row above the axis rect, so it can never cover a bar.
@@ -86,14 +81,10 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
     m_unit = unit;
     m_scale = unitBytes(unit);
     m_valid = r.valid();
-    m_groups.clear();
+    m_groups = memoryGroupBars(r);
     m_gpuCount = 0;
-    if (m_valid) {
-        for (const GpuGroup &g : r.groups) {
-            m_groups.push_back({g.firstRank, g.gpuCount, g.pipelineStage, g.bytes});
-            m_gpuCount += g.gpuCount;
-        }
-    }
+    for (const MemoryBar &g : m_groups)
+        m_gpuCount += g.gpuCount;
     m_staged = m_groups.size() > 1;
     m_capacity = double(r.capacityBytes) / m_scale;
     m_bars.setCapacityVisible(m_valid);
@@ -114,26 +105,7 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
 
 void MemoryChart::rebuildBars()
 {
-    m_barInfo.clear();
-    const QLocale en(QLocale::English);
-    for (std::size_t gi = 0; gi < m_groups.size(); ++gi) {
-        const Group &g = m_groups[gi];
-        const QString stage = m_staged ? QStringLiteral("\nstage %1").arg(g.stage) : QString();
-        if (!m_grouped) {
-            for (std::int64_t k = 0; k < g.gpuCount; ++k)
-                m_barInfo.push_back({QStringLiteral("GPU %1").arg(g.firstRank + k) + stage,
-                                     g.firstRank + k, 1, g.bytes, int(gi), g.stage});
-            continue;
-        }
-        const std::int64_t last = g.firstRank + g.gpuCount - 1;
-        const QString ranks = g.gpuCount == 1 ? QStringLiteral("GPU %1").arg(g.firstRank)
-                                              : QStringLiteral("GPU %1–%2\n× %3")
-                                                    .arg(g.firstRank)
-                                                    .arg(last)
-                                                    .arg(en.toString(qlonglong(g.gpuCount)));
-        const QString label = m_staged ? QStringLiteral("Stage %1\n").arg(g.stage) + ranks : ranks;
-        m_barInfo.push_back({label, g.firstRank, g.gpuCount, g.bytes, int(gi), g.stage});
-    }
+    m_barInfo = m_grouped ? m_groups : memoryGpuBars(m_groups);
 
     const int n = int(m_barInfo.size());
     QVector<double> keys(n);
@@ -179,15 +151,7 @@ void MemoryChart::rebuildBars()
 
 QString MemoryChart::labelAt(int i, int level) const
 {
-    const Bar &b = m_barInfo[std::size_t(i)];
-    if (level == 0 || !m_grouped)
-        return b.label;
-    const std::int64_t last = b.firstRank + b.gpuCount - 1;
-    if (m_staged)
-        return level == 1 ? QStringLiteral("Stage %1").arg(b.stage) : QString::number(b.stage);
-    const QString ranks = b.gpuCount == 1 ? QString::number(b.firstRank)
-                                          : QStringLiteral("%1–%2").arg(b.firstRank).arg(last);
-    return level == 1 ? QStringLiteral("GPU ") + ranks : ranks;
+    return toQString(memoryBarLabel(m_barInfo[std::size_t(i)], m_staged, !m_grouped, level));
 }
 
 void MemoryChart::applyTickLabels()
@@ -202,19 +166,7 @@ void MemoryChart::applyTickLabels()
     }
     plot()->xAxis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, labels);
     // Numbers alone under stage bars: the axis title says what they count.
-    QString title = defaultAxisTitle();
-    if (m_grouped && m_staged && m_level > 0) {
-        const bool uniform = std::all_of(m_groups.begin(), m_groups.end(), [this](const Group &g) {
-            return g.gpuCount == m_groups.front().gpuCount;
-        });
-        title =
-            uniform
-                ? QStringLiteral("Pipeline stage (%1 GPUs each)")
-                      .arg(QLocale(QLocale::English).toString(qlonglong(m_groups.front().gpuCount)))
-                : QStringLiteral("Pipeline stage");
-        if (uniform && m_groups.front().gpuCount == 1)
-            title = QStringLiteral("Pipeline stage (1 GPU each)");
-    }
+    const QString title = toQString(memoryAxisTitle(m_groups, m_staged, !m_grouped, m_level));
     m_xTitle = title;
     if (!axisTitles(title).contains(plot()->xAxis->label()))
         plot()->xAxis->setLabel(title); // fitText() shortens it where it does not fit
@@ -227,9 +179,10 @@ bool MemoryChart::individualFits(double axisWidth) const
     const double slot = axisWidth / (double(m_gpuCount) + 0.2);
     // The widest label: the largest rank, with its stage line where there are stages.
     QVector<QString> labels, totals;
-    for (const Group &g : m_groups) {
-        const QString stage = m_staged ? QStringLiteral("\nstage %1").arg(g.stage) : QString();
-        labels << QStringLiteral("GPU %1").arg(g.firstRank + g.gpuCount - 1) + stage;
+    for (const MemoryBar &g : m_groups) {
+        MemoryBar last = g;
+        last.firstRank = g.firstRank + g.gpuCount - 1;
+        labels << toQString(memoryBarLabel(last, m_staged, true, 0));
         totals << toQString(formatBytes(g.bytes.total(), m_unit));
     }
     const double label = widestText(plot()->xAxis->tickLabelFont(), labels);
@@ -323,7 +276,7 @@ void MemoryChart::fitText()
 
 QString MemoryChart::barLabel(int i) const
 {
-    return i >= 0 && i < barCount() ? m_barInfo[std::size_t(i)].label : QString();
+    return i >= 0 && i < barCount() ? labelAt(i, 0) : QString();
 }
 
 QString MemoryChart::tickLabel(int i) const
@@ -355,7 +308,7 @@ QString MemoryChart::tooltipText(int i) const
 {
     if (i < 0 || i >= barCount())
         return {};
-    const Bar &b = m_barInfo[std::size_t(i)];
+    const MemoryBar &b = m_barInfo[std::size_t(i)];
     QString text = b.gpuCount == 1 ? QStringLiteral("<b>GPU %1</b>").arg(b.firstRank)
                                    : QStringLiteral("<b>GPUs %1–%2</b> (%3 identical GPUs)")
                                          .arg(b.firstRank)

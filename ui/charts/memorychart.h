@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chartdata.h"
 #include "chartparts.h"
 #include "chartview.h"
 #include "scenario.h"
@@ -88,29 +89,11 @@ private:
     /// The tick label of bar i at length `level` (0 full, 1 one line, 2 a number).
     QString labelAt(int i, int level) const;
 
-    struct Bar
-    {
-        QString label;
-        std::int64_t firstRank = 0;
-        std::int64_t gpuCount = 0;
-        ComponentBytes bytes;
-        int group = 0;
-        int stage = 0;
-    };
-    /// One group of the report: what the bars are made of.
-    struct Group
-    {
-        std::int64_t firstRank = 0;
-        std::int64_t gpuCount = 0;
-        int stage = 0;
-        ComponentBytes bytes;
-    };
-
     CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
     QCPItemText *m_message = nullptr;
     std::vector<QCPItemText *> m_totals;
-    std::vector<Bar> m_barInfo;
-    std::vector<Group> m_groups;
+    std::vector<MemoryBar> m_barInfo; ///< the bars drawn: m_groups, or one per GPU
+    std::vector<MemoryBar> m_groups;  ///< memoryGroupBars() of the report
     std::int64_t m_gpuCount = 0;
     bool m_valid = false;
     bool m_staged = false;
