@@ -10,11 +10,14 @@
 #include "schedule.h"
 
 #include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
+#include <unistd.h>
 
 namespace shardscope {
 
@@ -314,8 +317,18 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         QStringLiteral("Keep only layouts whose busiest GPU holds at most (100 - N)% of the "
                        "card (default 5: 4 GB of an 80 GB card for what no estimate sees)."),
         "N");
-    p.addOptions(
-        {json, top, objective, batch, maxTp, maxPp, maxCp, maxEp, maxMbs, maxChunks, headroom});
+    const QCommandLineOption maxCandidates = valueOption(
+        "max-candidates",
+        QStringLiteral("Refuse (exit status 2, before searching) a search of more than N "
+                       "layouts (default 2,000,000, about 10 s; 0: no limit)."),
+        "N");
+    const QCommandLineOption progress(
+        QStringLiteral("progress"),
+        QStringLiteral("Report progress on standard error (by default only when it is a "
+                       "terminal or the search takes over a second); standard output is "
+                       "the same."));
+    p.addOptions({json, top, objective, batch, maxTp, maxPp, maxCp, maxEp, maxMbs, maxChunks,
+                  headroom, maxCandidates, progress});
     if (const auto done = startSubcommand(p, args, name, out, err))
         return *done;
 
@@ -338,8 +351,10 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         return wholeNumberOption(p, o, min, max, outValue, why);
     };
     std::int64_t topN = 10, t = q.maxTensorParallel, pp = 0, c = 1, e = 0,
-                 mbs = q.maxMicroBatchSize, tokens = q.globalBatchTokens, v = q.maxChunks, room = 5;
+                 mbs = q.maxMicroBatchSize, tokens = q.globalBatchTokens, v = q.maxChunks, room = 5,
+                 limit = 2'000'000;
     if (!number(top, 0, 1'000'000'000, &topN, &error) ||
+        !number(maxCandidates, 0, std::int64_t(1) << 50, &limit, &error) ||
         !number(maxTp, 1, maxParallelDegree, &t, &error) ||
         !number(maxPp, 1, maxPipelineStages, &pp, &error) ||
         !number(maxCp, 1, maxParallelDegree, &c, &error) ||
@@ -363,16 +378,36 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         return fail(
             QStringLiteral("--objective must be fastest or fewest-gpus (got '%1')").arg(goal));
 
+    q.objective =
+        goal == QStringLiteral("fewest-gpus") ? PlanObjective::FewestGpus : PlanObjective::Fastest;
+    q.keep = topN; // only the rows shown are kept (and timed, where they may rank)
+    q.maxCandidates = limit;
+    // Progress on standard error, at most four lines a second: from the start with
+    // --progress or on a terminal, else once the search has run a second.
+    const auto *errFile = qobject_cast<const QFile *>(err.device());
+    const bool always =
+        p.isSet(progress) || (errFile && errFile->handle() >= 0 && isatty(errFile->handle()));
+    QElapsedTimer clock;
+    clock.start();
+    qint64 lastLine = -1000;
+    q.progress = [&](std::int64_t done, std::int64_t total) {
+        const qint64 now = clock.elapsed();
+        const bool last = done == total;
+        if ((!always && now < 1000) || (now - lastLine < 250 && !(last && lastLine >= 0)))
+            return;
+        lastLine = now;
+        err << QStringLiteral("planned %1 of %2 layouts...\n").arg(done).arg(total);
+        err.flush();
+    };
     PlanResult r = plan(q);
+    if (r.overLimit)
+        return fail(QStringLiteral("the search has more than %1 layouts (--max-candidates): "
+                                   "narrow --gpus or the searched degrees (--max-pp, --max-mbs, "
+                                   "--tp, ...), or raise --max-candidates")
+                        .arg(limit));
     if (!r.valid())
         return fail(QString::fromStdString(r.error));
-    if (goal == QStringLiteral("fewest-gpus"))
-        std::stable_sort(r.fitting.begin(), r.fitting.end(),
-                         [](const PlanCandidate &a, const PlanCandidate &b) {
-                             return a.layout.gpus < b.layout.gpus;
-                         });
-    const std::size_t shown =
-        topN == 0 ? r.fitting.size() : std::min<std::size_t>(r.fitting.size(), std::size_t(topN));
+    const std::size_t shown = r.fitting.size(); // the first --top of r.fittingCount
 
     if (p.isSet(json)) {
         QJsonArray layouts;
@@ -388,7 +423,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                             {"headroom_percent", q.headroomPercent},
                             {"candidates_evaluated", qint64(r.candidatesEvaluated)},
                             {"candidates_pruned", qint64(r.candidatesPruned)},
-                            {"fitting", qint64(r.fitting.size())},
+                            {"fitting", qint64(r.fittingCount)},
                             // The scenario the search starts from, every table setting by
                             // its key; each layout gives the degrees and batch it chose.
                             {"inputs", settingsToJson(q.base)},
@@ -407,7 +442,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                     QString::fromStdString(q.base.gpu.name))
                .arg(q.globalBatchTokens)
                .arg(q.base.training.sequenceLength)
-               .arg(r.fitting.size())
+               .arg(r.fittingCount)
                .arg(r.candidatesEvaluated + r.candidatesPruned)
                .arg(r.candidatesPruned)
                .arg(q.headroomPercent);
@@ -470,8 +505,9 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                    .arg(step, 9)
                    .arg(mfu, 6);
     }
-    if (shown < r.fitting.size())
-        out << QStringLiteral("... %1 more (--top 0 lists all)\n").arg(r.fitting.size() - shown);
+    if (std::int64_t(shown) < r.fittingCount)
+        out << QStringLiteral("... %1 more (--top 0 lists all)\n")
+                   .arg(r.fittingCount - std::int64_t(shown));
     if (!r.fitting.front().time.valid())
         out << QString::fromStdString(r.fitting.front().time.error) << "\n";
     out.flush();

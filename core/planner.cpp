@@ -3,6 +3,7 @@
 #include "defaults.h"
 #include "estimate.h"
 #include "inputlimits.h"
+#include "time/computetime.h"
 #include "verdict.h"
 
 #include <algorithm>
@@ -87,125 +88,200 @@ int offloadsFor(const PlanRequest &q, ZeroStage z, Offload out[3])
     return count;
 }
 
-/// Calls `visit(layout, training)` for every candidate of the request's space at world
-/// size n. Before a layout's candidates (every schedule, recomputation and micro-batch
-/// size of one set of degrees, strategy, HSDP shard and offload) it calls
-/// `layoutOk(layout, training)`; when that returns false the layout's `count`
-/// candidates are skipped and `skipped(count)` is called. Within one (layout, schedule,
-/// recomputation) the micro-batch sizes run from the smallest up, and when `visit`
-/// returns false the larger ones are skipped (and counted with `skipped`).
-template <typename LayoutOk, typename Visit, typename Skipped>
-void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit visit,
-               Skipped skipped)
+/// The searched sets of a request, worked out once per search, and its degrees: every
+/// (t, c, p, d) with n = t c p d GPUs in the request's range, d dividing the global
+/// batch's sequences, in the order the search visits them (n, then t, c and p in their
+/// lists' order), each with its count of candidates.
+struct Space
 {
+    struct Degrees
+    {
+        std::int64_t gpus = 0, d = 0;
+        int ti = 0, ci = 0, pi = 0;
+    };
+    std::int64_t sequences = 0, perNode = 1;
+    std::vector<int> ts, cs, ps, es, bs;
+    std::vector<std::vector<std::pair<PipelineSchedule, int>>> schedules; ///< by index in ps
+    std::vector<Degrees> degrees;
+    std::int64_t total = 0; ///< candidates in the space (when not overLimit)
+    bool overLimit = false; ///< more than the request's maxCandidates; degrees incomplete
+};
+
+/// The HSDP shard sizes tried under strategy `z` at t, d, c (0: plain sharding, then
+/// the node's GPUs / t when it is a proper divisor of d c); returns how many are set.
+int shardsFor(const PlanRequest &q, const Space &sp, ZeroStage z, int t, std::int64_t d, int c,
+              std::int64_t out[2])
+{
+    out[0] = 0;
+    out[1] = 0;
+    int count = 1;
+    const std::int64_t inNode = sp.perNode / t;
+    if (q.hsdp && z == ZeroStage::Zero3 && inNode > 1 && inNode < d * c && (d * c) % inNode == 0)
+        out[count++] = inNode;
+    return count;
+}
+
+/// Micro-batch sizes of `sp` that divide the G / d sequences each data-parallel rank runs.
+int microBatchSizesFor(const Space &sp, std::int64_t d, int *out)
+{
+    int count = 0;
+    for (int b : sp.bs)
+        if ((sp.sequences / d) % b == 0)
+            out[count++] = b;
+    return count;
+}
+
+/// The request's space (PlanRequest); stops counting, overLimit, past q.maxCandidates.
+Space searchSpace(const PlanRequest &q)
+{
+    Space sp;
     const Scenario &base = q.base;
     const Architecture &a = *base.model.architecture;
-    const std::int64_t seq = base.training.sequenceLength;
-    const std::int64_t sequences = q.globalBatchTokens / seq;
-    const std::int64_t perNode = std::max<std::int64_t>(1, base.layout.gpusPerNode);
+    sp.sequences = q.globalBatchTokens / base.training.sequenceLength;
+    sp.perNode = std::max<std::int64_t>(1, base.layout.gpusPerNode);
     const int maxP =
         std::min<std::int64_t>(q.maxPipelineParallel > 0 ? q.maxPipelineParallel : a.layers,
                                std::min<std::int64_t>(a.layers, maxPipelineStages));
     const int maxE = a.isMoe() ? (q.maxExpertParallel > 0 ? q.maxExpertParallel : a.experts) : 1;
-    const std::vector<int> bs =
-        q.microBatchSizes.empty() ? powersOfTwo(q.maxMicroBatchSize) : q.microBatchSizes;
-    const std::vector<int> ts = q.tensorParallelDegrees.empty() ? powersOfTwo(q.maxTensorParallel)
-                                                                : q.tensorParallelDegrees;
-    const std::vector<int> cs = q.contextParallelDegrees.empty() ? powersOfTwo(q.maxContextParallel)
-                                                                 : q.contextParallelDegrees;
-    std::vector<int> es = a.isMoe() ? divisors(a.experts, maxE) : std::vector<int>{1};
+    sp.bs = q.microBatchSizes.empty() ? powersOfTwo(q.maxMicroBatchSize) : q.microBatchSizes;
+    sp.ts = q.tensorParallelDegrees.empty() ? powersOfTwo(q.maxTensorParallel)
+                                            : q.tensorParallelDegrees;
+    sp.cs = q.contextParallelDegrees.empty() ? powersOfTwo(q.maxContextParallel)
+                                             : q.contextParallelDegrees;
+    sp.es = a.isMoe() ? divisors(a.experts, maxE) : std::vector<int>{1};
     if (!q.expertParallelDegrees.empty())
-        es = q.expertParallelDegrees;
-    std::vector<int> ps;
+        sp.es = q.expertParallelDegrees;
     if (!q.pipelineParallelDegrees.empty()) {
         for (int p : q.pipelineParallelDegrees)
             if (p <= a.layers && (a.layers % p == 0 || q.unevenStages))
-                ps.push_back(p);
+                sp.ps.push_back(p);
     } else {
         for (int p = 1; p <= maxP; ++p)
             if (a.layers % p == 0 || q.unevenStages)
-                ps.push_back(p);
+                sp.ps.push_back(p);
     }
-    const std::vector<std::pair<PipelineSchedule, int>> single = {{PipelineSchedule::OneFOneB, 1}};
-    std::vector<int> microBatchSizes;
+    for (int p : sp.ps)
+        sp.schedules.push_back(
+            p == 1 ? std::vector<std::pair<PipelineSchedule, int>>{{PipelineSchedule::OneFOneB, 1}}
+                   : schedulesFor(q, a, p));
 
-    for (int t : ts) {
-        if (n % t != 0)
-            continue;
-        for (int c : cs) {
-            if ((n / t) % c != 0)
-                continue;
-            for (int p : ps) {
-                if ((n / t / c) % p != 0)
+    std::vector<int> mbs(sp.bs.size());
+    for (int ti = 0; ti < int(sp.ts.size()); ++ti)
+        for (int ci = 0; ci < int(sp.cs.size()); ++ci)
+            for (int pi = 0; pi < int(sp.ps.size()); ++pi) {
+                const int t = sp.ts[std::size_t(ti)], c = sp.cs[std::size_t(ci)],
+                          p = sp.ps[std::size_t(pi)];
+                const std::int64_t tcp = std::int64_t(t) * c * p;
+                if (tcp > q.maxGpus)
                     continue;
-                const std::int64_t d = n / (std::int64_t(t) * c * p);
-                if (sequences % d != 0)
-                    continue;
-                microBatchSizes.clear();
-                for (int b : bs)
-                    if ((sequences / d) % b == 0)
-                        microBatchSizes.push_back(b);
-                const std::vector<std::pair<PipelineSchedule, int>> pipelined =
-                    p == 1 ? single : schedulesFor(q, a, p);
-                const auto &scheds = pipelined;
-                const std::int64_t perLayout = std::int64_t(scheds.size()) *
-                                               std::int64_t(microBatchSizes.size()) *
-                                               std::int64_t(q.recomputes.size());
-                if (perLayout == 0)
-                    continue;
-                for (int e : es) {
-                    if ((d * c) % e != 0)
+                const std::int64_t lo = std::max<std::int64_t>(1, (q.minGpus + tcp - 1) / tcp);
+                const std::int64_t hi = std::min(q.maxGpus / tcp, sp.sequences);
+                for (std::int64_t d = lo; d <= hi; ++d) {
+                    if (sp.sequences % d != 0)
                         continue;
-                    for (ZeroStage z : q.strategies) {
-                        std::int64_t shards[2] = {0, 0};
-                        int shardCount = 1;
-                        const std::int64_t inNode = perNode / t;
-                        if (q.hsdp && z == ZeroStage::Zero3 && inNode > 1 && inNode < d * c &&
-                            (d * c) % inNode == 0)
-                            shards[shardCount++] = inNode;
-                        Offload offloads[3] = {Offload::None, Offload::None, Offload::None};
-                        const int offloadCount = offloadsFor(q, z, offloads);
-                        for (int si = 0; si < shardCount; ++si) {
-                            for (int oi = 0; oi < offloadCount; ++oi) {
-                                Layout l = base.layout;
-                                l.gpus = n;
-                                l.tensorParallel = t;
-                                l.pipelineParallel = p;
-                                l.contextParallel = c;
-                                l.expertParallel = e;
-                                l.zeroStage = z;
-                                l.hsdpShardSize = shards[si];
-                                l.offload = offloads[oi];
-                                l.allowUnevenStages = a.layers % p != 0;
-                                // Where p divides L + 2, Llama 3's balanced stages (the end
-                                // stages one layer short) rather than the first L % p long.
-                                l.balancedStages =
-                                    a.layers % p != 0 && (std::int64_t(a.layers) + 2) % p == 0;
-                                Training tr = base.training;
-                                tr.schedule = scheds.front().first;
-                                tr.chunks = scheds.front().second;
-                                tr.microBatchSize = microBatchSizes.front();
-                                tr.microBatches = sequences / d / tr.microBatchSize;
-                                tr.recompute = q.recomputes.front();
-                                if (!layoutOk(l, tr)) {
-                                    skipped(perLayout);
-                                    continue;
-                                }
-                                for (const auto &[schedule, v] : scheds) {
-                                    tr.schedule = schedule;
-                                    tr.chunks = v;
-                                    for (Recompute rc : q.recomputes) {
-                                        tr.recompute = rc;
-                                        for (std::size_t i = 0; i < microBatchSizes.size(); ++i) {
-                                            tr.microBatchSize = microBatchSizes[i];
-                                            tr.microBatches = sequences / d / tr.microBatchSize;
-                                            if (!visit(l, tr)) {
-                                                skipped(
-                                                    std::int64_t(microBatchSizes.size() - i - 1));
-                                                break;
-                                            }
-                                        }
-                                    }
+                    const std::int64_t perLayout =
+                        std::int64_t(sp.schedules[std::size_t(pi)].size()) *
+                        microBatchSizesFor(sp, d, mbs.data()) * std::int64_t(q.recomputes.size());
+                    std::int64_t count = 0;
+                    for (int e : sp.es) {
+                        if ((d * c) % e != 0)
+                            continue;
+                        for (ZeroStage z : q.strategies) {
+                            std::int64_t shards[2];
+                            Offload offloads[3];
+                            count += std::int64_t(shardsFor(q, sp, z, t, d, c, shards)) *
+                                     offloadsFor(q, z, offloads) * perLayout;
+                        }
+                    }
+                    if (count == 0)
+                        continue;
+                    sp.total += count;
+                    if (q.maxCandidates > 0 && sp.total > q.maxCandidates) {
+                        sp.overLimit = true;
+                        sp.degrees.clear();
+                        return sp;
+                    }
+                    sp.degrees.push_back({tcp * d, d, ti, ci, pi});
+                }
+            }
+    std::sort(sp.degrees.begin(), sp.degrees.end(),
+              [](const Space::Degrees &x, const Space::Degrees &y) {
+                  return std::tie(x.gpus, x.ti, x.ci, x.pi) < std::tie(y.gpus, y.ti, y.ci, y.pi);
+              });
+    return sp;
+}
+
+/// Calls `visit(layout, training)` for every candidate of one set of degrees of `sp`.
+/// Before a layout's candidates (every schedule, recomputation and micro-batch size of
+/// one set of degrees, expert degree, strategy, HSDP shard and offload) it calls
+/// `layoutOk(layout, training)`; when that returns false the layout's candidates are
+/// skipped and `skipped(count)` is called. Within one (layout, schedule, recomputation)
+/// the micro-batch sizes run from the smallest up, and when `visit` returns false the
+/// larger ones are skipped (and counted with `skipped`). Returns false when `stop()`
+/// (asked before each layout) says so.
+template <typename LayoutOk, typename Visit, typename Skipped, typename Stop>
+bool enumerate(const PlanRequest &q, const Space &sp, const Space::Degrees &g, LayoutOk layoutOk,
+               Visit visit, Skipped skipped, Stop stop)
+{
+    thread_local std::vector<int> microBatchSizes; // scratch: no allocation once grown
+    microBatchSizes.resize(sp.bs.size());
+    const Scenario &base = q.base;
+    const Architecture &a = *base.model.architecture;
+    const int t = sp.ts[std::size_t(g.ti)], c = sp.cs[std::size_t(g.ci)],
+              p = sp.ps[std::size_t(g.pi)];
+    const std::int64_t n = g.gpus, d = g.d;
+    const std::size_t mbsCount = std::size_t(microBatchSizesFor(sp, d, microBatchSizes.data()));
+    const auto &scheds = sp.schedules[std::size_t(g.pi)];
+    const std::int64_t perLayout =
+        std::int64_t(scheds.size()) * std::int64_t(mbsCount) * std::int64_t(q.recomputes.size());
+    if (perLayout == 0)
+        return true;
+    for (int e : sp.es) {
+        if ((d * c) % e != 0)
+            continue;
+        for (ZeroStage z : q.strategies) {
+            std::int64_t shards[2];
+            const int shardCount = shardsFor(q, sp, z, t, d, c, shards);
+            Offload offloads[3] = {Offload::None, Offload::None, Offload::None};
+            const int offloadCount = offloadsFor(q, z, offloads);
+            for (int si = 0; si < shardCount; ++si) {
+                for (int oi = 0; oi < offloadCount; ++oi) {
+                    if (stop())
+                        return false;
+                    Layout l = base.layout;
+                    l.gpus = n;
+                    l.tensorParallel = t;
+                    l.pipelineParallel = p;
+                    l.contextParallel = c;
+                    l.expertParallel = e;
+                    l.zeroStage = z;
+                    l.hsdpShardSize = shards[si];
+                    l.offload = offloads[oi];
+                    l.allowUnevenStages = a.layers % p != 0;
+                    // Where p divides L + 2, Llama 3's balanced stages (the end
+                    // stages one layer short) rather than the first L % p long.
+                    l.balancedStages = a.layers % p != 0 && (std::int64_t(a.layers) + 2) % p == 0;
+                    Training tr = base.training;
+                    tr.schedule = scheds.front().first;
+                    tr.chunks = scheds.front().second;
+                    tr.microBatchSize = microBatchSizes[0];
+                    tr.microBatches = sp.sequences / d / tr.microBatchSize;
+                    tr.recompute = q.recomputes.front();
+                    if (!layoutOk(l, tr)) {
+                        skipped(perLayout);
+                        continue;
+                    }
+                    for (const auto &[schedule, v] : scheds) {
+                        tr.schedule = schedule;
+                        tr.chunks = v;
+                        for (Recompute rc : q.recomputes) {
+                            tr.recompute = rc;
+                            for (std::size_t i = 0; i < mbsCount; ++i) {
+                                tr.microBatchSize = microBatchSizes[i];
+                                tr.microBatches = sp.sequences / d / tr.microBatchSize;
+                                if (!visit(l, tr)) {
+                                    skipped(std::int64_t(mbsCount - i - 1));
+                                    break;
                                 }
                             }
                         }
@@ -214,6 +290,7 @@ void enumerate(const PlanRequest &q, std::int64_t n, LayoutOk layoutOk, Visit vi
             }
         }
     }
+    return true;
 }
 
 /// A lower bound on the busiest GPU's bytes that never falls as the micro-batch size b
@@ -274,16 +351,70 @@ Scenario candidateScenario(const Scenario &base, const Layout &layout, const Tra
     return s;
 }
 
+namespace {
+
+/// A fitting candidate and its place in the search order (the last tie-break).
+struct Ranked
+{
+    PlanCandidate candidate;
+    std::int64_t order = 0;
+};
+
+/// True when `a` ranks before `b` under objective `o` (a total order: the search order
+/// breaks every tie, as the stable sort of the whole list did).
+bool ranksBefore(PlanObjective o, const Ranked &a, const Ranked &b)
+{
+    const PlanCandidate &x = a.candidate, &y = b.candidate;
+    if (o == PlanObjective::FewestGpus && x.layout.gpus != y.layout.gpus)
+        return x.layout.gpus < y.layout.gpus;
+    if (fasterThan(x, y))
+        return true;
+    if (fasterThan(y, x))
+        return false;
+    return a.order < b.order;
+}
+
+/// A lower bound on stepTime(s, r).stepSeconds: the compute of r's first and last stage
+/// (m forwards, backwards and recomputations), as stepTime() works it out. The step is
+/// its busiest stage's compute plus non-negative exposed traffic, bubble and optimizer
+/// terms, and the busiest stage is busy at least as long as any other's compute, so no
+/// step is shorter (docs/steptime.md "Planner").
+double stepLowerBound(const Scenario &s, const MemoryReport &r, const ComputeRates &rates)
+{
+    const bool hasArch = s.model.architecture.has_value();
+    const double m = double(s.training.microBatches);
+    double out = 0;
+    for (const GpuGroup *g : {&r.groups.front(), &r.groups.back()}) {
+        const StageCompute sc =
+            stageCompute(s, rates, g->firstLayer, g->layerCount, g->holdsOutputHead && hasArch);
+        out = std::max(out, m * sc.forward + m * sc.backward + m * sc.recompute);
+    }
+    return out;
+}
+
+} // namespace
+
 PlanResult plan(const PlanRequest &q)
 {
     PlanResult out;
     out.error = checkRequest(q);
     if (!out.error.empty())
         return out;
+    const Space sp = searchSpace(q);
+    if (sp.overLimit) {
+        out.overLimit = true;
+        out.error = "the search has more than " + std::to_string(q.maxCandidates) +
+                    " candidates: narrow the GPU range or the searched degrees, or raise the "
+                    "limit";
+        return out;
+    }
+    out.candidates = sp.total;
     const PreparedModel prepared = prepare(q.base.model);
     Scenario work = q.base; // mutated in place: one copy of the model for the whole search
     work.modelStatesOnly = false;
     MemoryReport r; // reused: its storage is kept from one estimate to the next
+    std::vector<std::string> rateNotes;
+    const ComputeRates rates = computeRates(work.gpu, work.training, work.throughput, rateNotes);
     // The bytes a fitting layout may hold: the card less the requested headroom.
     auto limitOf = [&q](const MemoryReport &m) {
         return m.capacityBytes - m.capacityBytes / 100 * q.headroomPercent;
@@ -302,6 +433,13 @@ PlanResult plan(const PlanRequest &q)
         work.modelStatesOnly = false;
         return !(r.valid() && r.peakBytes() > limitOf(r));
     };
+    // Kept rows: all of them (keep 0), else a heap of the best `keep` whose front is the
+    // worst kept.
+    const std::size_t keep = q.keep > 0 ? std::size_t(q.keep) : 0;
+    std::vector<Ranked> kept;
+    auto worse = [&q](const Ranked &a, const Ranked &b) { return ranksBefore(q.objective, a, b); };
+    Ranked next;
+    std::int64_t degreeOrder = 0, fittingInDegree = 0; // a row's place in the search order
     auto visit = [&](const Layout &l, const Training &tr) {
         work.layout = l;
         work.training = tr;
@@ -310,12 +448,33 @@ PlanResult plan(const PlanRequest &q)
         if (!r.valid())
             return true;
         if (verdict(work, r).kind == Verdict::Kind::Fits && r.peakBytes() <= limitOf(r)) {
-            PlanCandidate c;
-            c.layout = l;
-            c.training = tr;
-            c.peakBytes = r.peakBytes();
-            c.time = stepTime(work, r);
-            out.fitting.push_back(std::move(c));
+            ++out.fittingCount;
+            const std::int64_t order = degreeOrder + fittingInDegree++;
+            if (keep > 0 && kept.size() == keep) {
+                // Full: time only a candidate that may rank before the worst kept row.
+                const PlanCandidate &w = kept.front().candidate;
+                if (q.objective == PlanObjective::FewestGpus && l.gpus != w.layout.gpus) {
+                    if (l.gpus > w.layout.gpus)
+                        return true;
+                } else if (w.time.valid() &&
+                           stepLowerBound(work, r, rates) * (1 - 1e-9) > w.time.stepSeconds) {
+                    return true;
+                }
+            }
+            next.candidate.layout = l;
+            next.candidate.training = tr;
+            next.candidate.peakBytes = r.peakBytes();
+            next.candidate.time = stepTime(work, r);
+            next.order = order;
+            if (keep == 0 || kept.size() < keep) {
+                kept.push_back(std::move(next));
+                if (keep > 0)
+                    std::push_heap(kept.begin(), kept.end(), worse);
+            } else if (ranksBefore(q.objective, next, kept.front())) {
+                std::pop_heap(kept.begin(), kept.end(), worse);
+                kept.back() = std::move(next);
+                std::push_heap(kept.begin(), kept.end(), worse);
+            }
             return true;
         }
         // A larger b of the same (layout, schedule, recomputation) has a floor at least
@@ -323,9 +482,40 @@ PlanResult plan(const PlanRequest &q)
         return !(q.prune && growingFloorBytes(r) > limitOf(r));
     };
     auto skipped = [&](std::int64_t count) { out.candidatesPruned += count; };
-    for (std::int64_t n = q.minGpus; n <= q.maxGpus; ++n)
-        enumerate(q, n, layoutOk, visit, skipped);
-    std::stable_sort(out.fitting.begin(), out.fitting.end(), fasterThan);
+    constexpr std::int64_t progressEvery = 65536;
+    std::int64_t nextProgress = progressEvery;
+    auto stop = [&] {
+        if (q.progress) {
+            const std::int64_t done = out.candidatesEvaluated + out.candidatesPruned;
+            if (done >= nextProgress) {
+                q.progress(done, sp.total);
+                nextProgress = (done / progressEvery + 1) * progressEvery;
+            }
+        }
+        return q.cancel != nullptr && q.cancel->load(std::memory_order_relaxed);
+    };
+    // The most GPUs first when ranking by step time, so the kept rows are fast early and
+    // the step-time bound skips most timings; each row keeps its place in the search
+    // order (degrees by GPU count, then the order within them) for the ties.
+    const bool fastestFirst = keep > 0 && q.objective == PlanObjective::Fastest;
+    for (std::size_t k = 0; k < sp.degrees.size(); ++k) {
+        const std::size_t gi = fastestFirst ? sp.degrees.size() - 1 - k : k;
+        degreeOrder = std::int64_t(gi) << 31;
+        fittingInDegree = 0;
+        if (!enumerate(q, sp, sp.degrees[gi], layoutOk, visit, skipped, stop)) {
+            out.cancelled = true;
+            out.error = "the search was cancelled after " +
+                        std::to_string(out.candidatesEvaluated + out.candidatesPruned) + " of " +
+                        std::to_string(sp.total) + " candidates";
+            break;
+        }
+    }
+    if (q.progress && !out.cancelled)
+        q.progress(out.candidatesEvaluated + out.candidatesPruned, sp.total);
+    std::sort(kept.begin(), kept.end(), worse);
+    out.fitting.reserve(kept.size());
+    for (Ranked &k : kept)
+        out.fitting.push_back(std::move(k.candidate));
     return out;
 }
 

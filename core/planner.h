@@ -12,11 +12,20 @@
 #include "scenario.h"
 #include "steptime.h"
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace shardscope {
+
+/// How plan() ranks the fitting layouts.
+enum class PlanObjective
+{
+    Fastest,   ///< by step time (ties: fewer bytes, then fewer GPUs, then search order)
+    FewestGpus ///< by GPU count, then as Fastest
+};
 
 /// What to search. Model, recipe, GPU, overheads, throughput and the training flags
 /// that are not searched (FlashAttention, sequence parallel, activation bytes, loss
@@ -76,6 +85,22 @@ struct PlanRequest
     /// micro-batch size above one whose b-growing floor (model states, fixed buffers and
     /// one chunk set of activations) overflows, since that floor never falls as b grows.
     bool prune = true;
+    PlanObjective objective = PlanObjective::Fastest; ///< the order of PlanResult::fitting
+    /// Keep only the best `keep` fitting layouts (0: all). The rows kept are exactly the
+    /// first `keep` of the full ranking; a candidate that cannot enter them is counted
+    /// (PlanResult::fittingCount) but neither kept nor, when a lower bound on its step time
+    /// (its busiest stage's compute, which every step time includes) already ranks it
+    /// below the kept rows, timed.
+    std::int64_t keep = 0;
+    /// Refuse (PlanResult::overLimit) a search of more candidates than this, counted before
+    /// any is estimated; 0: no limit. Bounds the time and memory of a hostile request.
+    std::int64_t maxCandidates = 0;
+    /// Checked (relaxed load) before each layout's candidates; once true the search stops
+    /// and the result is marked cancelled. Not owned; nullptr: never cancelled.
+    const std::atomic<bool> *cancel = nullptr;
+    /// Called on the searching thread with (candidates done, candidates in the space)
+    /// every 65,536 candidates or so, and once at the end; empty: not called.
+    std::function<void(std::int64_t done, std::int64_t total)> progress;
 };
 
 /// One layout that fits, with its memory and its time.
@@ -93,7 +118,11 @@ struct PlanResult
     std::string error;                    ///< non-empty when the request was refused
     std::int64_t candidatesEvaluated = 0; ///< estimate() calls made on candidates
     std::int64_t candidatesPruned = 0;    ///< candidates skipped by the exact bounds
-    std::vector<PlanCandidate> fitting;   ///< fitting layouts, fastest first
+    std::vector<PlanCandidate> fitting;   ///< fitting layouts kept, best first (objective)
+    std::int64_t fittingCount = 0;        ///< fitting layouts found, kept or not
+    std::int64_t candidates = 0;          ///< the search space's size (evaluated + pruned)
+    bool overLimit = false; ///< refused: the space has more than request.maxCandidates
+    bool cancelled = false; ///< stopped by request.cancel; the counts are those done so far
 
     bool valid() const { return error.empty(); }
 };
@@ -102,10 +131,12 @@ struct PlanResult
 Scenario candidateScenario(const Scenario &base, const Layout &layout, const Training &training);
 
 /// Searches the request's space; fitting layouts sorted by step time (ties: fewer
-/// bytes, then fewer GPUs). Candidates whose step cannot be timed (a GPU speed is
+/// bytes, then fewer GPUs, then the order searched), or with PlanObjective::FewestGpus
+/// by GPU count first. Candidates whose step cannot be timed (a GPU speed is
 /// unknown) still fit and sort last with their StepTime::error. Refuses (error) a
 /// model without an architecture, a global batch not a multiple of the sequence length,
-/// or a GPU range outside 1..maxGpus.
+/// a GPU range outside 1..maxGpus, or (overLimit) more candidates than maxCandidates;
+/// a cancelled search has an error too ("cancelled ..."), and what it found so far.
 PlanResult plan(const PlanRequest &request);
 
 /// The fewest GPUs in [minGpus, maxGpus] at which some layout of `strategy` fits

@@ -104,6 +104,47 @@ private slots:
         QCOMPARE(layouts.first().toObject().value("gpus").toInteger(), qint64(8));
     }
 
+    void maxCandidatesRefusesAHugeSearch()
+    {
+        // Llama 3 8B on 1-64 GPUs, b up to 4 searches 51,840 candidates (the JSON's
+        // evaluated + pruned): one fewer as the limit is refused before any estimate, in
+        // one line with exit status 2; the default limit refuses a 1,024-layer model over
+        // every count up to 1,048,576 GPUs at once.
+        const QStringList small = {"--model", "llama3-8b", "--gpus", "1-64", "--max-mbs", "4"};
+        const QJsonObject o = planJson(small);
+        const qint64 space =
+            o.value("candidates_evaluated").toInteger() + o.value("candidates_pruned").toInteger();
+        QCOMPARE(space, qint64(51840));
+        verifyRefusal(plan(small + QStringList{"--max-candidates", QString::number(space - 1)}),
+                      QStringLiteral("shardscope plan: the search has more than 51839 layouts "
+                                     "(--max-candidates)"));
+        const QJsonObject atLimit =
+            planJson(small + QStringList{"--max-candidates", QString::number(space)});
+        QCOMPARE(atLimit.value("fitting").toInteger(), o.value("fitting").toInteger());
+        verifyRefusal(plan({"--layers", "1024", "--hidden", "1024", "--heads", "8", "--kv-heads",
+                            "8", "--ffn", "4096", "--vocab", "32000", "--gpus", "1-1048576"}),
+                      QStringLiteral("shardscope plan: the search has more than 2000000 layouts"));
+        verifyRefusal(plan(small + QStringList{"--max-candidates", "-1"}),
+                      QStringLiteral("shardscope plan: --max-candidates"));
+    }
+
+    void progressGoesToStandardErrorOnly()
+    {
+        // --progress reports on standard error ("planned N of M layouts...", the last line
+        // the whole space); standard output is byte for byte what it is without it.
+        const QStringList args = {"--model", "llama3-8b", "--gpus", "1-64", "--max-mbs", "4"};
+        for (const QStringList &extra : {QStringList{}, QStringList{"--json"}}) {
+            const Run quiet = plan(args + extra);
+            const Run loud = plan(args + extra + QStringList{"--progress"});
+            QCOMPARE(quiet.code, 0);
+            QCOMPARE(loud.code, 0);
+            QVERIFY(quiet.err.isEmpty());
+            QCOMPARE(loud.out, quiet.out);
+            QVERIFY2(loud.err.endsWith(QStringLiteral("planned 51840 of 51840 layouts...\n")),
+                     qPrintable(loud.err));
+        }
+    }
+
     void tableShowsTopN()
     {
         const Run r = plan({"--model", "llama3-8b", "--gpus", "8", "--seq", "8192", "--top", "3"});

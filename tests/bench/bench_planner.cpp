@@ -22,7 +22,7 @@ void planCounters(benchmark::State &state, const PlanResult &r)
     state.counters["evaluated"] = double(r.candidatesEvaluated);
     state.counters["pruned"] = double(r.candidatesPruned);
     state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
-    state.counters["fitting"] = double(r.fitting.size());
+    state.counters["fitting"] = double(r.fittingCount);
 }
 
 /// Plans `q` once per benchmark iteration; the last result, its counters set.
@@ -83,6 +83,23 @@ void BM_PlanLlama405bOn16384(benchmark::State &state)
     timedPlan(state, q);
 }
 BENCHMARK(BM_PlanLlama405bOn16384)->Unit(benchmark::kMillisecond);
+
+/// Issue 27's range search: `shardscope plan --model llama3-70b --gpus 1-16384` (the
+/// command line's defaults: s 4096, the 4M-token batch, t up to GPUs per node), every
+/// world size from 1 to 16,384 (921,441 candidates); the argument is PlanRequest::keep:
+/// 10 the command's default --top, 0 every fitting row (the window's Plan tab).
+void BM_PlanLlama70bOver1To16384(benchmark::State &state)
+{
+    PlanRequest q = test::planRequest("llama3-70b", 1, 16384, 4096);
+    q.keep = state.range(0);
+    timedPlan(state, q);
+}
+BENCHMARK(BM_PlanLlama70bOver1To16384)
+    ->Arg(10)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(3);
 
 /// The "What fits?" line for Llama 3 70B on 64 H100s (ZeRO-3, t 1): fewest GPUs per
 /// strategy over the slider's counts and the fastest layout at 64.

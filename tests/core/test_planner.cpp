@@ -10,6 +10,7 @@
 
 #include <QTest>
 #include <algorithm>
+#include <atomic>
 #include <set>
 #include <tuple>
 
@@ -56,6 +57,13 @@ void checkAgainstBruteForce(PlanRequest q, std::int64_t *fitting)
     QCOMPARE(pruned.candidatesEvaluated + pruned.candidatesPruned, brute.candidatesEvaluated);
     QVERIFY(keys(pruned) == keys(brute));
     QCOMPARE(pruned.fitting.size(), brute.fitting.size());
+    QCOMPARE(pruned.fittingCount, brute.fittingCount);
+    // The same rows in the same order, field for field.
+    for (std::size_t i = 0; i < pruned.fitting.size(); ++i) {
+        QVERIFY(key(pruned.fitting[i]) == key(brute.fitting[i]));
+        QCOMPARE(pruned.fitting[i].peakBytes, brute.fitting[i].peakBytes);
+        QCOMPARE(pruned.fitting[i].time.stepSeconds, brute.fitting[i].time.stepSeconds);
+    }
     // Fastest first.
     for (std::size_t i = 1; i < pruned.fitting.size(); ++i)
         QVERIFY(pruned.fitting[i - 1].time.stepSeconds <= pruned.fitting[i].time.stepSeconds);
@@ -123,6 +131,118 @@ private slots:
         QCOMPARE(p.candidatesEvaluated, std::int64_t(4));
         QCOMPARE(p.candidatesPruned, std::int64_t(8));
         QCOMPARE(p.fitting.size(), r.fitting.size());
+    }
+
+    void keptRowsAreTheTopOfTheFullRanking_data()
+    {
+        QTest::addColumn<int>("objective");
+        QTest::addColumn<int>("keep");
+        QTest::newRow("fastest, 10") << int(PlanObjective::Fastest) << 10;
+        QTest::newRow("fastest, 1") << int(PlanObjective::Fastest) << 1;
+        QTest::newRow("fastest, 500") << int(PlanObjective::Fastest) << 500;
+        QTest::newRow("fewest GPUs, 10") << int(PlanObjective::FewestGpus) << 10;
+        QTest::newRow("fewest GPUs, 300") << int(PlanObjective::FewestGpus) << 300;
+    }
+
+    void keptRowsAreTheTopOfTheFullRanking()
+    {
+        // Keeping the best k (a heap, the step-time bound skipping timings, the largest
+        // GPU counts searched first) gives exactly the first k rows of the whole ranked
+        // list, field for field, and the same counts.
+        QFETCH(int, objective);
+        QFETCH(int, keep);
+        PlanRequest q = request("llama3-8b", 1, 64);
+        q.maxMicroBatchSize = 4;
+        q.objective = PlanObjective(objective);
+        const PlanResult all = plan(q);
+        q.keep = keep;
+        const PlanResult top = plan(q);
+        QVERIFY2(top.valid(), top.error.c_str());
+        QCOMPARE(top.fittingCount, all.fittingCount);
+        QCOMPARE(std::int64_t(all.fitting.size()), all.fittingCount);
+        QVERIFY(all.fittingCount > 2 * keep);
+        QCOMPARE(top.candidatesEvaluated, all.candidatesEvaluated);
+        QCOMPARE(top.candidatesPruned, all.candidatesPruned);
+        QCOMPARE(top.candidates, all.candidatesEvaluated + all.candidatesPruned);
+        QCOMPARE(top.fitting.size(), std::size_t(keep));
+        for (std::size_t i = 0; i < top.fitting.size(); ++i) {
+            const PlanCandidate &a = top.fitting[i], &b = all.fitting[i];
+            QVERIFY(key(a) == key(b));
+            QCOMPARE(a.peakBytes, b.peakBytes);
+            QCOMPARE(a.time.stepSeconds, b.time.stepSeconds);
+            QCOMPARE(a.time.mfu, b.time.mfu);
+        }
+        if (q.objective == PlanObjective::FewestGpus)
+            for (std::size_t i = 1; i < all.fitting.size(); ++i)
+                QVERIFY(all.fitting[i - 1].layout.gpus <= all.fitting[i].layout.gpus);
+    }
+
+    void maxCandidatesRefusesBeforeEstimating()
+    {
+        // Llama 3 8B on 1-64 GPUs, b up to 4: the space is counted first; one candidate
+        // over the limit is refused with no estimate made, the limit itself is searched.
+        PlanRequest q = request("llama3-8b", 1, 64);
+        q.maxMicroBatchSize = 4;
+        const PlanResult all = plan(q);
+        const std::int64_t space = all.candidatesEvaluated + all.candidatesPruned;
+        QCOMPARE(all.candidates, space);
+        q.maxCandidates = space - 1;
+        const PlanResult refused = plan(q);
+        QVERIFY(!refused.valid());
+        QVERIFY(refused.overLimit);
+        QCOMPARE(refused.candidatesEvaluated, std::int64_t(0));
+        QVERIFY(refused.fitting.empty());
+        QVERIFY(refused.error.find("more than " + std::to_string(space - 1)) != std::string::npos);
+        q.maxCandidates = space;
+        const PlanResult atLimit = plan(q);
+        QVERIFY(atLimit.valid());
+        QCOMPARE(atLimit.fittingCount, all.fittingCount);
+        // A hostile request: a 1,024-layer model over every count to 1,048,576 GPUs is
+        // refused at once under a limit (it used to take minutes and gigabytes).
+        PlanRequest huge = request("llama3-8b", 1, maxGpus);
+        huge.base.model.architecture->layers = 1024;
+        huge.maxCandidates = 10'000'000;
+        const PlanResult h = plan(huge);
+        QVERIFY(h.overLimit);
+        QCOMPARE(h.candidatesEvaluated, std::int64_t(0));
+    }
+
+    void progressAndCancel()
+    {
+        PlanRequest q = request("llama3-8b", 1, 1024);
+        q.keep = 10;
+        std::vector<std::pair<std::int64_t, std::int64_t>> calls;
+        q.progress = [&calls](std::int64_t done, std::int64_t total) {
+            calls.push_back({done, total});
+        };
+        const PlanResult r = plan(q);
+        QVERIFY(r.valid());
+        const std::int64_t space = r.candidatesEvaluated + r.candidatesPruned;
+        QVERIFY(space > 3 * 65536);
+        // About every 65,536 candidates, rising, then the whole space once at the end.
+        QVERIFY(calls.size() >= 3);
+        QVERIFY(calls.size() <= std::size_t(space / 65536 + 1));
+        for (std::size_t i = 0; i < calls.size(); ++i) {
+            QCOMPARE(calls[i].second, space);
+            if (i > 0)
+                QVERIFY(calls[i].first > calls[i - 1].first);
+        }
+        QCOMPARE(calls.back().first, space);
+
+        // Cancelled from the progress callback: the search stops at the next layout.
+        std::atomic<bool> cancel{false};
+        q.cancel = &cancel;
+        q.progress = [&cancel](std::int64_t, std::int64_t) { cancel = true; };
+        const PlanResult c = plan(q);
+        QVERIFY(c.cancelled);
+        QVERIFY(!c.valid());
+        QVERIFY(c.candidatesEvaluated + c.candidatesPruned < space);
+        QVERIFY(c.candidatesEvaluated + c.candidatesPruned >= 65536);
+        // Set before the search: nothing is estimated.
+        q.progress = nullptr;
+        const PlanResult before = plan(q);
+        QVERIFY(before.cancelled);
+        QCOMPARE(before.candidatesEvaluated, std::int64_t(0));
     }
 
     void refusals()
