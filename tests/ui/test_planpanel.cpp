@@ -19,6 +19,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -97,6 +98,7 @@ private slots:
     void plansOffTheMainThreadOnceItRests();
     void hiddenTabPlansWhenShown();
     void gpuRange();
+    void cancelStopsALongPlan();
     void exportRoundTrips();
     void stylesAgreeWithTheLegend();
     void closesWithTheBatchBoxFocused();
@@ -418,6 +420,39 @@ void TestPlanPanel::gpuRange()
             QVERIFY(!panel.isPlanning());
             break;
         }
+}
+
+void TestPlanPanel::cancelStopsALongPlan()
+{
+    // Llama 3 70B over 1 to 16,384 GPUs: about a million candidates, seconds of CPU. The tab
+    // says how far it got, Cancel stops it, and the message says where it stopped.
+    Session session(Catalog::builtIn());
+    PlanPanel panel(&session);
+    QSignalSpy planned(&panel, &PlanPanel::planned);
+    panel.rangeCheck()->setChecked(true);
+    panel.minGpusSpin()->setValue(1);
+    panel.maxGpusSpin()->setValue(16384);
+    QTRY_VERIFY_WITH_TIMEOUT(panel.cancelButton()->isVisibleTo(&panel), 5000);
+    const QRegularExpression progress(QStringLiteral("^Planning… ([0-9,]+) of ([0-9,]+) layouts$"));
+    QTRY_VERIFY2_WITH_TIMEOUT(progress.match(panel.summaryText()).hasMatch(),
+                              qPrintable(panel.summaryText()), 30000);
+    const QString total = progress.match(panel.summaryText()).captured(2);
+    panel.cancelPlan();
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.isPlanning(), 30000);
+    QCOMPARE(planned.count(), 1);
+    QVERIFY(!panel.cancelButton()->isVisibleTo(&panel));
+    const QString message = panel.messageText();
+    QVERIFY2(message.startsWith(QStringLiteral("Plan cancelled after ")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral(" of %1 layouts").arg(total)), qPrintable(message));
+    QVERIFY2(!message.contains(QStringLiteral("after %1 ").arg(total)), qPrintable(message));
+
+    // Closing the tab while a long plan runs stops it: the destructor returns.
+    auto *again = new PlanPanel(&session);
+    again->rangeCheck()->setChecked(true);
+    again->minGpusSpin()->setValue(1);
+    again->maxGpusSpin()->setValue(16384);
+    QTRY_VERIFY_WITH_TIMEOUT(again->cancelButton()->isVisibleTo(again), 5000);
+    delete again;
 }
 
 void TestPlanPanel::exportRoundTrips()

@@ -117,6 +117,8 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_s
         }
         if (!m_worker)
             startWorker(); // else the worker's end starts the latest inputs
+        else if (m_runningKey != m_latest.key)
+            cancelPlan(); // outdated: end it now, and its end starts the latest
     });
 
     // Controls: the global batch, the GPU range, the export.
@@ -170,6 +172,14 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_s
     m_summary = new QLabel(this);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_summary->setWordWrap(true); // large type in a narrow window takes two lines
+    m_cancelButton = new QPushButton(QStringLiteral("&Cancel plan"), this);
+    m_cancelButton->setToolTip(QStringLiteral("Stop the search running now"));
+    m_cancelButton->setVisible(false);
+    connect(m_cancelButton, &QPushButton::clicked, this, &PlanPanel::cancelPlan);
+    auto *summaryRow = new QHBoxLayout;
+    summaryRow->setSpacing(8);
+    summaryRow->addWidget(m_summary, 1);
+    summaryRow->addWidget(m_cancelButton, 0, Qt::AlignTop);
     m_message = new QLabel(this);
     m_message->setWordWrap(true);
     m_message->setStyleSheet(QStringLiteral("color: white; background: #B3261E; padding: 6px;"));
@@ -222,7 +232,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_s
     layout->setContentsMargins(10, 8, 10, 6);
     layout->setSpacing(6);
     layout->addWidget(m_controls);
-    layout->addWidget(m_summary);
+    layout->addLayout(summaryRow);
     layout->addWidget(m_message);
     layout->addWidget(split, 1);
 
@@ -278,11 +288,13 @@ void PlanPanel::joinWorker()
 {
     if (!m_worker)
         return;
+    cancelPlan(); // its result is dropped: stop it at the next layout
     m_worker->wait();
     delete m_worker;
     m_worker = nullptr;
     m_runningKey.clear();
-    ++m_workerId; // its queued finished call, if any, is now stale
+    m_cancelButton->setVisible(false);
+    ++m_workerId; // its queued finished and progress calls, if any, are now stale
 }
 
 std::int64_t PlanPanel::scenarioBatchTokens() const
@@ -459,7 +471,20 @@ void PlanPanel::startWorker()
     m_runningKey = m_latest.key;
     const int id = ++m_workerId;
     auto outcome = std::make_shared<Outcome>();
-    const PlanRequest q = m_latest.request; // the worker's own copy
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    PlanRequest q = m_latest.request; // the worker's own copy
+    q.cancel = m_cancel.get();
+    // Progress from the worker thread, at most every progressMilliseconds, queued to this
+    // panel's thread (dropped if the panel is gone first).
+    auto lastReport = std::make_shared<QElapsedTimer>();
+    lastReport->start();
+    q.progress = [this, id, lastReport](std::int64_t done, std::int64_t total) {
+        if (lastReport->elapsed() < progressMilliseconds && done < total)
+            return;
+        lastReport->restart();
+        QMetaObject::invokeMethod(
+            this, [this, id, done, total] { showProgress(id, done, total); }, Qt::QueuedConnection);
+    };
     m_worker = QThread::create([q, outcome] {
         QElapsedTimer clock;
         clock.start();
@@ -469,7 +494,23 @@ void PlanPanel::startWorker()
     connect(m_worker, &QThread::finished, this, [this, id, outcome] {
         workerFinished(id, std::move(outcome->result), outcome->milliseconds);
     });
+    m_cancelButton->setVisible(true);
     m_worker->start(QThread::LowPriority);
+}
+
+void PlanPanel::cancelPlan()
+{
+    if (m_cancel)
+        m_cancel->store(true);
+}
+
+void PlanPanel::showProgress(int id, std::int64_t done, std::int64_t total)
+{
+    if (id != m_workerId || !m_worker)
+        return;
+    m_summary->setText(
+        QStringLiteral("Planning… %1 of %2 layouts").arg(number(done), number(total)));
+    m_summary->setVisible(true);
 }
 
 void PlanPanel::workerFinished(int id, PlanResult result, double milliseconds)
@@ -481,7 +522,17 @@ void PlanPanel::workerFinished(int id, PlanResult result, double milliseconds)
     delete m_worker;
     m_worker = nullptr;
     m_runningKey.clear();
+    m_cancelButton->setVisible(false);
     if (key == m_latest.key && m_latest.error.isEmpty()) {
+        if (result.cancelled) {
+            // Cancelled by the user: say how far it got; a change of input plans again.
+            showMessage(QStringLiteral("Plan cancelled after %1 of %2 layouts; change an input "
+                                       "to plan again")
+                            .arg(number(result.candidatesEvaluated + result.candidatesPruned),
+                                 number(result.candidates)),
+                        key);
+            return;
+        }
         showResult(std::move(result), m_latest, milliseconds);
         return;
     }

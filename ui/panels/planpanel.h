@@ -6,6 +6,8 @@
 
 #include <QString>
 #include <QWidget>
+#include <atomic>
+#include <memory>
 #include <vector>
 
 class QCheckBox;
@@ -51,7 +53,9 @@ class Session;
 /// does not re-plan), 150 ms after the last change (a slider drag plans once, when it
 /// rests), on a worker thread (QThread::create; plan() is a pure function of a copied
 /// request), so a plan of seconds never blocks the window. One plan runs at a time; a
-/// change during a run starts the latest inputs when it ends. An invalid scenario, a
+/// change during a run cancels it (PlanRequest::cancel) and starts the latest inputs when
+/// it ends. While it runs the summary says "Planning… N of M layouts" and "Cancel plan"
+/// stops it; closing the window stops it at once. An invalid scenario, a
 /// model without an architecture or a search with no fitting layout shows a one-line
 /// message instead of the table and the points; nothing shows NaN.
 class PlanPanel : public ChartView
@@ -76,6 +80,13 @@ public:
     void planNow();
     /// True while a plan is scheduled or running.
     bool isPlanning() const;
+    /// Stops the plan running on the worker thread at its next layout (core/planner.h
+    /// PlanRequest::cancel); the panel then says how far it got. Nothing when none runs.
+    void cancelPlan();
+    /// "Cancel plan", shown while a plan runs on the worker thread.
+    QPushButton *cancelButton() const { return m_cancelButton; }
+    /// Least milliseconds between two progress lines ("Planning… N of M layouts").
+    static constexpr int progressMilliseconds = 100;
 
     /// The request the panel plans for the session's current state (its error, if any,
     /// is in inputError()).
@@ -164,6 +175,8 @@ private:
     std::int64_t scenarioBatchTokens() const;
     void syncControls();
     void startWorker();
+    /// The worker `id` has planned `done` of `total` layouts.
+    void showProgress(int id, std::int64_t done, std::int64_t total);
     /// The worker `id` ended with `result` after `milliseconds`.
     void workerFinished(int id, PlanResult result, double milliseconds);
     void showResult(PlanResult result, const Inputs &inputs, double milliseconds);
@@ -191,6 +204,7 @@ private:
     QByteArray m_runningKey;    ///< inputs of the worker's plan
     Inputs m_latest;            ///< the inputs last read from the session
     QThread *m_worker = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_cancel; ///< the worker's PlanRequest::cancel
     int m_workerId = 0;      ///< counts workers: a finished signal names its own
     bool m_deferred = false; ///< the rest ended while the panel was a hidden tab
     QTimer *m_rest = nullptr;
@@ -210,6 +224,7 @@ private:
     QSpinBox *m_maxGpus = nullptr;
     QLabel *m_toLabel = nullptr;
     QPushButton *m_export = nullptr;
+    QPushButton *m_cancelButton = nullptr;
     PlanTableModel *m_model = nullptr;
     QTableView *m_table = nullptr;
     QSplitter *m_split = nullptr;
