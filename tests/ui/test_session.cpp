@@ -1,7 +1,9 @@
 // The Session (ui/shell/session.h): one change signal, derived values computed lazily and equal
 // to the engine's own functions; LazyRefresh (ui/shell/lazyrefresh.h): hidden tabs wait until
 // shown; ScenarioHistory (ui/shell/scenariohistory.h): one undo step per change.
+#include "../testsupport.h"
 #include "lazyrefresh.h"
+#include "planjob.h"
 #include "scenariohistory.h"
 #include "session.h"
 
@@ -24,6 +26,8 @@ private slots:
     void scheduleResimulatedOnlyWhenItsParametersChange();
     void hiddenTabsWaitUntilShown();
     void historyRecordsAndRestores();
+    void planJobRunsOffTheGuiThread();
+    void planJobCancelsAndDiscards();
 };
 
 void TestSession::startsOnTheDocumentedDefault()
@@ -178,6 +182,59 @@ void TestSession::historyRecordsAndRestores()
     QCOMPARE(session.scenario().layout.gpus, std::int64_t(64));
     undo->undo();
     QCOMPARE(session.scenario().layout.gpus, std::int64_t(128));
+}
+
+void TestSession::planJobRunsOffTheGuiThread()
+{
+    // The job's result is plan()'s for the same request, byte for byte in every row.
+    Session session(Catalog::builtIn());
+    PlanJob &job = session.planJob();
+    QSignalSpy finished(&job, &PlanJob::finished);
+    const PlanRequest q = test::planRequest("llama3-70b", 64, 64, 4096);
+    QVERIFY(job.start(q, "key-64"));
+    QVERIFY(job.isRunning());
+    QCOMPARE(job.runningKey(), QByteArray("key-64"));
+    QVERIFY(!job.start(q, "second")); // one at a time
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QVERIFY(!job.isRunning());
+    QCOMPARE(finished.at(0).at(0).toByteArray(), QByteArray("key-64"));
+    const auto r = finished.at(0).at(1).value<PlanResult>();
+    const PlanResult direct = plan(q);
+    QVERIFY(r.valid());
+    QVERIFY(!r.cancelled);
+    QCOMPARE(r.fitting.size(), direct.fitting.size());
+    QCOMPARE(r.candidatesEvaluated, direct.candidatesEvaluated);
+    for (std::size_t i = 0; i < r.fitting.size(); ++i) {
+        QCOMPARE(r.fitting[i].peakBytes, direct.fitting[i].peakBytes);
+        QCOMPARE(r.fitting[i].time.stepSeconds, direct.fitting[i].time.stepSeconds);
+    }
+}
+
+void TestSession::planJobCancelsAndDiscards()
+{
+    // Llama 3 70B over 1 to 16,384 GPUs takes seconds: cancel() ends it early with what
+    // it found so far, marked cancelled; discard() ends it with no finished() at all.
+    Session session(Catalog::builtIn());
+    PlanJob &job = session.planJob();
+    QSignalSpy progressed(&job, &PlanJob::progressed);
+    QSignalSpy finished(&job, &PlanJob::finished);
+    const PlanRequest q = test::planRequest("llama3-70b", 1, 16384, 4096);
+    QVERIFY(job.start(q, "long"));
+    QTRY_VERIFY_WITH_TIMEOUT(progressed.count() > 0, 30000);
+    const qint64 total = progressed.last().at(1).toLongLong();
+    QVERIFY(progressed.last().at(0).toLongLong() < total);
+    job.cancel();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    const auto r = finished.at(0).at(1).value<PlanResult>();
+    QVERIFY(r.cancelled);
+    QCOMPARE(r.candidates, total);
+    QVERIFY(r.candidatesEvaluated + r.candidatesPruned < total);
+
+    QVERIFY(job.start(q, "discarded"));
+    job.discard();
+    QVERIFY(!job.isRunning());
+    QTest::qWait(50); // a queued finished() of the discarded plan would arrive here
+    QCOMPARE(finished.count(), 1);
 }
 
 QTEST_MAIN(TestSession)

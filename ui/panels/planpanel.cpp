@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "inputlimits.h"
 #include "lazyrefresh.h"
+#include "planjob.h"
 #include "plantablemodel.h"
 #include "scenariofile.h"
 #include "session.h"
@@ -26,7 +27,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableView>
-#include <QThread>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -46,13 +46,6 @@ QString frontierName()
 {
     return QStringLiteral("Fastest for its memory (Pareto frontier)");
 }
-
-/// What a worker hands back.
-struct Outcome
-{
-    PlanResult result;
-    double milliseconds = 0;
-};
 
 /// True when `c` describes the layout and batch `l`, `t` run (the fields the planner
 /// searches).
@@ -115,11 +108,13 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_s
             m_deferred = true;
             return;
         }
-        if (!m_worker)
-            startWorker(); // else the worker's end starts the latest inputs
-        else if (m_runningKey != m_latest.key)
+        if (!job().isRunning())
+            startWorker(); // else the running plan's end starts the latest inputs
+        else if (job().runningKey() != m_latest.key)
             cancelPlan(); // outdated: end it now, and its end starts the latest
     });
+    connect(&job(), &PlanJob::progressed, this, &PlanPanel::showProgress);
+    connect(&job(), &PlanJob::finished, this, &PlanPanel::planFinished);
 
     // Controls: the global batch, the GPU range, the export.
     m_batchLabel = new QLabel(QStringLiteral("Global &batch"), this);
@@ -284,17 +279,15 @@ PlanPanel::~PlanPanel()
     joinWorker();
 }
 
+PlanJob &PlanPanel::job() const
+{
+    return m_session->planJob();
+}
+
 void PlanPanel::joinWorker()
 {
-    if (!m_worker)
-        return;
-    cancelPlan(); // its result is dropped: stop it at the next layout
-    m_worker->wait();
-    delete m_worker;
-    m_worker = nullptr;
-    m_runningKey.clear();
+    job().discard();
     m_cancelButton->setVisible(false);
-    ++m_workerId; // its queued finished and progress calls, if any, are now stale
 }
 
 std::int64_t PlanPanel::scenarioBatchTokens() const
@@ -419,7 +412,7 @@ void PlanPanel::syncControls()
 
 bool PlanPanel::isPlanning() const
 {
-    return m_rest->isActive() || m_worker || m_deferred;
+    return m_rest->isActive() || job().isRunning() || m_deferred;
 }
 
 void PlanPanel::refresh()
@@ -440,7 +433,7 @@ void PlanPanel::refresh()
     }
     m_summary->setText(QStringLiteral("Planning…"));
     m_summary->setVisible(true);
-    if (m_latest.key == m_runningKey) {
+    if (m_latest.key == job().runningKey()) {
         m_rest->stop(); // already on its way
         return;
     }
@@ -466,62 +459,26 @@ void PlanPanel::planNow()
 
 void PlanPanel::startWorker()
 {
-    if (m_worker || !m_latest.error.isEmpty() || m_latest.key == m_shownKey)
+    if (job().isRunning() || !m_latest.error.isEmpty() || m_latest.key == m_shownKey)
         return;
-    m_runningKey = m_latest.key;
-    const int id = ++m_workerId;
-    auto outcome = std::make_shared<Outcome>();
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    PlanRequest q = m_latest.request; // the worker's own copy
-    q.cancel = m_cancel.get();
-    // Progress from the worker thread, at most every progressMilliseconds, queued to this
-    // panel's thread (dropped if the panel is gone first).
-    auto lastReport = std::make_shared<QElapsedTimer>();
-    lastReport->start();
-    q.progress = [this, id, lastReport](std::int64_t done, std::int64_t total) {
-        if (lastReport->elapsed() < progressMilliseconds && done < total)
-            return;
-        lastReport->restart();
-        QMetaObject::invokeMethod(
-            this, [this, id, done, total] { showProgress(id, done, total); }, Qt::QueuedConnection);
-    };
-    m_worker = QThread::create([q, outcome] {
-        QElapsedTimer clock;
-        clock.start();
-        outcome->result = plan(q);
-        outcome->milliseconds = double(clock.nsecsElapsed()) / 1e6;
-    });
-    connect(m_worker, &QThread::finished, this, [this, id, outcome] {
-        workerFinished(id, std::move(outcome->result), outcome->milliseconds);
-    });
+    job().start(m_latest.request, m_latest.key);
     m_cancelButton->setVisible(true);
-    m_worker->start(QThread::LowPriority);
 }
 
 void PlanPanel::cancelPlan()
 {
-    if (m_cancel)
-        m_cancel->store(true);
+    job().cancel();
 }
 
-void PlanPanel::showProgress(int id, std::int64_t done, std::int64_t total)
+void PlanPanel::showProgress(qint64 done, qint64 total)
 {
-    if (id != m_workerId || !m_worker)
-        return;
     m_summary->setText(
         QStringLiteral("Planning… %1 of %2 layouts").arg(number(done), number(total)));
     m_summary->setVisible(true);
 }
 
-void PlanPanel::workerFinished(int id, PlanResult result, double milliseconds)
+void PlanPanel::planFinished(const QByteArray &key, const PlanResult &result, double milliseconds)
 {
-    if (id != m_workerId || !m_worker)
-        return; // joined already (planNow(), the destructor)
-    const QByteArray key = m_runningKey;
-    m_worker->wait();
-    delete m_worker;
-    m_worker = nullptr;
-    m_runningKey.clear();
     m_cancelButton->setVisible(false);
     if (key == m_latest.key && m_latest.error.isEmpty()) {
         if (result.cancelled) {
@@ -533,7 +490,7 @@ void PlanPanel::workerFinished(int id, PlanResult result, double milliseconds)
                         key);
             return;
         }
-        showResult(std::move(result), m_latest, milliseconds);
+        showResult(result, m_latest, milliseconds);
         return;
     }
     // The inputs moved on while it ran: plan the latest, unless the rest timer will.
@@ -902,7 +859,7 @@ void PlanPanel::showEvent(QShowEvent *event)
     }
     if (m_deferred) {
         m_deferred = false;
-        if (!m_worker)
+        if (!job().isRunning())
             startWorker();
     } else if (m_shownKey.isEmpty() && !isPlanning()) {
         refresh(); // the first time on screen

@@ -6,8 +6,6 @@
 
 #include <QString>
 #include <QWidget>
-#include <atomic>
-#include <memory>
 #include <vector>
 
 class QCheckBox;
@@ -20,12 +18,12 @@ class QPushButton;
 class QSpinBox;
 class QSplitter;
 class QTableView;
-class QThread;
 class QTimer;
 class QToolButton;
 
 namespace shardscope {
 
+class PlanJob;
 class PlanTableModel;
 class WrapRow;
 class Session;
@@ -52,8 +50,8 @@ class Session;
 /// when next shown); the plan itself runs only when its inputs changed (loading a row
 /// does not re-plan), 150 ms after the last change (a slider drag plans once, when it
 /// rests), on a worker thread (QThread::create; plan() is a pure function of a copied
-/// request), so a plan of seconds never blocks the window. One plan runs at a time; a
-/// change during a run cancels it (PlanRequest::cancel) and starts the latest inputs when
+/// request; the Session's PlanJob), so a plan of seconds never blocks the window. One plan runs at
+/// a time; a change during a run cancels it (PlanRequest::cancel) and starts the latest inputs when
 /// it ends. While it runs the summary says "Planning… N of M layouts" and "Cancel plan"
 /// stops it; closing the window stops it at once. An invalid scenario, a
 /// model without an architecture or a search with no fitting layout shows a one-line
@@ -85,8 +83,6 @@ public:
     void cancelPlan();
     /// "Cancel plan", shown while a plan runs on the worker thread.
     QPushButton *cancelButton() const { return m_cancelButton; }
-    /// Least milliseconds between two progress lines ("Planning… N of M layouts").
-    static constexpr int progressMilliseconds = 100;
 
     /// The request the panel plans for the session's current state (its error, if any,
     /// is in inputError()).
@@ -175,13 +171,15 @@ private:
     std::int64_t scenarioBatchTokens() const;
     void syncControls();
     void startWorker();
-    /// The worker `id` has planned `done` of `total` layouts.
-    void showProgress(int id, std::int64_t done, std::int64_t total);
-    /// The worker `id` ended with `result` after `milliseconds`.
-    void workerFinished(int id, PlanResult result, double milliseconds);
+    /// The session's plan job has planned `done` of `total` layouts.
+    void showProgress(qint64 done, qint64 total);
+    /// The session's plan job ended the plan of `key` with `result` after `milliseconds`.
+    void planFinished(const QByteArray &key, const PlanResult &result, double milliseconds);
+    /// The session's plan job (Session::planJob()).
+    PlanJob &job() const;
     void showResult(PlanResult result, const Inputs &inputs, double milliseconds);
     void showMessage(const QString &message, const QByteArray &key);
-    /// Waits for the worker and drops its result.
+    /// Cancels the session's plan job and drops its result.
     void joinWorker();
     /// Redraws table unit, chart and highlight from m_result (no planning).
     void redraw();
@@ -201,12 +199,8 @@ private:
     PlanResult m_result;
     PlanRequest m_shownRequest; ///< the request of what is on screen
     QByteArray m_shownKey;      ///< inputs of what is on screen
-    QByteArray m_runningKey;    ///< inputs of the worker's plan
     Inputs m_latest;            ///< the inputs last read from the session
-    QThread *m_worker = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_cancel; ///< the worker's PlanRequest::cancel
-    int m_workerId = 0;      ///< counts workers: a finished signal names its own
-    bool m_deferred = false; ///< the rest ended while the panel was a hidden tab
+    bool m_deferred = false;    ///< the rest ended while the panel was a hidden tab
     QTimer *m_rest = nullptr;
     bool m_batchFollows = true; ///< the batch follows the scenario until edited
     int m_chosenRank = 0;

@@ -1,10 +1,12 @@
 #include "session.h"
 
 #include "defaults.h"
+#include "planjob.h"
 
 namespace shardscope {
 
-Session::Session(const Catalog &catalog, QObject *parent) : QObject(parent), m_catalog(catalog)
+Session::Session(const Catalog &catalog, QObject *parent)
+    : QObject(parent), m_catalog(catalog), m_planJob(new PlanJob(this))
 {
     // The catalog's defaults, or its first entries when it lacks them (a test catalog).
     const Model *m = catalog.model(defaultModelId);

@@ -25,6 +25,8 @@ namespace shardscope {
 /// next change: a slider drag pays for the report and verdict the memory view draws, not
 /// for the four comparison estimates or the schedule of a tab nobody is looking at
 /// (LazyRefresh decides when a hidden view asks). Views only draw what they read here.
+class PlanJob;
+
 class Session : public QObject
 {
     Q_OBJECT
@@ -71,6 +73,9 @@ public:
     /// The last interleaved v (>= 2) this session ran, 2 until it ran one: what switching
     /// the schedule back to interleaved 1F1B restores (chunksForSchedule(), core/defaults.h).
     int lastInterleavedChunks() const { return m_lastInterleavedChunks; }
+    /// The window's one plan job (the Plan tab's searches on a worker thread); the Session
+    /// owns it, so closing the window cancels a running plan.
+    PlanJob &planJob() const { return *m_planJob; }
 
     /// Selects a model preset by id; unknown ids are ignored.
     void setModelPreset(const std::string &id);
@@ -121,6 +126,7 @@ private:
     mutable std::optional<Timeline> m_timeline;
     mutable ScheduleParams m_timelineParams; ///< what m_timeline was simulated for
     int m_lastInterleavedChunks = 2;         ///< lastInterleavedChunks()
+    PlanJob *m_planJob = nullptr;            ///< a child QObject
 };
 
 } // namespace shardscope
