@@ -5,7 +5,7 @@
 // utils/constants.py (FSDP_SHARDING_STRATEGY, FSDP_BACKWARD_PREFETCH); torchtitan
 // torchtitan/config/job_config.py (Training, Parallelism, ActivationCheckpoint) and
 // torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
-// are checked line by line.
+// are checked line by line and parsed back with yaml-cpp and toml++.
 #include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
@@ -15,6 +15,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
+#include <set>
+#include <toml++/toml.h>
+#include <yaml-cpp/yaml.h>
 
 using namespace shardscope;
 
@@ -53,6 +56,18 @@ QStringList lines(const Scenario &s, LaunchFormat f)
     return QString::fromUtf8(exported(s, f).text).split(u'\n');
 }
 
+/// A scenario whose model and GPU names try to break out of a comment or a string: a
+/// newline followed by a key (YAML), a table (TOML) or a command (shell), an escape
+/// sequence that clears the screen, and a right-to-left override (reliability review
+/// F3 and F9).
+Scenario hostileNames()
+{
+    Scenario s = llama70bZero3();
+    s.model.displayName = "org/m\nmain_process_ip: 1.2.3.4\n[evil]\nx=1\n'; touch pwned; '\x1b[2J";
+    s.gpu.name = "H100\nmain_process_port: 4444\xe2\x80\xae";
+    return s;
+}
+
 QString exportError(const Scenario &s, LaunchFormat f)
 {
     QString error;
@@ -80,6 +95,9 @@ private slots:
     void torchtitanFsdp();
     void torchtitanLayouts();
     void torchtitanFloat8();
+    void namesCannotAddYamlKeys();
+    void namesCannotAddTomlTables();
+    void oneLineTextEscapes();
     void refusals_data();
     void refusals();
 };
@@ -358,25 +376,31 @@ void TestLaunchConfig::torchtitanFsdp()
     const QString text =
         QString::fromUtf8(exported(llama70bZero3(), LaunchFormat::Torchtitan).text);
     const QString body = text.section(u'\n', 1); // after the header comment
-    QCOMPARE(body, QStringLiteral("[training]\n"
-                                  "local_batch_size = 1\n"
-                                  "global_batch_size = 512\n"
-                                  "seq_len = 4096\n"
-                                  "mixed_precision_param = \"bfloat16\"\n"
-                                  "mixed_precision_reduce = \"float32\"\n"
-                                  "enable_cpu_offload = false\n"
+    // toml++ writes tables and keys sorted by name (TOML has no order); [job] description
+    // says what was exported.
+    QCOMPARE(body, QStringLiteral("[activation_checkpoint]\n"
+                                  "mode = \"full\"\n"
+                                  "\n"
+                                  "[job]\n"
+                                  "description = \"Llama 3 70B, 64 x NVIDIA H100 SXM 80GB, "
+                                  "ZeRO-3 / FSDP, d 64 t 1 p 1 c 1 e 1\"\n"
                                   "\n"
                                   "[parallelism]\n"
+                                  "context_parallel_degree = 1\n"
                                   "data_parallel_replicate_degree = 1\n"
                                   "data_parallel_shard_degree = 64\n"
-                                  "fsdp_reshard_after_forward = \"default\"\n"
-                                  "tensor_parallel_degree = 1\n"
-                                  "pipeline_parallel_degree = 1\n"
-                                  "context_parallel_degree = 1\n"
                                   "expert_parallel_degree = 1\n"
+                                  "fsdp_reshard_after_forward = \"default\"\n"
+                                  "pipeline_parallel_degree = 1\n"
+                                  "tensor_parallel_degree = 1\n"
                                   "\n"
-                                  "[activation_checkpoint]\n"
-                                  "mode = \"full\"\n"));
+                                  "[training]\n"
+                                  "enable_cpu_offload = false\n"
+                                  "global_batch_size = 512\n"
+                                  "local_batch_size = 1\n"
+                                  "mixed_precision_param = \"bfloat16\"\n"
+                                  "mixed_precision_reduce = \"float32\"\n"
+                                  "seq_len = 4096\n"));
 }
 
 void TestLaunchConfig::torchtitanFloat8()
@@ -388,21 +412,27 @@ void TestLaunchConfig::torchtitanFloat8()
     s.layout.framework = Framework::Fsdp2;
     s.training.fp8 = Fp8Recipe::Delayed;
     const LaunchConfig c = exported(s, LaunchFormat::Torchtitan);
-    QVERIFY(QString::fromUtf8(c.text).endsWith(
-        QStringLiteral("[activation_checkpoint]\n"
-                       "mode = \"full\"\n"
-                       "\n"
-                       "[model]\n"
-                       "converters = [\"quantize.linear.float8\"]\n"
-                       "\n"
-                       "[quantize.linear.float8]\n"
-                       "recipe_name = \"tensorwise\"\n"
-                       "enable_fsdp_float8_all_gather = true\n"
-                       "precompute_float8_dynamic_scale_for_fsdp = true\n"
-                       "filter_fqns = [\"output\"]\n")));
+    const QString text = QString::fromUtf8(c.text);
+    QVERIFY2(text.contains(QStringLiteral("[model]\n"
+                                          "converters = [ \"quantize.linear.float8\" ]\n")),
+             qPrintable(text));
+    QVERIFY(text.endsWith(QStringLiteral("[quantize.linear.float8]\n"
+                                         "enable_fsdp_float8_all_gather = true\n"
+                                         "filter_fqns = [ \"output\" ]\n"
+                                         "precompute_float8_dynamic_scale_for_fsdp = true\n"
+                                         "recipe_name = \"tensorwise\"\n"
+                                         "\n"
+                                         "[training]\n"
+                                         "enable_cpu_offload = false\n"
+                                         "global_batch_size = 512\n"
+                                         "local_batch_size = 1\n"
+                                         "mixed_precision_param = \"bfloat16\"\n"
+                                         "mixed_precision_reduce = \"float32\"\n"
+                                         "seq_len = 4096\n")));
     s.training.fp8 = Fp8Recipe::Mxfp8;
     const QStringList mx = lines(s, LaunchFormat::Torchtitan);
-    QVERIFY(mx.contains(QStringLiteral("converters = [\"quantize.linear.mx\"]")));
+    QVERIFY(mx.contains(QStringLiteral("converters = [ \"quantize.linear.mx\" ]")));
+    QVERIFY(mx.contains(QStringLiteral("[quantize.linear.mx]")));
     QVERIFY(mx.contains(QStringLiteral("recipe_name = \"mxfp8_cublas\"")));
     // Activation offload has no torchtitan key, DeepSpeed has no FP8 key: notes.
     s.training.activationOffload = true;
@@ -464,6 +494,97 @@ void TestLaunchConfig::torchtitanLayouts()
     l = lines(s, LaunchFormat::Torchtitan);
     QVERIFY(l.contains("expert_parallel_degree = 8"));
     QVERIFY(l.contains("enable_cpu_offload = true"));
+}
+
+void TestLaunchConfig::namesCannotAddYamlKeys()
+{
+    // A model name with "\nmain_process_ip: 1.2.3.4" used to add that key to the
+    // Accelerate file (review F3). Parsed back with yaml-cpp, the document has exactly
+    // the keys it has for a plain name, and the name is one comment line, escaped.
+    const LaunchConfig plain = exported(llama70bZero3(), LaunchFormat::Accelerate);
+    const LaunchConfig c = exported(hostileNames(), LaunchFormat::Accelerate);
+    auto keys = [](const YAML::Node &map) {
+        std::set<std::string> k;
+        for (const auto &kv : map)
+            k.insert(kv.first.as<std::string>());
+        return k;
+    };
+    const YAML::Node doc = YAML::Load(c.text.toStdString());
+    QVERIFY(doc.IsMap());
+    QCOMPARE(doc.size(), std::size_t(11));
+    QVERIFY(keys(doc) == keys(YAML::Load(plain.text.toStdString())));
+    QVERIFY(!doc["main_process_ip"]);
+    QVERIFY(!doc["main_process_port"]);
+    QCOMPARE(doc["fsdp_config"].size(), std::size_t(10));
+    QCOMPARE(doc["num_processes"].as<int>(), 64);
+    QCOMPARE(doc["mixed_precision"].as<std::string>(), std::string("bf16"));
+    // Same line count as the plain export; the first line holds both names, escaped.
+    QCOMPARE(c.text.count('\n'), plain.text.count('\n'));
+    const QString first = QString::fromUtf8(c.text).section(u'\n', 0, 0);
+    QCOMPARE(first, QStringLiteral("# Exported by shardscope export-config: "
+                                   "org/m\\nmain_process_ip: 1.2.3.4\\n[evil]\\nx=1\\n'; touch "
+                                   "pwned; '\\x1b[2J, 64 x H100\\nmain_process_port: "
+                                   "4444\\u202e, ZeRO-3 / FSDP, d 64 t 1 p 1 c 1 e 1."));
+    // No escape character or right-to-left override reaches the file raw (review F9).
+    QVERIFY(!c.text.contains('\x1b'));
+    QVERIFY(!c.text.contains("\xe2\x80\xae"));
+    // fp32 weights: 'no' stays a string (a bare no is a YAML 1.1 boolean).
+    Scenario fp32 = llama70bZero3();
+    fp32.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    const YAML::Node d32 = YAML::Load(exported(fp32, LaunchFormat::Accelerate).text.toStdString());
+    QCOMPARE(d32["mixed_precision"].as<std::string>(), std::string("no"));
+    QVERIFY(lines(fp32, LaunchFormat::Accelerate).contains("mixed_precision: 'no'"));
+}
+
+void TestLaunchConfig::namesCannotAddTomlTables()
+{
+    // "\n[evil]\nx=1" in a name used to add a table to the torchtitan file (review F3).
+    // Parsed back with toml++: the same four tables as for a plain name, and the name
+    // is the whole of one string, [job] description.
+    const LaunchConfig c = exported(hostileNames(), LaunchFormat::Torchtitan);
+    toml::table doc;
+    try {
+        doc = toml::parse(c.text.toStdString());
+    } catch (const toml::parse_error &e) {
+        QFAIL(e.what());
+    }
+    std::set<std::string> tables;
+    for (const auto &kv : doc)
+        tables.insert(std::string(kv.first.str()));
+    QVERIFY(tables ==
+            (std::set<std::string>{"activation_checkpoint", "job", "parallelism", "training"}));
+    QVERIFY(!doc["evil"]);
+    QVERIFY(!doc["x"]);
+    QCOMPARE(doc["job"].as_table()->size(), std::size_t(1));
+    const std::string description = doc["job"]["description"].value_or(std::string());
+    QCOMPARE(QString::fromStdString(description),
+             QStringLiteral("org/m\nmain_process_ip: 1.2.3.4\n[evil]\nx=1\n'; touch pwned; "
+                            "'\x1b[2J, 64 x H100\nmain_process_port: 4444\u202e, ZeRO-3 / "
+                            "FSDP, d 64 t 1 p 1 c 1 e 1"));
+    QCOMPARE(doc["parallelism"]["data_parallel_shard_degree"].value_or(0), 64);
+    QCOMPARE(doc["training"]["global_batch_size"].value_or(0), 512);
+    // toml++ escapes the control characters in the string, our comment the rest.
+    QVERIFY(!c.text.contains('\x1b'));
+    QVERIFY(!c.text.contains("\xe2\x80\xae"));
+    const QByteArray escaped = "description = \"org/m\\nmain_process_ip: 1.2.3.4\\n[evil]\\nx=1"
+                               "\\n'; touch pwned; '\\u001B[2J, 64 x H100\\nmain_process_port: "
+                               "4444\\u202E, ";
+    QVERIFY2(c.text.contains(escaped), c.text.constData());
+    QCOMPARE(c.text.count('\n'),
+             exported(llama70bZero3(), LaunchFormat::Torchtitan).text.count('\n'));
+}
+
+void TestLaunchConfig::oneLineTextEscapes()
+{
+    QCOMPARE(oneLineText(QStringLiteral("Llama 3 70B")), QStringLiteral("Llama 3 70B"));
+    QCOMPARE(oneLineText(QStringLiteral("a\nb\tc\rd")), QStringLiteral("a\\nb\\tc\\rd"));
+    QCOMPARE(oneLineText(QStringLiteral("\x1b[31m\x7f")), QStringLiteral("\\x1b[31m\\x7f"));
+    QCOMPARE(oneLineText(QString(QChar(0x85))), QStringLiteral("\\x85"));
+    QCOMPARE(oneLineText(QStringLiteral("x\u202e\u2066\u2028y")),
+             QStringLiteral("x\\u202e\\u2066\\u2028y"));
+    // Other non-ASCII text, an emoji outside the BMP included, is kept.
+    QCOMPARE(oneLineText(QStringLiteral("Ünïcode \U0001F680")),
+             QStringLiteral("Ünïcode \U0001F680"));
 }
 
 void TestLaunchConfig::refusals_data()
