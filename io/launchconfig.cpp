@@ -5,6 +5,7 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <algorithm>
 #include <sstream>
 #include <toml++/toml.h>
@@ -521,6 +522,229 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     return out;
 }
 
+/// One line of a Megatron-LM argument array: the flag, and its value shell-quoted.
+void megatronArg(QStringList *lines, const char *flag, const QString &value = {})
+{
+    QString line = QStringLiteral("    --") + QLatin1String(flag);
+    if (!value.isNull())
+        line += u' ' + shellQuoted(value);
+    *lines << line;
+}
+
+void megatronArg(QStringList *lines, const char *flag, std::int64_t value)
+{
+    megatronArg(lines, flag, QString::number(value));
+}
+
+/// The model's shape as Megatron-LM's network-size arguments (arguments.py
+/// _add_network_size_args and the TransformerConfig fields it turns into flags;
+/// docs/models.md "Megatron-LM"), with what they cannot say in `notes`.
+void megatronModelArgs(const Architecture &a, const Training &t, QStringList *lines,
+                       QStringList *notes)
+{
+    megatronArg(lines, "num-layers", a.layers);
+    megatronArg(lines, "hidden-size", a.hidden);
+    megatronArg(lines, "ffn-hidden-size", a.ffn);
+    megatronArg(lines, "num-attention-heads", a.heads);
+    if (a.kvHeads > 0 && a.kvHeads < a.heads) {
+        megatronArg(lines, "group-query-attention");
+        megatronArg(lines, "num-query-groups", a.kvHeads);
+    }
+    if (a.headDim > 0 && a.headDim * a.heads != a.hidden)
+        megatronArg(lines, "kv-channels", a.headDim);
+    megatronArg(lines, "seq-length", t.sequenceLength);
+    if (a.positionEmbeddings > 0) {
+        megatronArg(lines, "position-embedding-type", QStringLiteral("learned_absolute"));
+        megatronArg(lines, "max-position-embeddings", a.positionEmbeddings);
+    } else {
+        // Megatron asserts max_position_embeddings >= seq_length even for RoPE.
+        megatronArg(lines, "position-embedding-type", QStringLiteral("rope"));
+        megatronArg(lines, "max-position-embeddings", t.sequenceLength);
+    }
+    if (!a.layerNormBias)
+        megatronArg(lines, "normalization", QStringLiteral("RMSNorm"));
+    if (a.gatedMlp)
+        megatronArg(lines, "swiglu");
+    if (!a.linearBiases) {
+        megatronArg(lines, "disable-bias-linear");
+        if (a.qkvBiases)
+            megatronArg(lines, "add-qkv-bias");
+    }
+    if (!a.tiedEmbeddings)
+        megatronArg(lines, "untie-embeddings-and-output-weights");
+    if (a.isMoe()) {
+        megatronArg(lines, "num-experts", a.experts);
+        megatronArg(lines, "moe-router-topk", a.activeExperts);
+        megatronArg(lines, "moe-ffn-hidden-size", a.effectiveExpertFfn());
+        if (a.sharedExperts > 0)
+            megatronArg(lines, "moe-shared-expert-intermediate-size",
+                        a.sharedExperts * a.effectiveExpertFfn());
+        if (a.denseLayers > 0 || a.moeLayerStep > 1)
+            *notes << QStringLiteral("Dense blocks between the MoE blocks are set with "
+                                     "--moe-layer-freq (a Python list of 0 and 1 per layer).");
+    }
+    if (a.usesLatentAttention())
+        *notes << QStringLiteral("Multi-latent attention: add --multi-latent-attention and its "
+                                 "ranks (--q-lora-rank, --kv-lora-rank, --qk-head-dim, "
+                                 "--qk-pos-emb-head-dim, --v-head-dim).");
+    *notes << QStringLiteral("The vocabulary (%1) comes from the tokenizer arguments "
+                             "(--tokenizer-type, --tokenizer-model), with --data-path and the "
+                             "optimizer.")
+                  .arg(a.vocab);
+}
+
+/// How Megatron-LM recomputes for `r` (TransformerConfig recompute_granularity,
+/// recompute_method, recompute_num_layers): selective is the attention core
+/// (recompute_modules default "core_attn"), full with method uniform over units of one
+/// layer keeps each layer's input.
+void megatronRecomputeArgs(Recompute r, QStringList *lines)
+{
+    if (r == Recompute::Selective) {
+        megatronArg(lines, "recompute-granularity", QStringLiteral("selective"));
+    } else if (r == Recompute::Full) {
+        megatronArg(lines, "recompute-granularity", QStringLiteral("full"));
+        megatronArg(lines, "recompute-method", QStringLiteral("uniform"));
+        megatronArg(lines, "recompute-num-layers", 1);
+    }
+}
+
+/// The pipeline arguments: balanced stages as --account-for-embedding/loss-in-pipeline-
+/// split, interleaving as --num-layers-per-virtual-pipeline-stage; nullopt-like false with
+/// the reason when Megatron-LM cannot split the layers this way (arguments.py asserts
+/// (L + accounted) % p == 0 and its per-stage count % layers per virtual stage == 0).
+bool megatronPipelineArgs(const Scenario &s, QStringList *lines, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    if (l.pipelineParallel == 1)
+        return true;
+    switch (t.schedule) {
+    case PipelineSchedule::OneFOneB:
+    case PipelineSchedule::Interleaved1F1B:
+        break;
+    case PipelineSchedule::GPipe:
+    case PipelineSchedule::ZeroBubbleH1:
+        *error = QStringLiteral("Megatron-LM schedules pipelines with 1F1B or interleaved 1F1B "
+                                "(core/pipeline_parallel/schedules.py), not %1: pick 1f1b or "
+                                "interleaved")
+                     .arg(toQString(pipelineScheduleName(t.schedule)));
+        return false;
+    }
+    const int v = t.schedule == PipelineSchedule::Interleaved1F1B ? t.chunks : 1;
+    const int accounted = l.balancedStages ? 2 : 0;
+    const std::int64_t layers = s.model.architecture->layers + accounted;
+    if (layers % (std::int64_t(l.pipelineParallel) * v) != 0) {
+        *error = QStringLiteral("Megatron-LM splits the layers evenly over p x v = %1 x %2 "
+                                "stages, and %3 layers do not split so: pick another p or v, or "
+                                "balanced stages")
+                     .arg(l.pipelineParallel)
+                     .arg(v)
+                     .arg(layers);
+        return false;
+    }
+    if (l.balancedStages) {
+        megatronArg(lines, "account-for-embedding-in-pipeline-split");
+        megatronArg(lines, "account-for-loss-in-pipeline-split");
+    }
+    if (v > 1)
+        megatronArg(lines, "num-layers-per-virtual-pipeline-stage",
+                    layers / (std::int64_t(l.pipelineParallel) * v));
+    return true;
+}
+
+/// Megatron-LM's data-parallel sharding: the distributed optimizer for ZeRO-1 (with
+/// --num-distributed-optimizer-instances for an HSDP shard group) and its CPU offload.
+bool megatronShardingArgs(const Layout &l, QStringList *lines, QString *error)
+{
+    if (l.zeroStage == ZeroStage::Zero2 || l.zeroStage == ZeroStage::Zero3) {
+        *error = QStringLiteral("Megatron-LM's distributed optimizer (--use-distributed-optimizer) "
+                                "shards optimizer states only, like ZeRO-1: pick ddp or zero1");
+        return false;
+    }
+    if (l.zeroStage == ZeroStage::Zero1) {
+        megatronArg(lines, "use-distributed-optimizer");
+        if (l.hsdpShardSize > 0) {
+            const std::int64_t ranks = l.dataParallel() * l.contextParallel;
+            megatronArg(lines, "num-distributed-optimizer-instances", ranks / l.hsdpShardSize);
+        }
+    }
+    if (l.offload == Offload::OptimizerAndParams) {
+        *error = QStringLiteral("Megatron-LM offloads the optimizer only "
+                                "(--optimizer-cpu-offload): use --offload optimizer");
+        return false;
+    }
+    if (l.offload == Offload::Optimizer) {
+        // arguments.py asserts the precision-aware optimizer with the CPU offload.
+        megatronArg(lines, "optimizer-cpu-offload");
+        megatronArg(lines, "optimizer-offload-fraction", QStringLiteral("1.0"));
+        megatronArg(lines, "use-precision-aware-optimizer");
+    }
+    return true;
+}
+
+std::optional<LaunchConfig> megatron(const Scenario &s, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    if (!s.model.architecture) {
+        *error = QStringLiteral("Megatron-LM needs the model's shape (--num-layers, "
+                                "--hidden-size, ...), and this model has none");
+        return std::nullopt;
+    }
+    LaunchConfig out;
+    QStringList args;
+    megatronArg(&args, "tensor-model-parallel-size", l.tensorParallel);
+    megatronArg(&args, "pipeline-model-parallel-size", l.pipelineParallel);
+    if (!megatronPipelineArgs(s, &args, error))
+        return std::nullopt;
+    megatronArg(&args, "context-parallel-size", l.contextParallel);
+    megatronArg(&args, "expert-model-parallel-size", l.expertParallel);
+    if (l.tensorParallel > 1 && t.sequenceParallel)
+        megatronArg(&args, "sequence-parallel");
+    if (!megatronShardingArgs(l, &args, error))
+        return std::nullopt;
+    megatronArg(&args, "micro-batch-size", t.microBatchSize);
+    megatronArg(&args, "global-batch-size", t.globalBatch(l.dataParallel()));
+    megatronRecomputeArgs(t.recompute, &args);
+    if (s.recipe.weightBytes == 2)
+        megatronArg(&args, "bf16");
+    else if (s.recipe.weightBytes != 4) {
+        *error = QStringLiteral("Megatron-LM trains in bf16, fp16 or fp32: %1-byte weights have "
+                                "no setting")
+                     .arg(s.recipe.weightBytes);
+        return std::nullopt;
+    }
+    // Transformer Engine's recipes: delayed scaling in the hybrid format (E4M3 forward,
+    // E5M2 gradients), MXFP8 in E4M3 throughout (TransformerConfig fp8, fp8_recipe).
+    if (t.fp8 == Fp8Recipe::Delayed) {
+        megatronArg(&args, "fp8-format", QStringLiteral("hybrid"));
+        megatronArg(&args, "fp8-recipe", QStringLiteral("delayed"));
+    } else if (t.fp8 == Fp8Recipe::Mxfp8) {
+        megatronArg(&args, "fp8-format", QStringLiteral("e4m3"));
+        megatronArg(&args, "fp8-recipe", QStringLiteral("mxfp8"));
+    }
+    megatronModelArgs(*s.model.architecture, t, &args, &out.notes);
+    if (t.activationOffload)
+        out.notes << QStringLiteral("Activation offload: add --cpu-offloading-num-layers for "
+                                    "Transformer Engine's get_cpu_offload_context.");
+    const std::int64_t machines = (l.gpus + l.gpusPerNode - 1) / l.gpusPerNode;
+    out.notes << QStringLiteral("Run it on %1 GPUs: torchrun --nnodes %2 --nproc-per-node %3 "
+                                "pretrain_gpt.py \"${MEGATRON_ARGS[@]}\" plus the data, "
+                                "tokenizer and optimizer arguments.")
+                     .arg(l.gpus)
+                     .arg(machines)
+                     .arg(std::min(l.gpus, l.gpusPerNode));
+    // A bash array, one argument per line, as Megatron-LM's own launch scripts
+    // (examples/gpt3/train_gpt3_175b_distributed.sh: GPT_MODEL_ARGS=( ... )): it can be
+    // sourced or pasted above the torchrun line, and every value is shell-quoted.
+    QString text = QStringLiteral("# ") + headerText(s) + u'\n';
+    text += QStringLiteral("# Megatron-LM arguments: torchrun ... pretrain_gpt.py "
+                           "\"${MEGATRON_ARGS[@]}\" ...\n");
+    text += QStringLiteral("MEGATRON_ARGS=(\n") + args.join(u'\n') + QStringLiteral("\n)\n");
+    out.text = text.toUtf8();
+    return out;
+}
+
 } // namespace
 
 QString launchFormatId(LaunchFormat f)
@@ -532,14 +756,16 @@ QString launchFormatId(LaunchFormat f)
         return QStringLiteral("accelerate");
     case LaunchFormat::Torchtitan:
         return QStringLiteral("torchtitan");
+    case LaunchFormat::Megatron:
+        return QStringLiteral("megatron");
     }
     return {};
 }
 
 std::optional<LaunchFormat> parseLaunchFormat(const QString &id)
 {
-    for (LaunchFormat f :
-         {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate, LaunchFormat::Torchtitan})
+    for (LaunchFormat f : {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate,
+                           LaunchFormat::Torchtitan, LaunchFormat::Megatron})
         if (id.compare(launchFormatId(f), Qt::CaseInsensitive) == 0)
             return f;
     return std::nullopt;
@@ -580,13 +806,52 @@ QString oneLineText(const QString &text)
     return line;
 }
 
+QString shellQuoted(const QString &value)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    if (plain.match(value).hasMatch())
+        return value;
+    bool control = false;
+    for (const char32_t u : value.toUcs4())
+        control = control || mustEscape(u);
+    if (!control) {
+        // Inside '...' the shell gives every character its own meaning but the quote,
+        // which closes, escapes and reopens: ' -> '\''.
+        QString quoted = value;
+        quoted.replace(u'\'', QStringLiteral("'\\''"));
+        return u'\'' + quoted + u'\'';
+    }
+    // Bash's ANSI-C quoting $'...': the control characters as escapes, so none is written.
+    QString quoted = QStringLiteral("$'");
+    for (const char32_t u : value.toUcs4()) {
+        if (u == U'\\' || u == U'\'')
+            quoted += u'\\' + QString::fromUcs4(&u, 1);
+        else if (u < 0x100 && mustEscape(u))
+            quoted += QStringLiteral("\\x%1").arg(uint(u), 2, 16, QLatin1Char('0'));
+        else if (mustEscape(u))
+            quoted += QStringLiteral("\\u%1").arg(uint(u), 4, 16, QLatin1Char('0'));
+        else
+            quoted += QString::fromUcs4(&u, 1);
+    }
+    return quoted + u'\'';
+}
+
 namespace {
 
 /// The framework profile a launch format runs: DeepSpeed for its JSON, FSDP2 for
-/// Accelerate's FSDP and torchtitan.
+/// Accelerate's FSDP and torchtitan, Megatron-Core for Megatron-LM's arguments.
 Framework formatFramework(LaunchFormat f)
 {
-    return f == LaunchFormat::DeepSpeed ? Framework::DeepSpeed : Framework::Fsdp2;
+    switch (f) {
+    case LaunchFormat::DeepSpeed:
+        return Framework::DeepSpeed;
+    case LaunchFormat::Accelerate:
+    case LaunchFormat::Torchtitan:
+        return Framework::Fsdp2;
+    case LaunchFormat::Megatron:
+        return Framework::Megatron;
+    }
+    return Framework::Generic;
 }
 
 } // namespace
@@ -612,6 +877,9 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
     case LaunchFormat::Torchtitan:
         out = torchtitan(s, err);
         break;
+    case LaunchFormat::Megatron:
+        out = megatron(s, err);
+        break;
     }
     const Framework fw = s.layout.framework;
     if (out && fw != Framework::Generic && fw != formatFramework(format))
@@ -625,7 +893,8 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
         out->notes << QStringLiteral("selective_ac_option \"op\" is torchtitan's op-level "
                                      "selective checkpointing; the estimate counts Megatron's "
                                      "attention-core recomputation, which keeps more.");
-    const bool notesItsOwnFp8AndOffload = format == LaunchFormat::Torchtitan;
+    const bool notesItsOwnFp8AndOffload =
+        format == LaunchFormat::Torchtitan || format == LaunchFormat::Megatron;
     if (out && !notesItsOwnFp8AndOffload && s.training.fp8 != Fp8Recipe::Off)
         out->notes << QStringLiteral("fp8 %1 is not a %2 setting: the model's linear layers "
                                      "must run Transformer Engine's recipe (te.fp8_autocast).")

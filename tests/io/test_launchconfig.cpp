@@ -4,8 +4,10 @@
 // its ZeRO-3 docs; Accelerate examples/config_yaml_templates/fsdp.yaml and
 // utils/constants.py (FSDP_SHARDING_STRATEGY, FSDP_BACKWARD_PREFETCH); torchtitan
 // torchtitan/config/job_config.py (Training, Parallelism, ActivationCheckpoint) and
-// torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
-// are checked line by line and parsed back with yaml-cpp and toml++.
+// torch.distributed.pipelining's schedule names; Megatron-LM
+// megatron/training/arguments.py (docs/models.md "Megatron-LM"). The JSON is parsed;
+// YAML and TOML are checked line by line and parsed back with yaml-cpp and toml++; the
+// Megatron bash array is read back by bash itself.
 #include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
@@ -14,6 +16,9 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <set>
 #include <toml++/toml.h>
@@ -54,6 +59,27 @@ QJsonObject deepSpeedJson(const Scenario &s)
 QStringList lines(const Scenario &s, LaunchFormat f)
 {
     return QString::fromUtf8(exported(s, f).text).split(u'\n');
+}
+
+/// The words bash reads from `script` (the Megatron export) into MEGATRON_ARGS, run in
+/// `dir`; each word NUL-terminated so a newline inside a word stays visible.
+QStringList bashArray(const QByteArray &script, const QString &dir)
+{
+    QFile f(dir + QStringLiteral("/args.sh"));
+    if (!f.open(QIODevice::WriteOnly) || f.write(script) != script.size())
+        return {QStringLiteral("cannot write args.sh")};
+    f.close();
+    QProcess bash;
+    bash.setWorkingDirectory(dir);
+    bash.start(
+        QStringLiteral("bash"),
+        {QStringLiteral("-c"),
+         QStringLiteral("set -eu; source ./args.sh; printf '%s\\0' \"${MEGATRON_ARGS[@]}\"")});
+    if (!bash.waitForFinished(10000) || bash.exitCode() != 0)
+        return {QStringLiteral("bash failed: ") + QString::fromUtf8(bash.readAllStandardError())};
+    QStringList words = QString::fromUtf8(bash.readAllStandardOutput()).split(QChar(0));
+    words.removeLast(); // after the last NUL
+    return words;
 }
 
 /// A scenario whose model and GPU names try to break out of a comment or a string: a
@@ -98,6 +124,11 @@ private slots:
     void namesCannotAddYamlKeys();
     void namesCannotAddTomlTables();
     void oneLineTextEscapes();
+    void shellQuotedReadsBack_data();
+    void shellQuotedReadsBack();
+    void megatronDense();
+    void megatronLayouts();
+    void megatronNamesStayInTheComment();
     void refusals_data();
     void refusals();
 };
@@ -107,7 +138,9 @@ void TestLaunchConfig::formatIds()
     QCOMPARE(launchFormatId(LaunchFormat::DeepSpeed), QStringLiteral("deepspeed"));
     QCOMPARE(parseLaunchFormat(QStringLiteral("Accelerate")), LaunchFormat::Accelerate);
     QCOMPARE(parseLaunchFormat(QStringLiteral("torchtitan")), LaunchFormat::Torchtitan);
-    QVERIFY(!parseLaunchFormat(QStringLiteral("megatron")));
+    QCOMPARE(parseLaunchFormat(QStringLiteral("Megatron")), LaunchFormat::Megatron);
+    QCOMPARE(launchFormatId(LaunchFormat::Megatron), QStringLiteral("megatron"));
+    QVERIFY(!parseLaunchFormat(QStringLiteral("nemo")));
 }
 
 void TestLaunchConfig::deepSpeedZero3()
@@ -587,13 +620,192 @@ void TestLaunchConfig::oneLineTextEscapes()
              QStringLiteral("Ünïcode \U0001F680"));
 }
 
+void TestLaunchConfig::shellQuotedReadsBack_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("quoted");
+    QTest::newRow("number") << "8"
+                            << "8";
+    QTest::newRow("token") << "RMSNorm"
+                           << "RMSNorm";
+    QTest::newRow("path") << "org/model-1.5_b@v2:x,y=z%"
+                          << "org/model-1.5_b@v2:x,y=z%";
+    QTest::newRow("space") << "Llama 3 70B"
+                           << "'Llama 3 70B'";
+    QTest::newRow("command") << "x; rm -rf / #"
+                             << "'x; rm -rf / #'";
+    QTest::newRow("quote") << "it's $(id) `id` $HOME \\"
+                           << "'it'\\''s $(id) `id` $HOME \\'";
+    QTest::newRow("newline") << "a\nrm -rf ~"
+                             << "$'a\\x0arm -rf ~'";
+    QTest::newRow("escape and quote") << "'\x1b[2J\\'"
+                                      << "$'\\'\\x1b[2J\\\\\\''";
+    QTest::newRow("bidi") << "abc\u202edef"
+                          << "$'abc\\u202edef'";
+    QTest::newRow("empty") << ""
+                           << "''";
+    QTest::newRow("unicode") << "Ünï"
+                             << "'Ünï'";
+}
+
+void TestLaunchConfig::shellQuotedReadsBack()
+{
+    // bash reads each quoted word back as exactly the value, and runs nothing in it.
+    QFETCH(QString, value);
+    QFETCH(QString, quoted);
+    QCOMPARE(shellQuoted(value), quoted);
+    if (QStandardPaths::findExecutable(QStringLiteral("bash")).isEmpty())
+        QSKIP("no bash");
+    QTemporaryDir dir;
+    const QByteArray script = "MEGATRON_ARGS=(\n    " + shellQuoted(value).toUtf8() + "\n)\n";
+    QCOMPARE(bashArray(script, dir.path()), QStringList{value});
+}
+
+void TestLaunchConfig::megatronDense()
+{
+    // Llama 3 70B (80 layers, h 8192, ffn 28672, 64 heads, 8 KV heads, RoPE, RMSNorm,
+    // SwiGLU, no biases, untied) on 64 H100s under ZeRO-1, b 1, m 8, full recomputation:
+    // d 64, global batch 1 x 8 x 64 = 512. Spellings: Megatron-LM arguments.py
+    // (docs/models.md "Megatron-LM").
+    Scenario s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    const LaunchConfig c = exported(s, LaunchFormat::Megatron);
+    QStringList l = QString::fromUtf8(c.text).split(u'\n');
+    QVERIFY2(l[0].startsWith(QStringLiteral("# Exported by shardscope export-config: Llama 3 70B, "
+                                            "64 x NVIDIA H100 SXM 80GB, ZeRO-1,")),
+             qPrintable(l[0]));
+    QCOMPARE(l.mid(2), QStringList({"MEGATRON_ARGS=(",
+                                    "    --tensor-model-parallel-size 1",
+                                    "    --pipeline-model-parallel-size 1",
+                                    "    --context-parallel-size 1",
+                                    "    --expert-model-parallel-size 1",
+                                    "    --use-distributed-optimizer",
+                                    "    --micro-batch-size 1",
+                                    "    --global-batch-size 512",
+                                    "    --recompute-granularity full",
+                                    "    --recompute-method uniform",
+                                    "    --recompute-num-layers 1",
+                                    "    --bf16",
+                                    "    --num-layers 80",
+                                    "    --hidden-size 8192",
+                                    "    --ffn-hidden-size 28672",
+                                    "    --num-attention-heads 64",
+                                    "    --group-query-attention",
+                                    "    --num-query-groups 8",
+                                    "    --seq-length 4096",
+                                    "    --position-embedding-type rope",
+                                    "    --max-position-embeddings 4096",
+                                    "    --normalization RMSNorm",
+                                    "    --swiglu",
+                                    "    --disable-bias-linear",
+                                    "    --untie-embeddings-and-output-weights",
+                                    ")",
+                                    ""}));
+    QVERIFY(c.notes.join(u' ').contains(QStringLiteral("--tokenizer-type")));
+    QVERIFY(c.notes.join(u' ').contains(QStringLiteral("torchrun --nnodes 8 --nproc-per-node 8")));
+    // DDP: no distributed optimizer; no recomputation: no recompute flags; fp32: no --bf16.
+    s.layout.zeroStage = ZeroStage::Ddp;
+    s.training.recompute = Recompute::None;
+    s.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(!l.contains(QStringLiteral("    --use-distributed-optimizer")));
+    QVERIFY(l.filter(QStringLiteral("--recompute")).isEmpty());
+    QVERIFY(!l.contains(QStringLiteral("    --bf16")));
+    QVERIFY(l.contains(QStringLiteral("    --global-batch-size 512")));
+}
+
+void TestLaunchConfig::megatronLayouts()
+{
+    // t 8, p 4, interleaved v 5 on 64 GPUs: d 2, global batch 1 x 8 x 2 = 16; 80 layers
+    // over 4 x 5 virtual stages: 4 layers each. Selective recomputation is the attention
+    // core alone (no method, no count); sequence parallel with t > 1; FP8 delayed is
+    // Transformer Engine's hybrid format with the delayed recipe.
+    Scenario s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 4;
+    s.training.schedule = PipelineSchedule::Interleaved1F1B;
+    s.training.chunks = 5;
+    s.training.recompute = Recompute::Selective;
+    s.training.fp8 = Fp8Recipe::Delayed;
+    QStringList l = lines(s, LaunchFormat::Megatron);
+    QCOMPARE(
+        l.mid(3, 14),
+        QStringList(
+            {"    --tensor-model-parallel-size 8", "    --pipeline-model-parallel-size 4",
+             "    --num-layers-per-virtual-pipeline-stage 4", "    --context-parallel-size 1",
+             "    --expert-model-parallel-size 1", "    --sequence-parallel",
+             "    --use-distributed-optimizer", "    --micro-batch-size 1",
+             "    --global-batch-size 16", "    --recompute-granularity selective", "    --bf16",
+             "    --fp8-format hybrid", "    --fp8-recipe delayed", "    --num-layers 80"}));
+    s.training.sequenceParallel = false;
+    s.training.fp8 = Fp8Recipe::Mxfp8;
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(!l.contains(QStringLiteral("    --sequence-parallel")));
+    QVERIFY(l.contains(QStringLiteral("    --fp8-format e4m3")));
+    QVERIFY(l.contains(QStringLiteral("    --fp8-recipe mxfp8")));
+    // Balanced stages, p 2 on 80 layers: (80 + 2) / 2 = 41 per stage, the embedding and
+    // the loss counted as layers, as Megatron's account-for flags count them.
+    s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.layout.pipelineParallel = 2;
+    s.layout.balancedStages = true;
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(l.contains(QStringLiteral("    --account-for-embedding-in-pipeline-split")));
+    QVERIFY(l.contains(QStringLiteral("    --account-for-loss-in-pipeline-split")));
+    QVERIFY(l.filter(QStringLiteral("virtual")).isEmpty());
+    // HSDP-like ZeRO-1: shard over 8 of the 32 data-parallel ranks, 4 optimizer instances.
+    s.layout.balancedStages = false;
+    s.layout.hsdpShardSize = 8;
+    QVERIFY(lines(s, LaunchFormat::Megatron)
+                .contains(QStringLiteral("    --num-distributed-optimizer-instances 4")));
+    // Mixtral 8x7B with 8-way expert parallelism: its experts, top-2 and expert width.
+    s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.model = *Catalog::builtIn().model("mixtral-8x7b");
+    s.layout.expertParallel = 8;
+    l = lines(s, LaunchFormat::Megatron);
+    for (const char *line : {"    --expert-model-parallel-size 8", "    --num-experts 8",
+                             "    --moe-router-topk 2", "    --moe-ffn-hidden-size 14336"})
+        QVERIFY2(l.contains(QLatin1String(line)), line);
+    // Optimizer offload: Megatron's hybrid-device optimizer, the whole of it on the host.
+    s.layout.offload = Offload::Optimizer;
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(l.contains(QStringLiteral("    --optimizer-cpu-offload")));
+    QVERIFY(l.contains(QStringLiteral("    --optimizer-offload-fraction 1.0")));
+    QVERIFY(l.contains(QStringLiteral("    --use-precision-aware-optimizer")));
+}
+
+void TestLaunchConfig::megatronNamesStayInTheComment()
+{
+    // Names with "'; touch pwned; '", newlines and an escape sequence: bash reads the
+    // export back as the same arguments as for plain names and runs nothing else.
+    if (QStandardPaths::findExecutable(QStringLiteral("bash")).isEmpty())
+        QSKIP("no bash");
+    Scenario plain = llama70bZero3();
+    plain.layout.zeroStage = ZeroStage::Zero1;
+    Scenario hostile = hostileNames();
+    hostile.layout.zeroStage = ZeroStage::Zero1;
+    QTemporaryDir dir;
+    const QStringList expected =
+        bashArray(exported(plain, LaunchFormat::Megatron).text, dir.path());
+    // 24 arguments: 18 flags with a value (two words each) and 6 without.
+    QCOMPARE(expected.size(), 18 * 2 + 6);
+    const LaunchConfig c = exported(hostile, LaunchFormat::Megatron);
+    QCOMPARE(bashArray(c.text, dir.path()), expected);
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("pwned"))));
+    QVERIFY(!c.text.contains('\x1b'));
+    QVERIFY(!c.text.contains("\xe2\x80\xae"));
+    QCOMPARE(c.text.count('\n'), exported(plain, LaunchFormat::Megatron).text.count('\n'));
+}
+
 void TestLaunchConfig::refusals_data()
 {
     QTest::addColumn<int>("format");
     QTest::addColumn<Scenario>("scenario");
     QTest::addColumn<QString>("message");
     const int ds = int(LaunchFormat::DeepSpeed), acc = int(LaunchFormat::Accelerate),
-              tt = int(LaunchFormat::Torchtitan);
+              tt = int(LaunchFormat::Torchtitan), mg = int(LaunchFormat::Megatron);
     // llama70bZero3() with `change` made.
     auto with = [](void (*change)(Scenario &)) {
         Scenario s = llama70bZero3();
@@ -635,6 +847,26 @@ void TestLaunchConfig::refusals_data()
            })
         << "torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble schedules, "
            "InterleavedZeroBubble and ZBVZeroBubble, need 2 or more stages per rank)";
+    QTest::newRow("megatron zero3")
+        << mg << with([](Scenario &) {})
+        << "Megatron-LM's distributed optimizer (--use-distributed-optimizer) shards optimizer "
+           "states only, like ZeRO-1: pick ddp or zero1";
+    QTest::newRow("megatron gpipe")
+        << mg << with([](Scenario &s) {
+               s.layout.zeroStage = ZeroStage::Zero1;
+               s.layout.pipelineParallel = 4;
+               s.training.schedule = PipelineSchedule::GPipe;
+           })
+        << "Megatron-LM schedules pipelines with 1F1B or interleaved 1F1B "
+           "(core/pipeline_parallel/schedules.py), not GPipe: pick 1f1b or interleaved";
+    QTest::newRow("megatron uneven layers")
+        << mg << with([](Scenario &s) {
+               s.layout.zeroStage = ZeroStage::Zero1;
+               s.layout.pipelineParallel = 32;
+               s.layout.allowUnevenStages = true;
+           })
+        << "Megatron-LM splits the layers evenly over p x v = 32 x 1 stages, and 80 layers do "
+           "not split so: pick another p or v, or balanced stages";
 }
 
 void TestLaunchConfig::refusals()
