@@ -609,7 +609,7 @@ void megatronRecomputeArgs(Recompute r, QStringList *lines)
 }
 
 /// The pipeline arguments: balanced stages as --account-for-embedding/loss-in-pipeline-
-/// split, interleaving as --num-layers-per-virtual-pipeline-stage; nullopt-like false with
+/// split, interleaving as --num-layers-per-virtual-pipeline-stage; false with
 /// the reason when Megatron-LM cannot split the layers this way (arguments.py asserts
 /// (L + accounted) % p == 0 and its per-stage count % layers per virtual stage == 0).
 bool megatronPipelineArgs(const Scenario &s, QStringList *lines, QString *error)
@@ -822,16 +822,18 @@ QString shellQuoted(const QString &value)
         return u'\'' + quoted + u'\'';
     }
     // Bash's ANSI-C quoting $'...': the control characters as escapes, so none is written.
+    // Those above U+007F as their UTF-8 bytes (\xHH each): bash decodes \uHHHH only in a
+    // UTF-8 locale and leaves it as text in the C locale.
     QString quoted = QStringLiteral("$'");
     for (const char32_t u : value.toUcs4()) {
+        const QString c = QString::fromUcs4(&u, 1);
         if (u == U'\\' || u == U'\'')
-            quoted += u'\\' + QString::fromUcs4(&u, 1);
-        else if (u < 0x100 && mustEscape(u))
-            quoted += QStringLiteral("\\x%1").arg(uint(u), 2, 16, QLatin1Char('0'));
+            quoted += u'\\' + c;
         else if (mustEscape(u))
-            quoted += QStringLiteral("\\u%1").arg(uint(u), 4, 16, QLatin1Char('0'));
+            for (const char byte : c.toUtf8())
+                quoted += QStringLiteral("\\x%1").arg(uint(quint8(byte)), 2, 16, QLatin1Char('0'));
         else
-            quoted += QString::fromUcs4(&u, 1);
+            quoted += c;
     }
     return quoted + u'\'';
 }

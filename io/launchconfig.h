@@ -41,8 +41,8 @@ QString oneLineText(const QString &text);
 /// `value` as one POSIX shell word that bash reads back as exactly `value`: unchanged
 /// when it holds only [A-Za-z0-9_@%+=:,./-]; else in single quotes (a quote as '\'');
 /// with a control or bidirectional character, in bash's ANSI-C quoting $'...' with those
-/// characters escaped (\xHH, \uHHHH), so none is written raw. A `; rm -rf /` or a
-/// newline stays inside the word.
+/// characters escaped as their UTF-8 bytes (\xHH each, which bash reads alike in every
+/// locale), so none is written raw. A `; rm -rf /` or a newline stays inside the word.
 QString shellQuoted(const QString &value);
 
 /// Writes the scenario's layout and batch as a launch config for `format`. Every

@@ -62,8 +62,9 @@ QStringList lines(const Scenario &s, LaunchFormat f)
 }
 
 /// The words bash reads from `script` (the Megatron export) into MEGATRON_ARGS, run in
-/// `dir`; each word NUL-terminated so a newline inside a word stays visible.
-QStringList bashArray(const QByteArray &script, const QString &dir)
+/// `dir` (with LC_ALL=`locale` when given); each word NUL-terminated so a newline inside
+/// a word stays visible.
+QStringList bashArray(const QByteArray &script, const QString &dir, const QString &locale = {})
 {
     QFile f(dir + QStringLiteral("/args.sh"));
     if (!f.open(QIODevice::WriteOnly) || f.write(script) != script.size())
@@ -71,6 +72,11 @@ QStringList bashArray(const QByteArray &script, const QString &dir)
     f.close();
     QProcess bash;
     bash.setWorkingDirectory(dir);
+    if (!locale.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("LC_ALL"), locale);
+        bash.setProcessEnvironment(env);
+    }
     bash.start(
         QStringLiteral("bash"),
         {QStringLiteral("-c"),
@@ -641,7 +647,9 @@ void TestLaunchConfig::shellQuotedReadsBack_data()
     QTest::newRow("escape and quote") << "'\x1b[2J\\'"
                                       << "$'\\'\\x1b[2J\\\\\\''";
     QTest::newRow("bidi") << "abc\u202edef"
-                          << "$'abc\\u202edef'";
+                          << "$'abc\\xe2\\x80\\xaedef'";
+    QTest::newRow("c1") << "a\u0085b"
+                        << "$'a\\xc2\\x85b'";
     QTest::newRow("empty") << ""
                            << "''";
     QTest::newRow("unicode") << "Ünï"
@@ -659,6 +667,8 @@ void TestLaunchConfig::shellQuotedReadsBack()
     QTemporaryDir dir;
     const QByteArray script = "MEGATRON_ARGS=(\n    " + shellQuoted(value).toUtf8() + "\n)\n";
     QCOMPARE(bashArray(script, dir.path()), QStringList{value});
+    // The same in the C locale, where bash would leave \uHHHH undecoded.
+    QCOMPARE(bashArray(script, dir.path(), QStringLiteral("C")), QStringList{value});
 }
 
 void TestLaunchConfig::megatronDense()
