@@ -307,6 +307,19 @@ private slots:
                     l["pp"].toInteger() > 1);
             QVERIFY(r.err.startsWith(QStringLiteral("note: ")));
         }
+        // A row past the ten the table lists by default (plan keeps only --top rows, and
+        // the export keeps rows 1 to --row instead): row 12 is the JSON's twelfth.
+        QVERIFY(rows.size() >= 12);
+        const QJsonObject twelfth = rows[11].toObject();
+        const QStringList l12 =
+            plan(search + QStringList{"--export-config", "megatron", "--row", "12"})
+                .out.split(u'\n');
+        QVERIFY(l12.contains(
+            QStringLiteral("    --tensor-model-parallel-size %1").arg(twelfth["tp"].toInteger())));
+        QVERIFY(l12.contains(QStringLiteral("    --pipeline-model-parallel-size %1")
+                                 .arg(twelfth["pp"].toInteger())));
+        QVERIFY(l12.contains(QStringLiteral("    --micro-batch-size %1")
+                                 .arg(twelfth["micro_batch_size"].toInteger())));
         // --out: the same text in the file, written atomically; nothing on stdout.
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("args.sh"));
