@@ -13,11 +13,11 @@ int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStrea
     QCommandLineParser p;
     const ScenarioOptions options;
     describeSubcommand(p, QStringLiteral("export-config"),
-                       QStringLiteral("Write the layout as a DeepSpeed, Accelerate (FSDP) or "
-                                      "torchtitan launch config."),
+                       QStringLiteral("Write the layout as a DeepSpeed, Accelerate (FSDP), "
+                                      "torchtitan or Megatron-LM launch config."),
                        options);
-    const QCommandLineOption format =
-        valueOption("format", QStringLiteral("deepspeed, accelerate or torchtitan."), "name");
+    const QCommandLineOption format = valueOption(
+        "format", QStringLiteral("deepspeed, accelerate, torchtitan or megatron."), "name");
     const QCommandLineOption outFile =
         valueOption("out", QStringLiteral("File to write (default: standard output)."), "file");
     p.addOptions({format, outFile});
@@ -28,11 +28,12 @@ int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStrea
     if (const auto done = startSubcommand(p, args, QStringLiteral("export-config"), out, err))
         return *done;
     if (!p.isSet(format))
-        return fail(QStringLiteral("--format is required: deepspeed, accelerate or torchtitan"));
+        return fail(
+            QStringLiteral("--format is required: deepspeed, accelerate, torchtitan or megatron"));
     const auto f = parseLaunchFormat(p.value(format));
     if (!f)
         return fail(QStringLiteral("--format: unknown format '%1' (known: deepspeed, accelerate, "
-                                   "torchtitan)")
+                                   "torchtitan, megatron)")
                         .arg(p.value(format)));
     QString error;
     const auto s = options.scenario(p, &error);

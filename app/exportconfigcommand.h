@@ -5,7 +5,7 @@
 
 namespace shardscope {
 
-/// `shardscope export-config --format deepspeed|accelerate|torchtitan [scenario flags]
+/// `shardscope export-config --format deepspeed|accelerate|torchtitan|megatron [scenario flags]
 /// [--out FILE]`: writes the scenario's layout as a launch config for the framework
 /// (io/launchconfig.h exportLaunchConfig) to FILE, or to `out` without --out. The
 /// scenario comes from the flags every subcommand shares (ScenarioOptions: --model,

@@ -3,10 +3,12 @@
 #include "activations.h"
 #include "format.h"
 #include "inputlimits.h"
+#include "launchconfig.h"
 #include "layout.h"
 #include "planner.h"
 #include "qtext.h"
 #include "reportcommand.h"
+#include "scenariofile.h"
 #include "schedule.h"
 
 #include <QCommandLineParser>
@@ -242,6 +244,46 @@ QJsonObject candidateJson(const PlanCandidate &c)
     return o;
 }
 
+/// Writes the launch config of the ranked layout `row` (1-based) of `r` in `format`
+/// (io/launchconfig.h) to `path`, or to `out` when `path` is empty; the config's notes
+/// go to `err` as "note: ..." lines. Returns the exit code: 0, 2 with one line when no
+/// layout fits, `row` is past the list or the format cannot express the layout, 1 when
+/// `path` cannot be written.
+int exportRow(const PlanRequest &q, const PlanResult &r, std::int64_t row, LaunchFormat format,
+              const QString &path, QTextStream &out, QTextStream &err)
+{
+    const QString name = QStringLiteral("plan");
+    if (r.fittingCount == 0)
+        return subcommandError(err, name,
+                               QStringLiteral("--export-config: no layout fits, so there is no "
+                                              "row to export"));
+    if (row > r.fittingCount || row > std::int64_t(r.fitting.size()))
+        return subcommandError(err, name,
+                               QStringLiteral("--row %1: only %2 layouts fit (rows 1 to %2)")
+                                   .arg(row)
+                                   .arg(r.fittingCount));
+    const PlanCandidate &c = r.fitting[std::size_t(row - 1)];
+    QString error;
+    const auto config =
+        exportLaunchConfig(candidateScenario(q.base, c.layout, c.training), format, &error);
+    if (!config)
+        return subcommandError(err, name,
+                               QStringLiteral("--export-config %1, row %2: %3")
+                                   .arg(launchFormatId(format))
+                                   .arg(row)
+                                   .arg(error));
+    if (path.isEmpty()) {
+        out << QString::fromUtf8(config->text);
+        out.flush();
+    } else if (!writeBytesAtomically(path, config->text, &error)) {
+        return subcommandError(err, name, error, 1);
+    }
+    for (const QString &note : config->notes)
+        err << "note: " << note << "\n";
+    err.flush();
+    return 0;
+}
+
 } // namespace
 
 int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err)
@@ -327,10 +369,36 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         QStringLiteral("Report progress on standard error (by default only when it is a "
                        "terminal or the search takes over a second); standard output is "
                        "the same."));
+    const QCommandLineOption exportConfig = valueOption(
+        "export-config",
+        QStringLiteral("Write the launch config of a ranked layout (the first unless --row) "
+                       "instead of the list: deepspeed, accelerate, torchtitan or megatron."),
+        "format");
+    const QCommandLineOption row = valueOption(
+        "row", QStringLiteral("The ranked layout --export-config writes, 1 for the first."), "n");
+    const QCommandLineOption outFile = valueOption(
+        "out",
+        QStringLiteral("File --export-config writes (default: standard output, in place of "
+                       "the list)."),
+        "file");
     p.addOptions({json, top, objective, batch, maxTp, maxPp, maxCp, maxEp, maxMbs, maxChunks,
-                  headroom, maxCandidates, progress});
+                  headroom, maxCandidates, progress, exportConfig, row, outFile});
     if (const auto done = startSubcommand(p, args, name, out, err))
         return *done;
+    std::optional<LaunchFormat> format;
+    std::int64_t rowNumber = 1;
+    if (p.isSet(exportConfig)) {
+        format = parseLaunchFormat(p.value(exportConfig));
+        if (!format)
+            return fail(QStringLiteral("--export-config: unknown format '%1' (known: deepspeed, "
+                                       "accelerate, torchtitan, megatron)")
+                            .arg(p.value(exportConfig)));
+        if (p.isSet(row) && !wholeNumberOption(p, row, 1, 1'000'000'000, &rowNumber, &error))
+            return fail(error);
+    } else if (p.isSet(row) || p.isSet(outFile)) {
+        return fail(QStringLiteral("%1 needs --export-config FORMAT")
+                        .arg(p.isSet(row) ? QStringLiteral("--row") : QStringLiteral("--out")));
+    }
 
     const auto doc = options.document(p, &error, false);
     if (!doc)
@@ -381,6 +449,8 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     q.objective =
         goal == QStringLiteral("fewest-gpus") ? PlanObjective::FewestGpus : PlanObjective::Fastest;
     q.keep = topN; // only the rows shown are kept (and timed, where they may rank)
+    if (format)    // --export-config lists nothing: rows 1 to --row are all it needs
+        q.keep = rowNumber;
     q.maxCandidates = limit;
     // Progress on standard error, at most four lines a second: from the start with
     // --progress or on a terminal, else once the search has run a second.
@@ -408,6 +478,12 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     if (!r.valid())
         return fail(QString::fromStdString(r.error));
     const std::size_t shown = r.fitting.size(); // the first --top of r.fittingCount
+    if (format) {
+        const QString path = p.isSet(outFile) ? p.value(outFile) : QString();
+        if (p.isSet(outFile) && path.isEmpty())
+            return fail(QStringLiteral("--out needs a file name"));
+        return exportRow(q, r, rowNumber, *format, path, out, err);
+    }
 
     if (p.isSet(json)) {
         QJsonArray layouts;

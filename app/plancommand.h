@@ -16,8 +16,14 @@ namespace shardscope {
 /// `fewest-gpus` by GPU count then step time. Takes the model, recipe, GPU and
 /// settings-table flags of `report` (ScenarioOptions); the searched settings (degrees,
 /// strategy, micro-batching, recomputation, schedule, offload) are replaced by the
-/// search, bounded by --max-tp, --max-pp, --max-cp, --max-ep and --max-mbs. Returns
-/// 0 (also when nothing fits), or 2 with one line on `err` for bad arguments.
+/// search, bounded by --max-tp, --max-pp, --max-cp, --max-ep and --max-mbs.
+/// `--export-config FORMAT` (deepspeed, accelerate, torchtitan, megatron) writes, in
+/// place of the list, the launch config (io/launchconfig.h) of the first ranked layout,
+/// or of `--row N` (1-based, as the table numbers them), to `--out FILE` through
+/// writeBytesAtomically() or to `out`; its notes go to `err`. Returns 0 (also when
+/// nothing fits and nothing is exported), 2 with one line on `err` for bad arguments, a
+/// row past the fitting layouts, no fitting layout to export or a layout the format
+/// cannot express, 1 when FILE cannot be written.
 int runPlanCommand(const QStringList &args, QTextStream &out, QTextStream &err);
 
 } // namespace shardscope

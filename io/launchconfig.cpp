@@ -5,18 +5,23 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <algorithm>
+#include <sstream>
+#include <toml++/toml.h>
+#include <yaml-cpp/yaml.h>
 
 namespace shardscope {
 
 namespace {
 
-/// The first comment lines of the YAML and TOML files: what was exported.
-QString headerComment(const Scenario &s)
+/// What was exported, in one line: "Llama 3 70B, 64 x NVIDIA H100 SXM 80GB, ZeRO-3 / FSDP,
+/// d 64 t 1 p 1 c 1 e 1". The names are as the scenario gives them (from a config.json
+/// `_name_or_path`, a scenario file, the catalog): escape them before a comment.
+QString layoutSummary(const Scenario &s)
 {
     const Layout &l = s.layout;
-    return QStringLiteral("# Exported by shardscope export-config: %1, %2 x %3, %4, d %5 t %6 p "
-                          "%7 c %8 e %9.\n")
+    return QStringLiteral("%1, %2 x %3, %4, d %5 t %6 p %7 c %8 e %9")
         .arg(toQString(s.model.displayName.empty() ? s.model.id : s.model.displayName))
         .arg(l.gpus)
         .arg(toQString(s.gpu.name.empty() ? s.gpu.id : s.gpu.name),
@@ -26,6 +31,15 @@ QString headerComment(const Scenario &s)
         .arg(l.pipelineParallel)
         .arg(l.contextParallel)
         .arg(l.expertParallel);
+}
+
+/// The text of the first comment line of every YAML, TOML and shell export, without its
+/// "# ": one line whatever the names hold (oneLineText()), so a newline in a model or GPU
+/// name cannot start a key, a table or a command (reliability review F3, F9).
+QString headerText(const Scenario &s)
+{
+    return QStringLiteral("Exported by shardscope export-config: ") +
+           oneLineText(layoutSummary(s)) + u'.';
 }
 
 /// Parameters (elements) of the largest gathered ZeRO-3 unit on one GPU, as the
@@ -204,47 +218,60 @@ std::optional<LaunchConfig> accelerate(const Scenario &s, QString *error)
                                 "optimizer step together: use --offload optimizer+params");
         return std::nullopt;
     }
-    QString precision;
+    // mixed_precision: bf16, or no for fp32 weights, written 'no' (single-quoted: a bare
+    // no is a YAML 1.1 boolean to PyYAML, which accelerate reads the file with, and
+    // yaml-cpp 0.7 would write it bare).
+    std::string precision;
     if (s.recipe.weightBytes == 2)
-        precision = QStringLiteral("bf16");
+        precision = "bf16";
     else if (s.recipe.weightBytes == 4)
-        precision = QStringLiteral("'no'");
+        precision = "no";
     else {
         *error = QStringLiteral("Accelerate's mixed_precision is no, fp16 or bf16: %1-byte "
                                 "weights have no setting")
                      .arg(s.recipe.weightBytes);
         return std::nullopt;
     }
-    auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
     const std::int64_t machines = (l.gpus + l.gpusPerNode - 1) / l.gpusPerNode;
-    QString y = headerComment(s);
-    y += QStringLiteral("compute_environment: LOCAL_MACHINE\n"
-                        "distributed_type: FSDP\n"
-                        "fsdp_config:\n");
-    y += QStringLiteral("  fsdp_activation_checkpointing: %1\n")
-             .arg(yesNo(t.recompute == Recompute::Full));
-    y += QStringLiteral("  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n");
-    y += QStringLiteral("  fsdp_backward_prefetch: %1\n")
-             .arg(s.overheads.gatheredUnits == 2 ? QStringLiteral("BACKWARD_PRE")
-                                                 : QStringLiteral("NO_PREFETCH"));
-    y += QStringLiteral("  fsdp_cpu_ram_efficient_loading: true\n"
-                        "  fsdp_forward_prefetch: false\n");
-    y += QStringLiteral("  fsdp_offload_params: %1\n")
-             .arg(yesNo(l.offload == Offload::OptimizerAndParams));
-    y += QStringLiteral("  fsdp_sharding_strategy: %1\n").arg(strategy);
-    y += QStringLiteral("  fsdp_state_dict_type: SHARDED_STATE_DICT\n"
-                        "  fsdp_sync_module_states: true\n"
-                        "  fsdp_use_orig_params: true\n"
-                        "machine_rank: 0\n"
-                        "main_training_function: main\n");
-    y += QStringLiteral("mixed_precision: %1\n").arg(precision);
-    y += QStringLiteral("num_machines: %1\n").arg(machines);
-    y += QStringLiteral("num_processes: %1\n").arg(l.gpus);
-    y += QStringLiteral("rdzv_backend: static\n"
-                        "same_network: true\n"
-                        "use_cpu: false\n");
+    // Keys in accelerate's own order (it writes them sorted, config_args.py to_yaml_file).
+    YAML::Emitter y;
+    y << YAML::Comment(headerText(s).toStdString());
+    y << YAML::BeginMap;
+    y << YAML::Key << "compute_environment" << YAML::Value << "LOCAL_MACHINE";
+    y << YAML::Key << "distributed_type" << YAML::Value << "FSDP";
+    y << YAML::Key << "fsdp_config" << YAML::Value << YAML::BeginMap;
+    y << YAML::Key << "fsdp_activation_checkpointing" << YAML::Value
+      << (t.recompute == Recompute::Full);
+    y << YAML::Key << "fsdp_auto_wrap_policy" << YAML::Value << "TRANSFORMER_BASED_WRAP";
+    y << YAML::Key << "fsdp_backward_prefetch" << YAML::Value
+      << (s.overheads.gatheredUnits == 2 ? "BACKWARD_PRE" : "NO_PREFETCH");
+    y << YAML::Key << "fsdp_cpu_ram_efficient_loading" << YAML::Value << true;
+    y << YAML::Key << "fsdp_forward_prefetch" << YAML::Value << false;
+    y << YAML::Key << "fsdp_offload_params" << YAML::Value
+      << (l.offload == Offload::OptimizerAndParams);
+    y << YAML::Key << "fsdp_sharding_strategy" << YAML::Value << strategy.toStdString();
+    y << YAML::Key << "fsdp_state_dict_type" << YAML::Value << "SHARDED_STATE_DICT";
+    y << YAML::Key << "fsdp_sync_module_states" << YAML::Value << true;
+    y << YAML::Key << "fsdp_use_orig_params" << YAML::Value << true;
+    y << YAML::EndMap;
+    y << YAML::Key << "machine_rank" << YAML::Value << 0;
+    y << YAML::Key << "main_training_function" << YAML::Value << "main";
+    y << YAML::Key << "mixed_precision" << YAML::Value;
+    if (precision == "no")
+        y << YAML::SingleQuoted;
+    y << precision;
+    y << YAML::Key << "num_machines" << YAML::Value << machines;
+    y << YAML::Key << "num_processes" << YAML::Value << l.gpus;
+    y << YAML::Key << "rdzv_backend" << YAML::Value << "static";
+    y << YAML::Key << "same_network" << YAML::Value << true;
+    y << YAML::Key << "use_cpu" << YAML::Value << false;
+    y << YAML::EndMap;
+    if (!y.good()) { // an emitter bug, not bad input: say so rather than write half a file
+        *error = QStringLiteral("YAML emitter: ") + QString::fromStdString(y.GetLastError());
+        return std::nullopt;
+    }
     LaunchConfig out;
-    out.text = y.toUtf8();
+    out.text = QByteArray(y.c_str(), qsizetype(y.size())) + '\n';
     out.notes << QStringLiteral("Micro-batch size %1 and gradient accumulation %2 are training "
                                 "arguments (Trainer: per_device_train_batch_size=%1, "
                                 "gradient_accumulation_steps=%2): global batch %3 sequences "
@@ -358,64 +385,66 @@ std::optional<QString> titanParamDtype(const Scenario &s, QString *error)
     return std::nullopt;
 }
 
-/// The [parallelism] section's degrees and pipeline settings after its header.
-QString titanParallelism(const Scenario &s, const TitanMesh &mesh, const QString &schedule)
+/// The [parallelism] table: degrees and pipeline settings.
+toml::table titanParallelism(const Scenario &s, const TitanMesh &mesh, const QString &schedule)
 {
     const Layout &l = s.layout;
     const Training &t = s.training;
-    const int c = l.contextParallel;
-    const bool pp = l.pipelineParallel > 1;
-    QString x;
-    x += QStringLiteral("data_parallel_replicate_degree = %1\n").arg(mesh.replicate);
-    x += QStringLiteral("data_parallel_shard_degree = %1\n").arg(mesh.shard);
-    x += QStringLiteral("fsdp_reshard_after_forward = \"%1\"\n").arg(mesh.reshard);
-    x += QStringLiteral("tensor_parallel_degree = %1\n").arg(l.tensorParallel);
-    x += QStringLiteral("pipeline_parallel_degree = %1\n").arg(l.pipelineParallel);
-    if (pp) {
-        x += QStringLiteral("pipeline_parallel_schedule = \"%1\"\n").arg(schedule);
-        x += QStringLiteral("pipeline_parallel_microbatch_size = %1\n").arg(t.microBatchSize);
+    toml::table x;
+    x.insert("data_parallel_replicate_degree", mesh.replicate);
+    x.insert("data_parallel_shard_degree", mesh.shard);
+    x.insert("fsdp_reshard_after_forward", mesh.reshard.toStdString());
+    x.insert("tensor_parallel_degree", l.tensorParallel);
+    x.insert("pipeline_parallel_degree", l.pipelineParallel);
+    if (l.pipelineParallel > 1) {
+        x.insert("pipeline_parallel_schedule", schedule.toStdString());
+        x.insert("pipeline_parallel_microbatch_size", t.microBatchSize);
         // torchtitan counts the embedding and the output head as `first_stage_less_layers`
         // and `last_stage_less_layers` layers (both 1 by default) when it splits the model
         // (pipeline_parallel.py, generate_llm_fqn_per_model_part): 1 for balanced stages,
         // 0 for the estimate's plain split.
         const int less = l.balancedStages ? 1 : 0;
-        x += QStringLiteral("pipeline_parallel_first_stage_less_layers = %1\n").arg(less);
-        x += QStringLiteral("pipeline_parallel_last_stage_less_layers = %1\n").arg(less);
+        x.insert("pipeline_parallel_first_stage_less_layers", less);
+        x.insert("pipeline_parallel_last_stage_less_layers", less);
         const int v = t.schedule == PipelineSchedule::Interleaved1F1B ? t.chunks : 1;
         if (s.model.architecture && (v > 1 || l.balancedStages))
-            x += QStringLiteral("pipeline_parallel_layers_per_stage = %1\n")
-                     .arg((s.model.architecture->layers + 2 * less) / (l.pipelineParallel * v));
+            x.insert("pipeline_parallel_layers_per_stage",
+                     (s.model.architecture->layers + 2 * less) / (l.pipelineParallel * v));
     }
-    x += QStringLiteral("context_parallel_degree = %1\n").arg(c);
-    x += QStringLiteral("expert_parallel_degree = %1\n").arg(l.expertParallel);
+    x.insert("context_parallel_degree", l.contextParallel);
+    x.insert("expert_parallel_degree", l.expertParallel);
     return x;
 }
 
-/// The [activation_checkpoint] section and, with FP8, the [model] converters and their
-/// torchao section.
-QString titanCheckpointAndFp8(const Training &t)
+/// Adds the [activation_checkpoint] table and, with FP8, the [model] converters and their
+/// torchao table to `root`.
+void titanCheckpointAndFp8(const Training &t, toml::table *root)
 {
-    QString x = QStringLiteral("\n[activation_checkpoint]\n");
-    x += QStringLiteral("mode = \"%1\"\n").arg(toQString(recomputeId(t.recompute)));
+    toml::table ac{{"mode", recomputeId(t.recompute)}};
     if (t.recompute == Recompute::Selective)
-        x += QStringLiteral("selective_ac_option = \"op\"\n");
+        ac.insert("selective_ac_option", "op");
+    root->insert("activation_checkpoint", std::move(ac));
     // FP8 (torchtitan/config/job_config.py at 238fa9953, the last TOML version: Model
     // .converters, Float8Linear lines 731-741, MXLinear line 767; converter names from
     // components/quantization/float8.py line 238 and mx.py line 171).
+    toml::table recipe;
+    std::string converter;
     if (t.fp8 == Fp8Recipe::Delayed) {
-        x += QStringLiteral("\n[model]\nconverters = [\"quantize.linear.float8\"]\n");
-        x += QStringLiteral("\n[quantize.linear.float8]\n");
-        x += QStringLiteral("recipe_name = \"tensorwise\"\n");
-        x += QStringLiteral("enable_fsdp_float8_all_gather = true\n");
-        x += QStringLiteral("precompute_float8_dynamic_scale_for_fsdp = true\n");
-        x += QStringLiteral("filter_fqns = [\"output\"]\n");
+        converter = "float8";
+        recipe.insert("recipe_name", "tensorwise");
+        recipe.insert("enable_fsdp_float8_all_gather", true);
+        recipe.insert("precompute_float8_dynamic_scale_for_fsdp", true);
     } else if (t.fp8 == Fp8Recipe::Mxfp8) {
-        x += QStringLiteral("\n[model]\nconverters = [\"quantize.linear.mx\"]\n");
-        x += QStringLiteral("\n[quantize.linear.mx]\n");
-        x += QStringLiteral("recipe_name = \"mxfp8_cublas\"\n");
-        x += QStringLiteral("filter_fqns = [\"output\"]\n");
+        converter = "mx";
+        recipe.insert("recipe_name", "mxfp8_cublas");
+    } else {
+        return;
     }
-    return x;
+    recipe.insert("filter_fqns", toml::array{"output"});
+    root->insert("model", toml::table{{"converters", toml::array{"quantize.linear." + converter}}});
+    toml::table linear;
+    linear.insert(converter, std::move(recipe));
+    root->insert("quantize", toml::table{{"linear", std::move(linear)}});
 }
 
 /// The notes beside a torchtitan config: what to add, and what it sets differently.
@@ -468,22 +497,251 @@ std::optional<LaunchConfig> torchtitan(const Scenario &s, QString *error)
     // Without pipelining, m micro-batches are gradient-accumulation steps of
     // local_batch_size b; with it, local_batch_size m b is split into micro-batches of b.
     const std::int64_t local = pp ? t.microBatchSize * t.microBatches : t.microBatchSize;
-    auto yesNo = [](bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); };
-    QString x = headerComment(s);
-    x += QStringLiteral("[training]\n");
-    x += QStringLiteral("local_batch_size = %1\n").arg(local);
-    x += QStringLiteral("global_batch_size = %1\n").arg(t.globalBatch(d));
-    x += QStringLiteral("seq_len = %1\n").arg(t.sequenceLength);
-    x += QStringLiteral("mixed_precision_param = \"%1\"\n").arg(*param);
-    x += QStringLiteral("mixed_precision_reduce = \"float32\"\n");
-    x += QStringLiteral("enable_cpu_offload = %1\n")
-             .arg(yesNo(l.offload == Offload::OptimizerAndParams));
-    x += QStringLiteral("\n[parallelism]\n");
-    x += titanParallelism(s, *mesh, schedule);
-    x += titanCheckpointAndFp8(t);
+    toml::table root;
+    // [job] description (job_config.py Job.description, what torchtitan's own
+    // train_configs/*.toml start with): what was exported, the names as a TOML string.
+    root.insert("job", toml::table{{"description", layoutSummary(s).toStdString()}});
+    root.insert("training",
+                toml::table{{"local_batch_size", local},
+                            {"global_batch_size", t.globalBatch(d)},
+                            {"seq_len", t.sequenceLength},
+                            {"mixed_precision_param", param->toStdString()},
+                            {"mixed_precision_reduce", "float32"},
+                            {"enable_cpu_offload", l.offload == Offload::OptimizerAndParams}});
+    root.insert("parallelism", titanParallelism(s, *mesh, schedule));
+    titanCheckpointAndFp8(t, &root);
+    // toml++ writes the tables and their keys sorted by name. format_flags::none: plain
+    // "double-quoted" strings with every control character and non-ASCII character
+    // escaped (\u001B, \u202E), never a multi-line or literal string, no indentation.
+    std::ostringstream toml;
+    toml << toml::toml_formatter{root, toml::format_flags::none};
     LaunchConfig out;
-    out.text = x.toUtf8();
+    out.text =
+        ("# " + headerText(s) + u'\n').toUtf8() + QByteArray::fromStdString(toml.str()) + '\n';
     out.notes = titanNotes(s);
+    return out;
+}
+
+/// One line of a Megatron-LM argument array: the flag, and its value shell-quoted.
+void megatronArg(QStringList *lines, const char *flag, const QString &value = {})
+{
+    QString line = QStringLiteral("    --") + QLatin1String(flag);
+    if (!value.isNull())
+        line += u' ' + shellQuoted(value);
+    *lines << line;
+}
+
+void megatronArg(QStringList *lines, const char *flag, std::int64_t value)
+{
+    megatronArg(lines, flag, QString::number(value));
+}
+
+/// The model's shape as Megatron-LM's network-size arguments (arguments.py
+/// _add_network_size_args and the TransformerConfig fields it turns into flags;
+/// docs/models.md "Megatron-LM"), with what they cannot say in `notes`.
+void megatronModelArgs(const Architecture &a, const Training &t, QStringList *lines,
+                       QStringList *notes)
+{
+    megatronArg(lines, "num-layers", a.layers);
+    megatronArg(lines, "hidden-size", a.hidden);
+    megatronArg(lines, "ffn-hidden-size", a.ffn);
+    megatronArg(lines, "num-attention-heads", a.heads);
+    if (a.kvHeads > 0 && a.kvHeads < a.heads) {
+        megatronArg(lines, "group-query-attention");
+        megatronArg(lines, "num-query-groups", a.kvHeads);
+    }
+    if (a.headDim > 0 && a.headDim * a.heads != a.hidden)
+        megatronArg(lines, "kv-channels", a.headDim);
+    megatronArg(lines, "seq-length", t.sequenceLength);
+    if (a.positionEmbeddings > 0) {
+        megatronArg(lines, "position-embedding-type", QStringLiteral("learned_absolute"));
+        megatronArg(lines, "max-position-embeddings", a.positionEmbeddings);
+    } else {
+        // Megatron asserts max_position_embeddings >= seq_length even for RoPE.
+        megatronArg(lines, "position-embedding-type", QStringLiteral("rope"));
+        megatronArg(lines, "max-position-embeddings", t.sequenceLength);
+    }
+    if (!a.layerNormBias)
+        megatronArg(lines, "normalization", QStringLiteral("RMSNorm"));
+    if (a.gatedMlp)
+        megatronArg(lines, "swiglu");
+    if (!a.linearBiases) {
+        megatronArg(lines, "disable-bias-linear");
+        if (a.qkvBiases)
+            megatronArg(lines, "add-qkv-bias");
+    }
+    if (!a.tiedEmbeddings)
+        megatronArg(lines, "untie-embeddings-and-output-weights");
+    if (a.isMoe()) {
+        megatronArg(lines, "num-experts", a.experts);
+        megatronArg(lines, "moe-router-topk", a.activeExperts);
+        megatronArg(lines, "moe-ffn-hidden-size", a.effectiveExpertFfn());
+        if (a.sharedExperts > 0)
+            megatronArg(lines, "moe-shared-expert-intermediate-size",
+                        a.sharedExperts * a.effectiveExpertFfn());
+        if (a.denseLayers > 0 || a.moeLayerStep > 1)
+            *notes << QStringLiteral("Dense blocks between the MoE blocks are set with "
+                                     "--moe-layer-freq (a Python list of 0 and 1 per layer).");
+    }
+    if (a.usesLatentAttention())
+        *notes << QStringLiteral("Multi-latent attention: add --multi-latent-attention and its "
+                                 "ranks (--q-lora-rank, --kv-lora-rank, --qk-head-dim, "
+                                 "--qk-pos-emb-head-dim, --v-head-dim).");
+    *notes << QStringLiteral("The vocabulary (%1) comes from the tokenizer arguments "
+                             "(--tokenizer-type, --tokenizer-model), with --data-path and the "
+                             "optimizer.")
+                  .arg(a.vocab);
+}
+
+/// How Megatron-LM recomputes for `r` (TransformerConfig recompute_granularity,
+/// recompute_method, recompute_num_layers): selective is the attention core
+/// (recompute_modules default "core_attn"), full with method uniform over units of one
+/// layer keeps each layer's input.
+void megatronRecomputeArgs(Recompute r, QStringList *lines)
+{
+    if (r == Recompute::Selective) {
+        megatronArg(lines, "recompute-granularity", QStringLiteral("selective"));
+    } else if (r == Recompute::Full) {
+        megatronArg(lines, "recompute-granularity", QStringLiteral("full"));
+        megatronArg(lines, "recompute-method", QStringLiteral("uniform"));
+        megatronArg(lines, "recompute-num-layers", 1);
+    }
+}
+
+/// The pipeline arguments: balanced stages as --account-for-embedding/loss-in-pipeline-
+/// split, interleaving as --num-layers-per-virtual-pipeline-stage; false with
+/// the reason when Megatron-LM cannot split the layers this way (arguments.py asserts
+/// (L + accounted) % p == 0 and its per-stage count % layers per virtual stage == 0).
+bool megatronPipelineArgs(const Scenario &s, QStringList *lines, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    if (l.pipelineParallel == 1)
+        return true;
+    switch (t.schedule) {
+    case PipelineSchedule::OneFOneB:
+    case PipelineSchedule::Interleaved1F1B:
+        break;
+    case PipelineSchedule::GPipe:
+    case PipelineSchedule::ZeroBubbleH1:
+        *error = QStringLiteral("Megatron-LM schedules pipelines with 1F1B or interleaved 1F1B "
+                                "(core/pipeline_parallel/schedules.py), not %1: pick 1f1b or "
+                                "interleaved")
+                     .arg(toQString(pipelineScheduleName(t.schedule)));
+        return false;
+    }
+    const int v = t.schedule == PipelineSchedule::Interleaved1F1B ? t.chunks : 1;
+    const int accounted = l.balancedStages ? 2 : 0;
+    const std::int64_t layers = s.model.architecture->layers + accounted;
+    if (layers % (std::int64_t(l.pipelineParallel) * v) != 0) {
+        *error = QStringLiteral("Megatron-LM splits the layers evenly over p x v = %1 x %2 "
+                                "stages, and %3 layers do not split so: pick another p or v, or "
+                                "balanced stages")
+                     .arg(l.pipelineParallel)
+                     .arg(v)
+                     .arg(layers);
+        return false;
+    }
+    if (l.balancedStages) {
+        megatronArg(lines, "account-for-embedding-in-pipeline-split");
+        megatronArg(lines, "account-for-loss-in-pipeline-split");
+    }
+    if (v > 1)
+        megatronArg(lines, "num-layers-per-virtual-pipeline-stage",
+                    layers / (std::int64_t(l.pipelineParallel) * v));
+    return true;
+}
+
+/// Megatron-LM's data-parallel sharding: the distributed optimizer for ZeRO-1 (with
+/// --num-distributed-optimizer-instances for an HSDP shard group) and its CPU offload.
+bool megatronShardingArgs(const Layout &l, QStringList *lines, QString *error)
+{
+    if (l.zeroStage == ZeroStage::Zero2 || l.zeroStage == ZeroStage::Zero3) {
+        *error = QStringLiteral("Megatron-LM's distributed optimizer (--use-distributed-optimizer) "
+                                "shards optimizer states only, like ZeRO-1: pick ddp or zero1");
+        return false;
+    }
+    if (l.zeroStage == ZeroStage::Zero1) {
+        megatronArg(lines, "use-distributed-optimizer");
+        if (l.hsdpShardSize > 0) {
+            const std::int64_t ranks = l.dataParallel() * l.contextParallel;
+            megatronArg(lines, "num-distributed-optimizer-instances", ranks / l.hsdpShardSize);
+        }
+    }
+    if (l.offload == Offload::OptimizerAndParams) {
+        *error = QStringLiteral("Megatron-LM offloads the optimizer only "
+                                "(--optimizer-cpu-offload): use --offload optimizer");
+        return false;
+    }
+    if (l.offload == Offload::Optimizer) {
+        // arguments.py asserts the precision-aware optimizer with the CPU offload.
+        megatronArg(lines, "optimizer-cpu-offload");
+        megatronArg(lines, "optimizer-offload-fraction", QStringLiteral("1.0"));
+        megatronArg(lines, "use-precision-aware-optimizer");
+    }
+    return true;
+}
+
+std::optional<LaunchConfig> megatron(const Scenario &s, QString *error)
+{
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    if (!s.model.architecture) {
+        *error = QStringLiteral("Megatron-LM needs the model's shape (--num-layers, "
+                                "--hidden-size, ...), and this model has none");
+        return std::nullopt;
+    }
+    LaunchConfig out;
+    QStringList args;
+    megatronArg(&args, "tensor-model-parallel-size", l.tensorParallel);
+    megatronArg(&args, "pipeline-model-parallel-size", l.pipelineParallel);
+    if (!megatronPipelineArgs(s, &args, error))
+        return std::nullopt;
+    megatronArg(&args, "context-parallel-size", l.contextParallel);
+    megatronArg(&args, "expert-model-parallel-size", l.expertParallel);
+    if (l.tensorParallel > 1 && t.sequenceParallel)
+        megatronArg(&args, "sequence-parallel");
+    if (!megatronShardingArgs(l, &args, error))
+        return std::nullopt;
+    megatronArg(&args, "micro-batch-size", t.microBatchSize);
+    megatronArg(&args, "global-batch-size", t.globalBatch(l.dataParallel()));
+    megatronRecomputeArgs(t.recompute, &args);
+    if (s.recipe.weightBytes == 2)
+        megatronArg(&args, "bf16");
+    else if (s.recipe.weightBytes != 4) {
+        *error = QStringLiteral("Megatron-LM trains in bf16, fp16 or fp32: %1-byte weights have "
+                                "no setting")
+                     .arg(s.recipe.weightBytes);
+        return std::nullopt;
+    }
+    // Transformer Engine's recipes: delayed scaling in the hybrid format (E4M3 forward,
+    // E5M2 gradients), MXFP8 in E4M3 throughout (TransformerConfig fp8, fp8_recipe).
+    if (t.fp8 == Fp8Recipe::Delayed) {
+        megatronArg(&args, "fp8-format", QStringLiteral("hybrid"));
+        megatronArg(&args, "fp8-recipe", QStringLiteral("delayed"));
+    } else if (t.fp8 == Fp8Recipe::Mxfp8) {
+        megatronArg(&args, "fp8-format", QStringLiteral("e4m3"));
+        megatronArg(&args, "fp8-recipe", QStringLiteral("mxfp8"));
+    }
+    megatronModelArgs(*s.model.architecture, t, &args, &out.notes);
+    if (t.activationOffload)
+        out.notes << QStringLiteral("Activation offload: add --cpu-offloading-num-layers for "
+                                    "Transformer Engine's get_cpu_offload_context.");
+    const std::int64_t machines = (l.gpus + l.gpusPerNode - 1) / l.gpusPerNode;
+    out.notes << QStringLiteral("Run it on %1 GPUs: torchrun --nnodes %2 --nproc-per-node %3 "
+                                "pretrain_gpt.py \"${MEGATRON_ARGS[@]}\" plus the data, "
+                                "tokenizer and optimizer arguments.")
+                     .arg(l.gpus)
+                     .arg(machines)
+                     .arg(std::min(l.gpus, l.gpusPerNode));
+    // A bash array, one argument per line, as Megatron-LM's own launch scripts
+    // (examples/gpt3/train_gpt3_175b_distributed.sh: GPT_MODEL_ARGS=( ... )): it can be
+    // sourced or pasted above the torchrun line, and every value is shell-quoted.
+    QString text = QStringLiteral("# ") + headerText(s) + u'\n';
+    text += QStringLiteral("# Megatron-LM arguments: torchrun ... pretrain_gpt.py "
+                           "\"${MEGATRON_ARGS[@]}\" ...\n");
+    text += QStringLiteral("MEGATRON_ARGS=(\n") + args.join(u'\n') + QStringLiteral("\n)\n");
+    out.text = text.toUtf8();
     return out;
 }
 
@@ -498,14 +756,16 @@ QString launchFormatId(LaunchFormat f)
         return QStringLiteral("accelerate");
     case LaunchFormat::Torchtitan:
         return QStringLiteral("torchtitan");
+    case LaunchFormat::Megatron:
+        return QStringLiteral("megatron");
     }
     return {};
 }
 
 std::optional<LaunchFormat> parseLaunchFormat(const QString &id)
 {
-    for (LaunchFormat f :
-         {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate, LaunchFormat::Torchtitan})
+    for (LaunchFormat f : {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate,
+                           LaunchFormat::Torchtitan, LaunchFormat::Megatron})
         if (id.compare(launchFormatId(f), Qt::CaseInsensitive) == 0)
             return f;
     return std::nullopt;
@@ -513,11 +773,87 @@ std::optional<LaunchFormat> parseLaunchFormat(const QString &id)
 
 namespace {
 
+/// True for what must not reach a terminal or a config file raw (reliability review F9):
+/// C0 controls and DEL, C1 controls, the line and paragraph separators, and the
+/// bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A-U+202E,
+/// U+2066-U+2069; Unicode TR9 "Explicit Directional Formatting Characters").
+bool mustEscape(char32_t u)
+{
+    return u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0x2028 || u == 0x2029 ||
+           u == 0x061c || u == 0x200e || u == 0x200f || (u >= 0x202a && u <= 0x202e) ||
+           (u >= 0x2066 && u <= 0x2069);
+}
+
+} // namespace
+
+QString oneLineText(const QString &text)
+{
+    QString line;
+    for (const char32_t u : text.toUcs4()) {
+        if (u == U'\n')
+            line += QStringLiteral("\\n");
+        else if (u == U'\t')
+            line += QStringLiteral("\\t");
+        else if (u == U'\r')
+            line += QStringLiteral("\\r");
+        else if (u < 0x100 && mustEscape(u))
+            line += QStringLiteral("\\x%1").arg(uint(u), 2, 16, QLatin1Char('0'));
+        else if (mustEscape(u))
+            line += QStringLiteral("\\u%1").arg(uint(u), 4, 16, QLatin1Char('0'));
+        else
+            line += QString::fromUcs4(&u, 1);
+    }
+    return line;
+}
+
+QString shellQuoted(const QString &value)
+{
+    static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_@%+=:,./-]+$"));
+    if (plain.match(value).hasMatch())
+        return value;
+    bool control = false;
+    for (const char32_t u : value.toUcs4())
+        control = control || mustEscape(u);
+    if (!control) {
+        // Inside '...' the shell gives every character its own meaning but the quote,
+        // which closes, escapes and reopens: ' -> '\''.
+        QString quoted = value;
+        quoted.replace(u'\'', QStringLiteral("'\\''"));
+        return u'\'' + quoted + u'\'';
+    }
+    // Bash's ANSI-C quoting $'...': the control characters as escapes, so none is written.
+    // Those above U+007F as their UTF-8 bytes (\xHH each): bash decodes \uHHHH only in a
+    // UTF-8 locale and leaves it as text in the C locale.
+    QString quoted = QStringLiteral("$'");
+    for (const char32_t u : value.toUcs4()) {
+        const QString c = QString::fromUcs4(&u, 1);
+        if (u == U'\\' || u == U'\'')
+            quoted += u'\\' + c;
+        else if (mustEscape(u))
+            for (const char byte : c.toUtf8())
+                quoted += QStringLiteral("\\x%1").arg(uint(quint8(byte)), 2, 16, QLatin1Char('0'));
+        else
+            quoted += c;
+    }
+    return quoted + u'\'';
+}
+
+namespace {
+
 /// The framework profile a launch format runs: DeepSpeed for its JSON, FSDP2 for
-/// Accelerate's FSDP and torchtitan.
+/// Accelerate's FSDP and torchtitan, Megatron-Core for Megatron-LM's arguments.
 Framework formatFramework(LaunchFormat f)
 {
-    return f == LaunchFormat::DeepSpeed ? Framework::DeepSpeed : Framework::Fsdp2;
+    switch (f) {
+    case LaunchFormat::DeepSpeed:
+        return Framework::DeepSpeed;
+    case LaunchFormat::Accelerate:
+    case LaunchFormat::Torchtitan:
+        return Framework::Fsdp2;
+    case LaunchFormat::Megatron:
+        return Framework::Megatron;
+    }
+    return Framework::Generic;
 }
 
 } // namespace
@@ -543,6 +879,9 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
     case LaunchFormat::Torchtitan:
         out = torchtitan(s, err);
         break;
+    case LaunchFormat::Megatron:
+        out = megatron(s, err);
+        break;
     }
     const Framework fw = s.layout.framework;
     if (out && fw != Framework::Generic && fw != formatFramework(format))
@@ -556,11 +895,13 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
         out->notes << QStringLiteral("selective_ac_option \"op\" is torchtitan's op-level "
                                      "selective checkpointing; the estimate counts Megatron's "
                                      "attention-core recomputation, which keeps more.");
-    if (out && format != LaunchFormat::Torchtitan && s.training.fp8 != Fp8Recipe::Off)
+    const bool notesItsOwnFp8AndOffload =
+        format == LaunchFormat::Torchtitan || format == LaunchFormat::Megatron;
+    if (out && !notesItsOwnFp8AndOffload && s.training.fp8 != Fp8Recipe::Off)
         out->notes << QStringLiteral("fp8 %1 is not a %2 setting: the model's linear layers "
                                      "must run Transformer Engine's recipe (te.fp8_autocast).")
                           .arg(toQString(fp8RecipeId(s.training.fp8)), launchFormatId(format));
-    if (out && format != LaunchFormat::Torchtitan && s.training.activationOffload)
+    if (out && !notesItsOwnFp8AndOffload && s.training.activationOffload)
         out->notes << QStringLiteral("Activation offload is not a %1 setting: wrap the layers "
                                      "in Transformer Engine's get_cpu_offload_context.")
                           .arg(launchFormatId(format));

@@ -14,11 +14,12 @@ enum class LaunchFormat
 {
     DeepSpeed,  ///< DeepSpeed config JSON (deepspeed.ai/docs/config-json)
     Accelerate, ///< Hugging Face Accelerate config YAML with distributed_type FSDP
-    Torchtitan, ///< torchtitan job TOML fragment ([training], [parallelism],
+    Torchtitan, ///< torchtitan job TOML fragment ([job], [training], [parallelism],
                 ///< [activation_checkpoint])
+    Megatron,   ///< Megatron-LM pretrain_gpt.py arguments as a bash array (MEGATRON_ARGS)
 };
 
-/// Command-line name of a format: "deepspeed", "accelerate" or "torchtitan".
+/// Command-line name of a format: "deepspeed", "accelerate", "torchtitan" or "megatron".
 QString launchFormatId(LaunchFormat f);
 
 /// Inverse of launchFormatId (case-insensitive); nullopt for any other text.
@@ -31,9 +32,25 @@ struct LaunchConfig
     QStringList notes; ///< what the file cannot carry and the launcher or script must set
 };
 
+/// `text` as one line with nothing a terminal or a parser acts on: newline, tab and
+/// carriage return as \n, \t, \r, other control characters (C0, DEL, C1) as \xHH, the
+/// line separators and bidirectional formatting characters (U+202E, ...) as \uHHHH;
+/// everything else unchanged. What the launch configs' comments write names through.
+QString oneLineText(const QString &text);
+
+/// `value` as one POSIX shell word that bash reads back as exactly `value`: unchanged
+/// when it holds only [A-Za-z0-9_@%+=:,./-]; else in single quotes (a quote as '\'');
+/// with a control or bidirectional character, in bash's ANSI-C quoting $'...' with those
+/// characters escaped as their UTF-8 bytes (\xHH each, which bash reads alike in every
+/// locale), so none is written raw. A `; rm -rf /` or a newline stays inside the word.
+QString shellQuoted(const QString &value);
+
 /// Writes the scenario's layout and batch as a launch config for `format`. Every
 /// key and value spelling follows the framework's own documentation (cited with the
-/// mapping in docs/models.md "Exporting a layout"):
+/// mapping in docs/models.md "Exporting a layout"). The YAML is written with yaml-cpp,
+/// the TOML with toml++, the JSON with QJsonDocument, so no name adds a key; the names
+/// appear only in the first comment line, through oneLineText(), and in torchtitan's
+/// [job] description as a TOML string:
 ///
 /// - DeepSpeed: train_batch_size = micro-batch x gradient accumulation x data-parallel
 ///   size, train_micro_batch_size_per_gpu, gradient_accumulation_steps, bf16.enabled,
@@ -57,7 +74,17 @@ struct LaunchConfig
 ///   data_parallel_replicate_degree, data_parallel_shard_degree,
 ///   fsdp_reshard_after_forward, tensor_parallel_degree, pipeline_parallel_degree,
 ///   pipeline_parallel_schedule, context_parallel_degree, expert_parallel_degree;
-///   [activation_checkpoint] mode.
+///   [activation_checkpoint] mode; [job] description (what was exported). toml++
+///   writes the tables and keys sorted by name.
+/// - Megatron: a bash array MEGATRON_ARGS=( ... ), one argument per line, of
+///   --tensor-model-parallel-size, --pipeline-model-parallel-size,
+///   --num-layers-per-virtual-pipeline-stage (interleaved), --context-parallel-size,
+///   --expert-model-parallel-size, --sequence-parallel, --use-distributed-optimizer
+///   (ZeRO-1), --micro-batch-size, --global-batch-size (b m d), --recompute-*,
+///   --bf16, --fp8-format/--fp8-recipe and the model's shape (--num-layers, ...), each
+///   value through shellQuoted() (spellings: Megatron-LM megatron/training/arguments.py,
+///   table in docs/models.md). ZeRO-2/3, GPipe, ZB-H1, parameter offload and layer
+///   counts Megatron cannot split evenly are refused.
 ///
 /// Returns nullopt and one line in `*error` when the scenario is invalid
 /// ("scenario: ...") or uses something the format has no setting for, naming it:

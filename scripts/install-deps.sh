@@ -15,6 +15,9 @@ packages=(
     build-essential cmake ninja-build pkg-config dpkg-dev file
     # Qt 6 Widgets, Charts (which needs Qt6OpenGL's CMake files), Svg, Test; QCustomPlot
     qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libqcustomplot-dev libgl-dev
+    # the launch-config writers and their tests: Accelerate YAML (yaml-cpp 0.7) and
+    # torchtitan TOML (toml++ 3.3, a shared library in Debian: libtomlplusplus3)
+    libyaml-cpp-dev libtomlplusplus-dev
     # the window's platform plugins (xcb, offscreen) and fonts for charts and screenshots
     qt6-qpa-plugins fonts-dejavu-core
     # benchmarks; a virtual X server for running the window without a display

@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace shardscope;
@@ -257,6 +258,120 @@ private slots:
               QStringList{"--top", "-1"}, QStringList{"--params", "70B"}}) {
             verifyRefusal(plan(args), QStringLiteral("shardscope plan: "));
         }
+    }
+
+    void exportConfigWritesARankedRow()
+    {
+        // Llama 3 8B on 8 H100s under ZeRO-1 (Megatron's distributed optimizer), 1F1B
+        // or interleaved when pipelined: the Megatron arguments of row 1 and of row 2
+        // carry that row's degrees and batch, as the JSON lists them.
+        const QStringList search{"--model",    "llama3-8b",        "--gpus",     "8",
+                                 "--gpu",      "h100-sxm-80gb",    "--strategy", "zero1",
+                                 "--schedule", "1f1b,interleaved", "--max-mbs",  "2"};
+        const QJsonArray rows = planJson(search + QStringList{"--top", "0"})["layouts"].toArray();
+        QVERIFY(rows.size() >= 2);
+        for (const int n : {1, 2}) {
+            const QJsonObject l = rows[n - 1].toObject();
+            QStringList args = search + QStringList{"--export-config", "megatron"};
+            if (n > 1)
+                args << "--row" << QString::number(n);
+            const Run r = plan(args);
+            QCOMPARE(r.code, 0);
+            QVERIFY2(r.out.startsWith(QStringLiteral("# Exported by shardscope export-config: "
+                                                     "Llama 3 8B, 8 x NVIDIA H100 SXM 80GB, "
+                                                     "ZeRO-1,")),
+                     qPrintable(r.out));
+            const QStringList lines = r.out.split(u'\n');
+            auto has = [&lines](const char *flag, qint64 value) {
+                return lines.contains(
+                    QStringLiteral("    --%1 %2").arg(QLatin1String(flag)).arg(value));
+            };
+            QVERIFY(has("tensor-model-parallel-size", l["tp"].toInteger()));
+            QVERIFY(has("pipeline-model-parallel-size", l["pp"].toInteger()));
+            QVERIFY(has("context-parallel-size", l["cp"].toInteger()));
+            QVERIFY(has("expert-model-parallel-size", l["ep"].toInteger()));
+            QVERIFY(has("micro-batch-size", l["micro_batch_size"].toInteger()));
+            // 4M tokens of 4096 = 1024 sequences = b m d.
+            QCOMPARE(l["micro_batch_size"].toInteger() * l["microbatches"].toInteger() *
+                         l["dp"].toInteger(),
+                     qint64(1024));
+            QVERIFY(has("global-batch-size", 1024));
+            QVERIFY(lines.contains(QStringLiteral("    --use-distributed-optimizer")));
+            const QString recompute = l["recompute"].toString();
+            QCOMPARE(
+                lines.contains(QStringLiteral("    --recompute-granularity %1").arg(recompute)),
+                recompute != QStringLiteral("none"));
+            QCOMPARE(
+                !lines.filter(QStringLiteral("--num-layers-per-virtual-pipeline-stage")).isEmpty(),
+                l["schedule"].toString() == QStringLiteral("interleaved") &&
+                    l["pp"].toInteger() > 1);
+            QVERIFY(r.err.startsWith(QStringLiteral("note: ")));
+        }
+        // A row past the ten the table lists by default (plan keeps only --top rows, and
+        // the export keeps rows 1 to --row instead): row 12 is the JSON's twelfth.
+        QVERIFY(rows.size() >= 12);
+        const QJsonObject twelfth = rows[11].toObject();
+        const QStringList l12 =
+            plan(search + QStringList{"--export-config", "megatron", "--row", "12"})
+                .out.split(u'\n');
+        QVERIFY(l12.contains(
+            QStringLiteral("    --tensor-model-parallel-size %1").arg(twelfth["tp"].toInteger())));
+        QVERIFY(l12.contains(QStringLiteral("    --pipeline-model-parallel-size %1")
+                                 .arg(twelfth["pp"].toInteger())));
+        QVERIFY(l12.contains(QStringLiteral("    --micro-batch-size %1")
+                                 .arg(twelfth["micro_batch_size"].toInteger())));
+        // --out: the same text in the file, written atomically; nothing on stdout.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("args.sh"));
+        const Run toStdout =
+            plan(search + QStringList{"--export-config", "megatron", "--row", "2"});
+        const Run toFile =
+            plan(search + QStringList{"--export-config", "megatron", "--row", "2", "--out", path});
+        QCOMPARE(toFile.code, 0);
+        QVERIFY(toFile.out.isEmpty());
+        QCOMPARE(QString::fromUtf8(shardscope::test::readFile(path)), toStdout.out);
+        // Every format of the top row: DeepSpeed's JSON has its data-parallel batch.
+        const Run ds = plan(search + QStringList{"--export-config", "deepspeed"});
+        QCOMPARE(ds.code, 0);
+        const QJsonObject dsJson = QJsonDocument::fromJson(ds.out.toUtf8()).object();
+        QCOMPARE(dsJson["train_batch_size"].toInteger(), qint64(1024));
+        QCOMPARE(dsJson["zero_optimization"].toObject()["stage"].toInt(), 1);
+        QCOMPARE(dsJson["train_micro_batch_size_per_gpu"].toInteger(),
+                 rows[0].toObject()["micro_batch_size"].toInteger());
+    }
+
+    void exportConfigRefusals()
+    {
+        const QStringList search{"--model",       "llama3-8b",  "--gpus", "8",         "--gpu",
+                                 "h100-sxm-80gb", "--strategy", "zero1",  "--max-mbs", "1",
+                                 "--pp",          "1"};
+        const qsizetype fitting =
+            planJson(search + QStringList{"--top", "0"})["fitting"].toInteger();
+        QVERIFY(fitting > 0);
+        verifyRefusal(
+            plan(search +
+                 QStringList{"--export-config", "megatron", "--row", QString::number(fitting + 1)}),
+            QStringLiteral("shardscope plan: --row %1: only %2 layouts fit (rows 1 to %2)")
+                .arg(fitting + 1)
+                .arg(fitting));
+        verifyRefusal(plan(search + QStringList{"--export-config", "megatron", "--row", "0"}),
+                      QStringLiteral("shardscope plan: --row must be a whole number from 1"));
+        // Nothing fits: Llama 3 70B's 140 GB of bf16 weights on one 80 GB card, unsharded.
+        verifyRefusal(plan({"--model", "llama3-70b", "--gpus", "1", "--gpu", "h100-sxm-80gb",
+                            "--strategy", "ddp", "--export-config", "megatron"}),
+                      QStringLiteral("shardscope plan: --export-config: no layout fits, so there "
+                                     "is no row to export"));
+        verifyRefusal(plan(search + QStringList{"--export-config", "nemo"}),
+                      QStringLiteral("shardscope plan: --export-config: unknown format 'nemo' "
+                                     "(known: deepspeed, accelerate, torchtitan, megatron)"));
+        verifyRefusal(plan(search + QStringList{"--row", "2"}),
+                      QStringLiteral("shardscope plan: --row needs --export-config FORMAT"));
+        verifyRefusal(plan(search + QStringList{"--out", "x.sh"}),
+                      QStringLiteral("shardscope plan: --out needs --export-config FORMAT"));
+        // A row the format cannot express: ZeRO-1 in torchtitan.
+        verifyRefusal(plan(search + QStringList{"--export-config", "torchtitan"}),
+                      QStringLiteral("shardscope plan: --export-config torchtitan, row 1: "
+                                     "torchtitan has no ZeRO-1"));
     }
 };
 

@@ -694,11 +694,16 @@ void TestReportCommand::exportConfigErrors_data()
     QTest::addColumn<QString>("message");
     QTest::newRow("no format") << QStringList{"--model", "llama3-8b"}
                                << "shardscope export-config: --format is required: deepspeed, "
-                                  "accelerate or torchtitan";
+                                  "accelerate, torchtitan or megatron";
     QTest::newRow("unknown format")
-        << QStringList{"--format", "megatron"}
-        << "shardscope export-config: --format: unknown format 'megatron' (known: deepspeed, "
-           "accelerate, torchtitan)";
+        << QStringList{"--format", "nemo"}
+        << "shardscope export-config: --format: unknown format 'nemo' (known: deepspeed, "
+           "accelerate, torchtitan, megatron)";
+    QTest::newRow("zero3 in megatron")
+        << QStringList{"--format", "megatron", "--strategy", "zero3"}
+        << "shardscope export-config: megatron: Megatron-LM's distributed optimizer "
+           "(--use-distributed-optimizer) shards optimizer states only, like ZeRO-1: pick ddp "
+           "or zero1";
     QTest::newRow("zero1 in fsdp")
         << QStringList{"--format", "accelerate", "--strategy", "zero1"}
         << "shardscope export-config: accelerate: FSDP has no ZeRO-1 (its SHARD_GRAD_OP is "

@@ -4,8 +4,10 @@
 // its ZeRO-3 docs; Accelerate examples/config_yaml_templates/fsdp.yaml and
 // utils/constants.py (FSDP_SHARDING_STRATEGY, FSDP_BACKWARD_PREFETCH); torchtitan
 // torchtitan/config/job_config.py (Training, Parallelism, ActivationCheckpoint) and
-// torch.distributed.pipelining's schedule names. The JSON is parsed; YAML and TOML
-// are checked line by line.
+// torch.distributed.pipelining's schedule names; Megatron-LM
+// megatron/training/arguments.py (docs/models.md "Megatron-LM"). The JSON is parsed;
+// YAML and TOML are checked line by line and parsed back with yaml-cpp and toml++; the
+// Megatron bash array is read back by bash itself.
 #include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
@@ -14,7 +16,13 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <set>
+#include <toml++/toml.h>
+#include <yaml-cpp/yaml.h>
 
 using namespace shardscope;
 
@@ -53,6 +61,45 @@ QStringList lines(const Scenario &s, LaunchFormat f)
     return QString::fromUtf8(exported(s, f).text).split(u'\n');
 }
 
+/// The words bash reads from `script` (the Megatron export) into MEGATRON_ARGS, run in
+/// `dir` (with LC_ALL=`locale` when given); each word NUL-terminated so a newline inside
+/// a word stays visible.
+QStringList bashArray(const QByteArray &script, const QString &dir, const QString &locale = {})
+{
+    QFile f(dir + QStringLiteral("/args.sh"));
+    if (!f.open(QIODevice::WriteOnly) || f.write(script) != script.size())
+        return {QStringLiteral("cannot write args.sh")};
+    f.close();
+    QProcess bash;
+    bash.setWorkingDirectory(dir);
+    if (!locale.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("LC_ALL"), locale);
+        bash.setProcessEnvironment(env);
+    }
+    bash.start(
+        QStringLiteral("bash"),
+        {QStringLiteral("-c"),
+         QStringLiteral("set -eu; source ./args.sh; printf '%s\\0' \"${MEGATRON_ARGS[@]}\"")});
+    if (!bash.waitForFinished(10000) || bash.exitCode() != 0)
+        return {QStringLiteral("bash failed: ") + QString::fromUtf8(bash.readAllStandardError())};
+    QStringList words = QString::fromUtf8(bash.readAllStandardOutput()).split(QChar(0));
+    words.removeLast(); // after the last NUL
+    return words;
+}
+
+/// A scenario whose model and GPU names try to break out of a comment or a string: a
+/// newline followed by a key (YAML), a table (TOML) or a command (shell), an escape
+/// sequence that clears the screen, and a right-to-left override (reliability review
+/// F3 and F9).
+Scenario hostileNames()
+{
+    Scenario s = llama70bZero3();
+    s.model.displayName = "org/m\nmain_process_ip: 1.2.3.4\n[evil]\nx=1\n'; touch pwned; '\x1b[2J";
+    s.gpu.name = "H100\nmain_process_port: 4444\xe2\x80\xae";
+    return s;
+}
+
 QString exportError(const Scenario &s, LaunchFormat f)
 {
     QString error;
@@ -80,6 +127,14 @@ private slots:
     void torchtitanFsdp();
     void torchtitanLayouts();
     void torchtitanFloat8();
+    void namesCannotAddYamlKeys();
+    void namesCannotAddTomlTables();
+    void oneLineTextEscapes();
+    void shellQuotedReadsBack_data();
+    void shellQuotedReadsBack();
+    void megatronDense();
+    void megatronLayouts();
+    void megatronNamesStayInTheComment();
     void refusals_data();
     void refusals();
 };
@@ -89,7 +144,9 @@ void TestLaunchConfig::formatIds()
     QCOMPARE(launchFormatId(LaunchFormat::DeepSpeed), QStringLiteral("deepspeed"));
     QCOMPARE(parseLaunchFormat(QStringLiteral("Accelerate")), LaunchFormat::Accelerate);
     QCOMPARE(parseLaunchFormat(QStringLiteral("torchtitan")), LaunchFormat::Torchtitan);
-    QVERIFY(!parseLaunchFormat(QStringLiteral("megatron")));
+    QCOMPARE(parseLaunchFormat(QStringLiteral("Megatron")), LaunchFormat::Megatron);
+    QCOMPARE(launchFormatId(LaunchFormat::Megatron), QStringLiteral("megatron"));
+    QVERIFY(!parseLaunchFormat(QStringLiteral("nemo")));
 }
 
 void TestLaunchConfig::deepSpeedZero3()
@@ -358,25 +415,31 @@ void TestLaunchConfig::torchtitanFsdp()
     const QString text =
         QString::fromUtf8(exported(llama70bZero3(), LaunchFormat::Torchtitan).text);
     const QString body = text.section(u'\n', 1); // after the header comment
-    QCOMPARE(body, QStringLiteral("[training]\n"
-                                  "local_batch_size = 1\n"
-                                  "global_batch_size = 512\n"
-                                  "seq_len = 4096\n"
-                                  "mixed_precision_param = \"bfloat16\"\n"
-                                  "mixed_precision_reduce = \"float32\"\n"
-                                  "enable_cpu_offload = false\n"
+    // toml++ writes tables and keys sorted by name (TOML has no order); [job] description
+    // says what was exported.
+    QCOMPARE(body, QStringLiteral("[activation_checkpoint]\n"
+                                  "mode = \"full\"\n"
+                                  "\n"
+                                  "[job]\n"
+                                  "description = \"Llama 3 70B, 64 x NVIDIA H100 SXM 80GB, "
+                                  "ZeRO-3 / FSDP, d 64 t 1 p 1 c 1 e 1\"\n"
                                   "\n"
                                   "[parallelism]\n"
+                                  "context_parallel_degree = 1\n"
                                   "data_parallel_replicate_degree = 1\n"
                                   "data_parallel_shard_degree = 64\n"
-                                  "fsdp_reshard_after_forward = \"default\"\n"
-                                  "tensor_parallel_degree = 1\n"
-                                  "pipeline_parallel_degree = 1\n"
-                                  "context_parallel_degree = 1\n"
                                   "expert_parallel_degree = 1\n"
+                                  "fsdp_reshard_after_forward = \"default\"\n"
+                                  "pipeline_parallel_degree = 1\n"
+                                  "tensor_parallel_degree = 1\n"
                                   "\n"
-                                  "[activation_checkpoint]\n"
-                                  "mode = \"full\"\n"));
+                                  "[training]\n"
+                                  "enable_cpu_offload = false\n"
+                                  "global_batch_size = 512\n"
+                                  "local_batch_size = 1\n"
+                                  "mixed_precision_param = \"bfloat16\"\n"
+                                  "mixed_precision_reduce = \"float32\"\n"
+                                  "seq_len = 4096\n"));
 }
 
 void TestLaunchConfig::torchtitanFloat8()
@@ -388,21 +451,27 @@ void TestLaunchConfig::torchtitanFloat8()
     s.layout.framework = Framework::Fsdp2;
     s.training.fp8 = Fp8Recipe::Delayed;
     const LaunchConfig c = exported(s, LaunchFormat::Torchtitan);
-    QVERIFY(QString::fromUtf8(c.text).endsWith(
-        QStringLiteral("[activation_checkpoint]\n"
-                       "mode = \"full\"\n"
-                       "\n"
-                       "[model]\n"
-                       "converters = [\"quantize.linear.float8\"]\n"
-                       "\n"
-                       "[quantize.linear.float8]\n"
-                       "recipe_name = \"tensorwise\"\n"
-                       "enable_fsdp_float8_all_gather = true\n"
-                       "precompute_float8_dynamic_scale_for_fsdp = true\n"
-                       "filter_fqns = [\"output\"]\n")));
+    const QString text = QString::fromUtf8(c.text);
+    QVERIFY2(text.contains(QStringLiteral("[model]\n"
+                                          "converters = [ \"quantize.linear.float8\" ]\n")),
+             qPrintable(text));
+    QVERIFY(text.endsWith(QStringLiteral("[quantize.linear.float8]\n"
+                                         "enable_fsdp_float8_all_gather = true\n"
+                                         "filter_fqns = [ \"output\" ]\n"
+                                         "precompute_float8_dynamic_scale_for_fsdp = true\n"
+                                         "recipe_name = \"tensorwise\"\n"
+                                         "\n"
+                                         "[training]\n"
+                                         "enable_cpu_offload = false\n"
+                                         "global_batch_size = 512\n"
+                                         "local_batch_size = 1\n"
+                                         "mixed_precision_param = \"bfloat16\"\n"
+                                         "mixed_precision_reduce = \"float32\"\n"
+                                         "seq_len = 4096\n")));
     s.training.fp8 = Fp8Recipe::Mxfp8;
     const QStringList mx = lines(s, LaunchFormat::Torchtitan);
-    QVERIFY(mx.contains(QStringLiteral("converters = [\"quantize.linear.mx\"]")));
+    QVERIFY(mx.contains(QStringLiteral("converters = [ \"quantize.linear.mx\" ]")));
+    QVERIFY(mx.contains(QStringLiteral("[quantize.linear.mx]")));
     QVERIFY(mx.contains(QStringLiteral("recipe_name = \"mxfp8_cublas\"")));
     // Activation offload has no torchtitan key, DeepSpeed has no FP8 key: notes.
     s.training.activationOffload = true;
@@ -466,13 +535,287 @@ void TestLaunchConfig::torchtitanLayouts()
     QVERIFY(l.contains("enable_cpu_offload = true"));
 }
 
+void TestLaunchConfig::namesCannotAddYamlKeys()
+{
+    // A model name with "\nmain_process_ip: 1.2.3.4" used to add that key to the
+    // Accelerate file (review F3). Parsed back with yaml-cpp, the document has exactly
+    // the keys it has for a plain name, and the name is one comment line, escaped.
+    const LaunchConfig plain = exported(llama70bZero3(), LaunchFormat::Accelerate);
+    const LaunchConfig c = exported(hostileNames(), LaunchFormat::Accelerate);
+    auto keys = [](const YAML::Node &map) {
+        std::set<std::string> k;
+        for (const auto &kv : map)
+            k.insert(kv.first.as<std::string>());
+        return k;
+    };
+    const YAML::Node doc = YAML::Load(c.text.toStdString());
+    QVERIFY(doc.IsMap());
+    QCOMPARE(doc.size(), std::size_t(11));
+    QVERIFY(keys(doc) == keys(YAML::Load(plain.text.toStdString())));
+    QVERIFY(!doc["main_process_ip"]);
+    QVERIFY(!doc["main_process_port"]);
+    QCOMPARE(doc["fsdp_config"].size(), std::size_t(10));
+    QCOMPARE(doc["num_processes"].as<int>(), 64);
+    QCOMPARE(doc["mixed_precision"].as<std::string>(), std::string("bf16"));
+    // Same line count as the plain export; the first line holds both names, escaped.
+    QCOMPARE(c.text.count('\n'), plain.text.count('\n'));
+    const QString first = QString::fromUtf8(c.text).section(u'\n', 0, 0);
+    QCOMPARE(first, QStringLiteral("# Exported by shardscope export-config: "
+                                   "org/m\\nmain_process_ip: 1.2.3.4\\n[evil]\\nx=1\\n'; touch "
+                                   "pwned; '\\x1b[2J, 64 x H100\\nmain_process_port: "
+                                   "4444\\u202e, ZeRO-3 / FSDP, d 64 t 1 p 1 c 1 e 1."));
+    // No escape character or right-to-left override reaches the file raw (review F9).
+    QVERIFY(!c.text.contains('\x1b'));
+    QVERIFY(!c.text.contains("\xe2\x80\xae"));
+    // fp32 weights: 'no' stays a string (a bare no is a YAML 1.1 boolean).
+    Scenario fp32 = llama70bZero3();
+    fp32.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    const YAML::Node d32 = YAML::Load(exported(fp32, LaunchFormat::Accelerate).text.toStdString());
+    QCOMPARE(d32["mixed_precision"].as<std::string>(), std::string("no"));
+    QVERIFY(lines(fp32, LaunchFormat::Accelerate).contains("mixed_precision: 'no'"));
+}
+
+void TestLaunchConfig::namesCannotAddTomlTables()
+{
+    // "\n[evil]\nx=1" in a name used to add a table to the torchtitan file (review F3).
+    // Parsed back with toml++: the same four tables as for a plain name, and the name
+    // is the whole of one string, [job] description.
+    const LaunchConfig c = exported(hostileNames(), LaunchFormat::Torchtitan);
+    toml::table doc;
+    try {
+        doc = toml::parse(c.text.toStdString());
+    } catch (const toml::parse_error &e) {
+        QFAIL(e.what());
+    }
+    std::set<std::string> tables;
+    for (const auto &kv : doc)
+        tables.insert(std::string(kv.first.str()));
+    QVERIFY(tables ==
+            (std::set<std::string>{"activation_checkpoint", "job", "parallelism", "training"}));
+    QVERIFY(!doc["evil"]);
+    QVERIFY(!doc["x"]);
+    QCOMPARE(doc["job"].as_table()->size(), std::size_t(1));
+    const std::string description = doc["job"]["description"].value_or(std::string());
+    QCOMPARE(QString::fromStdString(description),
+             QStringLiteral("org/m\nmain_process_ip: 1.2.3.4\n[evil]\nx=1\n'; touch pwned; "
+                            "'\x1b[2J, 64 x H100\nmain_process_port: 4444\u202e, ZeRO-3 / "
+                            "FSDP, d 64 t 1 p 1 c 1 e 1"));
+    QCOMPARE(doc["parallelism"]["data_parallel_shard_degree"].value_or(0), 64);
+    QCOMPARE(doc["training"]["global_batch_size"].value_or(0), 512);
+    // toml++ escapes the control characters in the string, our comment the rest.
+    QVERIFY(!c.text.contains('\x1b'));
+    QVERIFY(!c.text.contains("\xe2\x80\xae"));
+    const QByteArray escaped = "description = \"org/m\\nmain_process_ip: 1.2.3.4\\n[evil]\\nx=1"
+                               "\\n'; touch pwned; '\\u001B[2J, 64 x H100\\nmain_process_port: "
+                               "4444\\u202E, ";
+    QVERIFY2(c.text.contains(escaped), c.text.constData());
+    QCOMPARE(c.text.count('\n'),
+             exported(llama70bZero3(), LaunchFormat::Torchtitan).text.count('\n'));
+}
+
+void TestLaunchConfig::oneLineTextEscapes()
+{
+    QCOMPARE(oneLineText(QStringLiteral("Llama 3 70B")), QStringLiteral("Llama 3 70B"));
+    QCOMPARE(oneLineText(QStringLiteral("a\nb\tc\rd")), QStringLiteral("a\\nb\\tc\\rd"));
+    QCOMPARE(oneLineText(QStringLiteral("\x1b[31m\x7f")), QStringLiteral("\\x1b[31m\\x7f"));
+    QCOMPARE(oneLineText(QString(QChar(0x85))), QStringLiteral("\\x85"));
+    QCOMPARE(oneLineText(QStringLiteral("x\u202e\u2066\u2028y")),
+             QStringLiteral("x\\u202e\\u2066\\u2028y"));
+    // Other non-ASCII text, an emoji outside the BMP included, is kept.
+    QCOMPARE(oneLineText(QStringLiteral("Ünïcode \U0001F680")),
+             QStringLiteral("Ünïcode \U0001F680"));
+}
+
+void TestLaunchConfig::shellQuotedReadsBack_data()
+{
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("quoted");
+    QTest::newRow("number") << "8"
+                            << "8";
+    QTest::newRow("token") << "RMSNorm"
+                           << "RMSNorm";
+    QTest::newRow("path") << "org/model-1.5_b@v2:x,y=z%"
+                          << "org/model-1.5_b@v2:x,y=z%";
+    QTest::newRow("space") << "Llama 3 70B"
+                           << "'Llama 3 70B'";
+    QTest::newRow("command") << "x; rm -rf / #"
+                             << "'x; rm -rf / #'";
+    QTest::newRow("quote") << "it's $(id) `id` $HOME \\"
+                           << "'it'\\''s $(id) `id` $HOME \\'";
+    QTest::newRow("newline") << "a\nrm -rf ~"
+                             << "$'a\\x0arm -rf ~'";
+    QTest::newRow("escape and quote") << "'\x1b[2J\\'"
+                                      << "$'\\'\\x1b[2J\\\\\\''";
+    QTest::newRow("bidi") << "abc\u202edef"
+                          << "$'abc\\xe2\\x80\\xaedef'";
+    QTest::newRow("c1") << "a\u0085b"
+                        << "$'a\\xc2\\x85b'";
+    QTest::newRow("empty") << ""
+                           << "''";
+    QTest::newRow("unicode") << "Ünï"
+                             << "'Ünï'";
+}
+
+void TestLaunchConfig::shellQuotedReadsBack()
+{
+    // bash reads each quoted word back as exactly the value, and runs nothing in it.
+    QFETCH(QString, value);
+    QFETCH(QString, quoted);
+    QCOMPARE(shellQuoted(value), quoted);
+    if (QStandardPaths::findExecutable(QStringLiteral("bash")).isEmpty())
+        QSKIP("no bash");
+    QTemporaryDir dir;
+    const QByteArray script = "MEGATRON_ARGS=(\n    " + shellQuoted(value).toUtf8() + "\n)\n";
+    QCOMPARE(bashArray(script, dir.path()), QStringList{value});
+    // The same in the C locale, where bash would leave \uHHHH undecoded.
+    QCOMPARE(bashArray(script, dir.path(), QStringLiteral("C")), QStringList{value});
+}
+
+void TestLaunchConfig::megatronDense()
+{
+    // Llama 3 70B (80 layers, h 8192, ffn 28672, 64 heads, 8 KV heads, RoPE, RMSNorm,
+    // SwiGLU, no biases, untied) on 64 H100s under ZeRO-1, b 1, m 8, full recomputation:
+    // d 64, global batch 1 x 8 x 64 = 512. Spellings: Megatron-LM arguments.py
+    // (docs/models.md "Megatron-LM").
+    Scenario s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    const LaunchConfig c = exported(s, LaunchFormat::Megatron);
+    QStringList l = QString::fromUtf8(c.text).split(u'\n');
+    QVERIFY2(l[0].startsWith(QStringLiteral("# Exported by shardscope export-config: Llama 3 70B, "
+                                            "64 x NVIDIA H100 SXM 80GB, ZeRO-1,")),
+             qPrintable(l[0]));
+    QCOMPARE(l.mid(2), QStringList({"MEGATRON_ARGS=(",
+                                    "    --tensor-model-parallel-size 1",
+                                    "    --pipeline-model-parallel-size 1",
+                                    "    --context-parallel-size 1",
+                                    "    --expert-model-parallel-size 1",
+                                    "    --use-distributed-optimizer",
+                                    "    --micro-batch-size 1",
+                                    "    --global-batch-size 512",
+                                    "    --recompute-granularity full",
+                                    "    --recompute-method uniform",
+                                    "    --recompute-num-layers 1",
+                                    "    --bf16",
+                                    "    --num-layers 80",
+                                    "    --hidden-size 8192",
+                                    "    --ffn-hidden-size 28672",
+                                    "    --num-attention-heads 64",
+                                    "    --group-query-attention",
+                                    "    --num-query-groups 8",
+                                    "    --seq-length 4096",
+                                    "    --position-embedding-type rope",
+                                    "    --max-position-embeddings 4096",
+                                    "    --normalization RMSNorm",
+                                    "    --swiglu",
+                                    "    --disable-bias-linear",
+                                    "    --untie-embeddings-and-output-weights",
+                                    ")",
+                                    ""}));
+    QVERIFY(c.notes.join(u' ').contains(QStringLiteral("--tokenizer-type")));
+    QVERIFY(c.notes.join(u' ').contains(QStringLiteral("torchrun --nnodes 8 --nproc-per-node 8")));
+    // DDP: no distributed optimizer; no recomputation: no recompute flags; fp32: no --bf16.
+    s.layout.zeroStage = ZeroStage::Ddp;
+    s.training.recompute = Recompute::None;
+    s.recipe = *Catalog::builtIn().recipe("fp32-adam");
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(!l.contains(QStringLiteral("    --use-distributed-optimizer")));
+    QVERIFY(l.filter(QStringLiteral("--recompute")).isEmpty());
+    QVERIFY(!l.contains(QStringLiteral("    --bf16")));
+    QVERIFY(l.contains(QStringLiteral("    --global-batch-size 512")));
+}
+
+void TestLaunchConfig::megatronLayouts()
+{
+    // t 8, p 4, interleaved v 5 on 64 GPUs: d 2, global batch 1 x 8 x 2 = 16; 80 layers
+    // over 4 x 5 virtual stages: 4 layers each. Selective recomputation is the attention
+    // core alone (no method, no count); sequence parallel with t > 1; FP8 delayed is
+    // Transformer Engine's hybrid format with the delayed recipe.
+    Scenario s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.layout.tensorParallel = 8;
+    s.layout.pipelineParallel = 4;
+    s.training.schedule = PipelineSchedule::Interleaved1F1B;
+    s.training.chunks = 5;
+    s.training.recompute = Recompute::Selective;
+    s.training.fp8 = Fp8Recipe::Delayed;
+    QStringList l = lines(s, LaunchFormat::Megatron);
+    QCOMPARE(
+        l.mid(3, 14),
+        QStringList(
+            {"    --tensor-model-parallel-size 8", "    --pipeline-model-parallel-size 4",
+             "    --num-layers-per-virtual-pipeline-stage 4", "    --context-parallel-size 1",
+             "    --expert-model-parallel-size 1", "    --sequence-parallel",
+             "    --use-distributed-optimizer", "    --micro-batch-size 1",
+             "    --global-batch-size 16", "    --recompute-granularity selective", "    --bf16",
+             "    --fp8-format hybrid", "    --fp8-recipe delayed", "    --num-layers 80"}));
+    s.training.sequenceParallel = false;
+    s.training.fp8 = Fp8Recipe::Mxfp8;
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(!l.contains(QStringLiteral("    --sequence-parallel")));
+    QVERIFY(l.contains(QStringLiteral("    --fp8-format e4m3")));
+    QVERIFY(l.contains(QStringLiteral("    --fp8-recipe mxfp8")));
+    // Balanced stages, p 2 on 80 layers: (80 + 2) / 2 = 41 per stage, the embedding and
+    // the loss counted as layers, as Megatron's account-for flags count them.
+    s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.layout.pipelineParallel = 2;
+    s.layout.balancedStages = true;
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(l.contains(QStringLiteral("    --account-for-embedding-in-pipeline-split")));
+    QVERIFY(l.contains(QStringLiteral("    --account-for-loss-in-pipeline-split")));
+    QVERIFY(l.filter(QStringLiteral("virtual")).isEmpty());
+    // HSDP-like ZeRO-1: shard over 8 of the 32 data-parallel ranks, 4 optimizer instances.
+    s.layout.balancedStages = false;
+    s.layout.hsdpShardSize = 8;
+    QVERIFY(lines(s, LaunchFormat::Megatron)
+                .contains(QStringLiteral("    --num-distributed-optimizer-instances 4")));
+    // Mixtral 8x7B with 8-way expert parallelism: its experts, top-2 and expert width.
+    s = llama70bZero3();
+    s.layout.zeroStage = ZeroStage::Zero1;
+    s.model = *Catalog::builtIn().model("mixtral-8x7b");
+    s.layout.expertParallel = 8;
+    l = lines(s, LaunchFormat::Megatron);
+    for (const char *line : {"    --expert-model-parallel-size 8", "    --num-experts 8",
+                             "    --moe-router-topk 2", "    --moe-ffn-hidden-size 14336"})
+        QVERIFY2(l.contains(QLatin1String(line)), line);
+    // Optimizer offload: Megatron's hybrid-device optimizer, the whole of it on the host.
+    s.layout.offload = Offload::Optimizer;
+    l = lines(s, LaunchFormat::Megatron);
+    QVERIFY(l.contains(QStringLiteral("    --optimizer-cpu-offload")));
+    QVERIFY(l.contains(QStringLiteral("    --optimizer-offload-fraction 1.0")));
+    QVERIFY(l.contains(QStringLiteral("    --use-precision-aware-optimizer")));
+}
+
+void TestLaunchConfig::megatronNamesStayInTheComment()
+{
+    // Names with "'; touch pwned; '", newlines and an escape sequence: bash reads the
+    // export back as the same arguments as for plain names and runs nothing else.
+    if (QStandardPaths::findExecutable(QStringLiteral("bash")).isEmpty())
+        QSKIP("no bash");
+    Scenario plain = llama70bZero3();
+    plain.layout.zeroStage = ZeroStage::Zero1;
+    Scenario hostile = hostileNames();
+    hostile.layout.zeroStage = ZeroStage::Zero1;
+    QTemporaryDir dir;
+    const QStringList expected =
+        bashArray(exported(plain, LaunchFormat::Megatron).text, dir.path());
+    // 24 arguments: 18 flags with a value (two words each) and 6 without.
+    QCOMPARE(expected.size(), 18 * 2 + 6);
+    const LaunchConfig c = exported(hostile, LaunchFormat::Megatron);
+    QCOMPARE(bashArray(c.text, dir.path()), expected);
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("pwned"))));
+    QVERIFY(!c.text.contains('\x1b'));
+    QVERIFY(!c.text.contains("\xe2\x80\xae"));
+    QCOMPARE(c.text.count('\n'), exported(plain, LaunchFormat::Megatron).text.count('\n'));
+}
+
 void TestLaunchConfig::refusals_data()
 {
     QTest::addColumn<int>("format");
     QTest::addColumn<Scenario>("scenario");
     QTest::addColumn<QString>("message");
     const int ds = int(LaunchFormat::DeepSpeed), acc = int(LaunchFormat::Accelerate),
-              tt = int(LaunchFormat::Torchtitan);
+              tt = int(LaunchFormat::Torchtitan), mg = int(LaunchFormat::Megatron);
     // llama70bZero3() with `change` made.
     auto with = [](void (*change)(Scenario &)) {
         Scenario s = llama70bZero3();
@@ -514,6 +857,26 @@ void TestLaunchConfig::refusals_data()
            })
         << "torchtitan has no single-chunk ZB-H1 schedule (its zero-bubble schedules, "
            "InterleavedZeroBubble and ZBVZeroBubble, need 2 or more stages per rank)";
+    QTest::newRow("megatron zero3")
+        << mg << with([](Scenario &) {})
+        << "Megatron-LM's distributed optimizer (--use-distributed-optimizer) shards optimizer "
+           "states only, like ZeRO-1: pick ddp or zero1";
+    QTest::newRow("megatron gpipe")
+        << mg << with([](Scenario &s) {
+               s.layout.zeroStage = ZeroStage::Zero1;
+               s.layout.pipelineParallel = 4;
+               s.training.schedule = PipelineSchedule::GPipe;
+           })
+        << "Megatron-LM schedules pipelines with 1F1B or interleaved 1F1B "
+           "(core/pipeline_parallel/schedules.py), not GPipe: pick 1f1b or interleaved";
+    QTest::newRow("megatron uneven layers")
+        << mg << with([](Scenario &s) {
+               s.layout.zeroStage = ZeroStage::Zero1;
+               s.layout.pipelineParallel = 32;
+               s.layout.allowUnevenStages = true;
+           })
+        << "Megatron-LM splits the layers evenly over p x v = 32 x 1 stages, and 80 layers do "
+           "not split so: pick another p or v, or balanced stages";
 }
 
 void TestLaunchConfig::refusals()
