@@ -507,6 +507,27 @@ void TestPlanPanel::exportRoundTrips()
         QVERIFY(text.contains(
             QStringLiteral("pipeline_parallel_degree = %1").arg(c.layout.pipelineParallel)));
     }
+    // Megatron-LM's arguments for the first row Megatron runs (DDP or its distributed
+    // optimizer, ZeRO-1): the row's degrees and batch as pretrain_gpt.py flags.
+    for (int row = 0; row < panel.tableModel()->rowCount(); ++row) {
+        const PlanCandidate m = *panel.tableModel()->candidateAt(row);
+        if (m.layout.zeroStage > ZeroStage::Zero1)
+            continue;
+        panel.loadRow(row);
+        const QString args = dir.filePath(QStringLiteral("megatron.sh"));
+        QVERIFY2(panel.exportLaunchConfig(args, LaunchFormat::Megatron, &error), qPrintable(error));
+        QFile a(args);
+        QVERIFY(a.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(a.readAll());
+        QVERIFY(text.contains(
+            QStringLiteral("--tensor-model-parallel-size %1").arg(m.layout.tensorParallel)));
+        QVERIFY(text.contains(
+            QStringLiteral("--pipeline-model-parallel-size %1").arg(m.layout.pipelineParallel)));
+        QVERIFY(
+            text.contains(QStringLiteral("--micro-batch-size %1").arg(m.training.microBatchSize)));
+        break;
+    }
+
     // An unwritable path is one line naming it.
     QVERIFY(!panel.exportLaunchConfig(dir.filePath(QStringLiteral("missing/dir/x.json")),
                                       LaunchFormat::DeepSpeed, &error));

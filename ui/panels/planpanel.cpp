@@ -97,7 +97,8 @@ int spinMaximum(std::int64_t step)
 
 } // namespace
 
-PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_session(session)
+PlanPanel::PlanPanel(Session *session, QWidget *parent)
+    : ChartView(parent), m_session(session), m_job(&session->planJob())
 {
     m_rest = new QTimer(this);
     m_rest->setSingleShot(true);
@@ -144,7 +145,8 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent) : ChartView(parent), m_s
     m_toLabel = new QLabel(QStringLiteral("to"), this);
     m_export = new QPushButton(QStringLiteral("&Export launch config…"), this);
     m_export->setToolTip(QStringLiteral(
-        "Write the chosen row as a DeepSpeed, Accelerate (FSDP) or torchtitan config, as "
+        "Write the chosen row as a DeepSpeed, Accelerate (FSDP), torchtitan or Megatron-LM "
+        "config, as "
         "`shardscope export-config` does"));
     m_export->setEnabled(false);
 
@@ -276,12 +278,15 @@ PlanPanel::~PlanPanel()
     // No child's signal reaches the panel from here on.
     for (QObject *child : findChildren<QObject *>())
         disconnect(child, nullptr, this, nullptr);
-    joinWorker();
+    // Nobody will show the running plan: stop it (the Session, if it is still there, owns
+    // the job and joins its thread; the worker reads nothing of this panel).
+    if (m_job)
+        m_job->cancel();
 }
 
 PlanJob &PlanPanel::job() const
 {
-    return m_session->planJob();
+    return *m_job;
 }
 
 void PlanPanel::joinWorker()
@@ -813,7 +818,8 @@ void PlanPanel::chooseExportFile()
     const Choice choices[] = {
         {LaunchFormat::DeepSpeed, QStringLiteral("DeepSpeed config (*.json)")},
         {LaunchFormat::Accelerate, QStringLiteral("Accelerate FSDP config (*.yaml)")},
-        {LaunchFormat::Torchtitan, QStringLiteral("torchtitan job config (*.toml)")}};
+        {LaunchFormat::Torchtitan, QStringLiteral("torchtitan job config (*.toml)")},
+        {LaunchFormat::Megatron, QStringLiteral("Megatron-LM arguments (*.sh)")}};
     QStringList filters;
     for (const Choice &c : choices)
         filters << c.filter;

@@ -2,8 +2,10 @@
 
 #include "chartview.h"
 #include "launchconfig.h"
+#include "planjob.h"
 #include "planner.h"
 
+#include <QPointer>
 #include <QString>
 #include <QWidget>
 #include <vector>
@@ -23,7 +25,6 @@ class QToolButton;
 
 namespace shardscope {
 
-class PlanJob;
 class PlanTableModel;
 class WrapRow;
 class Session;
@@ -66,7 +67,7 @@ public:
     /// Builds the panel on `session` (not owned; must outlive the panel). Plans when first
     /// shown, or on refresh() / planNow().
     explicit PlanPanel(Session *session, QWidget *parent = nullptr);
-    /// Waits for a plan still running on the worker thread (plan() cannot be interrupted).
+    /// Cancels a plan still running on the session's worker thread.
     ~PlanPanel() override;
 
     /// Reads the session: re-displays at once when the plan's inputs are unchanged (the
@@ -196,6 +197,7 @@ private:
     void chooseExportFile();
 
     Session *m_session;
+    QPointer<PlanJob> m_job; ///< the session's (Session::planJob()); null once it is gone
     PlanResult m_result;
     PlanRequest m_shownRequest; ///< the request of what is on screen
     QByteArray m_shownKey;      ///< inputs of what is on screen
