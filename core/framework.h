@@ -92,6 +92,14 @@ struct FrameworkProfile
     Fp8Implementation fp8 = Fp8Implementation::TransformerEngine;
     /// What Recompute::Selective keeps (core/activations.h).
     SelectivePolicy selective = SelectivePolicy::AttentionCore;
+    /// PyTorch FSDP2 as torchtitan drives it: Layout::fsdpReshard applies (re-shard after
+    /// forward, torchtitan/distributed/fsdp.py get_fsdp_reshard_after_forward_policy), and
+    /// under pipeline parallelism each stage keeps its units gathered after their backward
+    /// and accumulates unsharded gradients, in the reduce dtype, until the step's last
+    /// micro-batch (torch/distributed/pipelining/stage.py backward_maybe_with_nosync:
+    /// set_reshard_after_backward(False), set_requires_gradient_sync(False)). Read by
+    /// modelstates.h wholeStates().
+    bool fsdp2Resharding = false;
     /// The highest ZeRO stage the framework implements (Megatron-Core's distributed
     /// optimizer shards optimizer states only: ZeroStage::Zero1).
     ZeroStage highestZeroStage = ZeroStage::Zero3;

@@ -25,7 +25,23 @@ constexpr EnumTable<Offload, 3> offloads{{
     {Offload::OptimizerAndParams, "optimizer+params", {}, {"params"}},
 }};
 
+constexpr EnumTable<FsdpReshard, 3> fsdpReshards{{
+    {FsdpReshard::Default, "default"},
+    {FsdpReshard::Always, "always"},
+    {FsdpReshard::Never, "never"},
+}};
+
 } // namespace
+
+std::string_view fsdpReshardId(FsdpReshard r)
+{
+    return enumId(fsdpReshards, r, "default");
+}
+
+std::optional<FsdpReshard> parseFsdpReshard(std::string_view text)
+{
+    return parseEnum(fsdpReshards, text);
+}
 
 std::string_view zeroStageId(ZeroStage s)
 {

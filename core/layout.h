@@ -39,6 +39,21 @@ std::string_view offloadId(Offload o);
 /// Parses an offload id; nullopt when unknown.
 std::optional<Offload> parseOffload(std::string_view text);
 
+/// When FSDP re-shards a unit's parameters after its forward (torchtitan's
+/// `parallelism.fsdp_reshard_after_forward`, torchtitan/config/configs.py; resolved by
+/// get_fsdp_reshard_after_forward_policy in torchtitan/distributed/fsdp.py). Read by
+/// profiles that follow it (FrameworkProfile::followsReshardPolicy).
+enum class FsdpReshard
+{
+    Default, ///< re-shard, except under pipeline parallelism
+    Always,  ///< re-shard after every forward
+    Never    ///< keep the gathered parameters until the backward
+};
+/// "default", "always", "never" (torchtitan's spellings).
+std::string_view fsdpReshardId(FsdpReshard r);
+/// Parses an id; nullopt when unknown.
+std::optional<FsdpReshard> parseFsdpReshard(std::string_view text);
+
 /// Which framework's allocations the estimate follows (docs/frameworks.md gives each
 /// profile's sources, file and line in the framework's public code).
 ///
@@ -84,6 +99,8 @@ struct Layout
     int expertParallel = 1;
     /// Whose allocations the estimate follows (Generic: the textbook accounting).
     Framework framework = Framework::Generic;
+    /// FSDP2's re-shard after forward (torchtitan's policy; FsdpReshard).
+    FsdpReshard fsdpReshard = FsdpReshard::Default;
     /// Balanced stages (Llama 3, Dubey et al. 2024, section 3.3.2; torchtitan's
     /// generate_llm_fqn_per_model_part with input and output weight 1): the embedding and
     /// the output head count as one layer each, so with k = (L + 2) / p the first and the

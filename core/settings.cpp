@@ -29,6 +29,9 @@ const std::array<std::string_view, 4> strategyIds = {
 const std::array<std::string_view, 3> offloadIds = {offloadId(Offload::None),
                                                     offloadId(Offload::Optimizer),
                                                     offloadId(Offload::OptimizerAndParams)};
+const std::array<std::string_view, 3> fsdpReshardIds = {fsdpReshardId(FsdpReshard::Default),
+                                                        fsdpReshardId(FsdpReshard::Always),
+                                                        fsdpReshardId(FsdpReshard::Never)};
 const std::array<std::string_view, 3> recomputeIds = {
     recomputeId(Recompute::None), recomputeId(Recompute::Selective), recomputeId(Recompute::Full)};
 const std::array<std::string_view, 2> lossIds = {lossKernelId(LossKernel::Fused),
@@ -216,6 +219,14 @@ void layoutSettings(std::vector<Setting> &v)
                        "(Megatron-Core, distributed optimizer); docs/frameworks.md.",
                        frameworkIds(), parseEnum<Framework, parseFramework>,
                        SHARDSCOPE_FIELD(layout.framework, Framework)));
+    v.push_back(choice("fsdp_reshard_after_forward", "fsdp-reshard-after-forward",
+                       "FSDP re-shard after forward",
+                       "FSDP2 (--framework fsdp2) under ZeRO-3: default re-shards each unit's "
+                       "parameters after its forward except under pipeline parallelism, always "
+                       "re-shards, never keeps them gathered until the backward (torchtitan's "
+                       "fsdp_reshard_after_forward; docs/frameworks.md).",
+                       fsdpReshardIds, parseEnum<FsdpReshard, parseFsdpReshard>,
+                       SHARDSCOPE_FIELD(layout.fsdpReshard, FsdpReshard)));
     v.push_back(boolean("uneven_stages", "uneven-stages", "Allow uneven pipeline stages",
                         "Allow layers not divisible by pipeline stages (the first L mod p "
                         "stages take one more).",

@@ -41,7 +41,8 @@ inline std::int64_t float8GatheredUnitBytes(std::int64_t elements, std::int64_t 
 /// DeepSpeed ZeRO's reduce bucket of zeroBucketElements (ZeRO-3's ipg bucket too:
 /// stage3.py allocates reduce_bucket_size elements), FSDP2's one unit's unsharded
 /// gradient before its reduce-scatter (no flat reduce bucket: _fsdp_collectives.py
-/// foreach_reduce; under ZeRO-3 the gathered-units buffer holds it), none under
+/// foreach_reduce; under ZeRO-3 the gathered-units buffer holds it; whole accumulated
+/// gradients under pipeline parallelism need none, modelstates.h wholeStates()), none under
 /// Megatron-Core (gradients are reduced in place in the grad buffer). 0 on one rank.
 [[gnu::always_inline]] inline std::int64_t
 communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::int64_t unit)
@@ -56,7 +57,9 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
     if (x.z == ZeroStage::Ddp)
         return std::min(o.ddpBucketBytes, trained * gr);
     if (f.reduceBucket == ReduceBucketPolicy::OneUnitGradient)
-        return x.z != ZeroStage::Zero3 && !x.statesOnly ? (x.lora ? x.loraPerBlock : unit) * gr : 0;
+        return x.z != ZeroStage::Zero3 && !x.statesOnly && !x.wholeGradients
+                   ? (x.lora ? x.loraPerBlock : unit) * gr
+                   : 0;
     if (x.z != ZeroStage::Zero3 || f.zero3ReduceBucket)
         return std::min(o.zeroBucketElements, trained) * gr;
     return 0;
@@ -73,6 +76,7 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
 /// compute dtype is the activation dtype when the stored weights are wider (FSDP2's
 /// MixedPrecisionPolicy gathers fp32-sharded parameters in bf16, param_dtype). torchao
 /// Float8 gathers the linear weights in FP8 (the embedding and head stay in bf16).
+/// FSDP2's whole weights and gradients (modelstates.h wholeStates()) need neither copy.
 [[gnu::always_inline]] inline void gatheredUnits(const EstimateContext &x, const StageShare &share,
                                                  GpuGroup &g)
 {
@@ -98,10 +102,13 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
         g.gatheredUnitParameters = unit;
         buf.gatheredUnits = live * computeBytes + persistent * r.weightBytes;
     } else if (x.hasArch) {
+        // Whole weights need no gathered copy, whole gradients no unit's unsharded one.
+        const std::int64_t copies =
+            (x.wholeWeights ? 0 : std::int64_t(o.gatheredUnits)) + (x.wholeGradients ? 0 : 1);
         g.gatheredUnitParameters = unit;
-        buf.gatheredUnits = unit * (std::int64_t(o.gatheredUnits) + 1) * computeBytes;
+        buf.gatheredUnits = unit * copies * computeBytes;
     }
-    if (x.fsdpFloat8) {
+    if (x.fsdpFloat8 && !x.wholeWeights) {
         std::int64_t largest = 0;
         for (int k = 0; k < 2; ++k)
             if (share.blocks[k] > 0)

@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "memoryreport.h"
+#include "modelstates.h"
 #include "stageplan.h"
 
 #include <limits>
@@ -54,6 +55,24 @@ namespace shardscope::stages {
     return 2 * ringShare(Wide(n) * gr, ranks);
 }
 
+/// FSDP2 under pipeline parallelism (modelstates.h wholeStates()): per step, `n`
+/// parameters' weights gathered once (they stay gathered across the micro-batches) and
+/// their accumulated gradients reduce-scattered once, in `grReduce` bytes (the reduce
+/// dtype), over `shards` of the `ranks` ranks; HSDP also all-reduces the gradient shard
+/// across the replicas. Bytes per GPU.
+[[gnu::always_inline]] inline Wide wholeStateTraffic(bool hsdp, std::int64_t w,
+                                                     std::int64_t grReduce, std::int64_t n,
+                                                     std::int64_t shards, std::int64_t ranks)
+{
+    if (n == 0)
+        return 0;
+    Wide traffic = ringShare(Wide(n) * (w + grReduce), hsdp ? shards : ranks);
+    if (hsdp)
+        traffic +=
+            2 * ringShare(Wide(shardElements(n, shards)) * grReduce, quotient(ranks, shards));
+    return traffic;
+}
+
 /// The data-parallel traffic of stage `share`: its dense parameters over the shard and
 /// reduce groups, its routed experts over the expert groups; with torchao's FP8
 /// all-gather the stage's Float8Linear weights travel in 1 byte, not w, in the forward
@@ -78,6 +97,11 @@ namespace shardscope::stages {
         }
         return traffic;
     }
+    if (x.wholeGradients) [[unlikely]]
+        return wholeStateTraffic(hsdp, w, reduceGradientBytes(x.s.recipe), share.dense,
+                                 x.shardGroup, x.reduceGroup) +
+               wholeStateTraffic(hsdp, w, reduceGradientBytes(x.s.recipe), share.experts,
+                                 x.expertShardGroup, x.expertReduceGroup);
     Wide traffic =
         dataParallelTraffic(x.z, hsdp, x.m, w, gr, share.dense, x.shardGroup, x.reduceGroup) +
         dataParallelTraffic(x.z, hsdp, x.m, w, gr, share.experts, x.expertShardGroup,

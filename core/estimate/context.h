@@ -125,6 +125,11 @@ struct EstimateContext
     /// only), as the profile's Fp8Implementation says: docs/frameworks.md "FP8 training".
     bool teFp8 = false;
     bool fsdpFloat8 = false;
+    /// FSDP2's gathered state (FrameworkProfile::fsdp2Resharding; modelstates.h
+    /// wholeStates()): ZeRO-3 weights kept whole on every GPU of a stage (pipeline
+    /// parallelism, or re-shard after forward "never"), and ZeRO-2/3 gradients accumulated
+    /// whole in the reduce dtype across the step's micro-batches (pipeline parallelism).
+    bool wholeWeights = false, wholeGradients = false;
 
     // Degrees and groups (Layout's dataParallel(), shardGroup(), ...; each positive).
     int t = 1, p = 1, c = 1, v = 1, e = 1; ///< tensor, pipeline, context, chunks, experts
@@ -201,6 +206,11 @@ template <FillPath Path>
     x.reduceGroup = x.d * x.c;
     x.expertShardGroup = quotient(x.shardGroup, x.e);
     x.expertReduceGroup = quotient(x.d * x.c, x.e);
+    if (x.profile->fsdp2Resharding && x.z >= ZeroStage::Zero2) [[unlikely]] {
+        x.wholeGradients = x.p > 1;
+        x.wholeWeights =
+            x.z == ZeroStage::Zero3 && (x.p > 1 || l.fsdpReshard == FsdpReshard::Never);
+    }
     x.m = tr.microBatches;
     x.o = x.statesOnly ? &noOverheads : &s.overheads;
     x.tokensPerRank = tr.microBatchSize * quotient(tr.sequenceLength, x.c);

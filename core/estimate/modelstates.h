@@ -61,7 +61,8 @@ struct Trained
         t.shard = shardElements(t.perGpu, x.shardGroup);
         const std::int64_t base = g.layerCount * x.frozen.linearBytes +
                                   (psi - g.layerCount * x.frozen.linearElements) * 2;
-        t.frozenBytes = x.z == ZeroStage::Zero3 ? shardElements(base, x.shardGroup) : base;
+        t.frozenBytes =
+            x.z == ZeroStage::Zero3 && !x.wholeWeights ? shardElements(base, x.shardGroup) : base;
     }
     return t;
 }
@@ -85,6 +86,30 @@ inline void frameworkGradients(Fp32GradientPolicy policy, ZeroStage z, const Rec
         gradients += (z == ZeroStage::Zero3 ? std::min(t.shard, subGroupElements) : t.shard) * 4;
     else if (policy == Fp32GradientPolicy::FullMainGradBuffer)
         gradients = t.perGpu * 4;
+}
+
+/// Bytes per gradient element in FSDP2's reduce dtype: fp32 under a mixed-precision
+/// recipe (one with master weights; torchtitan's mixed_precision_reduce "float32",
+/// torchtitan/config/configs.py), else the recipe's gradient bytes.
+inline std::int64_t reduceGradientBytes(const Recipe &r)
+{
+    return r.masterWeightBytes > 0 ? std::max<std::int64_t>(r.gradientBytes, 4) : r.gradientBytes;
+}
+
+/// FSDP2's gathered state on one GPU (EstimateContext::wholeWeights, wholeGradients;
+/// FrameworkProfile::fsdp2Resharding), on the GPU whatever CPU offload keeps on the host:
+/// whole weights are the `perGpu` parameters in the recipe's weight bytes (the gathered
+/// parameters a unit computes with, kept), whole gradients the `perGpu` unsharded
+/// gradients accumulated in the reduce dtype (reduceGradientBytes()). Under pipeline
+/// parallelism both hold: a 70B stage of 20 layers on t 8 holds about 2 + 4 bytes per
+/// parameter whole and 12 / d sharded, where ZeRO-3 alone would hold 16 / d.
+inline void wholeStates(bool wholeWeights, bool wholeGradients, std::int64_t perGpu,
+                        const Recipe &r, ComponentBytes &b)
+{
+    if (wholeWeights)
+        b.weights = perGpu * r.weightBytes;
+    if (wholeGradients)
+        b.gradients = perGpu * reduceGradientBytes(r);
 }
 
 /// Linear-layer weight elements of one prepared block on one GPU of t tensor ranks
@@ -164,6 +189,11 @@ inline std::int64_t fp8WeightCopyBytes(Fp8Recipe r, std::int64_t blocks, std::in
     frameworkGradients(x.profile->fp32Gradients, x.z, r, t, x.s.overheads.subGroupElements,
                        b.gradients);
     offloadModelStates(x.offload, x.z, b, g.hostBytes);
+    if (x.wholeWeights || x.wholeGradients) [[unlikely]] {
+        wholeStates(x.wholeWeights, x.wholeGradients, t.perGpu, r, b);
+        if (x.wholeWeights)
+            b.weights += t.frozenBytes; // whole too (trainedParameters)
+    }
     if (x.teFp8) [[unlikely]]
         b.weights += fp8WeightCopyBytes(x.fp8, share.blocks[0], x.fp8Linear[0]) +
                      fp8WeightCopyBytes(x.fp8, share.blocks[1], x.fp8Linear[1]) +

@@ -12,7 +12,8 @@ inline constexpr FrameworkProfile fsdp2{
     .name = "PyTorch FSDP2 / torchtitan",
     .aliases = {"torchtitan", "fsdp"},
     .note = "Framework: PyTorch FSDP2 / torchtitan (no reduce bucket, one unit's gradient; "
-            "docs/frameworks.md).",
+            "under pipeline parallelism the stage's weights stay gathered and its gradients "
+            "accumulate unsharded in fp32 until the last micro-batch; docs/frameworks.md).",
     .selectiveNote =
         "Selective is torchtitan's op-level selective AC: each dense block keeps its input, "
         "every other matmul output (q, v, w1, w2 of a Llama block) and the SDPA output and "
@@ -30,6 +31,9 @@ inline constexpr FrameworkProfile fsdp2{
     .fp8 = Fp8Implementation::TorchaoFloat8,
     // torchtitan activation_checkpoint.py, ac mode "selective", selective_ac_option "op".
     .selective = SelectivePolicy::OpLevel,
+    // torchtitan's fsdp_reshard_after_forward ("default": not under PP) and PyTorch
+    // pipelining's no-sync backward: whole weights and gradients under PP.
+    .fsdp2Resharding = true,
     .highestZeroStage = ZeroStage::Zero3,
     .zeroStageRefusal = {},
 };

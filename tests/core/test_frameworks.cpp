@@ -39,6 +39,8 @@ private slots:
     void deepSpeedZero3Buffers();
     void fsdp2HasNoReduceBucket();
     void fsdp2SelectiveIsOpLevel();
+    void fsdp2UnderPipelineKeepsWholeStates();
+    void fsdp2ReshardAfterForwardNever();
     void megatronEighteenBytes();
     void megatronDistributedOptimizer();
     void megatronTheoreticalMemoryT2P2();
@@ -230,6 +232,70 @@ void TestFrameworks::fsdp2SelectiveIsOpLevel()
     // Full and none mean the same under every profile.
     s.training.recompute = g.training.recompute = Recompute::Full;
     QCOMPARE(estimate(s).groups[0].bytes.activations, estimate(g).groups[0].bytes.activations);
+}
+
+void TestFrameworks::fsdp2UnderPipelineKeepsWholeStates()
+{
+    // torchtitan with PP (its default fsdp_reshard_after_forward) and PyTorch pipelining's
+    // no-sync backward: every GPU of a stage keeps the stage's weights gathered and its
+    // gradients unsharded in fp32 until the last micro-batch; master weights and AdamW
+    // states stay sharded. Llama 2 7B (32 layers) on 32 GPUs, t 1, p 4, d 8: each stage
+    // holds 8 layers and each GPU psi of them (the report's parametersPerGpu), so
+    //   weights 2 psi, gradients 4 psi, master 4 ceil(psi / 8), AdamW 8 ceil(psi / 8).
+    Scenario s = llama7b(Framework::Fsdp2, 32, ZeroStage::Zero3, 1, 4);
+    const MemoryReport r = estimate(s);
+    QVERIFY2(r.valid(), r.error.c_str());
+    QCOMPARE(r.groups.size(), std::size_t(4));
+    for (const GpuGroup &g : r.groups) {
+        const std::int64_t psi = g.parametersPerGpu;
+        const std::int64_t shard = (psi + 7) / 8;
+        QCOMPARE(g.bytes.weights, 2 * psi);
+        QCOMPARE(g.bytes.gradients, 4 * psi);
+        QCOMPARE(g.bytes.masterWeights, 4 * shard);
+        QCOMPARE(g.bytes.optimizerStates, 8 * shard);
+        // Nothing gathered per unit, no unit's gradient bucket: both are whole already.
+        QCOMPARE(g.buffers.gatheredUnits, std::int64_t(0));
+        QCOMPARE(g.buffers.communicationBuckets, std::int64_t(0));
+        // Traffic: the weights gathered once and the fp32 gradients reduce-scattered once
+        // a step, the ring's share of (2 + 4) psi bytes over 8 ranks (b - ceil(b / 8)), not
+        // every micro-batch's.
+        const std::int64_t bytes = (2 + 4) * psi;
+        QCOMPARE(g.communication.dataParallel, bytes - (bytes + 7) / 8);
+    }
+    // The generic profile keeps ZeRO-3's table: everything sharded, 16 ceil(psi / 8).
+    s.layout.framework = Framework::Generic;
+    const MemoryReport generic = estimate(s);
+    const std::int64_t psi0 = generic.groups[0].parametersPerGpu;
+    QCOMPARE(generic.groups[0].bytes.modelStates(), 16 * ((psi0 + 7) / 8));
+    // Without pipeline parallelism FSDP2 re-shards as before (torchtitan's "default").
+    Scenario flat = llama7b(Framework::Fsdp2, 8, ZeroStage::Zero3);
+    const GpuGroup g = estimate(flat).groups[0];
+    QCOMPARE(g.bytes.weights, 2 * ((P + 7) / 8));
+    QCOMPARE(g.bytes.gradients, 2 * ((P + 7) / 8));
+}
+
+void TestFrameworks::fsdp2ReshardAfterForwardNever()
+{
+    // fsdp_reshard_after_forward "never" without PP: the weights stay gathered from the
+    // forward to the backward (whole, 2 P), gradients are still reduce-scattered every
+    // micro-batch (sharded, 2 ceil(P / 8)), and only one unit's unsharded gradient is
+    // held before its reduce-scatter: the largest unit, 2 x 202,383,360 bytes.
+    Scenario s = llama7b(Framework::Fsdp2, 8, ZeroStage::Zero3);
+    const Setting *setting = settingByKey("fsdp_reshard_after_forward");
+    QVERIFY(setting);
+    std::string error;
+    const auto never = parseSettingText(*setting, "never", &error);
+    QVERIFY(never);
+    const SettingValue v{setting, *never};
+    applySettings(s, {&v, 1});
+    QCOMPARE(s.layout.fsdpReshard, FsdpReshard::Never);
+    const GpuGroup g = estimate(s).groups[0];
+    QCOMPARE(g.bytes.weights, 2 * P);
+    QCOMPARE(g.bytes.gradients, 2 * ((P + 7) / 8));
+    QCOMPARE(g.buffers.gatheredUnits, 202'383'360LL * 2);
+    // The generic and DeepSpeed profiles do not read torchtitan's setting.
+    s.layout.framework = Framework::Generic;
+    QCOMPARE(estimate(s).groups[0].bytes.weights, 2 * ((P + 7) / 8));
 }
 
 void TestFrameworks::megatronEighteenBytes()

@@ -38,7 +38,7 @@ private slots:
         }
         // Every scalar field of Layout, Training, Overheads, Throughput and FineTuning, and
         // modelStatesOnly.
-        QCOMPARE(settings().size(), std::size_t(50)); // + fp8, activation_offload, paged, NICs
+        QCOMPARE(settings().size(), std::size_t(51)); // + fp8, activation_offload, paged, NICs
     }
 
     void accessorsRoundTrip()
