@@ -1,4 +1,5 @@
-// libFuzzer targets for every parser of outside input (scripts/fuzz.sh runs them).
+// libFuzzer targets for every parser of outside input, and for what `export-config` and
+// `plan` make of an accepted scenario file (scripts/fuzz.sh runs them).
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -18,6 +19,15 @@
 #include "reportcommand.h"
 
 #include <QCommandLineParser>
+#endif
+
+#if SHARDSCOPE_FUZZ_TARGET == 8
+#include "launchconfig.h"
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 9
+#include "planner.h"
+
+#include <algorithm>
 #endif
 
 #include <QByteArray>
@@ -84,8 +94,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (p.parse(args))
         if (auto doc = options.document(p, &error))
             exercise(doc->scenario);
+#elif SHARDSCOPE_FUZZ_TARGET == 8 // export-config: a scenario file's launch configs
+    if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
+        for (LaunchFormat f : {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate,
+                               LaunchFormat::Torchtitan, LaunchFormat::Megatron})
+            (void)exportLaunchConfig(doc->scenario, f, &error);
+#elif SHARDSCOPE_FUZZ_TARGET == 9 // plan: a scenario file's layouts, a bounded search
+    if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error)) {
+        PlanRequest q;
+        q.base = doc->scenario;
+        q.minGpus = std::clamp<std::int64_t>(doc->scenario.layout.gpus, 1, 64);
+        q.maxGpus = q.minGpus;
+        q.keep = 10;
+        q.maxCandidates = 20'000; // a refusal past it is an answer too
+        const PlanResult r = plan(q);
+        for (const PlanCandidate &c : r.fitting)
+            if (c.peakBytes < 0 || !(c.time.stepSeconds >= 0))
+                __builtin_trap();
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 7"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 9"
 #endif
     return 0;
 }
