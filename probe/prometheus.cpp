@@ -338,12 +338,17 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
         QObject::connect(reply, &QNetworkReply::readyRead, reply, [absorb] { absorb(); });
         QObject::connect(
             reply, &QNetworkReply::finished, reply,
-            [state, finish, absorb, reply, i, server, timeoutError] {
+            [state, finish, absorb, reply, i, server, timeoutError, gauge = gauges[i]] {
                 if (!absorb())
                     return;
                 const QByteArray body = std::exchange(state->bodies[i], QByteArray());
                 const int http = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-                const QString url = redactedUrl(reply->url());
+                // The path and the gauge, never the query string as such: its
+                // values are redacted wherever text is printed.
+                QUrl target = reply->url();
+                target.setQuery(QString());
+                const QString url =
+                    QStringLiteral("%1 (query %2)").arg(redactedUrl(target), QLatin1String(gauge));
                 ProbeError error;
                 if (http >= 400) {
                     // Prometheus answers errors with 4xx/5xx and a JSON body: prefer the

@@ -542,8 +542,8 @@ private slots:
         const PrometheusSnapshot s = client.fetch();
         verifyFailure(
             s.error, "prometheus_error",
-            QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
-                           "DCGM_FI_DEV_FB_USED")
+            QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query (query "
+                           "DCGM_FI_DEV_FB_USED)")
                 .arg(server.url()));
 
         const ProbeRun r = runProbe({QStringLiteral("--prometheus"), server.url()});
@@ -803,6 +803,50 @@ private slots:
                             .value(QStringLiteral("prometheus_url"))
                             .toString()
                             .startsWith(QStringLiteral("http://user:***@127.0.0.1:")));
+            }
+        }
+    }
+
+    // Issue 31, review finding F4: a password with '/', '?', '#' or '@', a bad
+    // port or host, a token as the user name, in the query or the fragment is
+    // never printed: in the JSON document, the text output or stderr.
+    void malformedUrlsNeverLeak_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<int>("exitCode");
+        const QString closed = QString::number(closedPort());
+        auto row = [&](const char *name, const char *pattern, int exitCode) {
+            QTest::newRow(name) << QString::fromLatin1(pattern).arg(closed) << exitCode;
+        };
+        row("slash in password", "http://alice:pa/S3cretPW@127.0.0.1:%1/good", 2);
+        row("question mark in password", "http://alice:pa?S3cretPW@127.0.0.1:%1/good", 2);
+        row("hash in password", "http://alice:pa#S3cretPW@127.0.0.1:%1/good", 2);
+        row("at sign in password", "http://alice:pa@S3cretPW@127.0.0.1:%1/good", 2);
+        row("bad port", "http://alice:S3cretPW@127.0.0.1:999999/good", 2);
+        row("bad ipv6 host", "http://alice:S3cretPW@[::1/good", 2);
+        row("token as user", "http://S3cretPW@127.0.0.1:%1/", 1);
+        row("token in query", "http://127.0.0.1:%1/?token=S3cretPW", 1);
+        row("token in fragment", "http://127.0.0.1:%1/#S3cretPW", 1);
+    }
+
+    void malformedUrlsNeverLeak()
+    {
+        QFETCH(QString, url);
+        QFETCH(int, exitCode);
+        for (const bool asJson : {true, false}) {
+            QStringList args{QStringLiteral("--prometheus"), url, QStringLiteral("--timeout"),
+                             QStringLiteral("2000")};
+            if (asJson)
+                args << QStringLiteral("--json");
+            const ProbeRun r = runProbe(args);
+            QVERIFY(r.finished);
+            QVERIFY2(!r.out.contains("S3cretPW"), r.out.constData());
+            QVERIFY2(!r.err.contains("S3cretPW"), r.err.constData());
+            if (asJson) {
+                QCOMPARE(r.exitCode, exitCode);
+                QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
+                         exitCode == 2 ? QStringLiteral("usage")
+                                       : QStringLiteral("prometheus_unreachable"));
             }
         }
     }
