@@ -236,8 +236,8 @@ int main(int argc, char *argv[])
         if (!url.isValid() || url.host().isEmpty() ||
             (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
             return usageError(
-                QStringLiteral("--prometheus needs an http(s) URL "
-                               "(http://[user:password@]host[:port][/path]), not '%1'")
+                QStringLiteral("--prometheus needs an http(s) URL such as http://host:9090 "
+                               "(percent-encode / ? # @ in a password), not '%1'")
                     .arg(url.isValid() ? redactedUrl(url) : redactUrlText(typed)));
         client = std::make_unique<PrometheusClient>(url, int(timeoutMs));
         sampleOnce = [&client, &print] {

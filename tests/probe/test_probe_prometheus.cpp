@@ -957,6 +957,15 @@ private slots:
             QVERIFY2(!r.err.contains("S3cretPW"), r.err.constData());
             if (asJson) {
                 QCOMPARE(r.exitCode, exitCode);
+                if (exitCode == 2) // the hint itself is not mangled by the redaction
+                    QVERIFY2(r.json()
+                                 .value(QStringLiteral("error"))
+                                 .toString()
+                                 .startsWith(QStringLiteral(
+                                     "--prometheus needs an http(s) URL such as "
+                                     "http://host:9090 (percent-encode / ? # @ in a password), "
+                                     "not 'http://alice:***@")),
+                             r.out.constData());
                 QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
                          exitCode == 2 ? QStringLiteral("usage")
                                        : QStringLiteral("prometheus_unreachable"));
