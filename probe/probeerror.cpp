@@ -18,7 +18,11 @@ qint64 nowMs()
 QString escapeControlCharacters(const QString &text)
 {
     auto isControl = [](char16_t u) {
-        return u < 0x20 || (u >= 0x7f && u <= 0x9f) || u == 0x2028 || u == 0x2029;
+        // C0, DEL, C1, the line separators and the bidirectional controls that reorder
+        // what a reader sees (U+061C, U+200E/F, U+202A..E, U+2066..9; CVE-2021-42574).
+        return u < 0x20 || (u >= 0x7f && u <= 0x9f) || u == 0x2028 || u == 0x2029 || u == 0x061c ||
+               u == 0x200e || u == 0x200f || (u >= 0x202a && u <= 0x202e) ||
+               (u >= 0x2066 && u <= 0x2069);
     };
     if (std::none_of(text.cbegin(), text.cend(), [&](QChar c) { return isControl(c.unicode()); }))
         return text;

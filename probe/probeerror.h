@@ -50,7 +50,8 @@ void addError(QJsonObject &doc, const ProbeError &error);
 /// text (file names, arguments, a server's error message) stays on one line and
 /// cannot drive a terminal: LF, CR and TAB become "\n", "\r", "\t"; other C0
 /// controls and DEL become "\xNN" (ESC is "\x1b"); C1 controls (U+0080..U+009F)
-/// and the Unicode line and paragraph separators become "\uNNNN". Everything else,
+/// the Unicode line and paragraph separators and the bidirectional controls (U+061C,
+/// U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) become "\uNNNN". Everything else,
 /// backslashes included, is kept as it is. Never fails.
 QString escapeControlCharacters(const QString &text);
 

@@ -421,6 +421,9 @@ private slots:
         // C1 CSI (U+009B) and the Unicode line separator; other non-ASCII text stays.
         QCOMPARE(escapeControlCharacters(QStringLiteral(u"\u009b2J \u2028 H100 \u00e9")),
                  QStringLiteral(u"\\u009b2J \\u2028 H100 \u00e9"));
+        // Issue 31 (F9): the right-to-left override reorders what a reader sees.
+        QCOMPARE(escapeControlCharacters(QStringLiteral(u"GPU \u202eevil\u2066")),
+                 QStringLiteral(u"GPU \\u202eevil\\u2066"));
     }
 
     void redactsCredentials()
