@@ -13,6 +13,9 @@ void filterQtNotices(QtMsgType type, const QMessageLogContext &context, const QS
 {
     if (message.startsWith(QLatin1String("QStandardPaths: XDG_RUNTIME_DIR not set")))
         return;
+    // The offscreen platform's notice on every timeline or PDF export: nothing to act on.
+    if (message.contains(QLatin1String("does not support propagateSizeHints()")))
+        return;
     if (qtHandler)
         qtHandler(type, context, message);
 }

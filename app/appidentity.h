@@ -11,7 +11,9 @@ void setApplicationIdentity(const char *version);
 
 /// Passes Qt's messages on, except the notice that XDG_RUNTIME_DIR is unset (usual
 /// for root, containers and CI): Qt then uses /tmp/runtime-$USER, which is harmless,
-/// and the notice would make every headless error two lines instead of one.
+/// and the notice would make every headless error two lines instead of one. Also drops
+/// the offscreen platform's "This plugin does not support propagateSizeHints()", which
+/// every offscreen timeline or PDF export printed.
 void installQtNoticeFilter();
 
 } // namespace shardscope

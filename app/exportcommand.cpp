@@ -2,6 +2,7 @@
 
 #include "chartexport.h"
 #include "chartregistry.h"
+#include "qtext.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
 #include "session.h"
@@ -83,7 +84,10 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     const bool ok = view->exportSlide(file, o, &error);
     if (!ok)
         return fail(error, 1);
-    out << QStringLiteral("wrote %1 (%2x%3)\n").arg(file).arg(o.size.width()).arg(o.size.height());
+    out << QStringLiteral("wrote %1 (%2x%3)\n")
+               .arg(terminalText(file))
+               .arg(o.size.width())
+               .arg(o.size.height());
     out.flush();
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "exportconfigcommand.h"
 
 #include "launchconfig.h"
+#include "qtext.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
 
@@ -46,11 +47,11 @@ int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStrea
         if (!writeBytesAtomically(p.value(outFile), config->text, &error))
             return fail(error, 1);
     } else {
-        out << QString::fromUtf8(config->text);
+        out << terminalText(QString::fromUtf8(config->text), TextLines::Many);
         out.flush();
     }
     for (const QString &note : config->notes)
-        err << "note: " << note << "\n";
+        err << "note: " << terminalText(note) << "\n";
     err.flush();
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "exportconfigcommand.h"
 #include "inputfile.h"
 #include "mainwindow.h"
+#include "qtext.h"
 #include "reportcommand.h"
 
 #include <QApplication>
@@ -145,7 +146,7 @@ int runGui(int argc, char **argv)
         QString error;
         const auto doc = options.document(p, &error);
         if (!doc) {
-            err << "shardscope: " << error << "\n";
+            err << "shardscope: " << shardscope::terminalText(error) << "\n";
             return 2;
         }
         window.session()->setScenario(doc->scenario);
@@ -157,7 +158,7 @@ int runGui(int argc, char **argv)
         const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
         if (wh.size() != 2 || w < 320 || h < 240 || w > 8000 || h > 8000) {
             err << "shardscope: --size must be WIDTHxHEIGHT between 320x240 and 8000x8000 (got '"
-                << p.value(size) << "')\n";
+                << shardscope::terminalText(p.value(size)) << "')\n";
             return 2;
         }
         requested = QSize(w, h);
@@ -166,14 +167,14 @@ int runGui(int argc, char **argv)
     if (fileGiven) {
         QString error;
         if (!window.openFile(p.positionalArguments().first(), &error)) {
-            err << "shardscope: " << error << "\n";
+            err << "shardscope: " << shardscope::terminalText(error) << "\n";
             return 2;
         }
         // --unit beside a file overrides the unit the file was saved with.
         if (p.isSet(options.unit)) {
             const auto unit = options.byteUnit(p, &error);
             if (!unit) {
-                err << "shardscope: " << error << "\n";
+                err << "shardscope: " << shardscope::terminalText(error) << "\n";
                 return 2;
             }
             window.session()->setUnit(*unit);
@@ -187,12 +188,13 @@ int runGui(int argc, char **argv)
         const int steps = window.lessonStepCount(n - 1);
         if (parts.size() > 2 || !lessonOk || steps == 0) {
             err << "shardscope: --lesson must be N or N:STEP with N from 1 to "
-                << window.lessonCount() << " (got '" << p.value(lesson) << "')\n";
+                << window.lessonCount() << " (got '" << shardscope::terminalText(p.value(lesson))
+                << "')\n";
             return 2;
         }
         if (!stepOk || step < 1 || step > steps) {
             err << "shardscope: --lesson: lesson " << n << " has steps 1 to " << steps << " (got '"
-                << p.value(lesson) << "')\n";
+                << shardscope::terminalText(p.value(lesson)) << "')\n";
             return 2;
         }
         window.startLesson(n - 1);
@@ -206,7 +208,7 @@ int runGui(int argc, char **argv)
         const int i = int(names.indexOf(p.value(view)));
         if (i < 0) {
             err << "shardscope: --view must be memory, timeline, compare, live or plan (got '"
-                << p.value(view) << "')\n";
+                << shardscope::terminalText(p.value(view)) << "')\n";
             return 2;
         }
         window.showView(shardscope::MainWindow::View(i));
@@ -231,7 +233,7 @@ int runGui(int argc, char **argv)
                     << window.height() << "; saved at that size, not " << asked.width() << "x"
                     << asked.height() << "\n";
             if (!window.grab().save(file)) {
-                err << "shardscope: cannot write " << file << "\n";
+                err << "shardscope: cannot write " << shardscope::terminalText(file) << "\n";
                 QCoreApplication::exit(1);
                 return;
             }

@@ -512,10 +512,11 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     const QString gpus = q.minGpus == q.maxGpus
                              ? QString::number(q.minGpus)
                              : QStringLiteral("%1-%2").arg(q.minGpus).arg(q.maxGpus);
+    // Names come from files (a config.json, a scenario's gpu.name): escaped on the way out.
     out << QStringLiteral("%1 on %2 x %3, %4 tokens per step, s %5: %6 of %7 candidates fit "
                           "with %9% headroom (%8 skipped by the model-states bound)\n")
-               .arg(QString::fromStdString(q.base.model.displayName), gpus,
-                    QString::fromStdString(q.base.gpu.name))
+               .arg(terminalText(QString::fromStdString(q.base.model.displayName)), gpus,
+                    terminalText(QString::fromStdString(q.base.gpu.name)))
                .arg(q.globalBatchTokens)
                .arg(q.base.training.sequenceLength)
                .arg(r.fittingCount)
@@ -585,7 +586,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         out << QStringLiteral("... %1 more (--top 0 lists all)\n")
                    .arg(r.fittingCount - std::int64_t(shown));
     if (!r.fitting.front().time.valid())
-        out << QString::fromStdString(r.fitting.front().time.error) << "\n";
+        out << terminalText(QString::fromStdString(r.fitting.front().time.error)) << "\n";
     out.flush();
     return 0;
 }

@@ -320,6 +320,13 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
         *error = message;
         return none;
     };
+    // A flag given twice was silently the last one ("--gpus 8 --gpus 16" ran 16, and
+    // "--lora-rank x --lora-rank 16" hid the bad value): refused by name instead.
+    for (const QCommandLineOption &o : all)
+        if (p.values(o).size() > 1)
+            return fail(QStringLiteral("--%1 is given %2 times; give it once")
+                            .arg(o.names().first())
+                            .arg(p.values(o).size()));
     ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
     if (p.isSet(scenarioFile)) {
         const auto loaded = loadScenarioFile(p.value(scenarioFile), error);
@@ -537,21 +544,7 @@ std::optional<ByteUnit> ScenarioOptions::byteUnit(const QCommandLineParser &p, Q
 
 int subcommandError(QTextStream &err, const QString &name, const QString &message, int code)
 {
-    QString line;
-    for (const QChar c : message) {
-        const char16_t u = c.unicode();
-        if (u == u'\n')
-            line += QStringLiteral("\\n");
-        else if (u == u'\t')
-            line += QStringLiteral("\\t");
-        else if (u == u'\r')
-            line += QStringLiteral("\\r");
-        else if (u < 0x20 || u == 0x7f || (u >= 0x80 && u < 0xa0) || u == 0x2028 || u == 0x2029)
-            line += QStringLiteral("\\x%1").arg(int(u), 2, 16, QLatin1Char('0'));
-        else
-            line += c;
-    }
-    err << "shardscope " << name << ": " << line << "\n";
+    err << "shardscope " << name << ": " << terminalText(message) << "\n";
     err.flush();
     return code;
 }
@@ -612,8 +605,14 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (p.isSet(json))
         out << QJsonDocument(reportToJson(*s, report, p.isSet(timeline)))
                    .toJson(QJsonDocument::Indented);
-    else
-        printText(*s, report, *unit, out);
+    else {
+        // Names come from files (a config.json, a scenario's gpu.name): escaped on the way out.
+        QString text;
+        QTextStream buffer(&text);
+        printText(*s, report, *unit, buffer);
+        buffer.flush();
+        out << terminalText(text, TextLines::Many);
+    }
     out.flush();
     return 0;
 }

@@ -307,7 +307,16 @@ template <FillPath Path>
         }
         maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
     }
-    report.hostBytesPerNode = hostBytesPerNode(maxHostPerGpu, s.layout.gpusPerNode, s.layout.gpus);
+    Checked ck;
+    report.hostBytesPerNode =
+        hostBytesPerNode(maxHostPerGpu, s.layout.gpusPerNode, s.layout.gpus, ck);
+    if (ck.overflow || report.hostBytesPerNode > maxReportBytes) {
+        report.error = "host RAM per node exceeds 1 EB: lower the micro-batch size or sequence "
+                       "length, or offload less";
+        report.hostBytesPerNode = 0;
+        report.groups.clear();
+        return;
+    }
     closingNotes(x, mostPaged, report, noteCount);
 }
 

@@ -38,6 +38,19 @@ inline constexpr std::int64_t maxBufferSize = 1'000'000'000'000;
 inline constexpr std::int64_t maxHostRamBytes = 9'007'199'254'740'992;
 /// Largest link bandwidth setting, bytes/s (1e13: 80,000 Gb/s, far above any link).
 inline constexpr std::int64_t maxLinkBytesPerSecond = 10'000'000'000'000;
+/// A GPU's speeds in the catalog's units (bf16_tflops, fp8_tflops, attention_tflops in
+/// TFLOP/s; memory_gbps, nvlink_gbps in GB/s): 0 is unknown, anything else lies from
+/// minGpuSpeedUnits (1 GFLOP/s, 1 MB/s: slower than any accelerator, and a step time
+/// that still prints in full) to maxGpuSpeedUnits (1e7: far above any accelerator).
+inline constexpr double minGpuSpeedUnits = 1e-3;
+/// See minGpuSpeedUnits.
+inline constexpr double maxGpuSpeedUnits = 1e7;
+/// True for a GPU speed in the catalog's units that is 0 (unknown) or within
+/// [minGpuSpeedUnits, maxGpuSpeedUnits]; false for NaN, negatives and the rest.
+constexpr bool validGpuSpeed(double units)
+{
+    return units == 0 || (units >= minGpuSpeedUnits && units <= maxGpuSpeedUnits);
+}
 /// Largest latency setting, nanoseconds (1 s).
 inline constexpr std::int64_t maxLatencyNanoseconds = 1'000'000'000;
 /// Most NICs one node may have (0 in the setting: one per GPU).

@@ -185,6 +185,25 @@ std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int target
     return n;
 }
 
+std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name)
+{
+    static constexpr const char *names[7] = {"q", "k", "v", "o", "gate", "up", "down"};
+    Linear m[7];
+    denseLinears(a, m);
+    std::int64_t limit = 0;
+    for (int k = 0; k < 7; ++k) {
+        if (!(targets & (1 << k)) || m[k].in <= 0)
+            continue;
+        const std::int64_t narrow = std::min(m[k].in, m[k].out);
+        if (limit == 0 || narrow < limit) {
+            limit = narrow;
+            if (name)
+                *name = names[k];
+        }
+    }
+    return limit;
+}
+
 FrozenBlock frozenBlock(const Architecture &a, BaseFormat format)
 {
     Linear m[7];

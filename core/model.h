@@ -155,6 +155,14 @@ std::int64_t nonLayerParameterCount(const Architecture &a);
 std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets,
                                      std::int64_t minMatrixElements = 0);
 
+/// The largest LoRA rank that adapts the `targets` (LoraTarget bits) of a dense block of
+/// `a`: the smallest min(in, out) over the targeted matrices, since a rank above a
+/// matrix's narrower side gives adapters with more parameters than the matrix itself
+/// and no higher-rank update (Hu et al. 2021, section 4: r << min(d, k)). 0 when no
+/// targeted matrix exists (a gate in a plain MLP). `name` gets the narrowest matrix's
+/// name ("q", "k", "v", "o", "gate", "up", "down").
+std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name = nullptr);
+
 /// The frozen bytes of one dense block's linear weights in `format` (each matrix by
 /// frozenMatrixBytes), and the elements they hold; the block's other parameters (norms,
 /// biases) stay in bf16.

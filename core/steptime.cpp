@@ -108,6 +108,29 @@ bool checkSpeeds(const Scenario &s, StepTime &t)
         t.error = "GPU " + gpu.id + " has no memory bandwidth in the catalog (memory_gbps is 0)";
         return false;
     }
+    // A speed set by hand (a scenario file, a test) outside the catalog's range, e.g.
+    // 1e-300 FLOP/s, would give a step of 1e300 seconds: refused by name.
+    const struct
+    {
+        const char *key;
+        double scale;
+        double value;
+    } speeds[] = {{"bf16_tflops", 1e12, gpu.bf16FlopsPerSecond},
+                  {"fp8_tflops", 1e12, gpu.fp8FlopsPerSecond},
+                  {"attention_tflops", 1e12, gpu.attentionFlopsPerSecond},
+                  {"memory_gbps", 1e9, gpu.memoryBytesPerSecond},
+                  {"nvlink_gbps", 1e9, gpu.nvlinkBytesPerSecond}};
+    for (const auto &sp : speeds) {
+        const double units = sp.value / sp.scale;
+        if (units != 0 && !(units >= minGpuSpeedUnits && units <= maxGpuSpeedUnits)) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf,
+                          "GPU %.40s: %s must be 0 (unknown) or from %g to %g (got %g)",
+                          gpu.id.c_str(), sp.key, minGpuSpeedUnits, maxGpuSpeedUnits, units);
+            t.error = buf;
+            return false;
+        }
+    }
     if (const std::string e = validateThroughput(s.throughput); !e.empty()) {
         t.error = e;
         return false;
@@ -509,11 +532,16 @@ std::string stepTimeText(const StepTime &t, std::int64_t gpus, std::int64_t toke
 {
     if (!t.valid())
         return "Step: not timed: " + t.error;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "Step: %.*f s, %.1f%% MFU, %s tokens/s on %lld GPUs",
-                  t.stepSeconds < 10 ? 2 : 1, t.stepSeconds, 100 * t.mfu,
-                  scaledCount(t.tokensPerSecond, "G").c_str(), static_cast<long long>(gpus));
-    std::string out = buf;
+    // Sized by a first pass, so no step time, however long, cuts the line.
+    const int digits = t.stepSeconds < 10 ? 2 : 1;
+    const std::string rate = scaledCount(t.tokensPerSecond, "G");
+    const char *format = "Step: %.*f s, %.1f%% MFU, %s tokens/s on %lld GPUs";
+    const int length = std::snprintf(nullptr, 0, format, digits, t.stepSeconds, 100 * t.mfu,
+                                     rate.c_str(), static_cast<long long>(gpus));
+    std::string out(std::size_t(std::max(length, 0)) + 1, '\0');
+    std::snprintf(out.data(), out.size(), format, digits, t.stepSeconds, 100 * t.mfu, rate.c_str(),
+                  static_cast<long long>(gpus));
+    out.resize(std::size_t(std::max(length, 0)));
     if (tokenBudget > 0 && std::isfinite(t.trainSeconds)) {
         out += "; ";
         out += scaledCount(double(tokenBudget), "B");

@@ -1,5 +1,6 @@
 #include "catalog.h"
 
+#include "inputlimits.h"
 #include "modeljson.h"
 #include "qtext.h"
 
@@ -189,11 +190,18 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
             const QJsonValue v = o.value(QLatin1String(sp.key));
             if (v.isUndefined())
                 continue;
-            const double most = sp.out == &g.matmulEfficiency ? 1 : 1e7;
-            if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > most) {
-                *err =
-                    where + QStringLiteral(": \"%1\" must be a number from 0 to %2")
-                                .arg(QLatin1String(sp.key), QLatin1String(most == 1 ? "1" : "1e7"));
+            if (sp.out == &g.matmulEfficiency) {
+                if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1) {
+                    *err = where + QStringLiteral(": \"%1\" must be a number from 0 to 1")
+                                       .arg(QLatin1String(sp.key));
+                    return std::nullopt;
+                }
+            } else if (!v.isDouble() || !validGpuSpeed(v.toDouble())) {
+                *err = where + QStringLiteral(": \"%1\" must be 0 (unknown) or a number from "
+                                              "%2 to %3")
+                                   .arg(QLatin1String(sp.key))
+                                   .arg(minGpuSpeedUnits)
+                                   .arg(maxGpuSpeedUnits);
                 return std::nullopt;
             }
             *sp.out = v.toDouble() * sp.scale;

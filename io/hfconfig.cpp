@@ -210,6 +210,9 @@ constexpr NestedDefaults nestedDefaults[] = {
     {"gemma3_text", "Gemma3TextConfig", 262208, 2304, 9216, 26, 8, 4, 256},
 };
 
+/// The longest model_type read, characters.
+constexpr qsizetype maxModelTypeLength = 256;
+
 /// Reads fields of one config object, collecting every missing and malformed one.
 class Fields
 {
@@ -238,10 +241,19 @@ public:
         return std::int64_t(d);
     }
 
-    /// A count that fits an int field (at most 1,000,000).
+    /// A count that fits an int field: at most 1,000,000, a larger one is recorded as
+    /// malformed by name (it was clamped silently, so "num_attention_heads": 1e12 read
+    /// as 1,000,000 heads).
     int count(const char *key, bool optional = false, int def = 0, bool allowZero = false)
     {
-        return int(std::min<std::int64_t>(integer(key, optional, def, allowZero), 1'000'000));
+        const std::int64_t n = integer(key, optional, def, allowZero);
+        if (n > 1'000'000) {
+            m_malformed << QStringLiteral("%1 must be at most 1000000 (got %2)")
+                               .arg(QLatin1String(key))
+                               .arg(n);
+            return def;
+        }
+        return int(n);
     }
 
     /// A boolean; absent or null gives `def`.
@@ -873,6 +885,18 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
         return std::nullopt;
     }
     const QJsonObject o = doc.object();
+    // A model_type is a short identifier ("llama", "qwen2_moe"); a long one is refused
+    // before it is echoed (a 15 MiB one made a 31 MB error line).
+    for (const QJsonObject &scope : {o, o.value(QLatin1String("text_config")).toObject()}) {
+        const QString type = scope.value(QLatin1String("model_type")).toString();
+        if (type.size() > maxModelTypeLength) {
+            *err = QStringLiteral("config.json: model_type is %1 characters long, more than the "
+                                  "%2 of any model family")
+                       .arg(type.size())
+                       .arg(maxModelTypeLength);
+            return std::nullopt;
+        }
+    }
     const Resolved r = resolve(o);
     const QString where = QStringLiteral("config.json (%1)").arg(r.label);
     if (r.wrapper && r.type.isEmpty()) {

@@ -19,7 +19,11 @@ inline constexpr qint64 maxInputFileBytes = 16 * 1024 * 1024;
 ///   for anything but a regular file: its type is checked before it is opened, so a
 ///   FIFO never blocks and a device such as /dev/zero is never read;
 /// - "larger than 16 MiB (<n> bytes)" for a regular file over `maxBytes`, also when it
-///   grows while read (at most maxBytes + 1 bytes are ever read).
+///   grows while read (at most maxBytes + 1 bytes are ever read);
+/// - "would block on read (...)" for a file that stat() calls regular but whose read
+///   would wait (/proc/kmsg): it is opened and read with O_NONBLOCK, and its type is
+///   checked again on the open descriptor, so no input ever hangs an entry point.
+/// Resource paths (":/...") are read through QFile (they cannot block).
 /// A path that is not valid UTF-8 (a file named in another encoding) cannot survive
 /// the trip through QString: each bad byte becomes U+FFFD. When `path` holds U+FFFD
 /// and names no file, the raw argument it was decoded from (registerRawArguments())

@@ -3,6 +3,7 @@
 #include "catalog.h"
 #include "estimate.h"
 #include "inputfile.h"
+#include "inputlimits.h"
 #include "modeljson.h"
 #include "qtext.h"
 #include "settings.h"
@@ -332,10 +333,16 @@ bool readGpu(Reader &r, Gpu *out)
         if (sv.isUndefined())
             continue;
         const bool share = k.field == &Gpu::matmulEfficiency; // a fraction, not a speed
-        if (!sv.isDouble() || !(sv.toDouble() >= 0) || sv.toDouble() > (share ? 1 : 1e7))
-            return r.fail(
-                QStringLiteral("\"gpu.%1\" must be a number from 0 to %2 (got %3)")
-                    .arg(QLatin1String(k.key), QLatin1String(share ? "1" : "1e7"), describe(sv)));
+        if (share && (!sv.isDouble() || !(sv.toDouble() >= 0) || sv.toDouble() > 1))
+            return r.fail(QStringLiteral("\"gpu.%1\" must be a number from 0 to 1 (got %2)")
+                              .arg(QLatin1String(k.key), describe(sv)));
+        if (!share && (!sv.isDouble() || !validGpuSpeed(sv.toDouble())))
+            return r.fail(QStringLiteral("\"gpu.%1\" must be 0 (unknown) or a number from %2 "
+                                         "to %3 (got %4)")
+                              .arg(QLatin1String(k.key))
+                              .arg(minGpuSpeedUnits)
+                              .arg(maxGpuSpeedUnits)
+                              .arg(describe(sv)));
         gpu.*k.field = sv.toDouble() * k.scale;
     }
     if (!o.contains(QLatin1String("capacity_bytes")))

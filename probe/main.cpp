@@ -227,11 +227,18 @@ int main(int argc, char *argv[])
     std::unique_ptr<NvmlSampler> sampler;
     std::unique_ptr<PrometheusClient> client;
     if (parser.isSet(prometheus)) {
-        const QUrl url = QUrl::fromUserInput(parser.value(prometheus));
+        // Parsed strictly, never "fixed up": QUrl::fromUserInput() would read
+        // "http://user:pa/ss@host/" as host "http" with the password in the path.
+        const QString typed = parser.value(prometheus).trimmed();
+        const QUrl url(typed.contains(QLatin1String("://")) ? typed
+                                                            : QStringLiteral("http://") + typed,
+                       QUrl::StrictMode);
         if (!url.isValid() || url.host().isEmpty() ||
             (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
-            return usageError(QStringLiteral("--prometheus needs an http(s) URL, not '%1'")
-                                  .arg(redactCredentials(parser.value(prometheus))));
+            return usageError(
+                QStringLiteral("--prometheus needs an http(s) URL such as http://host:9090 "
+                               "(percent-encode / ? # @ in a password), not '%1'")
+                    .arg(url.isValid() ? redactedUrl(url) : redactUrlText(typed)));
         client = std::make_unique<PrometheusClient>(url, int(timeoutMs));
         sampleOnce = [&client, &print] {
             const PrometheusSnapshot s = client->fetch();

@@ -50,20 +50,32 @@ void addError(QJsonObject &doc, const ProbeError &error);
 /// text (file names, arguments, a server's error message) stays on one line and
 /// cannot drive a terminal: LF, CR and TAB become "\n", "\r", "\t"; other C0
 /// controls and DEL become "\xNN" (ESC is "\x1b"); C1 controls (U+0080..U+009F)
-/// and the Unicode line and paragraph separators become "\uNNNN". Everything else,
+/// the Unicode line and paragraph separators and the bidirectional controls (U+061C,
+/// U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) become "\uNNNN". Everything else,
 /// backslashes included, is kept as it is. Never fails.
 QString escapeControlCharacters(const QString &text);
 
-/// `text` with the password of every "scheme://user:password@host" in it
-/// replaced by "***" (the user name is kept), e.g. "http://user:***@host:9400/".
-/// Also redacts a bare "user:password@host" at the start of `text` or after a
-/// space, quote or bracket. The password is everything between the first ':'
-/// and the last '@' before the next '/', '?', '#' or space. Text without such a
-/// URL is returned unchanged. Never fails.
+/// One URL as typed, possibly malformed, redacted without a parser: everything
+/// between "://" and the last '@' is user information and becomes "***" (a plain
+/// user name before the first ':' is kept: "user:***@"), every query value
+/// becomes "***" ("?token=***", a bare "?TOKEN" is "?***") and so does the
+/// fragment. So a password holding '/', '?', '#' or '@', a bad port or host, or
+/// a token in the user name or query string is never printed. Never fails.
+QString redactUrlText(const QString &url);
+
+/// `text` with every "scheme://..." in it (up to white space, a quote or an
+/// angle bracket) redacted as redactUrlText() does, and a bare
+/// "user:password@host" at the start or after a space, quote or bracket given
+/// as "user:***@host". Idempotent; text without such a URL is returned
+/// unchanged. Never fails.
 QString redactCredentials(const QString &text);
 
-/// `url` as the probe prints it: QUrl::toString() with the password, if any,
-/// replaced by "***" (the user name is kept). Never fails.
+/// `url` as the probe prints it, redacted through QUrl's own parse: the
+/// password, if any, is "***" (the user name is kept); a user name without a
+/// password (a token) is "***"; every query value and a fragment are "***". The
+/// result then goes through redactUrlText(), which catches credentials a tolerant
+/// parse put elsewhere (in the path); an invalid URL gets redactUrlText() alone.
+/// Never fails.
 QString redactedUrl(const QUrl &url);
 
 /// What the probe prints for a message: redactCredentials(), then

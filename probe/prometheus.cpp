@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QUrlQuery>
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -56,61 +57,445 @@ std::optional<quint64> mibToBytes(double mib)
     return quint64(std::llround(mib * 1048576.0));
 }
 
+namespace {
+
+// The labels mergeDcgmSeries() reads; every other label of a series is skipped unread.
+bool keptLabel(QStringView key)
+{
+    static const QStringList kept{
+        QStringLiteral("Hostname"),  QStringLiteral("hostname"),   QStringLiteral("instance"),
+        QStringLiteral("UUID"),      QStringLiteral("gpu"),        QStringLiteral("GPU_I_ID"),
+        QStringLiteral("modelName"), QStringLiteral("pci_bus_id"), QStringLiteral("GPU_I_PROFILE")};
+    return kept.contains(key);
+}
+
+// A pull parser over one answer's bytes that builds no document: values are read where
+// they lie and skipped when not needed, so a 64 MiB answer costs its series, not a DOM
+// several times its size, and the deadline is checked every 64 KiB of input.
+class VectorReader
+{
+public:
+    VectorReader(const QByteArray &body, QDeadlineTimer deadline)
+        : m_p(body.constData()), m_begin(body.constData()), m_end(body.constData() + body.size()),
+          m_deadline(deadline)
+    {
+    }
+
+    QString error;         ///< why the bytes are not JSON, or what was too large
+    bool timedOut = false; ///< the deadline passed while reading
+
+    bool ws()
+    {
+        while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
+            ++m_p;
+        return tick();
+    }
+    bool atEnd()
+    {
+        ws();
+        return m_p == m_end;
+    }
+    bool peek(char c) { return ws() && m_p < m_end && *m_p == c; }
+    bool expect(char c)
+    {
+        if (!peek(c))
+            return fail(
+                QStringLiteral("expected '%1' at byte %2").arg(QLatin1Char(c)).arg(offset()));
+        ++m_p;
+        return true;
+    }
+    // After a member or element: true at ',' (consumed), false at `close` (consumed) or
+    // on an error (error set).
+    bool more(char close, bool *ok)
+    {
+        *ok = false;
+        if (!ws() || m_p == m_end)
+            return fail(QStringLiteral("unexpected end"));
+        if (*m_p == ',') {
+            ++m_p;
+            *ok = true;
+            return true;
+        }
+        if (*m_p == close) {
+            ++m_p;
+            *ok = true;
+            return false;
+        }
+        return fail(QStringLiteral("expected ',' or '%1' at byte %2")
+                        .arg(QLatin1Char(close))
+                        .arg(offset()));
+    }
+    // After a member or element: 1 at ',' (consumed), 0 at `close` (consumed), -1 on an
+    // error (error set).
+    int next(char close)
+    {
+        bool ok = false;
+        if (more(close, &ok))
+            return 1;
+        return ok ? 0 : -1;
+    }
+    // A string into `out` (escapes decoded); refused past `maxChars` UTF-8 bytes.
+    bool string(QString *out, qsizetype maxChars)
+    {
+        if (!expect('"'))
+            return false;
+        QByteArray utf8;
+        while (true) {
+            if (m_p == m_end)
+                return fail(QStringLiteral("unterminated string"));
+            const char c = *m_p++;
+            if (c == '"')
+                break;
+            if (static_cast<unsigned char>(c) < 0x20)
+                return fail(QStringLiteral("control character in a string"));
+            if (c != '\\') {
+                utf8 += c;
+            } else {
+                if (m_p == m_end)
+                    return fail(QStringLiteral("unterminated string"));
+                const char e = *m_p++;
+                switch (e) {
+                case '"':
+                case '\\':
+                case '/':
+                    utf8 += e;
+                    break;
+                case 'b':
+                    utf8 += '\b';
+                    break;
+                case 'f':
+                    utf8 += '\f';
+                    break;
+                case 'n':
+                    utf8 += '\n';
+                    break;
+                case 'r':
+                    utf8 += '\r';
+                    break;
+                case 't':
+                    utf8 += '\t';
+                    break;
+                case 'u': {
+                    char32_t u = 0;
+                    if (!hex4(&u))
+                        return false;
+                    if (u >= 0xd800 && u <= 0xdbff && m_end - m_p >= 6 && m_p[0] == '\\' &&
+                        m_p[1] == 'u') {
+                        m_p += 2;
+                        char32_t low = 0;
+                        if (!hex4(&low))
+                            return false;
+                        u = low >= 0xdc00 && low <= 0xdfff
+                                ? 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00)
+                                : 0xfffd;
+                    } else if (u >= 0xd800 && u <= 0xdfff) {
+                        u = 0xfffd;
+                    }
+                    utf8 += QString::fromUcs4(&u, 1).toUtf8();
+                    break;
+                }
+                default:
+                    return fail(QStringLiteral("bad escape in a string"));
+                }
+            }
+            if (utf8.size() > maxChars)
+                return fail(QStringLiteral("a string longer than %1 bytes").arg(maxChars));
+        }
+        if (out)
+            *out = QString::fromUtf8(utf8);
+        return tick();
+    }
+    // Any value, unread; nesting past 64 levels is refused.
+    bool skip(int depth = 0)
+    {
+        if (depth > 64)
+            return fail(QStringLiteral("nested more than 64 levels"));
+        if (!ws() || m_p == m_end)
+            return fail(QStringLiteral("unexpected end"));
+        const char c = *m_p;
+        if (c == '"') {
+            ++m_p;
+            for (; m_p < m_end && *m_p != '"'; ++m_p) {
+                if (*m_p == '\\' && ++m_p == m_end)
+                    break;
+                if (!tick())
+                    return false;
+            }
+            if (m_p == m_end)
+                return fail(QStringLiteral("unterminated string"));
+            ++m_p;
+            return true;
+        }
+        if (c == '{' || c == '[') {
+            const char close = c == '{' ? '}' : ']';
+            ++m_p;
+            if (peek(close)) {
+                ++m_p;
+                return true;
+            }
+            for (bool ok = true;;) {
+                if (c == '{' && !(string(nullptr, 1 << 20) && expect(':')))
+                    return false;
+                if (!skip(depth + 1))
+                    return false;
+                if (!more(close, &ok))
+                    return ok;
+            }
+        }
+        const char *start = m_p;
+        while (m_p < m_end && (std::isalnum(static_cast<unsigned char>(*m_p)) || *m_p == '-' ||
+                               *m_p == '+' || *m_p == '.'))
+            ++m_p;
+        const QByteArray word(start, m_p - start);
+        bool number = false;
+        (void)word.toDouble(&number);
+        if (word == "true" || word == "false" || word == "null" || number)
+            return tick();
+        return fail(QStringLiteral("illegal value at byte %1").arg(start - m_begin));
+    }
+    bool fail(const QString &why)
+    {
+        if (error.isEmpty())
+            error = why;
+        return false;
+    }
+
+private:
+    qint64 offset() const { return m_p - m_begin; }
+    bool hex4(char32_t *out)
+    {
+        if (m_end - m_p < 4)
+            return fail(QStringLiteral("bad \\u escape"));
+        bool ok = false;
+        *out = char32_t(QByteArray(m_p, 4).toUInt(&ok, 16));
+        m_p += 4;
+        return ok || fail(QStringLiteral("bad \\u escape"));
+    }
+    // Checks the deadline once per 64 KiB read.
+    bool tick()
+    {
+        if (m_p - m_lastTick < 65536)
+            return true;
+        m_lastTick = m_p;
+        if (!m_deadline.hasExpired())
+            return true;
+        timedOut = true;
+        return fail(QStringLiteral("timeout"));
+    }
+
+    const char *m_p;
+    const char *m_begin;
+    const char *m_end;
+    const char *m_lastTick = m_p;
+    QDeadlineTimer m_deadline;
+};
+
+} // namespace
+
 ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out,
                                  QDeadlineTimer deadline)
 {
     out->clear();
-    auto expired = [&] {
-        if (!deadline.hasExpired())
-            return false;
-        out->clear();
+    if (deadline.hasExpired())
+        return parseTimeout();
+    VectorReader r(body, deadline);
+    QString status, errorType, errorText, resultType;
+    bool haveResult = false;
+    bool tooManySeries = false;
+    QString seriesError; // the first malformed series, reported once the shape is known
+    auto readSeries = [&]() -> bool {
+        if (!r.peek('{')) {
+            seriesError = QStringLiteral("a series has no [time, value] pair");
+            return r.skip();
+        }
+        r.expect('{');
+        PrometheusSeries s;
+        int values = 0;
+        bool valueOk = false;
+        if (r.peek('}')) {
+            r.expect('}');
+        } else {
+            for (;;) {
+                QString key;
+                if (!r.string(&key, 1024) || !r.expect(':'))
+                    return false;
+                if (key == QLatin1String("metric") && r.peek('{')) {
+                    r.expect('{');
+                    if (r.peek('}')) {
+                        r.expect('}');
+                    } else {
+                        for (;;) {
+                            QString label;
+                            if (!r.string(&label, 1024) || !r.expect(':'))
+                                return false;
+                            if (keptLabel(label) && r.peek('"')) {
+                                QString v;
+                                if (!r.string(&v, kMaxPrometheusLabelBytes))
+                                    return false;
+                                s.labels.insert(label, v);
+                            } else if (!r.skip()) {
+                                return false;
+                            }
+                            if (const int next = r.next('}'); next <= 0) {
+                                if (next < 0)
+                                    return false;
+                                break;
+                            }
+                        }
+                    }
+                } else if (key == QLatin1String("value") && r.peek('[')) {
+                    r.expect('[');
+                    values = 0;
+                    if (r.peek(']')) {
+                        r.expect(']');
+                    } else {
+                        for (;;) {
+                            if (values == 1 && r.peek('"')) {
+                                QString v;
+                                if (!r.string(&v, 64))
+                                    return false;
+                                s.value = v.toDouble(&valueOk);
+                            } else if (!r.skip()) {
+                                return false;
+                            }
+                            ++values;
+                            if (const int next = r.next(']'); next <= 0) {
+                                if (next < 0)
+                                    return false;
+                                break;
+                            }
+                        }
+                    }
+                } else if (!r.skip()) {
+                    return false;
+                }
+                if (const int next = r.next('}'); next <= 0) {
+                    if (next < 0)
+                        return false;
+                    break;
+                }
+            }
+        }
+        if (values != 2) {
+            if (seriesError.isEmpty())
+                seriesError = QStringLiteral("a series has no [time, value] pair");
+            return true;
+        }
+        if (valueOk && std::isfinite(s.value)) // "NaN", "+Inf": nothing to show
+            out->push_back(std::move(s));
         return true;
     };
-    if (expired())
+
+    auto parse = [&]() -> bool {
+        if (!r.peek('{'))
+            return r.fail(QStringLiteral("not an object"));
+        r.expect('{');
+        if (r.peek('}')) {
+            r.expect('}');
+            return r.atEnd() || r.fail(QStringLiteral("garbage after the object"));
+        }
+        for (;;) {
+            QString key;
+            if (!r.string(&key, 1024) || !r.expect(':'))
+                return false;
+            if (key == QLatin1String("status") && r.peek('"')) {
+                if (!r.string(&status, 1024))
+                    return false;
+            } else if (key == QLatin1String("errorType") && r.peek('"')) {
+                if (!r.string(&errorType, 1024))
+                    return false;
+            } else if (key == QLatin1String("error") && r.peek('"')) {
+                if (!r.string(&errorText, kMaxPrometheusLabelBytes))
+                    return false;
+            } else if (key == QLatin1String("data") && r.peek('{')) {
+                r.expect('{');
+                if (r.peek('}')) {
+                    r.expect('}');
+                } else {
+                    for (;;) {
+                        QString dkey;
+                        if (!r.string(&dkey, 1024) || !r.expect(':'))
+                            return false;
+                        if (dkey == QLatin1String("resultType") && r.peek('"')) {
+                            if (!r.string(&resultType, 1024))
+                                return false;
+                        } else if (dkey == QLatin1String("result") && r.peek('[')) {
+                            haveResult = true;
+                            out->clear();
+                            seriesError.clear();
+                            r.expect('[');
+                            if (r.peek(']')) {
+                                r.expect(']');
+                            } else {
+                                for (;;) {
+                                    if (!readSeries())
+                                        return false;
+                                    if (qsizetype(out->size()) > kMaxPrometheusSeries) {
+                                        tooManySeries = true;
+                                        return r.fail(QStringLiteral("too many series"));
+                                    }
+                                    if (const int next = r.next(']'); next <= 0) {
+                                        if (next < 0)
+                                            return false;
+                                        break;
+                                    }
+                                }
+                            }
+                        } else if (!r.skip()) {
+                            return false;
+                        }
+                        if (const int next = r.next('}'); next <= 0) {
+                            if (next < 0)
+                                return false;
+                            break;
+                        }
+                    }
+                }
+            } else if (!r.skip()) {
+                return false;
+            }
+            if (const int next = r.next('}'); next <= 0) {
+                if (next < 0)
+                    return false;
+                break;
+            }
+        }
+        return r.atEnd() || r.fail(QStringLiteral("garbage after the object"));
+    };
+
+    const bool parsed = parse();
+    if (r.timedOut || deadline.hasExpired()) {
+        out->clear();
         return parseTimeout();
-    QJsonParseError parseError{};
-    const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
-    if (expired())
-        return parseTimeout();
-    if (parseError.error != QJsonParseError::NoError || !doc.isObject())
-        return badResponse(QStringLiteral("not a JSON object (%1)").arg(parseError.errorString()));
-    const QJsonObject root = doc.object();
-    const QString status = root.value(QStringLiteral("status")).toString();
+    }
+    if (!parsed) {
+        out->clear();
+        if (tooManySeries)
+            return ProbeError::make(QStringLiteral("prometheus_too_large"),
+                                    QStringLiteral("Prometheus sent more than %1 series in one "
+                                                   "answer, the most one reading holds")
+                                        .arg(kMaxPrometheusSeries),
+                                    ExitFailure);
+        return badResponse(QStringLiteral("not a JSON object (%1)").arg(r.error));
+    }
     if (status == QLatin1String("error")) {
+        out->clear();
         return ProbeError::make(QStringLiteral("prometheus_error"),
-                                QStringLiteral("Prometheus error %1: %2")
-                                    .arg(root.value(QStringLiteral("errorType")).toString(),
-                                         root.value(QStringLiteral("error")).toString()),
+                                QStringLiteral("Prometheus error %1: %2").arg(errorType, errorText),
                                 ExitFailure);
     }
+    auto shapeError = [&](const QString &why) {
+        out->clear();
+        return badResponse(why);
+    };
     if (status != QLatin1String("success"))
-        return badResponse(QStringLiteral("status is neither success nor error"));
-    const QJsonObject data = root.value(QStringLiteral("data")).toObject();
-    if (data.value(QStringLiteral("resultType")).toString() != QLatin1String("vector"))
-        return badResponse(QStringLiteral("resultType is not vector"));
-    const QJsonValue result = data.value(QStringLiteral("result"));
-    if (!result.isArray())
-        return badResponse(QStringLiteral("data.result is not a list"));
-
-    qsizetype seen = 0;
-    for (const QJsonValue &entry : result.toArray()) {
-        if ((++seen & 1023) == 0 && expired())
-            return parseTimeout();
-        const QJsonObject series = entry.toObject();
-        const QJsonArray value = series.value(QStringLiteral("value")).toArray();
-        if (value.size() != 2)
-            return badResponse(QStringLiteral("a series has no [time, value] pair"));
-        bool ok = false;
-        const double v = value.at(1).toString().toDouble(&ok);
-        if (!ok || !std::isfinite(v))
-            continue; // "NaN", "+Inf": nothing to show
-        PrometheusSeries s;
-        s.value = v;
-        const QJsonObject metric = series.value(QStringLiteral("metric")).toObject();
-        for (auto it = metric.begin(); it != metric.end(); ++it)
-            s.labels.insert(it.key(), it.value().toString());
-        out->push_back(std::move(s));
-    }
+        return shapeError(QStringLiteral("status is neither success nor error"));
+    if (resultType != QLatin1String("vector"))
+        return shapeError(QStringLiteral("resultType is not vector"));
+    if (!haveResult)
+        return shapeError(QStringLiteral("data.result is not a list"));
+    if (!seriesError.isEmpty())
+        return shapeError(seriesError);
     return {};
 }
 
@@ -321,8 +706,12 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
                 bool overflow = false;
                 for (const qint64 n : state->announced)
                     overflow = overflow || __builtin_add_overflow(total, n, &total);
-                if (!overflow && total <= maxBytes)
+                if (!overflow && total <= maxBytes) {
+                    // The body's whole size at once: no doubling reallocations on the way.
+                    if (state->announced[i] > 0)
+                        state->bodies[i].reserve(state->announced[i]);
                     return;
+                }
                 const QString what =
                     length > maxBytes
                         ? QStringLiteral("a %1-byte answer").arg(length)
@@ -338,12 +727,17 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
         QObject::connect(reply, &QNetworkReply::readyRead, reply, [absorb] { absorb(); });
         QObject::connect(
             reply, &QNetworkReply::finished, reply,
-            [state, finish, absorb, reply, i, server, timeoutError] {
+            [state, finish, absorb, reply, i, server, timeoutError, gauge = gauges[i]] {
                 if (!absorb())
                     return;
                 const QByteArray body = std::exchange(state->bodies[i], QByteArray());
                 const int http = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-                const QString url = redactedUrl(reply->url());
+                // The path and the gauge, never the query string as such: its
+                // values are redacted wherever text is printed.
+                QUrl target = reply->url();
+                target.setQuery(QString());
+                const QString url =
+                    QStringLiteral("%1 (query %2)").arg(redactedUrl(target), QLatin1String(gauge));
                 ProbeError error;
                 if (http >= 400) {
                     // Prometheus answers errors with 4xx/5xx and a JSON body: prefer the

@@ -58,14 +58,27 @@ struct PrometheusSnapshot
     ProbeError error;
 };
 
+/// The most series one answer may hold (about 17 MiB of dcgm-exporter series; a
+/// cluster of 100,000 GPUs): more is prometheus_too_large, so the series kept in
+/// memory stay bounded whatever the 64 MiB of bytes hold.
+inline constexpr qsizetype kMaxPrometheusSeries = 100000;
+
+/// The longest label value (and error text) kept, bytes of UTF-8: a longer one (a
+/// 20 MiB "Hostname") makes the answer prometheus_bad_response instead of being
+/// echoed.
+inline constexpr qsizetype kMaxPrometheusLabelBytes = 4096;
+
 /// Parses one answer of the HTTP API /api/v1/query
 /// ({"status":"success","data":{"resultType":"vector","result":[{"metric":{..},
 /// "value":[<unix time>,"<value>"]}]}}) into *out. Series whose value is not a
 /// finite number are skipped. Errors (exit 1): prometheus_error for
 /// {"status":"error","errorType":..,"error":..}, prometheus_bad_response for
-/// anything that is not such a document or not a vector, prometheus_timeout
-/// when `deadline` has expired (checked before and after the JSON parse and
-/// every 1024 series; *out is then empty).
+/// anything that is not such a document or not a vector (or holds a label longer
+/// than kMaxPrometheusLabelBytes), prometheus_too_large for more than
+/// kMaxPrometheusSeries series, prometheus_timeout when `deadline` has expired
+/// (checked every 64 KiB of input; *out is then empty). A pull parser reads the
+/// bytes in place and builds no JSON document; only the labels mergeDcgmSeries()
+/// reads are kept.
 ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out,
                                  QDeadlineTimer deadline = QDeadlineTimer(QDeadlineTimer::Forever));
 

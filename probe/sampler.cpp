@@ -3,6 +3,7 @@
 #include "probeschema.h"
 
 #include <QJsonArray>
+#include <limits>
 
 namespace shardscope::probe {
 
@@ -26,14 +27,20 @@ QString fromFixed(const char *chars, std::size_t size)
 }
 
 // Calls a process-list entry point: a size query first, then a read with some
-// slack because processes can start between the two calls.
+// slack because processes can start between the two calls. A count above
+// kMaxNvmlProcesses is refused (*tooMany set) before anything is allocated.
 template <typename Info, typename Fn>
-nvmlReturn_t listProcesses(Fn fn, nvmlDevice_t device, std::vector<ProcessReading> *out)
+nvmlReturn_t listProcesses(Fn fn, nvmlDevice_t device, std::vector<ProcessReading> *out,
+                           unsigned *tooMany)
 {
     unsigned count = 0;
     nvmlReturn_t rc = fn(device, &count, nullptr);
     std::vector<Info> infos;
     for (int attempt = 0; rc == NVML_ERROR_INSUFFICIENT_SIZE && attempt < 4; ++attempt) {
+        if (count > kMaxNvmlProcesses) {
+            *tooMany = count;
+            return NVML_ERROR_INSUFFICIENT_SIZE;
+        }
         infos.assign(std::size_t(count) + 8, Info{});
         count = unsigned(infos.size());
         rc = fn(device, &count, infos.data());
@@ -179,16 +186,27 @@ void NvmlSampler::readProcesses(nvmlDevice_t device, GpuReading *out)
 {
     const NvmlLibrary::Api &api = m_library.api();
     std::vector<ProcessReading> list;
+    unsigned tooMany = 0;
     nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
     if (api.deviceGetComputeProcessesV3)
-        rc = listProcesses<nvmlProcessInfo_t>(api.deviceGetComputeProcessesV3, device, &list);
+        rc = listProcesses<nvmlProcessInfo_t>(api.deviceGetComputeProcessesV3, device, &list,
+                                              &tooMany);
     if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && api.deviceGetComputeProcessesV2)
-        rc = listProcesses<nvmlProcessInfo_t>(api.deviceGetComputeProcessesV2, device, &list);
+        rc = listProcesses<nvmlProcessInfo_t>(api.deviceGetComputeProcessesV2, device, &list,
+                                              &tooMany);
     if (rc == NVML_ERROR_FUNCTION_NOT_FOUND && api.deviceGetComputeProcessesV1)
-        rc = listProcesses<nvmlProcessInfo_v1_t>(api.deviceGetComputeProcessesV1, device, &list);
+        rc = listProcesses<nvmlProcessInfo_v1_t>(api.deviceGetComputeProcessesV1, device, &list,
+                                                 &tooMany);
     if (rc == NVML_SUCCESS) {
         out->processes = std::move(list);
         out->processesError.clear();
+    } else if (tooMany > 0) {
+        out->processes.reset();
+        out->processesError =
+            QStringLiteral("nvmlDeviceGetComputeRunningProcesses reports %1 processes, more than "
+                           "the %2 the probe reads")
+                .arg(tooMany)
+                .arg(kMaxNvmlProcesses);
     } else {
         out->processes.reset();
         out->processesError = QStringLiteral("nvmlDeviceGetComputeRunningProcesses failed: %1")
@@ -245,6 +263,22 @@ ProbeError NvmlSampler::readDevice(unsigned index, GpuReading *out)
                                                               : "nvmlDeviceGetMemoryInfo",
                            rc);
     }
+    // No GPU holds 2^63 bytes, and no part of its memory exceeds the whole: such a
+    // reading is a driver fault, refused rather than printed as a negative size.
+    const quint64 maxBytes = quint64(std::numeric_limits<qint64>::max());
+    if (out->totalBytes > maxBytes || out->usedBytes > out->totalBytes ||
+        out->freeBytes > out->totalBytes || out->reservedBytes.value_or(0) > out->totalBytes) {
+        return ProbeError::make(
+            QStringLiteral("nvml_bad_reading"),
+            QStringLiteral("NVML reported an impossible memory reading for GPU %1: total %2, "
+                           "used %3, free %4, reserved %5 bytes")
+                .arg(index)
+                .arg(out->totalBytes)
+                .arg(out->usedBytes)
+                .arg(out->freeBytes)
+                .arg(out->reservedBytes.value_or(0)),
+            ExitFailure);
+    }
     readProcesses(device, out);
     return {};
 }
@@ -261,6 +295,15 @@ NvmlSample NvmlSampler::sample()
         s.error =
             ProbeError::make(QStringLiteral("no_gpus"),
                              QStringLiteral("NVML sees no NVIDIA GPU on this machine"), ExitOk);
+        return s;
+    }
+    if (count > kMaxNvmlDevices) {
+        s.error = ProbeError::make(QStringLiteral("nvml_bad_reading"),
+                                   QStringLiteral("nvmlDeviceGetCount_v2 reports %1 GPUs, more "
+                                                  "than the %2 the probe reads")
+                                       .arg(count)
+                                       .arg(kMaxNvmlDevices),
+                                   ExitFailure);
         return s;
     }
 

@@ -11,6 +11,15 @@
 
 namespace shardscope::probe {
 
+/// The most GPUs one sample reads. nvmlDeviceGetCount_v2 answering more (a
+/// faulty or hostile library, e.g. 4294967295) is refused as nvml_bad_reading
+/// before anything is allocated; far above any one machine's GPU count.
+inline constexpr unsigned kMaxNvmlDevices = 4096;
+
+/// The most compute processes read per GPU (about 32 MiB of NVML structs). A
+/// larger count leaves that GPU's process list null with a processes_error.
+inline constexpr unsigned kMaxNvmlProcesses = 1U << 20;
+
 /// One process holding memory on a GPU, as NVML's compute process list gives it.
 struct ProcessReading
 {

@@ -133,10 +133,17 @@ inline ActivationSettings activationSettings(const Scenario &s)
                                              share.blocks[1] > 0 ? x.kinds[1].workingSet : 0);
     Wide kept = chunk;
     if (x.activationOffload) [[unlikely]] {
+        Checked ck;
         const std::int64_t offloaded = offloadedActivationBytes(
-            share.blocks[0], share.blocks[1], x.kinds[0].activation, x.kinds[1].activation);
+            share.blocks[0], share.blocks[1], x.kinds[0].activation, x.kinds[1].activation, ck);
+        const std::int64_t host = ck.sum(g.hostBytes, offloaded);
+        if (ck.overflow || host > maxReportBytes) {
+            error = "activation offload moves more than 1 EB per GPU to host RAM: lower the "
+                    "micro-batch size or sequence length";
+            return false;
+        }
         kept = chunk - offloaded;
-        g.hostBytes += offloaded;
+        g.hostBytes = host;
     }
     const std::int64_t loss = g.holdsOutputHead ? x.lossBackward : 0;
     // The held sets and their total, in 64 bits: every term is non-negative, so a

@@ -6,6 +6,7 @@
 // hostBytesPerNode is the busiest GPU's times the GPUs a node holds.
 
 #include "context.h"
+#include "intmath.h"
 #include "memoryreport.h"
 
 #include <algorithm>
@@ -38,13 +39,16 @@ namespace shardscope::stages {
 /// compute, docs/features/other_optimizations/cpu_offloading/cpu_offloading.rst lines
 /// 140-149): the first L - 2 of the stage's blocks leave the GPU, the last two stay.
 /// The stage's `denseBlocks` dense blocks come before its `moeBlocks` MoE blocks; each
-/// keeps `denseBytes` / `moeBytes` per micro-batch. Bytes one micro-batch moves to host.
+/// keeps `denseBytes` / `moeBytes` per micro-batch. Bytes one micro-batch moves to host,
+/// in checked arithmetic: an overflow sets `ck.overflow` and gives 0 (the caller refuses).
 inline std::int64_t offloadedActivationBytes(std::int64_t denseBlocks, std::int64_t moeBlocks,
-                                             std::int64_t denseBytes, std::int64_t moeBytes)
+                                             std::int64_t denseBytes, std::int64_t moeBytes,
+                                             Checked &ck)
 {
     const std::int64_t moeKept = std::min<std::int64_t>(2, moeBlocks);
     const std::int64_t denseKept = std::min<std::int64_t>(2 - moeKept, denseBlocks);
-    return (denseBlocks - denseKept) * denseBytes + (moeBlocks - moeKept) * moeBytes;
+    return ck.sum(ck.product(denseBlocks - denseKept, denseBytes),
+                  ck.product(moeBlocks - moeKept, moeBytes));
 }
 
 /// Bytes of a GPU's optimizer states that a paged optimizer moves to host RAM: the
@@ -85,11 +89,12 @@ inline std::int64_t pagedOptimizerBytes(const ComponentBytes &b, std::int64_t ca
 }
 
 /// Host RAM one node needs, bytes: the busiest GPU's host bytes times the GPUs on a node
-/// (all of them when the run has fewer).
+/// (all of them when the run has fewer). Checked: an overflow sets `ck.overflow` and gives
+/// 0 (the caller refuses it, like any total past maxReportBytes).
 inline std::int64_t hostBytesPerNode(std::int64_t maxHostPerGpu, std::int64_t gpusPerNode,
-                                     std::int64_t gpus)
+                                     std::int64_t gpus, Checked &ck)
 {
-    return maxHostPerGpu * std::min(gpusPerNode, gpus);
+    return ck.product(maxHostPerGpu, std::min(gpusPerNode, gpus));
 }
 
 } // namespace shardscope::stages

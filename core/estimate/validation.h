@@ -178,6 +178,12 @@ checkFineTuningAndOffload(const std::optional<Architecture> &arch, const Scenari
             return refuse(error, "LoRA is modelled for dense models with ordinary attention only");
         if (l.tensorParallel > 1)
             return refuse(error, "LoRA is modelled without tensor parallelism (t = 1)");
+        const char *narrowest = "";
+        if (const std::int64_t limit = loraRankLimit(*arch, f.loraTargets, &narrowest);
+            f.loraRank > limit)
+            return refuse(error, "LoRA rank (" + str(f.loraRank) +
+                                     ") exceeds the narrowest targeted matrix (" + narrowest +
+                                     ", " + str(limit) + " wide): at most " + str(limit));
     }
     if (l.offload != Offload::None && l.zeroStage == ZeroStage::Ddp)
         return refuse(error, "CPU offload needs ZeRO stage 1 or higher (DeepSpeed ZeRO-Offload)");

@@ -1,11 +1,13 @@
 // `shardscope report`: the JSON numbers (README.md "Headless report") and one-line errors naming
 // the bad argument.
 #include "exportconfigcommand.h"
+#include "plancommand.h"
 #include "reportcommand.h"
 #include "runcommand.h"
 #include "scenariofile.h"
 #include "settings.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -14,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <sys/stat.h>
 
 using namespace shardscope;
 
@@ -54,6 +57,8 @@ private slots:
     void jsonEchoesEverySetting();
     void stepTimeInJsonAndText();
     void errorsStayOneLine();
+    void namesCannotDriveTheTerminal();
+    void fifoInputsAreRefusedAtOnce();
     void torchtitanRowFromTheCommandLine();
     void frameworkFlag();
     void loraFlags();
@@ -247,6 +252,66 @@ void TestReportCommand::errorsStayOneLine()
     verifyRefusal(r, QStringLiteral("shardscope report: --model: unknown model "
                                     "'gpt\\n\\x1b[2J9'"));
     QVERIFY(!r.err.contains(QChar(0x1b)));
+}
+
+void TestReportCommand::namesCannotDriveTheTerminal()
+{
+    // Issue 31, review finding F9: a config.json's _name_or_path with ESC sequences, BEL
+    // and the right-to-left override reached stdout raw (it cleared the screen).
+    QFile source(QFINDTESTDATA("../io/data/mistral-7b-v0.1.json"));
+    QVERIFY(source.open(QIODevice::ReadOnly));
+    QJsonObject config = QJsonDocument::fromJson(source.readAll()).object();
+    config.insert(QStringLiteral("_name_or_path"),
+                  QStringLiteral(u"org/m\x1b[2J\x1b[31mEVIL\x07\u202eX"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("config.json"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(config).toJson());
+    f.close();
+    const QString shown = QStringLiteral("m\\x1b[2J\\x1b[31mEVIL\\x07\\u202eX");
+    auto raw = [](const QString &text) {
+        return text.contains(QChar(0x1b)) || text.contains(QChar(0x07)) ||
+               text.contains(QChar(0x202e));
+    };
+
+    const Run report = run({"--hf-config", path, "--gpus", "8"});
+    QCOMPARE(report.code, 0);
+    QVERIFY2(!raw(report.out), qPrintable(report.out));
+    QVERIFY2(report.out.startsWith(shown + QStringLiteral(": 7241732096 parameters")),
+             qPrintable(report.out.left(120)));
+    QVERIFY(report.out.count(u'\n') > 5); // still a multi-line report
+
+    const Run plan = test::runCommand(runPlanCommand, "plan",
+                                      {"--hf-config", path, "--gpus", "8", "--top", "1"});
+    QCOMPARE(plan.code, 0);
+    QVERIFY2(!raw(plan.out), qPrintable(plan.out));
+    QVERIFY2(plan.out.startsWith(shown + QStringLiteral(" on 8 x ")),
+             qPrintable(plan.out.left(120)));
+}
+
+void TestReportCommand::fifoInputsAreRefusedAtOnce()
+{
+    // Issue 31, review finding F10: an input that blocks on read (/proc/kmsg) hung every
+    // entry point. Every file flag of report, plan and export-config reads through
+    // readInputFile(), which opens without blocking and reads only regular files; a FIFO
+    // with no writer stands in for it (it blocks open() and read()).
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath(QStringLiteral("input.json"));
+    QCOMPARE(mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+    const QString why = QStringLiteral("input.json: not a regular file (a directory, pipe or "
+                                       "device cannot be read as an input)");
+    QElapsedTimer timer;
+    timer.start();
+    verifyRefusal(run({"--hf-config", fifo}),
+                  QStringLiteral("shardscope report: --hf-config: ") + why);
+    verifyRefusal(run({"--scenario", fifo}),
+                  QStringLiteral("shardscope report: --scenario: ") + why);
+    verifyRefusal(test::runCommand(runPlanCommand, "plan", {"--scenario", fifo, "--gpus", "8"}),
+                  QStringLiteral("shardscope plan: --scenario: ") + why);
+    verifyRefusal(exportConfig({"--scenario", fifo, "--format", "deepspeed"}),
+                  QStringLiteral("shardscope export-config: --scenario: ") + why);
+    QVERIFY(timer.elapsed() < 5000);
 }
 
 void TestReportCommand::readmeDocumentsEveryJsonKey()
@@ -478,6 +543,63 @@ void TestReportCommand::badArguments_data()
     QTest::newRow("cannot estimate")
         << QStringList{"--seq", "16777216", "--mbs", "64", "--flash-attention", "off"}
         << "shardscope report: cannot estimate: activation memory exceeds 1 EB per GPU";
+    // Issue 31, review finding F6: products past int64 are refused, never wrapped
+    // ("host_bytes_per_node": -8953666335687049216 with "host_fits": true before).
+    QTest::newRow("host RAM per node past int64")
+        << QStringList{"--layers",
+                       "1024",
+                       "--hidden",
+                       "65536",
+                       "--ffn",
+                       "1",
+                       "--heads",
+                       "64",
+                       "--vocab",
+                       "8",
+                       "--gpus",
+                       "8",
+                       "--mbs",
+                       "65536",
+                       "--activation-bytes",
+                       "8",
+                       "--activation-offload",
+                       "on",
+                       "--recompute",
+                       "selective",
+                       "--dropout",
+                       "on",
+                       "--json"}
+        << "shardscope report: cannot estimate: activation offload moves more than 1 EB per GPU "
+           "to host RAM";
+    QTest::newRow("offloaded activations past int64")
+        << QStringList{"--layers",
+                       "100000",
+                       "--hidden",
+                       "1",
+                       "--ffn",
+                       "10000000",
+                       "--heads",
+                       "1",
+                       "--vocab",
+                       "100000000",
+                       "--head-dim",
+                       "1",
+                       "--gpus",
+                       "1",
+                       "--seq",
+                       "16777216",
+                       "--recompute",
+                       "none",
+                       "--activation-offload",
+                       "on"}
+        << "shardscope report: cannot estimate: activation offload moves more than 1 EB per GPU "
+           "to host RAM";
+    // Issue 31, review finding F13: a repeated flag was silently the last one.
+    QTest::newRow("flag given twice") << QStringList{"--gpus", "8", "--gpus", "16"}
+                                      << "shardscope report: --gpus is given 2 times; give it once";
+    QTest::newRow("bad value hidden by a repeat")
+        << QStringList{"--lora-rank", "x", "--lora-rank", "16"}
+        << "shardscope report: --lora-rank is given 2 times; give it once";
     QTest::newRow("unknown loss") << QStringList{"--loss", "chunked"}
                                   << "shardscope report: --loss: unknown loss kernel 'chunked'";
     QTest::newRow("bad fp32 logits")

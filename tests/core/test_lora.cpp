@@ -15,6 +15,7 @@ namespace {
 
 using test::llama2_7b;
 using test::llama33b;
+using test::llama3_70b;
 using test::llama65b;
 
 constexpr qint64 P7 = 6738415616LL;
@@ -59,11 +60,34 @@ private slots:
     void nf4BaseOfLlama7b();
     void offByDefault();
     void refusals();
+    void rankAboveTheMatrixWidths();
     void qlora65bOnOne48GbGpu();
     void qlora33bOnOne24GbGpu();
     void pagedOptimizerMovesTheExcess();
     void pagedOptimizerKeepsSmallAdapters();
 };
+
+void TestLora::rankAboveTheMatrixWidths()
+{
+    // Issue 31, review finding F11: a rank above min(in, out) of a targeted matrix trained
+    // more parameters than the model has (qwen2.5-72b at rank 65536: 134.2B of 72.7B).
+    // Llama 2 7B, q and v: both 4096 x 4096, so r <= 4096.
+    QCOMPARE(loraRankLimit(llama2_7b(), LoraQ | LoraV), 4096LL);
+    QVERIFY(estimate(oneGpu(llama2_7b(), 4096, LoraQ | LoraV, BaseFormat::Bf16)).valid());
+    MemoryReport r = estimate(oneGpu(llama2_7b(), 4097, LoraQ | LoraV, BaseFormat::Bf16));
+    QVERIFY(!r.valid());
+    QCOMPARE(r.error, std::string("LoRA rank (4097) exceeds the narrowest targeted matrix (q, "
+                                  "4096 wide): at most 4096"));
+    // Llama 3 70B, all linear: k and v are 8192 x (8 KV heads x 128) = 8192 x 1024, the
+    // narrowest, so r <= 1024; rank 65536 is refused instead of counting 2 x 65536 x
+    // (8192 + 1024) parameters for k alone.
+    const char *name = nullptr;
+    QCOMPARE(loraRankLimit(llama3_70b(), LoraAllLinear, &name), 1024LL);
+    QCOMPARE(std::string(name), std::string("k"));
+    r = estimate(oneGpu(llama3_70b(), 65536, LoraAllLinear, BaseFormat::Bf16));
+    QCOMPARE(r.error, std::string("LoRA rank (65536) exceeds the narrowest targeted matrix (k, "
+                                  "1024 wide): at most 1024"));
+}
 
 void TestLora::llama7bRank8OnQAndV()
 {

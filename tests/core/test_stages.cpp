@@ -311,12 +311,25 @@ void TestStages::hostMemoryOfZeroOffload()
         modelStates(x, shares[0], g[0]);
         QCOMPARE(g[0].hostBytes, 15'312'500'000LL);
         QCOMPARE(g[0].bytes.modelStates(), 140'000'000'000LL);
-        QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 64), 122'500'000'000LL);
-        QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 4), 61'250'000'000LL); // 4 GPUs in all
+        Checked ck;
+        QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 64, ck), 122'500'000'000LL);
+        QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 4, ck), 61'250'000'000LL); // 4 GPUs in all
+        QVERIFY(!ck.overflow);
     });
     // Activation offload keeps the last two of L blocks (Transformer Engine CPU offload).
-    QCOMPARE(offloadedActivationBytes(32, 0, 100, 0), 30 * 100LL);
-    QCOMPARE(offloadedActivationBytes(3, 58, 10, 100), 3 * 10LL + 56 * 100LL);
+    Checked ck;
+    QCOMPARE(offloadedActivationBytes(32, 0, 100, 0, ck), 30 * 100LL);
+    QCOMPARE(offloadedActivationBytes(3, 58, 10, 100, ck), 3 * 10LL + 56 * 100LL);
+    QVERIFY(!ck.overflow);
+    // Issue 31 (review F6): 2^62 bytes a GPU on 8 GPUs a node is 2^65, past int64: the
+    // overflow is reported, never wrapped to a negative size. 99,998 offloaded blocks of
+    // 2^50 bytes likewise.
+    Checked wide;
+    QCOMPARE(hostBytesPerNode(std::int64_t(1) << 62, 8, 64, wide), 0);
+    QVERIFY(wide.overflow);
+    Checked offload;
+    QCOMPARE(offloadedActivationBytes(100000, 0, std::int64_t(1) << 50, 0, offload), 0);
+    QVERIFY(offload.overflow);
 }
 
 void TestStages::pagedOptimizerMovesTheExcess()

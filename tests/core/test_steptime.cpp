@@ -365,6 +365,31 @@ private slots:
         QVERIFY(!stepTime(s, bad).valid());
     }
 
+    // Issue 31, review finding F12: a hand-set speed of 1e-300 gave a step of ~1e300 s
+    // and a step line cut at 159 characters. Speeds outside 1e-3..1e7 (TFLOP/s, GB/s)
+    // are refused by name; 0 still means unknown.
+    void absurdSpeedIsRefused()
+    {
+        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 8);
+        s.gpu.bf16FlopsPerSecond = 1e-300 * 1e12;
+        StepTime t = stepTime(s, estimate(s));
+        QVERIFY(!t.valid());
+        QCOMPARE(t.error, std::string("GPU h100-sxm-80gb: bf16_tflops must be 0 (unknown) or "
+                                      "from 0.001 to 1e+07 (got 1e-300)"));
+        s = scenario("llama3-8b", "h100-sxm-80gb", 8);
+        s.gpu.memoryBytesPerSecond = 2e7 * 1e9;
+        t = stepTime(s, estimate(s));
+        QCOMPARE(t.error, std::string("GPU h100-sxm-80gb: memory_gbps must be 0 (unknown) or "
+                                      "from 0.001 to 1e+07 (got 2e+07)"));
+        // A long step prints whole: 1e30 s has 31 digits before the point.
+        StepTime slow;
+        slow.stepSeconds = 1e30;
+        slow.mfu = 0.5;
+        slow.tokensPerSecond = 1;
+        const std::string line = stepTimeText(slow, 1048576, 0);
+        QVERIFY2(line.size() > 70 && line.ends_with(" tokens/s on 1048576 GPUs"), line.c_str());
+    }
+
     void bubbleShareOfTheMakespan_data()
     {
         QTest::addColumn<int>("kind");

@@ -803,6 +803,18 @@ void TestHfConfig::errors_data()
         << "config.json (mistral): missing vocab_size; hidden_size must be a positive whole "
            "number; intermediate_size must be a positive whole number; tie_word_embeddings "
            "must be true or false";
+    // Issue 31, review finding F13: a count past 1,000,000 was clamped silently and the
+    // message then spoke of 1,000,000 heads; a 15 MiB model_type was echoed twice.
+    QTest::newRow("heads past the count limit")
+        << QByteArray(R"({"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,
+            "num_hidden_layers": 32, "num_attention_heads": 1e12, "num_key_value_heads": 8,
+            "vocab_size": 32000})")
+        << "config.json (mistral): num_attention_heads must be at most 1000000 (got "
+           "1000000000000)";
+    QTest::newRow("huge model_type")
+        << QByteArray(R"({"model_type": ")") + QByteArray(1 << 20, 'x') + QByteArray(R"("})")
+        << "config.json: model_type is 1048576 characters long, more than the 256 of any model "
+           "family";
     QTest::newRow("attention bias alone")
         << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
             "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,

@@ -311,10 +311,20 @@ void TestScenarioFile::malformed_data()
                                      << "\"gpus\" must be a whole number";
     QTest::newRow("negative gpu speed")
         << head + R"("gpu": {"capacity_bytes": 80000000000, "bf16_tflops": -1}})"
-        << "\"gpu.bf16_tflops\" must be a number from 0 to 1e7 (got -1)";
+        << "\"gpu.bf16_tflops\" must be 0 (unknown) or a number from 0.001 to 1e+07 (got -1)";
     QTest::newRow("gpu speed as text")
         << head + R"("gpu": {"capacity_bytes": 80000000000, "memory_gbps": "fast"}})"
-        << "\"gpu.memory_gbps\" must be a number from 0 to 1e7 (got \"fast\")";
+        << "\"gpu.memory_gbps\" must be 0 (unknown) or a number from 0.001 to 1e+07 (got "
+           "\"fast\")";
+    // Issue 31, review finding F12: 1e-300 cut the step line and gave inf GPU-hours.
+    QTest::newRow("tiny gpu speed")
+        << head + R"("gpu": {"capacity_bytes": 80000000000, "bf16_tflops": 1e-300}})"
+        << "\"gpu.bf16_tflops\" must be 0 (unknown) or a number from 0.001 to 1e+07 (got "
+           "1e-300)";
+    QTest::newRow("tiny nvlink speed")
+        << head + R"("gpu": {"capacity_bytes": 80000000000, "nvlink_gbps": 1e-300}})"
+        << "\"gpu.nvlink_gbps\" must be 0 (unknown) or a number from 0.001 to 1e+07 (got "
+           "1e-300)";
     QTest::newRow("gpus as text")
         << head + R"("gpus": "64"})"
         << "\"gpus\" must be a whole number from 1 to 1048576 (got \"64\")";

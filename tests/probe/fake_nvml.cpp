@@ -15,6 +15,10 @@
 //   FAKE_NVML_FAIL=memory            both memory calls -> NVML_ERROR_GPU_IS_LOST
 //   FAKE_NVML_FAIL=memory_v2_not_supported   the v2 memory call -> NOT_SUPPORTED
 //   FAKE_NVML_FAIL=processes         process lists -> NVML_ERROR_NO_PERMISSION
+//   FAKE_NVML_FAIL=huge_count        nvmlDeviceGetCount_v2 -> 4294967295 GPUs
+//   FAKE_NVML_FAIL=huge_processes    process lists -> INSUFFICIENT_SIZE, count 4294967295
+//   FAKE_NVML_FAIL=huge_memory       memory total -> ~0ULL (2^64 - 1 bytes)
+//   FAKE_NVML_FAIL=used_over_total   memory used -> total + 1 GiB
 //   FAKE_NVML_COUNT_FAILS_AFTER=N    nvmlDeviceGetCount_v2 fails from call N+1 on
 //   FAKE_NVML_GPUS=0                 no GPU
 
@@ -178,6 +182,10 @@ template <typename Info> Return listProcesses(nvmlDevice_st *device, unsigned *c
         return kInvalidArgument;
     if (failing("processes"))
         return kNoPermission;
+    if (failing("huge_processes")) {
+        *count = 4294967295U;
+        return kInsufficientSize;
+    }
     if (*count < gpu->processCount) {
         *count = gpu->processCount;
         return gpu->processCount == 0 ? kSuccess : kInsufficientSize;
@@ -279,7 +287,7 @@ FAKE_EXPORT Return nvmlDeviceGetCount_v2(unsigned *count)
         if (g_countCalls > std::atoi(after))
             return kUnknown;
     }
-    *count = gpuCount();
+    *count = failing("huge_count") ? 4294967295U : gpuCount();
     return kSuccess;
 }
 
@@ -342,10 +350,10 @@ FAKE_EXPORT Return nvmlDeviceGetMemoryInfo_v2(nvmlDevice_st *device, MemoryV2 *m
         return kGpuIsLost;
     if (failing("memory_v2_not_supported"))
         return kNotSupported;
-    memory->total = gpu->total;
+    memory->total = failing("huge_memory") ? ~0ULL : gpu->total;
     memory->reserved = gpu->reserved;
     memory->free = gpu->free;
-    memory->used = gpu->used;
+    memory->used = failing("used_over_total") ? gpu->total + (1ULL << 30) : gpu->used;
     return kSuccess;
 }
 

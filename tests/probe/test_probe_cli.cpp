@@ -421,13 +421,16 @@ private slots:
         // C1 CSI (U+009B) and the Unicode line separator; other non-ASCII text stays.
         QCOMPARE(escapeControlCharacters(QStringLiteral(u"\u009b2J \u2028 H100 \u00e9")),
                  QStringLiteral(u"\\u009b2J \\u2028 H100 \u00e9"));
+        // Issue 31 (F9): the right-to-left override reorders what a reader sees.
+        QCOMPARE(escapeControlCharacters(QStringLiteral(u"GPU \u202eevil\u2066")),
+                 QStringLiteral(u"GPU \\u202eevil\\u2066"));
     }
 
     void redactsCredentials()
     {
         using namespace shardscope::probe;
         QCOMPARE(redactCredentials(QStringLiteral("http://user:secret@host:9400/api?q=1")),
-                 QStringLiteral("http://user:***@host:9400/api?q=1"));
+                 QStringLiteral("http://user:***@host:9400/api?q=***"));
         QCOMPARE(redactCredentials(
                      QStringLiteral("Error transferring https://u:p%40ss@h/x - server replied: "
                                     "Bad Gateway; see http://a:b@c")),
@@ -439,8 +442,8 @@ private slots:
         QCOMPARE(redactCredentials(QStringLiteral("not 'user:secret@host'")),
                  QStringLiteral("not 'user:***@host'"));
         // Nothing to hide: unchanged.
-        for (const char *kept : {"http://host:9400/path", "http://user@host/", "mail a@b.c",
-                                 "Error: x@y", "nvml error: Unknown Error (NVML error 999)"}) {
+        for (const char *kept : {"http://host:9400/path", "mail a@b.c", "Error: x@y",
+                                 "nvml error: Unknown Error (NVML error 999)"}) {
             QCOMPARE(redactCredentials(QString::fromLatin1(kept)), QString::fromLatin1(kept));
         }
         QCOMPARE(redactedUrl(QUrl(QStringLiteral("http://user:secret@127.0.0.1:9090/p"))),
@@ -449,6 +452,65 @@ private slots:
                  QStringLiteral("http://127.0.0.1:9090"));
         QCOMPARE(printableText(QStringLiteral("http://u:s@h/\n")),
                  QStringLiteral("http://u:***@h/\\n"));
+    }
+
+    // The bad-input review's F4: malformed URLs, tokens in the user name,
+    // the query string or the fragment. Each expected string is worked by hand
+    // from the rule in probeerror.h: "://" to the last '@' is user information.
+    void redactsMalformedUrlsAndTokens_data()
+    {
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<QString>("shown");
+        auto row = [](const char *name, const char *typed, const char *shown) {
+            QTest::newRow(name) << QString::fromLatin1(typed) << QString::fromLatin1(shown);
+        };
+        row("slash in password", "http://alice:pa/S3cretPW@127.0.0.1:9/good",
+            "http://alice:***@127.0.0.1:9/good");
+        row("question mark", "http://alice:pa?S3cretPW@127.0.0.1:9/",
+            "http://alice:***@127.0.0.1:9/");
+        row("hash", "http://alice:pa#S3cretPW@127.0.0.1:9/", "http://alice:***@127.0.0.1:9/");
+        row("at sign", "http://alice:pa@S3cretPW@127.0.0.1:9/", "http://alice:***@127.0.0.1:9/");
+        row("bad port", "http://alice:S3cretPW@127.0.0.1:999999/good",
+            "http://alice:***@127.0.0.1:999999/good");
+        row("bad ipv6 host", "http://alice:S3cretPW@[::1/good", "http://alice:***@[::1/good");
+        row("token as user", "http://S3cretPW@127.0.0.1:9/", "http://***@127.0.0.1:9/");
+        row("slash in user", "http://al/ice:S3cretPW@h/", "http://***@h/");
+        row("query token", "http://127.0.0.1:9/?token=S3cretPW&x=1&S3cretPW",
+            "http://127.0.0.1:9/?token=***&x=***&***");
+        row("fragment", "http://127.0.0.1:9/p#S3cretPW", "http://127.0.0.1:9/p#***");
+        row("no scheme", "alice:S3cretPW@host:9090", "alice:***@host:9090");
+        row("already redacted", "http://alice:***@h/?q=***#***", "http://alice:***@h/?q=***#***");
+    }
+
+    void redactsMalformedUrlsAndTokens()
+    {
+        using namespace shardscope::probe;
+        QFETCH(QString, typed);
+        QFETCH(QString, shown);
+        QCOMPARE(redactUrlText(typed), shown);
+        // The same URL inside free text, e.g. Qt's error strings.
+        QCOMPARE(redactCredentials(QStringLiteral("Cannot reach '") + typed +
+                                   QStringLiteral("': refused")),
+                 QStringLiteral("Cannot reach '") + shown + QStringLiteral("': refused"));
+        QVERIFY(!printableText(typed).contains(QLatin1String("S3cretPW")));
+        // Through QUrl's parse, when it parses at all.
+        const QUrl parsed(typed, QUrl::TolerantMode);
+        QVERIFY2(!redactedUrl(parsed).contains(QLatin1String("S3cretPW")),
+                 qPrintable(redactedUrl(parsed)));
+    }
+
+    void redactsParsedUrls()
+    {
+        using shardscope::probe::redactedUrl;
+        QCOMPARE(redactedUrl(QUrl(QStringLiteral("http://TOKEN@h:9090/p"))),
+                 QStringLiteral("http://***@h:9090/p"));
+        QCOMPARE(redactedUrl(QUrl(QStringLiteral("https://h/p?token=abc&query=up#frag"))),
+                 QStringLiteral("https://h/p?token=***&query=***#***"));
+        QCOMPARE(redactedUrl(QUrl(QStringLiteral("https://h/p?TOKEN"))),
+                 QStringLiteral("https://h/p?***=***"));
+        // host "al", the password in the path: caught by the text rule.
+        QCOMPARE(redactedUrl(QUrl(QStringLiteral("http://al/ice:S3cretPW@h/"))),
+                 QStringLiteral("http://***@h/"));
     }
 
     void calibrateWithoutAUsableCudaDevice()

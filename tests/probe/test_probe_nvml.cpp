@@ -289,6 +289,62 @@ private slots:
         QCOMPARE(g0.value(QStringLiteral("used_bytes")).toInteger(), 10737418240LL);
     }
 
+    // Issue 31, review finding F8: counts near 2^32 and impossible sizes from a
+    // faulty driver are refused by name, never allocated or printed negative.
+    void hugeDeviceCountIsRefused()
+    {
+        qputenv("FAKE_NVML_FAIL", "huge_count");
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        QCOMPARE(s.error.code, QStringLiteral("nvml_bad_reading"));
+        QCOMPARE(s.error.exitCode, 1);
+        QCOMPARE(s.error.message, QStringLiteral("nvmlDeviceGetCount_v2 reports 4294967295 GPUs, "
+                                                 "more than the 4096 the probe reads"));
+        QVERIFY(s.gpus.empty());
+    }
+
+    void hugeProcessCountLeavesTheListOut()
+    {
+        qputenv("FAKE_NVML_FAIL", "huge_processes");
+        const QJsonObject doc = sampleWith(FAKE_NVML_PATH);
+        QVERIFY(!doc.contains(QStringLiteral("error")));
+        const QJsonObject g0 = doc.value(QStringLiteral("gpus")).toArray().at(0).toObject();
+        QVERIFY(g0.value(QStringLiteral("processes")).isNull());
+        QCOMPARE(g0.value(QStringLiteral("processes_error")).toString(),
+                 QStringLiteral("nvmlDeviceGetComputeRunningProcesses reports 4294967295 "
+                                "processes, more than the 1048576 the probe reads"));
+        QCOMPARE(g0.value(QStringLiteral("used_bytes")).toInteger(), 10737418240LL);
+    }
+
+    void impossibleMemoryIsRefused_data()
+    {
+        QTest::addColumn<QByteArray>("fault");
+        QTest::addColumn<QString>("numbers");
+        // The fake's GPU 0: total 85520809984, used 10737418240, free 74229743616,
+        // reserved 553648128 bytes; used_over_total adds 2^30 to the total.
+        QTest::newRow("total 2^64-1")
+            << QByteArray("huge_memory")
+            << QStringLiteral("total 18446744073709551615, used 10737418240, free 74229743616, "
+                              "reserved 553648128 bytes");
+        QTest::newRow("used > total")
+            << QByteArray("used_over_total")
+            << QStringLiteral("total 85520809984, used 86594551808, free 74229743616, "
+                              "reserved 553648128 bytes");
+    }
+
+    void impossibleMemoryIsRefused()
+    {
+        QFETCH(QByteArray, fault);
+        QFETCH(QString, numbers);
+        qputenv("FAKE_NVML_FAIL", fault);
+        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        QCOMPARE(s.error.code, QStringLiteral("nvml_bad_reading"));
+        QCOMPARE(s.error.exitCode, 1);
+        QCOMPARE(s.error.message,
+                 QStringLiteral("NVML reported an impossible memory reading for GPU 0: ") +
+                     numbers);
+        QVERIFY(s.gpus.empty());
+    }
+
     void repeatedSamplesShareOneInit()
     {
         const int inits = fakeHook<int>(FAKE_NVML_PATH, "fake_nvml_init_count");

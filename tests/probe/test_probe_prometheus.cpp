@@ -14,6 +14,7 @@
 #include <QTimer>
 #include <QUrlQuery>
 #include <QtTest>
+#include <algorithm>
 
 using namespace shardscope::probe;
 
@@ -205,7 +206,20 @@ struct ProbeRun
     QJsonObject json() const { return QJsonDocument::fromJson(out).object(); }
 };
 
-ProbeRun runProbe(const QStringList &args, int limitMs = 30000)
+// The probe's peak resident memory so far, KiB (VmHWM in /proc/PID/status); 0 if unknown.
+qint64 peakResidentKiB(qint64 pid)
+{
+    QFile f(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!f.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : f.readAll().split('\n'))
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').first().toLongLong();
+    return 0;
+}
+
+// With `peakKiB`, the probe's peak resident memory is sampled every 5 ms while it runs.
+ProbeRun runProbe(const QStringList &args, int limitMs = 30000, qint64 *peakKiB = nullptr)
 {
     ProbeRun r;
     QProcess p;
@@ -214,12 +228,21 @@ ProbeRun runProbe(const QStringList &args, int limitMs = 30000)
     limit.setSingleShot(true);
     QObject::connect(&p, &QProcess::finished, &loop, &QEventLoop::quit);
     QObject::connect(&limit, &QTimer::timeout, &loop, &QEventLoop::quit);
+    QTimer sampler;
+    if (peakKiB) {
+        *peakKiB = 0;
+        QObject::connect(&sampler, &QTimer::timeout, [&p, peakKiB] {
+            *peakKiB = std::max(*peakKiB, peakResidentKiB(p.processId()));
+        });
+    }
     QElapsedTimer clock;
     clock.start();
     p.start(QStringLiteral(PROBE_EXE), args);
     if (!p.waitForStarted())
         return r;
     limit.start(limitMs);
+    if (peakKiB)
+        sampler.start(5);
     if (p.state() != QProcess::NotRunning)
         loop.exec();
     r.elapsedMs = clock.elapsed();
@@ -542,8 +565,8 @@ private slots:
         const PrometheusSnapshot s = client.fetch();
         verifyFailure(
             s.error, "prometheus_error",
-            QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query?query="
-                           "DCGM_FI_DEV_FB_USED")
+            QStringLiteral("Prometheus answered HTTP 500 (Error) to %1/api/v1/query (query "
+                           "DCGM_FI_DEV_FB_USED)")
                 .arg(server.url()));
 
         const ProbeRun r = runProbe({QStringLiteral("--prometheus"), server.url()});
@@ -711,6 +734,96 @@ private slots:
         QVERIFY2(elapsed < 300 + 5000, qPrintable(QString::number(elapsed)));
     }
 
+    // Issue 31, review finding F7: the series an answer may hold and the length of a
+    // label are bounded, so memory follows the series kept, not the bytes sent.
+    void boundsSeriesAndLabels()
+    {
+        const QByteArray one = series("DCGM_FI_DEV_FB_USED", "Hostname", "n", 0, "G", "1");
+        QList<QByteArray> many;
+        for (qsizetype i = 0; i < kMaxPrometheusSeries; ++i)
+            many << one;
+        std::vector<PrometheusSeries> out;
+        QVERIFY(!parsePrometheusVector(vector(many), &out).isError());
+        QCOMPARE(qsizetype(out.size()), kMaxPrometheusSeries); // 100,000: still read
+        many << one;
+        const ProbeError e = parsePrometheusVector(vector(many), &out);
+        QCOMPARE(e.code, QStringLiteral("prometheus_too_large"));
+        QCOMPARE(e.message, QStringLiteral("Prometheus sent more than 100000 series in one answer, "
+                                           "the most one reading holds"));
+        QVERIFY(out.empty());
+        // A 20 MiB Hostname was echoed whole; 4 KiB of UTF-8 is the most kept.
+        // Plain strings: moc loses the class on some raw strings.
+        const QByteArray longHost =
+            "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{"
+            "\"metric\":{\"Hostname\":\"" +
+            QByteArray(20 << 20, 'h') + "\"},\"value\":[1,\"1\"]}]}}";
+        const ProbeError big = parsePrometheusVector(longHost, &out);
+        QCOMPARE(big.code, QStringLiteral("prometheus_bad_response"));
+        QCOMPARE(big.message, QStringLiteral("Unexpected Prometheus answer: not a JSON object (a "
+                                             "string longer than 4096 bytes)"));
+        // Labels the merge does not read are skipped, however long; escapes decode; the
+        // keys may come in any order. Not a raw string: moc misreads backslash-u there.
+        const QByteArray skipped = "{\"data\":{\"result\":[{\"value\":[1,\"2\"],\"metric\":{"
+                                   "\"job\":\"" +
+                                   QByteArray(100000, 'j') +
+                                   "\",\"gpu\":\"\\u0033\",\"modelName\":\"H\\u00e9 "
+                                   "\\ud83d\\ude00\"}}],\"resultType\":\"vector\"},"
+                                   "\"status\":\"success\"}";
+        QVERIFY(!parsePrometheusVector(skipped, &out).isError());
+        QCOMPARE(int(out.size()), 1);
+        QCOMPARE(out[0].labels.value(QStringLiteral("gpu")), QStringLiteral("3"));
+        QCOMPARE(out[0].labels.value(QStringLiteral("modelName")),
+                 QString::fromUtf8("H\xc3\xa9 \xf0\x9f\x98\x80"));
+        QVERIFY(!out[0].labels.contains(QStringLiteral("job")));
+        QCOMPARE(out[0].value, 2.0);
+    }
+
+    // Issue 31, review finding F7 (the review's reproducer): one answer of 360,000 series
+    // (62 MiB, under the 64 MiB cap) and two tiny ones took up to 951 MB and ran 1.62 s
+    // past a 300 ms timeout. Now the probe refuses it at the series bound, in bounded
+    // memory, and a 300 ms timeout ends the reading close to 300 ms.
+    void largeAnswerStaysBounded()
+    {
+        QList<QByteArray> many;
+        // 178 bytes a series with its comma: 61 MiB, as the review's 62 MiB of 360,000.
+        const QByteArray one = "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_FB_USED\",\"Hostname\":"
+                               "\"node-a\",\"UUID\":\"GPU-aaaa-0\",\"gpu\":\"0\",\"job\":"
+                               "\"dcgm\",\"modelName\":\"NVIDIA H100 80GB HBM3\"},"
+                               "\"value\":[1717171717.123,\"10240\"]}";
+        for (int i = 0; i < 360000; ++i)
+            many << one;
+        const QByteArray big = vector(many);
+        QVERIFY(big.size() > (60LL << 20) && big.size() < (64LL << 20));
+        FakePrometheus server;
+        serveRecorded(server);
+        server.answers.insert(QStringLiteral("DCGM_FI_DEV_FB_USED"), {200, big});
+        QVERIFY(server.listen());
+
+        qint64 peakKiB = 0;
+        const ProbeRun r =
+            runProbe({QStringLiteral("--prometheus"), server.url(), QStringLiteral("--json"),
+                      QStringLiteral("--timeout"), QStringLiteral("5000")},
+                     30000, &peakKiB);
+        QVERIFY(r.finished);
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("prometheus_too_large"));
+        QVERIFY(r.out.size() < 4096);
+        qInfo("probe peak resident memory: %lld KiB", peakKiB);
+        // The 61 MiB of bytes plus bounded series: well under the 951 MB it took.
+        QVERIFY2(peakKiB > 0 && peakKiB < 300 * 1024, qPrintable(QString::number(peakKiB)));
+
+        const ProbeRun quick = runJson(server, 300);
+        QVERIFY(quick.finished);
+        QCOMPARE(quick.exitCode, 1);
+        const QString code = quick.json().value(QStringLiteral("error_code")).toString();
+        QVERIFY2(code == QLatin1String("prometheus_timeout") ||
+                     code == QLatin1String("prometheus_too_large"),
+                 quick.out.constData());
+        // 300 ms, plus the process start and exit (slack for sanitizers).
+        QVERIFY2(quick.elapsedMs < 1300, qPrintable(QString::number(quick.elapsedMs)));
+    }
+
     // Finding 4: the password of the URL is never printed.
     void credentialsAreRedacted()
     {
@@ -803,6 +916,59 @@ private slots:
                             .value(QStringLiteral("prometheus_url"))
                             .toString()
                             .startsWith(QStringLiteral("http://user:***@127.0.0.1:")));
+            }
+        }
+    }
+
+    // Issue 31, review finding F4: a password with '/', '?', '#' or '@', a bad
+    // port or host, a token as the user name, in the query or the fragment is
+    // never printed: in the JSON document, the text output or stderr.
+    void malformedUrlsNeverLeak_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<int>("exitCode");
+        const QString closed = QString::number(closedPort());
+        auto row = [&](const char *name, const char *pattern, int exitCode) {
+            QTest::newRow(name) << QString::fromLatin1(pattern).arg(closed) << exitCode;
+        };
+        row("slash in password", "http://alice:pa/S3cretPW@127.0.0.1:%1/good", 2);
+        row("question mark in password", "http://alice:pa?S3cretPW@127.0.0.1:%1/good", 2);
+        row("hash in password", "http://alice:pa#S3cretPW@127.0.0.1:%1/good", 2);
+        row("at sign in password", "http://alice:pa@S3cretPW@127.0.0.1:%1/good", 2);
+        row("bad port", "http://alice:S3cretPW@127.0.0.1:999999/good", 2);
+        row("bad ipv6 host", "http://alice:S3cretPW@[::1/good", 2);
+        row("token as user", "http://S3cretPW@127.0.0.1:%1/", 1);
+        row("token in query", "http://127.0.0.1:%1/?token=S3cretPW", 1);
+        row("token in fragment", "http://127.0.0.1:%1/#S3cretPW", 1);
+    }
+
+    void malformedUrlsNeverLeak()
+    {
+        QFETCH(QString, url);
+        QFETCH(int, exitCode);
+        for (const bool asJson : {true, false}) {
+            QStringList args{QStringLiteral("--prometheus"), url, QStringLiteral("--timeout"),
+                             QStringLiteral("2000")};
+            if (asJson)
+                args << QStringLiteral("--json");
+            const ProbeRun r = runProbe(args);
+            QVERIFY(r.finished);
+            QVERIFY2(!r.out.contains("S3cretPW"), r.out.constData());
+            QVERIFY2(!r.err.contains("S3cretPW"), r.err.constData());
+            if (asJson) {
+                QCOMPARE(r.exitCode, exitCode);
+                if (exitCode == 2) // the hint itself is not mangled by the redaction
+                    QVERIFY2(r.json()
+                                 .value(QStringLiteral("error"))
+                                 .toString()
+                                 .startsWith(QStringLiteral(
+                                     "--prometheus needs an http(s) URL such as "
+                                     "http://host:9090 (percent-encode / ? # @ in a password), "
+                                     "not 'http://alice:***@")),
+                             r.out.constData());
+                QCOMPARE(r.json().value(QStringLiteral("error_code")).toString(),
+                         exitCode == 2 ? QStringLiteral("usage")
+                                       : QStringLiteral("prometheus_unreachable"));
             }
         }
     }
