@@ -290,7 +290,7 @@ template <FillPath Path>
 
     report.groups.resize(std::size_t(x.p));
     int firstLayer = 0;
-    std::int64_t maxHostPerGpu = 0, mostPaged = 0;
+    std::int64_t maxHostPerGpu = 0, mostPaged = 0, mostParametersPerGpu = 0;
     for (int i = 0; i < x.p; ++i) {
         GpuGroup &g = report.groups[std::size_t(i)];
         const StageShare share = planStage(x, i, firstLayer, g);
@@ -306,10 +306,13 @@ template <FillPath Path>
             return;
         }
         maxHostPerGpu = std::max(maxHostPerGpu, g.hostBytes);
+        mostParametersPerGpu = std::max(mostParametersPerGpu, g.parametersPerGpu);
     }
     Checked ck;
-    report.hostBytesPerNode =
-        hostBytesPerNode(maxHostPerGpu, s.layout.gpusPerNode, s.layout.gpus, ck);
+    report.hostBytesPerNode = offloadHostBytesPerNode(
+        *x.profile, x.offload, x.z,
+        hostBytesPerNode(maxHostPerGpu, s.layout.gpusPerNode, s.layout.gpus, ck),
+        mostParametersPerGpu, std::min(s.layout.gpusPerNode, s.layout.gpus), ck);
     if (ck.overflow || report.hostBytesPerNode > maxReportBytes) {
         report.error = "host RAM per node exceeds 1 EB: lower the micro-batch size or sequence "
                        "length, or offload less";

@@ -100,6 +100,16 @@ struct FrameworkProfile
     /// set_reshard_after_backward(False), set_requires_gradient_sync(False)). Read by
     /// modelstates.h wholeStates().
     bool fsdp2Resharding = false;
+    /// Host RAM under CPU offload as the framework's own estimator counts it: each rank
+    /// builds its fp32 model copy in host RAM at load, this many bytes per parameter it
+    /// owns (0: no load-time copy counted), before ZeRO-1/2 partitions it; ZeRO-3 builds
+    /// the model partitioned (zero.Init), so it counts none. Read by host.h
+    /// offloadHostBytesPerNode().
+    int offloadLoadCopyBytesPerParameter = 0;
+    /// The estimator's allowance for pinned staging buffers and allocator slack on the
+    /// host RAM it counts under CPU offload, percent (100: none). Read by host.h
+    /// offloadHostBytesPerNode().
+    int offloadHostBufferPercent = 100;
     /// The highest ZeRO stage the framework implements (Megatron-Core's distributed
     /// optimizer shards optimizer states only: ZeroStage::Zero1).
     ZeroStage highestZeroStage = ZeroStage::Zero3;

@@ -97,4 +97,34 @@ inline std::int64_t hostBytesPerNode(std::int64_t maxHostPerGpu, std::int64_t gp
     return ck.product(maxHostPerGpu, std::min(gpusPerNode, gpus));
 }
 
+/// Host RAM one node needs under CPU offload, bytes, as the framework's own estimator
+/// counts it (FrameworkProfile::offloadLoadCopyBytesPerParameter and
+/// offloadHostBufferPercent; for DeepSpeed, stage_1_and_2.py
+/// estimate_zero2_model_states_mem_needs and stage3.py
+/// estimate_zero3_model_states_mem_needs): the larger of `steadyPerNode` (the offloaded
+/// states, hostBytesPerNode()) and, under ZeRO-1/2, the fp32 model copies the node's ranks
+/// build at load (`parametersPerGpu`, the most one GPU owns before sharding, times the
+/// profile's bytes per parameter and the GPUs on the node), times the profile's buffer
+/// allowance. `steadyPerNode` unchanged without offload or for a profile with neither
+/// fact. For 8 ranks of a 1e9-parameter ZeRO-2 model on one node: max(4 x 8, 16) x 1e9 x
+/// 1.5 = 48e9. Checked: an overflow sets `ck.overflow` and gives 0.
+inline std::int64_t offloadHostBytesPerNode(const FrameworkProfile &profile, Offload offload,
+                                            ZeroStage z, std::int64_t steadyPerNode,
+                                            std::int64_t parametersPerGpu, std::int64_t gpusOnNode,
+                                            Checked &ck)
+{
+    if (offload == Offload::None) [[likely]]
+        return steadyPerNode;
+    std::int64_t need = steadyPerNode;
+    if (z < ZeroStage::Zero3 && profile.offloadLoadCopyBytesPerParameter > 0) {
+        const std::int64_t load = ck.product(
+            ck.product(parametersPerGpu, profile.offloadLoadCopyBytesPerParameter), gpusOnNode);
+        need = std::max(need, load);
+    }
+    if (profile.offloadHostBufferPercent == 100)
+        return need;
+    return ck.product(need / 100, profile.offloadHostBufferPercent) +
+           need % 100 * profile.offloadHostBufferPercent / 100;
+}
+
 } // namespace shardscope::stages

@@ -117,6 +117,20 @@ inline const char *fp8Note(Fp8Implementation implementation, Fp8Recipe r)
                         "paged (bitsandbytes pages only when GPU memory runs out).");
         }
     }
+    if (x.offload != Offload::None && x.profile->offloadHostBufferPercent != 100) [[unlikely]] {
+        std::string &note = nextNote(report, count);
+        note.assign("Host RAM: ");
+        note.append(formatBytes(report.hostBytesPerNode, ByteUnit::GB));
+        note.append(" per node as DeepSpeed's own estimator counts it: ");
+        note.append(x.z < ZeroStage::Zero3
+                        ? "each rank's fp32 model copy at load or the offloaded states, "
+                          "whichever is larger,"
+                        : "the offloaded states");
+        note.append(" with its ");
+        appendNumber(note, x.profile->offloadHostBufferPercent);
+        note.append("% buffer allowance (estimate_zero2/3_model_states_mem_needs, "
+                    "docs/frameworks.md).");
+    }
     if (x.moe) {
         const Architecture &a = *x.arch;
         std::string &note = nextNote(report, count);

@@ -27,6 +27,14 @@ inline constexpr FrameworkProfile deepSpeed{
     .zero3Gather = GatherPolicy::LiveParameterBudget,
     .fp8 = Fp8Implementation::TransformerEngine,
     .selective = SelectivePolicy::AttentionCore,
+    // Host RAM under offload_optimizer / offload_param, as DeepSpeed's estimators count
+    // it: ZeRO-2 cpu_mem = total_params x max(4 x gpus, 16) x additional_buffer_factor 1.5
+    // (stage_1_and_2.py estimate_zero2_model_states_mem_needs, lines 2430-2447): each
+    // rank's fp32 model at load or the offloaded states, whichever is larger, times 1.5;
+    // ZeRO-3 with zero_init 16 or 18 x total_params / nodes x 1.5 (stage3.py
+    // estimate_zero3_model_states_mem_needs, lines 3008-3044): the offloaded states x 1.5.
+    .offloadLoadCopyBytesPerParameter = 4,
+    .offloadHostBufferPercent = 150,
     .highestZeroStage = ZeroStage::Zero3,
     .zeroStageRefusal = {},
 };

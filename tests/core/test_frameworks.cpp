@@ -8,6 +8,7 @@
 #include "testscenarios.h"
 
 #include <QTest>
+#include <algorithm>
 
 using namespace shardscope;
 
@@ -37,6 +38,7 @@ private slots:
     void deepSpeedZero1KeepsFullBf16Gradients();
     void deepSpeedZero3ModelStates();
     void deepSpeedZero3Buffers();
+    void deepSpeedOffloadHostRamIsItsEstimator();
     void fsdp2HasNoReduceBucket();
     void fsdp2SelectiveIsOpLevel();
     void fsdp2UnderPipelineKeepsWholeStates();
@@ -132,6 +134,45 @@ void TestFrameworks::deepSpeedZero2Estimator()
     QCOMPARE(qint64(g.bytes.gradients), 6 * P / 8);
     QCOMPARE(QString::fromStdString(r.notes.back()).left(21),
              QStringLiteral("Framework: DeepSpeed "));
+}
+
+void TestFrameworks::deepSpeedOffloadHostRamIsItsEstimator()
+{
+    // DeepSpeed's estimators (stage_1_and_2.py estimate_zero2_model_states_mem_needs, line
+    // 2440 at 38327e0): with cpu_offload, cpu_mem = total_params x max(4 x gpus, 16) x 1.5.
+    // On one node of 8 ranks each rank's fp32 model at load (4 x 8 = 32 bytes per
+    // parameter) outweighs the offloaded states: 48 P.
+    Scenario s = llama7b(Framework::DeepSpeed, 8, ZeroStage::Zero2);
+    s.layout.offload = Offload::Optimizer;
+    s.layout.gpusPerNode = 8;
+    const MemoryReport ds = estimate(s);
+    QVERIFY(ds.valid());
+    QCOMPARE(qint64(ds.hostBytesPerNode), 48 * P); // 323,443,949,568 bytes
+    QVERIFY(std::any_of(ds.notes.begin(), ds.notes.end(), [](const std::string &n) {
+        return n.starts_with("Host RAM: 323.4 GB per node as DeepSpeed's own estimator");
+    }));
+    // The generic accounting counts only the offloaded states: master weights, Adam and
+    // the gradient shard (4 + 8 + 2 bytes per parameter, sharded over 8, times 8 GPUs).
+    s.layout.framework = Framework::Generic;
+    const MemoryReport generic = estimate(s);
+    QCOMPARE(qint64(generic.hostBytesPerNode), 8 * qint64(generic.groups[0].hostBytes));
+    QCOMPARE(qint64(generic.hostBytesPerNode), 14 * P);
+    // Two ranks on a node: the offloaded states (4 + 8 + 2 + 4 bytes per parameter: the
+    // fp32 gradient partition DeepSpeed keeps too) outweigh 2 fp32 copies: 18 P x 1.5 =
+    // 27 P. DeepSpeed's estimator writes max(4 x 2, 16) x 1.5 = 24 P: it leaves out the
+    // bf16 gradient partition.
+    s.layout.framework = Framework::DeepSpeed;
+    s.layout.gpus = 2;
+    s.layout.gpusPerNode = 2;
+    QCOMPARE(qint64(estimate(s).hostBytesPerNode), 27 * P);
+    // ZeRO-3 builds the model partitioned (zero.Init), so no load-time copy: the offloaded
+    // states x 1.5 (stage3.py estimate_zero3_model_states_mem_needs, line 3026, writes
+    // 18 P x 1.5; the engine's 20 P adds the bf16 gradient partition, as
+    // deepSpeedZero3ModelStates explains).
+    s = llama7b(Framework::DeepSpeed, 8, ZeroStage::Zero3);
+    s.layout.offload = Offload::OptimizerAndParams;
+    s.layout.gpusPerNode = 8;
+    QCOMPARE(qint64(estimate(s).hostBytesPerNode), 30 * P);
 }
 
 void TestFrameworks::deepSpeedZero1KeepsFullBf16Gradients()
