@@ -117,7 +117,21 @@ void TestCatalog::gpuCapacities()
     QCOMPARE(qint64(c.gpu("h100-sxm-80gb")->capacityBytes), 80'000'000'000LL);
     QCOMPARE(qint64(c.gpu("h100-sxm-80gb")->driverReportedBytes), 81559LL * 1048576);
     QCOMPARE(qint64(c.gpu("h200-141gb")->capacityBytes), 141'000'000'000LL);
-    QCOMPARE(qint64(c.gpu("b200-180gb")->driverReportedBytes), 0LL);
+    QCOMPARE(qint64(c.gpu("b200-180gb")->driverReportedBytes), 183359LL * 1048576);
+    // V100: drivers before 530 report 16160 MiB, later ones 16384; the smaller is kept.
+    QCOMPARE(qint64(c.gpu("v100-16gb")->driverReportedBytes), 16160LL * 1048576);
+    // No public driver figure found for the MI325X.
+    QCOMPARE(qint64(c.gpu("mi325x-256gb")->driverReportedBytes), 0LL);
+    // Every card but that one has a driver figure, cited in its source, within 15% of
+    // its label (the B300 reports 288.4 GB for its 288, the A100 80GB 85.9 GB).
+    for (const Gpu &g : c.gpus()) {
+        if (g.id == "mi325x-256gb")
+            continue;
+        QVERIFY2(g.driverReportedBytes > 0, g.id.c_str());
+        QVERIFY2(g.source.find("reports") != std::string::npos, g.id.c_str());
+        QVERIFY2(g.driverReportedBytes >= g.capacityBytes, g.id.c_str());
+        QVERIFY2(g.driverReportedBytes < g.capacityBytes * 115 / 100, g.id.c_str());
+    }
 }
 
 /// recipes.json's fine-tuning presets: the window's Full, LoRA and QLoRA buttons as
