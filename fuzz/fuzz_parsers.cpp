@@ -78,7 +78,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     (void)parseProbeLine(bytes);
 #elif SHARDSCOPE_FUZZ_TARGET == 5 // Prometheus HTTP API answer
     std::vector<PrometheusSeries> series;
-    (void)parsePrometheusVector(bytes, &series);
+    const ProbeError whole = parsePrometheusVector(bytes, &series);
+    // The client feeds the answer as it arrives: cut in three anywhere, it must read alike.
+    if (!bytes.isEmpty()) {
+        const qsizetype cut1 = qsizetype(data[0]) * bytes.size() / 256;
+        const qsizetype cut2 = cut1 + (bytes.size() - cut1) / 2;
+        PrometheusVectorParser parser;
+        parser.feed(QByteArrayView(bytes).first(cut1));
+        parser.feed(QByteArrayView(bytes).sliced(cut1, cut2 - cut1));
+        parser.feed(QByteArrayView(bytes).sliced(cut2));
+        const ProbeError pieces = parser.finish();
+        const std::vector<PrometheusSeries> read = parser.takeSeries();
+        if (pieces.code != whole.code || pieces.message != whole.message ||
+            read.size() != series.size())
+            __builtin_trap();
+        for (std::size_t i = 0; i < read.size(); ++i)
+            if (read[i].labels != series[i].labels || read[i].value != series[i].value)
+                __builtin_trap();
+    }
 #elif SHARDSCOPE_FUZZ_TARGET == 6 // calibration plan (a report JSON)
     CalibrationPlan plan;
     (void)parseCalibrationScenario(bytes, 0, &plan);
