@@ -157,7 +157,10 @@ int main(int argc, char *argv[])
                     "instead of local NVML.",
                     "URL");
     const QCommandLineOption timeout = valueOption(
-        "timeout", "With --prometheus: give up after MS milliseconds (default 5000).", "MS");
+        "timeout",
+        "With --prometheus: give up after MS milliseconds (default 5000). Reading NVML: the "
+        "most MS milliseconds nvmlInit_v2 may take (default 10000).",
+        "MS");
     const QCommandLineOption calibrate =
         valueOption("calibrate",
                     "Allocate the bytes SCENARIO.json predicts for one rank and print predicted "
@@ -183,7 +186,7 @@ int main(int argc, char *argv[])
                               .arg(parser.positionalArguments().constFirst()));
 
     QString error;
-    qint64 watchMs = 0, samples = 0, timeoutMs = 5000, rankValue = -1, deviceValue = 0,
+    qint64 watchMs = 0, samples = 0, timeoutMs = -1, rankValue = -1, deviceValue = 0,
            marginMib = 512;
     if (!intOption(parser, watch, 1, &watchMs, &error) ||
         !intOption(parser, count, 1, &samples, &error) ||
@@ -194,11 +197,11 @@ int main(int argc, char *argv[])
         return usageError(error);
     if (parser.isSet(count) && !parser.isSet(watch))
         return usageError(QStringLiteral("--count needs --watch"));
-    if (parser.isSet(timeout) && !parser.isSet(prometheus))
-        return usageError(QStringLiteral("--timeout needs --prometheus"));
     const bool calibrating = parser.isSet(calibrate);
     if (!calibrating && (parser.isSet(rank) || parser.isSet(device) || parser.isSet(margin)))
         return usageError(QStringLiteral("--rank, --device and --margin-mib need --calibrate"));
+    if (calibrating && parser.isSet(timeout))
+        return usageError(QStringLiteral("--timeout cannot be combined with --calibrate"));
     if (calibrating && (parser.isSet(watch) || parser.isSet(prometheus)))
         return usageError(QStringLiteral("--calibrate cannot be combined with --watch or "
                                          "--prometheus"));
@@ -239,7 +242,7 @@ int main(int argc, char *argv[])
                 QStringLiteral("--prometheus needs an http(s) URL such as http://host:9090 "
                                "(percent-encode / ? # @ in a password), not '%1'")
                     .arg(url.isValid() ? redactedUrl(url) : redactUrlText(typed)));
-        client = std::make_unique<PrometheusClient>(url, int(timeoutMs));
+        client = std::make_unique<PrometheusClient>(url, timeoutMs > 0 ? int(timeoutMs) : 5000);
         sampleOnce = [&client, &print] {
             const PrometheusSnapshot s = client->fetch();
             print(snapshotToJson(s));
@@ -247,6 +250,8 @@ int main(int argc, char *argv[])
         };
     } else {
         sampler = std::make_unique<NvmlSampler>();
+        if (timeoutMs > 0)
+            sampler->setInitTimeout(int(timeoutMs));
         sampleOnce = [&sampler, &print] {
             const NvmlSample s = sampler->sample();
             print(sampleToJson(s));

@@ -195,6 +195,24 @@ private slots:
         QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), nvmlReturn);
     }
 
+    // Issue 31, F8: a driver whose nvmlInit_v2 never returns hung the probe for good.
+    // --timeout bounds it (10 s without), the error document is printed and the probe
+    // exits although the call is still blocked on its thread.
+    void hangingInitEndsWithAnError()
+    {
+        const Run r = runProbe(
+            {QStringLiteral("--json"), QStringLiteral("--timeout"), QStringLiteral("1500")}, kFake,
+            {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("init_hang")}});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.lines.size(), 1);
+        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("nvml_timeout"));
+        QCOMPARE(r.first().value(QStringLiteral("error")).toString(),
+                 QStringLiteral("NVML did not answer in 1.5 s: nvmlInit_v2 (%1) is still running; "
+                                "the driver or a GPU may be hung (nvidia-smi would wait too)")
+                     .arg(kFake));
+    }
+
     void textOutputWithoutJson()
     {
         const Run r = runProbe({}, kFake);
@@ -222,6 +240,9 @@ private slots:
         QTest::newRow("prometheus not http")
             << QStringList{QStringLiteral("--prometheus"), QStringLiteral("ftp://host/")};
         QTest::newRow("missing value") << QStringList{QStringLiteral("--watch")};
+        QTest::newRow("calibrate with timeout")
+            << QStringList{QStringLiteral("--calibrate"), QStringLiteral("x.json"),
+                           QStringLiteral("--timeout"), QStringLiteral("10")};
     }
 
     void badUsageExitsTwo()
