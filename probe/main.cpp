@@ -131,6 +131,26 @@ bool intOption(const QCommandLineParser &parser, const QCommandLineOption &optio
     return true;
 }
 
+/// The bytes of the command line's value for `flag` ("--flag VALUE" or
+/// "--flag=VALUE") that decode to `value`, or empty: a file name that is not valid
+/// UTF-8 only survives as these bytes (issue 31, F13).
+QByteArray rawValue(int argc, char **argv, QByteArrayView flag, const QString &value)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArrayView a(argv[i]);
+        QByteArrayView v;
+        if (a == flag && i + 1 < argc)
+            v = QByteArrayView(argv[i + 1]);
+        else if (a.startsWith(flag) && a.size() > flag.size() && a.at(flag.size()) == '=')
+            v = a.sliced(flag.size() + 1);
+        else
+            continue;
+        if (QString::fromLocal8Bit(v) == value)
+            return v.toByteArray();
+    }
+    return {};
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -209,6 +229,7 @@ int main(int argc, char *argv[])
     if (calibrating) {
         CalibrationOptions options;
         options.scenarioPath = parser.value(calibrate);
+        options.scenarioFile = rawValue(argc, argv, "--calibrate", options.scenarioPath);
         options.rank = int(rankValue);
         options.device = unsigned(deviceValue);
         options.marginBytes = quint64(marginMib) << 20;

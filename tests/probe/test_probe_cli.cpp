@@ -10,7 +10,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -292,6 +294,44 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
                  QStringLiteral("scenario_invalid"));
+    }
+
+    // Issue 31, F13: a scenario whose name is not valid UTF-8 was "No such file or
+    // directory" (the name decoded to U+FFFD and re-encoded). Now the raw bytes are
+    // opened: the file is read and refused for what it holds. QProcess cannot pass
+    // such bytes, so a shell does.
+    void calibrateOpensANonUtf8Name()
+    {
+        if (!shardscope::probe::calibrationAvailable())
+            QSKIP("calibration not built");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray name = QFile::encodeName(dir.path()) + "/name-\xff\xfe.json";
+        {
+            QFile f(QFile::decodeName(name));
+            const int fd = ::open(name.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            QVERIFY(fd >= 0);
+            QVERIFY(f.open(fd, QIODevice::WriteOnly, QFileDevice::AutoCloseHandle));
+            QCOMPARE(f.write("[1, 2]"), qint64(6));
+        }
+        QProcess p;
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        e.insert(QStringLiteral("SHARDSCOPE_NVML_LIBRARY"), kFake);
+        e.insert(QStringLiteral("SCENARIO_DIR"), dir.path());
+        p.setProcessEnvironment(e);
+        p.start(QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"),
+                 QStringLiteral("exec \"$0\" --calibrate \"$SCENARIO_DIR/$(printf "
+                                "'name-\\377\\376.json')\""),
+                 QStringLiteral(PROBE_EXE)});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        const QJsonObject doc = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(doc.value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("scenario_invalid"));
+        // Read, then refused for its content ([1, 2] is no report).
+        QCOMPARE(doc.value(QStringLiteral("error")).toString(),
+                 QStringLiteral("Invalid calibration scenario: the document is not a JSON object"));
     }
 
     // Finding 1: the scenario reader takes at most 16 MiB from a regular file;
