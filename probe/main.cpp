@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <unistd.h>
 
 #ifndef SHARDSCOPE_VERSION
 #define SHARDSCOPE_VERSION "0.0.0"
@@ -27,8 +28,36 @@ namespace probeschema = shardscope::probeschema;
 
 namespace {
 
-void writeLine(const QByteArray &line, FILE *to = stdout)
+// Where the documents go: stdout, or once keepDriverTextOffStdout() has run, a private
+// copy of it.
+FILE *g_documents = nullptr;
+
+// The NVML (and CUDA) libraries run inside this process and may print to fd 1; a
+// driver's printf landed before the JSON and broke the reader (issue 31, F8). The
+// documents keep a private copy of stdout and fd 1 becomes stderr, so such text goes
+// to stderr. Called after --help and --version, which print to stdout as usual.
+void keepDriverTextOffStdout()
 {
+    std::fflush(stdout);
+    const int fd = ::dup(STDOUT_FILENO);
+    if (fd < 0)
+        return;
+    FILE *documents = ::fdopen(fd, "w");
+    if (!documents) {
+        ::close(fd);
+        return;
+    }
+    if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        std::fclose(documents);
+        return;
+    }
+    g_documents = documents;
+}
+
+void writeLine(const QByteArray &line, FILE *to = nullptr)
+{
+    if (!to)
+        to = g_documents ? g_documents : stdout;
     std::fwrite(line.constData(), 1, std::size_t(line.size()), to);
     std::fputc('\n', to);
     std::fflush(to);
@@ -226,6 +255,7 @@ int main(int argc, char *argv[])
         return usageError(QStringLiteral("--calibrate cannot be combined with --watch or "
                                          "--prometheus"));
 
+    keepDriverTextOffStdout();
     if (calibrating) {
         CalibrationOptions options;
         options.scenarioPath = parser.value(calibrate);

@@ -11,6 +11,7 @@
 // Behaviour switches read from the environment at each call:
 //   FAKE_NVML_FAIL=init              nvmlInit_v2 -> NVML_ERROR_DRIVER_NOT_LOADED
 //   FAKE_NVML_FAIL=init_permission   nvmlInit_v2 -> NVML_ERROR_NO_PERMISSION
+//   FAKE_NVML_FAIL=chatty            nvmlInit_v2 prints a line to stdout, then succeeds
 //   FAKE_NVML_FAIL=init_hang         nvmlInit_v2 blocks until fake_nvml_release_init(),
 //                                    then -> NVML_ERROR_UNKNOWN (never, in a probe process)
 //   FAKE_NVML_FAIL=count             nvmlDeviceGetCount_v2 -> NVML_ERROR_UNKNOWN
@@ -28,6 +29,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -239,6 +241,10 @@ FAKE_EXPORT Return nvmlInit()
 #ifndef FAKE_NVML_NO_INIT_V2
 FAKE_EXPORT Return nvmlInit_v2()
 {
+    if (failing("chatty")) {
+        std::fputs("fake driver: NVRM version banner\n", stdout);
+        std::fflush(stdout);
+    }
     if (failing("init_hang")) {
         while (!g_releaseInit.load())
             std::this_thread::sleep_for(std::chrono::milliseconds(5));

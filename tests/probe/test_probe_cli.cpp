@@ -197,6 +197,18 @@ private slots:
         QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), nvmlReturn);
     }
 
+    // Issue 31, F8: text a driver library prints to stdout landed before the JSON
+    // document, so a reader of the stream saw garbage first. It now goes to stderr and
+    // stdout holds the one document.
+    void driverOutputStaysOffStdout()
+    {
+        const Run r = runProbe({QStringLiteral("--json")}, kFake,
+                               {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("chatty")}});
+        verifyOneDocument(r, 0, QStringLiteral("shardscope-probe/1"));
+        QCOMPARE(r.first().value(QStringLiteral("gpus")).toArray().size(), 2);
+        QVERIFY2(r.errors.contains("fake driver: NVRM version banner\n"), r.errors.constData());
+    }
+
     // Issue 31, F8: a driver whose nvmlInit_v2 never returns hung the probe for good.
     // --timeout bounds it (10 s without), the error document is printed and the probe
     // exits although the call is still blocked on its thread.
