@@ -837,8 +837,9 @@ private slots:
         server.answers.insert(QStringLiteral("DCGM_FI_DEV_FB_USED"),
                               {200, {}, "application/json", FakePrometheus::Stream::Trickle});
         QVERIFY(server.listen());
-        // Longer than any run needs: only the timeout could end the reading otherwise.
-        PrometheusClient client(QUrl(server.url()), 30000);
+        // Far longer than parsing the start takes, even under the sanitizers; before the
+        // fix the 64 MiB cap ended these endless answers first (prometheus_too_large).
+        PrometheusClient client(QUrl(server.url()), 120000);
         const PrometheusSnapshot s = client.fetch();
         verifyFailure(s.error, qPrintable(code), message);
     }
