@@ -1,5 +1,6 @@
-// libFuzzer targets for every parser of outside input, and for what `export-config` and
-// `plan` make of an accepted scenario file (scripts/fuzz.sh runs them).
+// libFuzzer targets for every parser of outside input, for what `export-config` and
+// `plan` make of an accepted scenario file, and for `export`'s argument handling
+// (scripts/fuzz.sh runs them).
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -23,6 +24,12 @@
 
 #if SHARDSCOPE_FUZZ_TARGET == 8
 #include "launchconfig.h"
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 10
+#include "exportrequest.h"
+
+#include <QTextStream>
+#include <variant>
 #endif
 #if SHARDSCOPE_FUZZ_TARGET == 9
 #include "planner.h"
@@ -67,22 +74,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         s.model = *m;
         exercise(s);
     }
-#elif SHARDSCOPE_FUZZ_TARGET == 2 // scenario file
+#elif SHARDSCOPE_FUZZ_TARGET == 2  // scenario file
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
         exercise(doc->scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 3 // lesson file
+#elif SHARDSCOPE_FUZZ_TARGET == 3  // lesson file
     if (auto lesson = lessonFromJson(bytes, QStringLiteral("fuzz.json"), &error))
         for (int i = 0; i < int(lesson->steps.size()) && i < 16; ++i)
             exercise(lessonDocument(*lesson, i).scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 4 // one line of the probe's reading document
+#elif SHARDSCOPE_FUZZ_TARGET == 4  // one line of the probe's reading document
     (void)parseProbeLine(bytes);
-#elif SHARDSCOPE_FUZZ_TARGET == 5 // Prometheus HTTP API answer
+#elif SHARDSCOPE_FUZZ_TARGET == 5  // Prometheus HTTP API answer
     std::vector<PrometheusSeries> series;
-    (void)parsePrometheusVector(bytes, &series);
-#elif SHARDSCOPE_FUZZ_TARGET == 6 // calibration plan (a report JSON)
+    const ProbeError whole = parsePrometheusVector(bytes, &series);
+    // The client feeds the answer as it arrives: cut in three anywhere, it must read alike.
+    if (!bytes.isEmpty()) {
+        const qsizetype cut1 = qsizetype(data[0]) * bytes.size() / 256;
+        const qsizetype cut2 = cut1 + (bytes.size() - cut1) / 2;
+        PrometheusVectorParser parser;
+        parser.feed(QByteArrayView(bytes).first(cut1));
+        parser.feed(QByteArrayView(bytes).sliced(cut1, cut2 - cut1));
+        parser.feed(QByteArrayView(bytes).sliced(cut2));
+        const ProbeError pieces = parser.finish();
+        const std::vector<PrometheusSeries> read = parser.takeSeries();
+        if (pieces.code != whole.code || pieces.message != whole.message ||
+            read.size() != series.size())
+            __builtin_trap();
+        for (std::size_t i = 0; i < read.size(); ++i)
+            if (read[i].labels != series[i].labels || read[i].value != series[i].value)
+                __builtin_trap();
+    }
+#elif SHARDSCOPE_FUZZ_TARGET == 6  // calibration plan (a report JSON)
     CalibrationPlan plan;
     (void)parseCalibrationScenario(bytes, 0, &plan);
-#elif SHARDSCOPE_FUZZ_TARGET == 7 // the command line: NUL-separated arguments
+#elif SHARDSCOPE_FUZZ_TARGET == 7  // the command line: NUL-separated arguments
     QStringList args{QStringLiteral("shardscope")};
     for (const QByteArray &a : bytes.split('\0'))
         args << QString::fromUtf8(a);
@@ -94,12 +118,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (p.parse(args))
         if (auto doc = options.document(p, &error))
             exercise(doc->scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 8 // export-config: a scenario file's launch configs
+#elif SHARDSCOPE_FUZZ_TARGET == 8  // export-config: a scenario file's launch configs
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
         for (LaunchFormat f : {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate,
                                LaunchFormat::Torchtitan, LaunchFormat::Megatron})
             (void)exportLaunchConfig(doc->scenario, f, &error);
-#elif SHARDSCOPE_FUZZ_TARGET == 9 // plan: a scenario file's layouts, a bounded search
+#elif SHARDSCOPE_FUZZ_TARGET == 9  // plan: a scenario file's layouts, a bounded search
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error)) {
         PlanRequest q;
         q.base = doc->scenario;
@@ -112,8 +136,35 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             if (c.peakBytes < 0 || !(c.time.stepSeconds >= 0))
                 __builtin_trap();
     }
+#elif SHARDSCOPE_FUZZ_TARGET == 10 // export: NUL-separated arguments, checked, not drawn
+    QStringList args{QStringLiteral("shardscope"), QStringLiteral("export")};
+    for (const QByteArray &a : bytes.split('\0'))
+        args << QString::fromUtf8(a);
+    if (args.size() > 66)
+        return 0;
+    // Stand-ins for the chart layer (ui/charts/chartregistry.h), which needs Widgets.
+    ExportChoices choices;
+    choices.chartIds = QStringLiteral("memory, timeline");
+    choices.isChart = [](const QString &id) {
+        return id == QLatin1String("memory") || id == QLatin1String("timeline");
+    };
+    choices.isFormat = [](const QString &file) {
+        return file.endsWith(QLatin1String(".png")) || file.endsWith(QLatin1String(".svg")) ||
+               file.endsWith(QLatin1String(".pdf"));
+    };
+    QString printed, errors;
+    QTextStream out(&printed), err(&errors);
+    const auto parsed = parseExportArguments(args, choices, out, err);
+    if (const auto *request = std::get_if<ExportRequest>(&parsed)) {
+        if (request->size.width() < choices.minSide || request->size.height() > choices.maxSide ||
+            !choices.isChart(request->chart) || !choices.isFormat(request->file))
+            __builtin_trap();
+        exercise(request->doc.scenario);
+    } else if (std::get<int>(parsed) == 2 && errors.count(QLatin1Char('\n')) != 1) {
+        __builtin_trap(); // a refusal is one line
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 9"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 10"
 #endif
     return 0;
 }

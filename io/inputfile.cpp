@@ -41,6 +41,14 @@ void registerRawArguments(int argc, char **argv)
         rawArguments().append(QByteArray(argv[i]));
 }
 
+bool argumentLosesBytes(const QString &value)
+{
+    if (!value.contains(QChar::ReplacementCharacter))
+        return false;
+    const QByteArray raw = rawPathFor(value);
+    return !raw.isEmpty() && raw != value.toUtf8();
+}
+
 std::optional<QByteArray> readInputFile(const QString &path, QString *error, qint64 maxBytes)
 {
     const QFileInfo info(path);

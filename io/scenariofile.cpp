@@ -555,10 +555,23 @@ bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile
     return true;
 }
 
+bool writeAllBytes(QIODevice &device, const QByteArray &bytes)
+{
+    // A short write (a size limit or a disk filling up mid-write) is not an error to
+    // QIODevice; writing the rest gets the system's reason (ENOSPC, EFBIG) recorded.
+    for (qsizetype done = 0; done < bytes.size();) {
+        const qint64 n = device.write(bytes.constData() + done, bytes.size() - done);
+        if (n <= 0)
+            return false;
+        done += qsizetype(n);
+    }
+    return true;
+}
+
 bool writeBytesAtomically(const QString &path, const QByteArray &bytes, QString *error)
 {
     return writeFileAtomically(
-        path, [&bytes](QSaveFile &f) { return f.write(bytes) == bytes.size(); }, error);
+        path, [&bytes](QSaveFile &f) { return writeAllBytes(f, bytes); }, error);
 }
 
 bool saveScenarioFile(const QString &path, const Scenario &s, ByteUnit unit, QString *error)

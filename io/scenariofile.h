@@ -5,6 +5,7 @@
 #include "scenario.h"
 
 #include <QByteArray>
+#include <QIODevice>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -97,6 +98,11 @@ std::optional<ScenarioDocument> loadScenarioFile(const QString &path, QString *e
 /// Returns success.
 bool writeFileAtomically(const QString &path, const std::function<bool(QSaveFile &)> &write,
                          QString *error);
+
+/// Writes all of `bytes` to `device`, writing on after a short write so that a full disk
+/// or size limit leaves its reason in device.errorString() ("No space left on device")
+/// rather than "Unknown error". False when a write fails.
+bool writeAllBytes(QIODevice &device, const QByteArray &bytes);
 
 /// writeFileAtomically() of `bytes`: every file the command line and the window write
 /// that is not an image (scenarios, launch configs, report JSON and CSV) goes through it.

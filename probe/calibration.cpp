@@ -99,12 +99,12 @@ quint64 CalibrationPlan::totalBytes() const
     return total;
 }
 
-ProbeError readCalibrationScenario(const QString &path, QByteArray *out)
+ProbeError readCalibrationScenario(const QString &path, QByteArray *out, const QByteArray &rawPath)
 {
     out->clear();
     // O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever.
-    const int fd =
-        ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    const QByteArray file = rawPath.isEmpty() ? QFile::encodeName(path) : rawPath;
+    const int fd = ::open(file.constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return invalid(QStringLiteral("cannot read %1: %2").arg(path, errnoText(errno)));
     struct FdCloser
@@ -353,7 +353,9 @@ QJsonObject runCalibration(const CalibrationOptions &options, int *exitCode)
     clock.start();
 
     QByteArray scenario;
-    if (ProbeError e = readCalibrationScenario(options.scenarioPath, &scenario); e.isError())
+    if (ProbeError e =
+            readCalibrationScenario(options.scenarioPath, &scenario, options.scenarioFile);
+        e.isError())
         return fail(e);
     CalibrationPlan plan;
     if (ProbeError e = parseCalibrationScenario(scenario, options.rank, &plan); e.isError())

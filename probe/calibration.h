@@ -60,8 +60,12 @@ ProbeError parseCalibrationScenario(const QByteArray &json, int rank, Calibratio
 /// (exit 2), the message naming the file: it cannot be opened, it is not a
 /// regular file ("X is a FIFO, not a regular file"), it is larger than the
 /// limit ("X is N bytes, more than the 16777216-byte (16 MiB) limit"; also
-/// when it grows past the limit while being read), or a read fails.
-ProbeError readCalibrationScenario(const QString &path, QByteArray *out);
+/// when it grows past the limit while being read), or a read fails. `rawPath`, when
+/// not empty, is the file name as the command line gave its bytes, opened instead of
+/// `path` (which names it in messages): a name that is not valid UTF-8 does not
+/// survive the trip through QString, each bad byte becoming U+FFFD.
+ProbeError readCalibrationScenario(const QString &path, QByteArray *out,
+                                   const QByteArray &rawPath = {});
 
 /// Empty when `neededBytes + marginBytes` fit in `freeBytes`; else the refusal
 /// "needs N bytes (S for the scenario + M margin), <where> has F bytes free".
@@ -77,6 +81,7 @@ bool samePciBusId(const QString &a, const QString &b);
 struct CalibrationOptions
 {
     QString scenarioPath;
+    QByteArray scenarioFile;            ///< the path's bytes as given, if not valid UTF-8
     int rank = -1;                      ///< --rank, -1 when not given
     unsigned device = 0;                ///< --device: NVML index of the GPU to use
     quint64 marginBytes = 512ULL << 20; ///< kept free beyond the plan (context, rounding)

@@ -17,6 +17,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <unistd.h>
 
 #ifndef SHARDSCOPE_VERSION
 #define SHARDSCOPE_VERSION "0.0.0"
@@ -27,8 +28,36 @@ namespace probeschema = shardscope::probeschema;
 
 namespace {
 
-void writeLine(const QByteArray &line, FILE *to = stdout)
+// Where the documents go: stdout, or once keepDriverTextOffStdout() has run, a private
+// copy of it.
+FILE *g_documents = nullptr;
+
+// The NVML (and CUDA) libraries run inside this process and may print to fd 1; a
+// driver's printf landed before the JSON and broke the reader (issue 31, F8). The
+// documents keep a private copy of stdout and fd 1 becomes stderr, so such text goes
+// to stderr. Called after --help and --version, which print to stdout as usual.
+void keepDriverTextOffStdout()
 {
+    std::fflush(stdout);
+    const int fd = ::dup(STDOUT_FILENO);
+    if (fd < 0)
+        return;
+    FILE *documents = ::fdopen(fd, "w");
+    if (!documents) {
+        ::close(fd);
+        return;
+    }
+    if (::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        std::fclose(documents);
+        return;
+    }
+    g_documents = documents;
+}
+
+void writeLine(const QByteArray &line, FILE *to = nullptr)
+{
+    if (!to)
+        to = g_documents ? g_documents : stdout;
     std::fwrite(line.constData(), 1, std::size_t(line.size()), to);
     std::fputc('\n', to);
     std::fflush(to);
@@ -131,6 +160,26 @@ bool intOption(const QCommandLineParser &parser, const QCommandLineOption &optio
     return true;
 }
 
+/// The bytes of the command line's value for `flag` ("--flag VALUE" or
+/// "--flag=VALUE") that decode to `value`, or empty: a file name that is not valid
+/// UTF-8 only survives as these bytes (issue 31, F13).
+QByteArray rawValue(int argc, char **argv, QByteArrayView flag, const QString &value)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArrayView a(argv[i]);
+        QByteArrayView v;
+        if (a == flag && i + 1 < argc)
+            v = QByteArrayView(argv[i + 1]);
+        else if (a.startsWith(flag) && a.size() > flag.size() && a.at(flag.size()) == '=')
+            v = a.sliced(flag.size() + 1);
+        else
+            continue;
+        if (QString::fromLocal8Bit(v) == value)
+            return v.toByteArray();
+    }
+    return {};
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -157,7 +206,10 @@ int main(int argc, char *argv[])
                     "instead of local NVML.",
                     "URL");
     const QCommandLineOption timeout = valueOption(
-        "timeout", "With --prometheus: give up after MS milliseconds (default 5000).", "MS");
+        "timeout",
+        "With --prometheus: give up after MS milliseconds (default 5000). Reading NVML: the "
+        "most MS milliseconds nvmlInit_v2 may take (default 10000).",
+        "MS");
     const QCommandLineOption calibrate =
         valueOption("calibrate",
                     "Allocate the bytes SCENARIO.json predicts for one rank and print predicted "
@@ -183,7 +235,7 @@ int main(int argc, char *argv[])
                               .arg(parser.positionalArguments().constFirst()));
 
     QString error;
-    qint64 watchMs = 0, samples = 0, timeoutMs = 5000, rankValue = -1, deviceValue = 0,
+    qint64 watchMs = 0, samples = 0, timeoutMs = -1, rankValue = -1, deviceValue = 0,
            marginMib = 512;
     if (!intOption(parser, watch, 1, &watchMs, &error) ||
         !intOption(parser, count, 1, &samples, &error) ||
@@ -194,18 +246,20 @@ int main(int argc, char *argv[])
         return usageError(error);
     if (parser.isSet(count) && !parser.isSet(watch))
         return usageError(QStringLiteral("--count needs --watch"));
-    if (parser.isSet(timeout) && !parser.isSet(prometheus))
-        return usageError(QStringLiteral("--timeout needs --prometheus"));
     const bool calibrating = parser.isSet(calibrate);
     if (!calibrating && (parser.isSet(rank) || parser.isSet(device) || parser.isSet(margin)))
         return usageError(QStringLiteral("--rank, --device and --margin-mib need --calibrate"));
+    if (calibrating && parser.isSet(timeout))
+        return usageError(QStringLiteral("--timeout cannot be combined with --calibrate"));
     if (calibrating && (parser.isSet(watch) || parser.isSet(prometheus)))
         return usageError(QStringLiteral("--calibrate cannot be combined with --watch or "
                                          "--prometheus"));
 
+    keepDriverTextOffStdout();
     if (calibrating) {
         CalibrationOptions options;
         options.scenarioPath = parser.value(calibrate);
+        options.scenarioFile = rawValue(argc, argv, "--calibrate", options.scenarioPath);
         options.rank = int(rankValue);
         options.device = unsigned(deviceValue);
         options.marginBytes = quint64(marginMib) << 20;
@@ -239,7 +293,7 @@ int main(int argc, char *argv[])
                 QStringLiteral("--prometheus needs an http(s) URL such as http://host:9090 "
                                "(percent-encode / ? # @ in a password), not '%1'")
                     .arg(url.isValid() ? redactedUrl(url) : redactUrlText(typed)));
-        client = std::make_unique<PrometheusClient>(url, int(timeoutMs));
+        client = std::make_unique<PrometheusClient>(url, timeoutMs > 0 ? int(timeoutMs) : 5000);
         sampleOnce = [&client, &print] {
             const PrometheusSnapshot s = client->fetch();
             print(snapshotToJson(s));
@@ -247,6 +301,8 @@ int main(int argc, char *argv[])
         };
     } else {
         sampler = std::make_unique<NvmlSampler>();
+        if (timeoutMs > 0)
+            sampler->setInitTimeout(int(timeoutMs));
         sampleOnce = [&sampler, &print] {
             const NvmlSample s = sampler->sample();
             print(sampleToJson(s));

@@ -75,6 +75,10 @@ public:
     /// The resolved entry points (all nullptr unless Loaded).
     const Api &api() const { return m_api; }
 
+    /// Leaves the library loaded for the rest of the process: the destructor no
+    /// longer closes it (for a thread still blocked inside it).
+    void keepLoaded() { m_handle = nullptr; }
+
     /// nvmlErrorString(code) when loaded, else "NVML error <code>".
     QString errorText(nvml::nvmlReturn_t code) const;
 

@@ -59,238 +59,557 @@ std::optional<quint64> mibToBytes(double mib)
 
 namespace {
 
-// The labels mergeDcgmSeries() reads; every other label of a series is skipped unread.
-bool keptLabel(QStringView key)
+// The labels mergeDcgmSeries() reads, as shared strings: a kept label's key is a copy of
+// one of these, so 100,000 series share nine keys. Every other label is skipped unread.
+const QString *keptLabel(QStringView key)
 {
-    static const QStringList kept{
+    static const QString kept[] = {
         QStringLiteral("Hostname"),  QStringLiteral("hostname"),   QStringLiteral("instance"),
         QStringLiteral("UUID"),      QStringLiteral("gpu"),        QStringLiteral("GPU_I_ID"),
         QStringLiteral("modelName"), QStringLiteral("pci_bus_id"), QStringLiteral("GPU_I_PROFILE")};
-    return kept.contains(key);
+    for (const QString &k : kept)
+        if (k == key)
+            return &k;
+    return nullptr;
 }
 
-// A pull parser over one answer's bytes that builds no document: values are read where
-// they lie and skipped when not needed, so a 64 MiB answer costs its series, not a DOM
-// several times its size, and the deadline is checked every 64 KiB of input.
-class VectorReader
-{
-public:
-    VectorReader(const QByteArray &body, QDeadlineTimer deadline)
-        : m_p(body.constData()), m_begin(body.constData()), m_end(body.constData() + body.size()),
-          m_deadline(deadline)
-    {
-    }
+// Distinct label values shared between series (host, model and instance names repeat
+// on every GPU of a node); at most this many are remembered.
+constexpr qsizetype kMaxInternedValues = 65536;
 
-    QString error;         ///< why the bytes are not JSON, or what was too large
-    bool timedOut = false; ///< the deadline passed while reading
+// Nesting deeper than this is refused.
+constexpr int kMaxDepth = 64;
 
-    bool ws()
-    {
-        while (m_p < m_end && (*m_p == ' ' || *m_p == '\n' || *m_p == '\r' || *m_p == '\t'))
-            ++m_p;
-        return tick();
-    }
-    bool atEnd()
-    {
-        ws();
-        return m_p == m_end;
-    }
-    bool peek(char c) { return ws() && m_p < m_end && *m_p == c; }
-    bool expect(char c)
-    {
-        if (!peek(c))
-            return fail(
-                QStringLiteral("expected '%1' at byte %2").arg(QLatin1Char(c)).arg(offset()));
-        ++m_p;
-        return true;
-    }
-    // After a member or element: true at ',' (consumed), false at `close` (consumed) or
-    // on an error (error set).
-    bool more(char close, bool *ok)
-    {
-        *ok = false;
-        if (!ws() || m_p == m_end)
-            return fail(QStringLiteral("unexpected end"));
-        if (*m_p == ',') {
-            ++m_p;
-            *ok = true;
-            return true;
-        }
-        if (*m_p == close) {
-            ++m_p;
-            *ok = true;
-            return false;
-        }
-        return fail(QStringLiteral("expected ',' or '%1' at byte %2")
-                        .arg(QLatin1Char(close))
-                        .arg(offset()));
-    }
-    // After a member or element: 1 at ',' (consumed), 0 at `close` (consumed), -1 on an
-    // error (error set).
-    int next(char close)
-    {
-        bool ok = false;
-        if (more(close, &ok))
-            return 1;
-        return ok ? 0 : -1;
-    }
-    // A string into `out` (escapes decoded); refused past `maxChars` UTF-8 bytes.
-    bool string(QString *out, qsizetype maxChars)
-    {
-        if (!expect('"'))
-            return false;
-        QByteArray utf8;
-        while (true) {
-            if (m_p == m_end)
-                return fail(QStringLiteral("unterminated string"));
-            const char c = *m_p++;
-            if (c == '"')
-                break;
-            if (static_cast<unsigned char>(c) < 0x20)
-                return fail(QStringLiteral("control character in a string"));
-            if (c != '\\') {
-                utf8 += c;
-            } else {
-                if (m_p == m_end)
-                    return fail(QStringLiteral("unterminated string"));
-                const char e = *m_p++;
-                switch (e) {
-                case '"':
-                case '\\':
-                case '/':
-                    utf8 += e;
-                    break;
-                case 'b':
-                    utf8 += '\b';
-                    break;
-                case 'f':
-                    utf8 += '\f';
-                    break;
-                case 'n':
-                    utf8 += '\n';
-                    break;
-                case 'r':
-                    utf8 += '\r';
-                    break;
-                case 't':
-                    utf8 += '\t';
-                    break;
-                case 'u': {
-                    char32_t u = 0;
-                    if (!hex4(&u))
-                        return false;
-                    if (u >= 0xd800 && u <= 0xdbff && m_end - m_p >= 6 && m_p[0] == '\\' &&
-                        m_p[1] == 'u') {
-                        m_p += 2;
-                        char32_t low = 0;
-                        if (!hex4(&low))
-                            return false;
-                        u = low >= 0xdc00 && low <= 0xdfff
-                                ? 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00)
-                                : 0xfffd;
-                    } else if (u >= 0xd800 && u <= 0xdfff) {
-                        u = 0xfffd;
-                    }
-                    utf8 += QString::fromUcs4(&u, 1).toUtf8();
-                    break;
-                }
-                default:
-                    return fail(QStringLiteral("bad escape in a string"));
-                }
-            }
-            if (utf8.size() > maxChars)
-                return fail(QStringLiteral("a string longer than %1 bytes").arg(maxChars));
-        }
-        if (out)
-            *out = QString::fromUtf8(utf8);
-        return tick();
-    }
-    // Any value, unread; nesting past 64 levels is refused.
-    bool skip(int depth = 0)
-    {
-        if (depth > 64)
-            return fail(QStringLiteral("nested more than 64 levels"));
-        if (!ws() || m_p == m_end)
-            return fail(QStringLiteral("unexpected end"));
-        const char c = *m_p;
-        if (c == '"') {
-            ++m_p;
-            for (; m_p < m_end && *m_p != '"'; ++m_p) {
-                if (*m_p == '\\' && ++m_p == m_end)
-                    break;
-                if (!tick())
-                    return false;
-            }
-            if (m_p == m_end)
-                return fail(QStringLiteral("unterminated string"));
-            ++m_p;
-            return true;
-        }
-        if (c == '{' || c == '[') {
-            const char close = c == '{' ? '}' : ']';
-            ++m_p;
-            if (peek(close)) {
-                ++m_p;
-                return true;
-            }
-            for (bool ok = true;;) {
-                if (c == '{' && !(string(nullptr, 1 << 20) && expect(':')))
-                    return false;
-                if (!skip(depth + 1))
-                    return false;
-                if (!more(close, &ok))
-                    return ok;
-            }
-        }
-        const char *start = m_p;
-        while (m_p < m_end && (std::isalnum(static_cast<unsigned char>(*m_p)) || *m_p == '-' ||
-                               *m_p == '+' || *m_p == '.'))
-            ++m_p;
-        const QByteArray word(start, m_p - start);
-        bool number = false;
-        (void)word.toDouble(&number);
-        if (word == "true" || word == "false" || word == "null" || number)
-            return tick();
-        return fail(QStringLiteral("illegal value at byte %1").arg(start - m_begin));
-    }
-    bool fail(const QString &why)
-    {
-        if (error.isEmpty())
-            error = why;
-        return false;
-    }
-
-private:
-    qint64 offset() const { return m_p - m_begin; }
-    bool hex4(char32_t *out)
-    {
-        if (m_end - m_p < 4)
-            return fail(QStringLiteral("bad \\u escape"));
-        bool ok = false;
-        *out = char32_t(QByteArray(m_p, 4).toUInt(&ok, 16));
-        m_p += 4;
-        return ok || fail(QStringLiteral("bad \\u escape"));
-    }
-    // Checks the deadline once per 64 KiB read.
-    bool tick()
-    {
-        if (m_p - m_lastTick < 65536)
-            return true;
-        m_lastTick = m_p;
-        if (!m_deadline.hasExpired())
-            return true;
-        timedOut = true;
-        return fail(QStringLiteral("timeout"));
-    }
-
-    const char *m_p;
-    const char *m_begin;
-    const char *m_end;
-    const char *m_lastTick = m_p;
-    QDeadlineTimer m_deadline;
-};
+// A number or literal longer than this is refused.
+constexpr qsizetype kMaxLiteralBytes = 1024;
 
 } // namespace
+
+/// What a container or a value is for, by its place in the answer.
+enum class PrometheusVectorParser::Role : quint8
+{
+    Skip,   ///< read and dropped
+    Root,   ///< the answer object
+    Data,   ///< root.data
+    Result, ///< data.result, the series list
+    Series, ///< one element of the list
+    Metric, ///< series.metric, the labels
+    Value,  ///< series.value, [time, "value"]
+    Status,
+    ErrorType,
+    ErrorText,
+    ResultType,
+    Label,      ///< a kept label's value
+    SampleValue ///< the value's string
+};
+
+/// One open object or array.
+struct PrometheusVectorParser::Frame
+{
+    Role role = Role::Skip;
+    bool object = false;
+    int elements = 0;               ///< values read so far in this container
+    const QString *label = nullptr; ///< Metric: the kept label whose value comes next
+    Role valueRole = Role::Skip;    ///< objects: what the value after the key is for
+};
+
+PrometheusVectorParser::PrometheusVectorParser(QDeadlineTimer deadline) : m_deadline(deadline)
+{
+    m_frames.reserve(kMaxDepth + 1);
+}
+
+PrometheusVectorParser::~PrometheusVectorParser() = default;
+
+bool PrometheusVectorParser::fail(const QString &why)
+{
+    if (m_error.isEmpty())
+        m_error = why;
+    m_state = State::Failed;
+    return false;
+}
+
+QString PrometheusVectorParser::at() const
+{
+    return QStringLiteral(" at byte %1").arg(m_offset);
+}
+
+// What a value with this first byte is for, given the container it lies in.
+PrometheusVectorParser::Role PrometheusVectorParser::roleOfValue(char first) const
+{
+    if (m_frames.empty())
+        return Role::Root;
+    const Frame &f = m_frames.back();
+    const bool isString = first == '"', isObject = first == '{', isArray = first == '[';
+    switch (f.role) {
+    case Role::Root:
+    case Role::Data:
+    case Role::Series:
+        switch (f.valueRole) {
+        case Role::Status:
+        case Role::ErrorType:
+        case Role::ErrorText:
+        case Role::ResultType:
+            return isString ? f.valueRole : Role::Skip;
+        case Role::Data:
+        case Role::Metric:
+            return isObject ? f.valueRole : Role::Skip;
+        case Role::Result:
+        case Role::Value:
+            return isArray ? f.valueRole : Role::Skip;
+        default:
+            return Role::Skip;
+        }
+    case Role::Result:
+        return isObject ? Role::Series : Role::Skip;
+    case Role::Metric:
+        return isString && f.label ? Role::Label : Role::Skip;
+    case Role::Value:
+        return isString && f.elements == 1 ? Role::SampleValue : Role::Skip;
+    default:
+        return Role::Skip;
+    }
+}
+
+// A key has been read in the innermost object: what its value will be for.
+void PrometheusVectorParser::onKey()
+{
+    Frame &f = m_frames.back();
+    const QString key = QString::fromUtf8(m_text);
+    f.label = nullptr;
+    f.valueRole = Role::Skip;
+    switch (f.role) {
+    case Role::Root:
+        if (key == QLatin1String("status"))
+            f.valueRole = Role::Status;
+        else if (key == QLatin1String("errorType"))
+            f.valueRole = Role::ErrorType;
+        else if (key == QLatin1String("error"))
+            f.valueRole = Role::ErrorText;
+        else if (key == QLatin1String("data"))
+            f.valueRole = Role::Data;
+        break;
+    case Role::Data:
+        if (key == QLatin1String("resultType"))
+            f.valueRole = Role::ResultType;
+        else if (key == QLatin1String("result"))
+            f.valueRole = Role::Result;
+        break;
+    case Role::Series:
+        if (key == QLatin1String("metric"))
+            f.valueRole = Role::Metric;
+        else if (key == QLatin1String("value"))
+            f.valueRole = Role::Value;
+        break;
+    case Role::Metric:
+        f.label = keptLabel(key);
+        break;
+    default:
+        break;
+    }
+}
+
+// A string value for `role` has been read into m_text.
+void PrometheusVectorParser::onString(Role role)
+{
+    switch (role) {
+    case Role::Status:
+        m_status = QString::fromUtf8(m_text);
+        break;
+    case Role::ErrorType:
+        m_errorType = QString::fromUtf8(m_text);
+        break;
+    case Role::ErrorText:
+        m_errorText = QString::fromUtf8(m_text);
+        break;
+    case Role::ResultType:
+        m_resultType = QString::fromUtf8(m_text);
+        break;
+    case Role::Label: {
+        QString value = QString::fromUtf8(m_text);
+        if (const auto it = m_interned.constFind(value); it != m_interned.cend())
+            value = *it; // shares the text of an earlier series
+        else if (m_interned.size() < kMaxInternedValues)
+            m_interned.insert(value);
+        m_current.labels.insert(*m_frames.back().label, value);
+        break;
+    }
+    case Role::SampleValue:
+        m_current.value = QString::fromUtf8(m_text).toDouble(&m_valueOk);
+        break;
+    default:
+        break;
+    }
+}
+
+// Opens an object or array for `role`.
+bool PrometheusVectorParser::open(Role role, bool object)
+{
+    if (int(m_frames.size()) >= kMaxDepth)
+        return fail(QStringLiteral("nested more than %1 levels").arg(kMaxDepth));
+    if (role == Role::Result) {
+        // A second "result" list replaces the first.
+        m_haveResult = true;
+        m_series.clear();
+        m_seriesError.clear();
+    } else if (role == Role::Series) {
+        m_current = PrometheusSeries();
+        m_values = 0;
+        m_valueOk = false;
+    } else if (role == Role::Value) {
+        m_values = 0;
+    }
+    m_frames.push_back(Frame{role, object});
+    m_state = object ? State::FirstKey : State::FirstValue;
+    return true;
+}
+
+// The innermost container has ended.
+bool PrometheusVectorParser::close()
+{
+    const Frame f = m_frames.back();
+    m_frames.pop_back();
+    if (f.role == Role::Value)
+        m_values = f.elements;
+    if (f.role == Role::Series) {
+        if (m_values != 2) {
+            if (m_seriesError.isEmpty())
+                m_seriesError = QStringLiteral("a series has no [time, value] pair");
+        } else if (m_valueOk && std::isfinite(m_current.value)) { // "NaN", "+Inf": nothing to show
+            m_series.push_back(std::move(m_current));
+        }
+        m_current = PrometheusSeries();
+    }
+    return endValue();
+}
+
+// A value has ended: count it in its container and check the series bound.
+bool PrometheusVectorParser::endValue()
+{
+    if (m_frames.empty()) {
+        m_state = State::Done;
+        return true;
+    }
+    Frame &f = m_frames.back();
+    ++f.elements;
+    if (f.role == Role::Result) {
+        if (qsizetype(m_series.size()) > kMaxPrometheusSeries) {
+            m_tooManySeries = true;
+            return fail(QStringLiteral("too many series"));
+        }
+    }
+    m_state = State::AfterValue;
+    return true;
+}
+
+// A byte that starts a value.
+bool PrometheusVectorParser::beginValue(char c)
+{
+    const Role role = roleOfValue(c);
+    if (m_frames.empty() && c != '{')
+        return fail(QStringLiteral("not an object"));
+    if (!m_frames.empty() && m_frames.back().role == Role::Result && c != '{') {
+        // Reported once the answer's shape is known to be a vector.
+        if (m_seriesError.isEmpty())
+            m_seriesError = QStringLiteral("a series has no [time, value] pair");
+    }
+    if (c == '{' || c == '[')
+        return open(role, c == '{');
+    if (c == '"') {
+        m_text.clear();
+        m_stringRole = role;
+        m_stringIsKey = false;
+        m_textLimit = role == Role::Skip                               ? -1
+                      : role == Role::SampleValue                      ? 64
+                      : role == Role::Label || role == Role::ErrorText ? kMaxPrometheusLabelBytes
+                                                                       : 1024;
+        m_state = role == Role::Skip ? State::SkipString : State::String;
+        return true;
+    }
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+        m_text.clear();
+        m_text += c;
+        m_literalStart = m_offset;
+        m_state = State::Literal;
+        return true;
+    }
+    return fail(QStringLiteral("illegal value%1").arg(at()));
+}
+
+// Appends one decoded code point to m_text, refusing a string past its limit.
+bool PrometheusVectorParser::appendCodePoint(char32_t u)
+{
+    if (u < 0x80)
+        m_text += char(u);
+    else
+        m_text += QString::fromUcs4(&u, 1).toUtf8();
+    return m_textLimit < 0 || m_text.size() <= m_textLimit ||
+           fail(QStringLiteral("a string longer than %1 bytes").arg(m_textLimit));
+}
+
+// The closing quote of a string read into m_text.
+bool PrometheusVectorParser::endString()
+{
+    if (m_pendingHigh) {
+        m_pendingHigh = 0;
+        if (!appendCodePoint(0xfffd))
+            return false;
+    }
+    if (m_stringIsKey) {
+        m_state = State::Colon;
+        if (m_frames.back().role != Role::Skip)
+            onKey();
+        return true;
+    }
+    onString(m_stringRole);
+    return endValue();
+}
+
+bool PrometheusVectorParser::feed(QByteArrayView bytes)
+{
+    if (m_state == State::Failed)
+        return false;
+    for (const char c : bytes) {
+        if (!step(c))
+            return false;
+        ++m_offset;
+        if (++m_sinceTick >= 65536) {
+            m_sinceTick = 0;
+            if (m_deadline.hasExpired()) {
+                m_timedOut = true;
+                return fail(QStringLiteral("timeout"));
+            }
+        }
+    }
+    return true;
+}
+
+// One byte of the answer.
+bool PrometheusVectorParser::step(char c)
+{
+    const bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    switch (m_state) {
+    case State::Start:
+        return space || beginValue(c);
+    case State::Done:
+        return space || fail(QStringLiteral("garbage after the object"));
+    case State::FirstKey:
+    case State::Key:
+        if (space)
+            return true;
+        if (c == '}' && m_state == State::FirstKey)
+            return close();
+        if (c != '"')
+            return fail(QStringLiteral("expected '\"'%1").arg(at()));
+        m_text.clear();
+        m_stringIsKey = true;
+        m_stringRole = Role::Skip;
+        m_textLimit = m_frames.back().role == Role::Skip ? -1 : 1024;
+        m_state = m_frames.back().role == Role::Skip ? State::SkipString : State::String;
+        return true;
+    case State::Colon:
+        if (space)
+            return true;
+        if (c != ':')
+            return fail(QStringLiteral("expected ':'%1").arg(at()));
+        m_state = State::Value;
+        return true;
+    case State::FirstValue:
+        if (c == ']')
+            return close();
+        [[fallthrough]];
+    case State::Value:
+        return space || beginValue(c);
+    case State::AfterValue: {
+        if (space)
+            return true;
+        const bool object = m_frames.back().object;
+        if (c == ',') {
+            m_state = object ? State::Key : State::Value;
+            return true;
+        }
+        if (c == (object ? '}' : ']'))
+            return close();
+        return fail(QStringLiteral("expected ',' or '%1'%2")
+                        .arg(QLatin1Char(object ? '}' : ']'))
+                        .arg(at()));
+    }
+    case State::SkipString:
+        if (c == '\\')
+            m_state = State::SkipEscape;
+        else if (c == '"')
+            return m_stringIsKey ? (m_state = State::Colon, true) : endValue();
+        return true;
+    case State::SkipEscape:
+        m_state = State::SkipString;
+        return true;
+    case State::String:
+        if (c == '"')
+            return endString();
+        if (static_cast<unsigned char>(c) < 0x20)
+            return fail(QStringLiteral("control character in a string"));
+        if (m_pendingHigh && c != '\\') {
+            m_pendingHigh = 0;
+            if (!appendCodePoint(0xfffd))
+                return false;
+        }
+        if (c == '\\') {
+            m_state = State::Escape;
+            return true;
+        }
+        m_text += c;
+        return m_textLimit < 0 || m_text.size() <= m_textLimit ||
+               fail(QStringLiteral("a string longer than %1 bytes").arg(m_textLimit));
+    case State::Escape: {
+        m_state = State::String;
+        char decoded = 0;
+        switch (c) {
+        case '"':
+        case '\\':
+        case '/':
+            decoded = c;
+            break;
+        case 'b':
+            decoded = '\b';
+            break;
+        case 'f':
+            decoded = '\f';
+            break;
+        case 'n':
+            decoded = '\n';
+            break;
+        case 'r':
+            decoded = '\r';
+            break;
+        case 't':
+            decoded = '\t';
+            break;
+        case 'u':
+            m_hex = 0;
+            m_hexDigits = 0;
+            m_state = State::Hex;
+            return true;
+        default:
+            return fail(QStringLiteral("bad escape in a string"));
+        }
+        if (m_pendingHigh) {
+            m_pendingHigh = 0;
+            if (!appendCodePoint(0xfffd))
+                return false;
+        }
+        return appendCodePoint(char32_t(static_cast<unsigned char>(decoded)));
+    }
+    case State::Hex: {
+        const int digit = (c >= '0' && c <= '9')   ? c - '0'
+                          : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                          : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                                   : -1;
+        if (digit < 0)
+            return fail(QStringLiteral("bad \\u escape"));
+        m_hex = m_hex * 16 + char32_t(digit);
+        if (++m_hexDigits < 4)
+            return true;
+        m_state = State::String;
+        const char32_t u = m_hex;
+        if (m_pendingHigh) {
+            const char32_t high = std::exchange(m_pendingHigh, 0);
+            if (u >= 0xdc00 && u <= 0xdfff)
+                return appendCodePoint(0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
+            if (!appendCodePoint(0xfffd))
+                return false;
+        }
+        if (u >= 0xd800 && u <= 0xdbff) {
+            m_pendingHigh = u; // a low surrogate may follow
+            return true;
+        }
+        return appendCodePoint(u >= 0xdc00 && u <= 0xdfff ? 0xfffd : u);
+    }
+    case State::Literal:
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == '.') {
+            m_text += c;
+            return m_text.size() <= kMaxLiteralBytes ||
+                   fail(QStringLiteral("a value longer than %1 bytes").arg(kMaxLiteralBytes));
+        }
+        if (!endLiteral())
+            return false;
+        return step(c); // the byte after the literal
+    case State::Failed:
+        return false;
+    }
+    return false;
+}
+
+// The end of a number or true/false/null read into m_text.
+bool PrometheusVectorParser::endLiteral()
+{
+    bool number = false;
+    (void)m_text.toDouble(&number);
+    if (!(m_text == "true" || m_text == "false" || m_text == "null" || number))
+        return fail(QStringLiteral("illegal value at byte %1").arg(m_literalStart));
+    return endValue();
+}
+
+qsizetype PrometheusVectorParser::bufferedBytes() const
+{
+    return m_text.size();
+}
+
+ProbeError PrometheusVectorParser::finish()
+{
+    if (m_state != State::Failed && m_state != State::Done) {
+        if (m_state == State::Start)
+            fail(QStringLiteral("not an object"));
+        else if (m_state == State::String || m_state == State::SkipString ||
+                 m_state == State::Escape || m_state == State::SkipEscape || m_state == State::Hex)
+            fail(QStringLiteral("unterminated string"));
+        else
+            fail(QStringLiteral("unexpected end"));
+    }
+    m_frames.clear();
+    m_interned.clear();
+    if (m_timedOut || m_deadline.hasExpired()) {
+        m_series.clear();
+        return parseTimeout();
+    }
+    if (m_state == State::Failed) {
+        m_series.clear();
+        if (m_tooManySeries)
+            return ProbeError::make(QStringLiteral("prometheus_too_large"),
+                                    QStringLiteral("Prometheus sent more than %1 series in one "
+                                                   "answer, the most one reading holds")
+                                        .arg(kMaxPrometheusSeries),
+                                    ExitFailure);
+        return badResponse(QStringLiteral("not a JSON object (%1)").arg(m_error));
+    }
+    if (m_status == QLatin1String("error")) {
+        m_series.clear();
+        return ProbeError::make(
+            QStringLiteral("prometheus_error"),
+            QStringLiteral("Prometheus error %1: %2").arg(m_errorType, m_errorText), ExitFailure);
+    }
+    auto shapeError = [&](const QString &why) {
+        m_series.clear();
+        return badResponse(why);
+    };
+    if (m_status != QLatin1String("success"))
+        return shapeError(QStringLiteral("status is neither success nor error"));
+    if (m_resultType != QLatin1String("vector"))
+        return shapeError(QStringLiteral("resultType is not vector"));
+    if (!m_haveResult)
+        return shapeError(QStringLiteral("data.result is not a list"));
+    if (!m_seriesError.isEmpty())
+        return shapeError(m_seriesError);
+    return {};
+}
+
+std::vector<PrometheusSeries> PrometheusVectorParser::takeSeries()
+{
+    return std::exchange(m_series, {});
+}
+
+bool PrometheusVectorParser::timedOut() const
+{
+    return m_timedOut;
+}
 
 ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out,
                                  QDeadlineTimer deadline)
@@ -298,205 +617,11 @@ ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusS
     out->clear();
     if (deadline.hasExpired())
         return parseTimeout();
-    VectorReader r(body, deadline);
-    QString status, errorType, errorText, resultType;
-    bool haveResult = false;
-    bool tooManySeries = false;
-    QString seriesError; // the first malformed series, reported once the shape is known
-    auto readSeries = [&]() -> bool {
-        if (!r.peek('{')) {
-            seriesError = QStringLiteral("a series has no [time, value] pair");
-            return r.skip();
-        }
-        r.expect('{');
-        PrometheusSeries s;
-        int values = 0;
-        bool valueOk = false;
-        if (r.peek('}')) {
-            r.expect('}');
-        } else {
-            for (;;) {
-                QString key;
-                if (!r.string(&key, 1024) || !r.expect(':'))
-                    return false;
-                if (key == QLatin1String("metric") && r.peek('{')) {
-                    r.expect('{');
-                    if (r.peek('}')) {
-                        r.expect('}');
-                    } else {
-                        for (;;) {
-                            QString label;
-                            if (!r.string(&label, 1024) || !r.expect(':'))
-                                return false;
-                            if (keptLabel(label) && r.peek('"')) {
-                                QString v;
-                                if (!r.string(&v, kMaxPrometheusLabelBytes))
-                                    return false;
-                                s.labels.insert(label, v);
-                            } else if (!r.skip()) {
-                                return false;
-                            }
-                            if (const int next = r.next('}'); next <= 0) {
-                                if (next < 0)
-                                    return false;
-                                break;
-                            }
-                        }
-                    }
-                } else if (key == QLatin1String("value") && r.peek('[')) {
-                    r.expect('[');
-                    values = 0;
-                    if (r.peek(']')) {
-                        r.expect(']');
-                    } else {
-                        for (;;) {
-                            if (values == 1 && r.peek('"')) {
-                                QString v;
-                                if (!r.string(&v, 64))
-                                    return false;
-                                s.value = v.toDouble(&valueOk);
-                            } else if (!r.skip()) {
-                                return false;
-                            }
-                            ++values;
-                            if (const int next = r.next(']'); next <= 0) {
-                                if (next < 0)
-                                    return false;
-                                break;
-                            }
-                        }
-                    }
-                } else if (!r.skip()) {
-                    return false;
-                }
-                if (const int next = r.next('}'); next <= 0) {
-                    if (next < 0)
-                        return false;
-                    break;
-                }
-            }
-        }
-        if (values != 2) {
-            if (seriesError.isEmpty())
-                seriesError = QStringLiteral("a series has no [time, value] pair");
-            return true;
-        }
-        if (valueOk && std::isfinite(s.value)) // "NaN", "+Inf": nothing to show
-            out->push_back(std::move(s));
-        return true;
-    };
-
-    auto parse = [&]() -> bool {
-        if (!r.peek('{'))
-            return r.fail(QStringLiteral("not an object"));
-        r.expect('{');
-        if (r.peek('}')) {
-            r.expect('}');
-            return r.atEnd() || r.fail(QStringLiteral("garbage after the object"));
-        }
-        for (;;) {
-            QString key;
-            if (!r.string(&key, 1024) || !r.expect(':'))
-                return false;
-            if (key == QLatin1String("status") && r.peek('"')) {
-                if (!r.string(&status, 1024))
-                    return false;
-            } else if (key == QLatin1String("errorType") && r.peek('"')) {
-                if (!r.string(&errorType, 1024))
-                    return false;
-            } else if (key == QLatin1String("error") && r.peek('"')) {
-                if (!r.string(&errorText, kMaxPrometheusLabelBytes))
-                    return false;
-            } else if (key == QLatin1String("data") && r.peek('{')) {
-                r.expect('{');
-                if (r.peek('}')) {
-                    r.expect('}');
-                } else {
-                    for (;;) {
-                        QString dkey;
-                        if (!r.string(&dkey, 1024) || !r.expect(':'))
-                            return false;
-                        if (dkey == QLatin1String("resultType") && r.peek('"')) {
-                            if (!r.string(&resultType, 1024))
-                                return false;
-                        } else if (dkey == QLatin1String("result") && r.peek('[')) {
-                            haveResult = true;
-                            out->clear();
-                            seriesError.clear();
-                            r.expect('[');
-                            if (r.peek(']')) {
-                                r.expect(']');
-                            } else {
-                                for (;;) {
-                                    if (!readSeries())
-                                        return false;
-                                    if (qsizetype(out->size()) > kMaxPrometheusSeries) {
-                                        tooManySeries = true;
-                                        return r.fail(QStringLiteral("too many series"));
-                                    }
-                                    if (const int next = r.next(']'); next <= 0) {
-                                        if (next < 0)
-                                            return false;
-                                        break;
-                                    }
-                                }
-                            }
-                        } else if (!r.skip()) {
-                            return false;
-                        }
-                        if (const int next = r.next('}'); next <= 0) {
-                            if (next < 0)
-                                return false;
-                            break;
-                        }
-                    }
-                }
-            } else if (!r.skip()) {
-                return false;
-            }
-            if (const int next = r.next('}'); next <= 0) {
-                if (next < 0)
-                    return false;
-                break;
-            }
-        }
-        return r.atEnd() || r.fail(QStringLiteral("garbage after the object"));
-    };
-
-    const bool parsed = parse();
-    if (r.timedOut || deadline.hasExpired()) {
-        out->clear();
-        return parseTimeout();
-    }
-    if (!parsed) {
-        out->clear();
-        if (tooManySeries)
-            return ProbeError::make(QStringLiteral("prometheus_too_large"),
-                                    QStringLiteral("Prometheus sent more than %1 series in one "
-                                                   "answer, the most one reading holds")
-                                        .arg(kMaxPrometheusSeries),
-                                    ExitFailure);
-        return badResponse(QStringLiteral("not a JSON object (%1)").arg(r.error));
-    }
-    if (status == QLatin1String("error")) {
-        out->clear();
-        return ProbeError::make(QStringLiteral("prometheus_error"),
-                                QStringLiteral("Prometheus error %1: %2").arg(errorType, errorText),
-                                ExitFailure);
-    }
-    auto shapeError = [&](const QString &why) {
-        out->clear();
-        return badResponse(why);
-    };
-    if (status != QLatin1String("success"))
-        return shapeError(QStringLiteral("status is neither success nor error"));
-    if (resultType != QLatin1String("vector"))
-        return shapeError(QStringLiteral("resultType is not vector"));
-    if (!haveResult)
-        return shapeError(QStringLiteral("data.result is not a list"));
-    if (!seriesError.isEmpty())
-        return shapeError(seriesError);
-    return {};
+    PrometheusVectorParser parser(deadline);
+    parser.feed(body);
+    const ProbeError error = parser.finish();
+    *out = parser.takeSeries();
+    return error;
 }
 
 std::vector<PrometheusGpu> mergeDcgmSeries(const std::vector<PrometheusSeries> &used,
@@ -576,8 +701,10 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
         PrometheusSnapshot snapshot;
         std::function<void(PrometheusSnapshot)> done;
         std::vector<QPointer<QNetworkReply>> replies;
-        std::vector<QByteArray> bodies; ///< what each reply sent so far
-        std::vector<qint64> announced;  ///< each reply's Content-Length, 0 if none
+        /// Each reply's parser, fed as its bytes arrive: no answer is held whole.
+        std::vector<std::unique_ptr<PrometheusVectorParser>> parsers;
+        std::vector<qint64> bodyBytes; ///< what each reply sent so far
+        std::vector<qint64> announced; ///< each reply's Content-Length, 0 if none
         std::vector<std::vector<PrometheusSeries>> series;
         QPointer<QTimer> timer;
         QDeadlineTimer deadline;  ///< connect, download and parse end here
@@ -593,7 +720,9 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
     state->done = std::move(done);
 
     const char *gauges[] = {dcgmFbUsed, dcgmFbFree, dcgmFbReserved};
-    state->bodies.resize(std::size(gauges));
+    for (std::size_t i = 0; i < std::size(gauges); ++i)
+        state->parsers.push_back(std::make_unique<PrometheusVectorParser>(state->deadline));
+    state->bodyBytes.resize(std::size(gauges));
     state->announced.resize(std::size(gauges));
     state->series.resize(std::size(gauges));
     state->pending = int(std::size(gauges));
@@ -637,7 +766,7 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
             else
                 delete r.data();
         }
-        state->bodies.clear();
+        state->parsers.clear();
         if (!error.isError() && state->deadline.hasExpired())
             error = timeoutError();
         state->snapshot.error = error;
@@ -675,8 +804,8 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
         reply->setReadBufferSize(1 << 20);
         state->replies.emplace_back(reply);
 
-        // Moves what has arrived into the body; false once the reading is over
-        // (this call may end it: past the deadline or past the size cap).
+        // Parses what has arrived; false once the reading is over (this call may end
+        // it: past the deadline, past the size cap, or an answer known to be bad).
         auto absorb = [state, reply, i, maxBytes, finish, timeoutError, tooLargeError] {
             if (state->finished)
                 return false;
@@ -690,7 +819,25 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
                 finish(tooLargeError(), reply);
                 return false;
             }
-            state->bodies[i] += chunk;
+            state->bodyBytes[i] += chunk.size();
+            PrometheusVectorParser &parser = *state->parsers[i];
+            if (parser.feed(chunk))
+                return true;
+            if (parser.timedOut()) {
+                finish(timeoutError(), reply);
+                return false;
+            }
+            // A bad answer with a success status ends the reading now; an error status
+            // waits for the end, where the status is reported if the body is no error
+            // document.
+            const int http = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+            if (http > 0 && http < 400) {
+                ProbeError error = parser.finish();
+                if (error.code == QLatin1String("prometheus_timeout"))
+                    error = timeoutError();
+                finish(error, reply);
+                return false;
+            }
             return true;
         };
         QObject::connect(
@@ -706,12 +853,8 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
                 bool overflow = false;
                 for (const qint64 n : state->announced)
                     overflow = overflow || __builtin_add_overflow(total, n, &total);
-                if (!overflow && total <= maxBytes) {
-                    // The body's whole size at once: no doubling reallocations on the way.
-                    if (state->announced[i] > 0)
-                        state->bodies[i].reserve(state->announced[i]);
+                if (!overflow && total <= maxBytes)
                     return;
-                }
                 const QString what =
                     length > maxBytes
                         ? QStringLiteral("a %1-byte answer").arg(length)
@@ -730,7 +873,8 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
             [state, finish, absorb, reply, i, server, timeoutError, gauge = gauges[i]] {
                 if (!absorb())
                     return;
-                const QByteArray body = std::exchange(state->bodies[i], QByteArray());
+                const bool hasBody = state->bodyBytes[i] > 0;
+                PrometheusVectorParser &parser = *state->parsers[i];
                 const int http = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
                 // The path and the gauge, never the query string as such: its
                 // values are redacted wherever text is printed.
@@ -742,8 +886,8 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
                 if (http >= 400) {
                     // Prometheus answers errors with 4xx/5xx and a JSON body: prefer the
                     // body; any other answer with an error status is still the server's.
-                    if (!body.isEmpty())
-                        error = parsePrometheusVector(body, &state->series[i], state->deadline);
+                    if (hasBody)
+                        error = parser.finish();
                     if (error.code != QLatin1String("prometheus_error") &&
                         error.code != QLatin1String("prometheus_timeout")) {
                         const QString reason =
@@ -757,8 +901,9 @@ void PrometheusClient::fetchAsync(std::function<void(PrometheusSnapshot)> done)
                                       .arg(QString::number(http), reason, url),
                             ExitFailure);
                     }
-                } else if (http != 0 && !body.isEmpty()) {
-                    error = parsePrometheusVector(body, &state->series[i], state->deadline);
+                } else if (http != 0 && hasBody) {
+                    error = parser.finish();
+                    state->series[i] = parser.takeSeries();
                 } else if (reply->error() != QNetworkReply::NoError) {
                     // No HTTP answer at all: refused, unknown host, TLS, reset.
                     error =

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QNetworkAccessManager>
+#include <QSet>
 #include <QString>
 #include <QUrl>
 #include <functional>
@@ -68,17 +69,109 @@ inline constexpr qsizetype kMaxPrometheusSeries = 100000;
 /// echoed.
 inline constexpr qsizetype kMaxPrometheusLabelBytes = 4096;
 
-/// Parses one answer of the HTTP API /api/v1/query
+/// Reads one answer of the HTTP API /api/v1/query
 /// ({"status":"success","data":{"resultType":"vector","result":[{"metric":{..},
-/// "value":[<unix time>,"<value>"]}]}}) into *out. Series whose value is not a
-/// finite number are skipped. Errors (exit 1): prometheus_error for
-/// {"status":"error","errorType":..,"error":..}, prometheus_bad_response for
-/// anything that is not such a document or not a vector (or holds a label longer
-/// than kMaxPrometheusLabelBytes), prometheus_too_large for more than
-/// kMaxPrometheusSeries series, prometheus_timeout when `deadline` has expired
-/// (checked every 64 KiB of input; *out is then empty). A pull parser reads the
-/// bytes in place and builds no JSON document; only the labels mergeDcgmSeries()
-/// reads are kept.
+/// "value":[<unix time>,"<value>"]}]}}) as its bytes arrive: feed() each chunk, then
+/// finish(). A push parser over the bytes that builds no document and keeps no input:
+/// between two feed() calls it holds only the string or number being read (at most
+/// kMaxPrometheusLabelBytes of a kept value; a skipped string is not held at all), the
+/// open containers (at most 64 deep) and the series read so far with the nine labels
+/// mergeDcgmSeries() reads, their repeated values shared. So a 62 MiB answer costs its
+/// kept series, not its bytes. The deadline is checked every 64 KiB fed.
+class PrometheusVectorParser
+{
+public:
+    /// Reading ends as prometheus_timeout once `deadline` has expired.
+    explicit PrometheusVectorParser(
+        QDeadlineTimer deadline = QDeadlineTimer(QDeadlineTimer::Forever));
+    ~PrometheusVectorParser();
+    PrometheusVectorParser(const PrometheusVectorParser &) = delete;
+    PrometheusVectorParser &operator=(const PrometheusVectorParser &) = delete;
+
+    /// Reads the next bytes of the answer. False once the answer is known to be bad
+    /// (malformed, more than kMaxPrometheusSeries series, a kept label too long) or the
+    /// deadline has passed; later bytes are then ignored and finish() says why.
+    bool feed(QByteArrayView bytes);
+
+    /// The answer has ended: its verdict, as parsePrometheusVector() describes it.
+    ProbeError finish();
+
+    /// The series read (empty after an error); call after finish().
+    std::vector<PrometheusSeries> takeSeries();
+
+    /// True when feed() stopped at the deadline.
+    bool timedOut() const;
+
+    /// Bytes of input held between feed() calls: the string or number being read.
+    qsizetype bufferedBytes() const;
+
+private:
+    enum class Role : quint8;
+    struct Frame;
+    enum class State : quint8
+    {
+        Start,
+        FirstKey,
+        Key,
+        Colon,
+        FirstValue,
+        Value,
+        AfterValue,
+        String,
+        Escape,
+        Hex,
+        SkipString,
+        SkipEscape,
+        Literal,
+        Done,
+        Failed
+    };
+
+    bool step(char c);
+    bool beginValue(char c);
+    bool open(Role role, bool object);
+    bool close();
+    bool endValue();
+    bool endString();
+    bool endLiteral();
+    bool appendCodePoint(char32_t u);
+    void onKey();
+    void onString(Role role);
+    Role roleOfValue(char first) const;
+    bool fail(const QString &why);
+    QString at() const;
+
+    QDeadlineTimer m_deadline;
+    State m_state = State::Start;
+    std::vector<Frame> m_frames;
+    QByteArray m_text; ///< the string, key or number being read (UTF-8, escapes decoded)
+    qsizetype m_textLimit = -1;
+    Role m_stringRole{};
+    bool m_stringIsKey = false;
+    char32_t m_hex = 0;
+    int m_hexDigits = 0;
+    char32_t m_pendingHigh = 0; ///< a high surrogate waiting for its low half
+    qint64 m_offset = 0;        ///< bytes read so far
+    qint64 m_literalStart = 0;
+    qint64 m_sinceTick = 0;
+    PrometheusSeries m_current;
+    int m_values = 0;
+    bool m_valueOk = false;
+    std::vector<PrometheusSeries> m_series;
+    QSet<QString> m_interned;
+    QString m_status, m_errorType, m_errorText, m_resultType, m_seriesError, m_error;
+    bool m_haveResult = false;
+    bool m_tooManySeries = false;
+    bool m_timedOut = false;
+};
+
+/// Parses one whole answer of the HTTP API /api/v1/query with PrometheusVectorParser
+/// into *out. Series whose value is not a finite number are skipped. Errors (exit 1):
+/// prometheus_error for {"status":"error","errorType":..,"error":..},
+/// prometheus_bad_response for anything that is not such a document or not a vector
+/// (or holds a label longer than kMaxPrometheusLabelBytes), prometheus_too_large for
+/// more than kMaxPrometheusSeries series, prometheus_timeout when `deadline` has expired
+/// (checked every 64 KiB of input; *out is then empty).
 ProbeError parsePrometheusVector(const QByteArray &body, std::vector<PrometheusSeries> *out,
                                  QDeadlineTimer deadline = QDeadlineTimer(QDeadlineTimer::Forever));
 

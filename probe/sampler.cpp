@@ -3,7 +3,11 @@
 #include "probeschema.h"
 
 #include <QJsonArray>
+#include <chrono>
+#include <future>
 #include <limits>
+#include <memory>
+#include <thread>
 
 namespace shardscope::probe {
 
@@ -101,7 +105,23 @@ ProbeError NvmlSampler::open()
     }
 
     const NvmlLibrary::Api &api = m_library.api();
-    const nvmlReturn_t rc = api.init();
+    // nvmlInit_v2 on a thread of its own, so that a driver that never answers (the
+    // bad-input review's F8) is reported instead of hanging the probe. The thread
+    // holds only what it captured by value; if it never returns it is left behind.
+    auto answer = std::make_shared<std::promise<nvmlReturn_t>>();
+    std::future<nvmlReturn_t> done = answer->get_future();
+    std::thread([init = api.init, answer] { answer->set_value(init()); }).detach();
+    if (done.wait_for(std::chrono::milliseconds(m_initTimeoutMs)) != std::future_status::ready) {
+        m_library.keepLoaded(); // never unmap code a thread is still running
+        m_openError = ProbeError::make(
+            QStringLiteral("nvml_timeout"),
+            QStringLiteral("NVML did not answer in %1 s: nvmlInit_v2 (%2) is still running; the "
+                           "driver or a GPU may be hung (nvidia-smi would wait too)")
+                .arg(QString::number(m_initTimeoutMs / 1000.0, 'g', 6), m_library.fileName()),
+            ExitFailure);
+        return m_openError;
+    }
+    const nvmlReturn_t rc = done.get();
     if (rc == NVML_ERROR_DRIVER_NOT_LOADED) {
         m_openError = ProbeError::make(
             QStringLiteral("no_driver"),

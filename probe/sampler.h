@@ -20,6 +20,11 @@ inline constexpr unsigned kMaxNvmlDevices = 4096;
 /// larger count leaves that GPU's process list null with a processes_error.
 inline constexpr unsigned kMaxNvmlProcesses = 1U << 20;
 
+/// How long nvmlInit_v2 may take by default, ms. It normally answers in well under a
+/// second (a few seconds on a large machine with persistence mode off); a driver or GPU
+/// in a bad state can block it forever, which the probe reports as nvml_timeout.
+inline constexpr int kNvmlInitTimeoutMs = 10000;
+
 /// One process holding memory on a GPU, as NVML's compute process list gives it.
 struct ProcessReading
 {
@@ -73,8 +78,14 @@ public:
 
     /// Loads NVML, initialises it and reads the driver version, once; later
     /// calls return the first result. Errors: nvml_not_found, symbol_missing,
-    /// no_driver, nvml_init_failed (exit 0) and nvml_error (exit 1).
+    /// no_driver, nvml_init_failed (exit 0), nvml_error (exit 1) and
+    /// nvml_timeout (exit 1) when nvmlInit_v2 has not returned within the init
+    /// timeout: it runs on a thread of its own, left blocked in the library (which
+    /// then stays loaded and is never shut down) while the probe reports and exits.
     ProbeError open();
+
+    /// The most `ms` nvmlInit_v2 may take (default kNvmlInitTimeoutMs); before open().
+    void setInitTimeout(int ms) { m_initTimeoutMs = ms; }
 
     /// Number of GPUs NVML sees (nvmlDeviceGetCount_v2); sets *error on failure.
     unsigned deviceCount(ProbeError *error);
@@ -102,6 +113,7 @@ private:
     NvmlLibrary m_library;
     bool m_opened = false;
     bool m_initialised = false;
+    int m_initTimeoutMs = kNvmlInitTimeoutMs;
     ProbeError m_openError;
     QString m_driverVersion;
     bool m_useMemoryV2 = true;

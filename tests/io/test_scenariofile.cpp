@@ -17,7 +17,9 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <sys/resource.h>
 
 using namespace shardscope;
@@ -102,6 +104,7 @@ private slots:
     void atomicSaveKeepsOldFileOnFailure();
     void atomicSaveKeepsOldFileInReadOnlyDirectory();
     void atomicSaveKeepsOldFileWhenTheDiskIsFull();
+    void atomicSaveNamesWhyALargeWriteFailed();
     void atomicSaveRefusesADevice();
     void recentFilesOrderAndLimit();
     void recentFilesDropsMissing();
@@ -449,6 +452,31 @@ void TestScenarioFile::atomicSaveKeepsOldFileWhenTheDiskIsFull()
     QVERIFY2(error.startsWith(QStringLiteral("cannot write ")), qPrintable(error));
     QCOMPARE(fileBytes(path), before);
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
+}
+
+/// Issue 31, F13: an SVG export on a full disk said "cannot write x.svg: Unknown error".
+/// A write larger than the device's buffer goes straight to the file; when the disk
+/// fills mid-write it is short, which is no error to QIODevice, so the reason was never
+/// recorded. writeAllBytes() writes on, and the next write fails with it (here EFBIG,
+/// under a 100-byte file-size limit; ENOSPC on a full disk).
+void TestScenarioFile::atomicSaveNamesWhyALargeWriteFailed()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("chart.svg"));
+    QString error;
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit old{};
+    QCOMPARE(getrlimit(RLIMIT_FSIZE, &old), 0);
+    rlimit small = old;
+    small.rlim_cur = 100;
+    QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const bool ok = writeBytesAtomically(path, QByteArray(1 << 20, 'x'), &error);
+    setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, previous);
+    QVERIFY(!ok);
+    QCOMPARE(error, QStringLiteral("cannot write %1: %2")
+                        .arg(path, QString::fromLocal8Bit(std::strerror(EFBIG))));
+    QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
 }
 
 /// A target that exists but is not a regular file is refused, never replaced and never

@@ -11,6 +11,9 @@
 // Behaviour switches read from the environment at each call:
 //   FAKE_NVML_FAIL=init              nvmlInit_v2 -> NVML_ERROR_DRIVER_NOT_LOADED
 //   FAKE_NVML_FAIL=init_permission   nvmlInit_v2 -> NVML_ERROR_NO_PERMISSION
+//   FAKE_NVML_FAIL=chatty            nvmlInit_v2 prints a line to stdout, then succeeds
+//   FAKE_NVML_FAIL=init_hang         nvmlInit_v2 blocks until fake_nvml_release_init(),
+//                                    then -> NVML_ERROR_UNKNOWN (never, in a probe process)
 //   FAKE_NVML_FAIL=count             nvmlDeviceGetCount_v2 -> NVML_ERROR_UNKNOWN
 //   FAKE_NVML_FAIL=memory            both memory calls -> NVML_ERROR_GPU_IS_LOST
 //   FAKE_NVML_FAIL=memory_v2_not_supported   the v2 memory call -> NOT_SUPPORTED
@@ -23,9 +26,13 @@
 //   FAKE_NVML_GPUS=0                 no GPU
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -135,6 +142,7 @@ int g_initCount = 0;
 int g_shutdownCount = 0;
 int g_countCalls = 0;
 unsigned g_lastMemoryVersion = 0;
+std::atomic<bool> g_releaseInit{false};
 
 bool failing(const char *what)
 {
@@ -212,6 +220,12 @@ FAKE_EXPORT int fake_nvml_init_count()
 {
     return g_initCount;
 }
+// Lets a blocked FAKE_NVML_FAIL=init_hang call return.
+FAKE_EXPORT void fake_nvml_release_init()
+{
+    g_releaseInit.store(true);
+}
+
 FAKE_EXPORT int fake_nvml_shutdown_count()
 {
     return g_shutdownCount;
@@ -227,6 +241,15 @@ FAKE_EXPORT Return nvmlInit()
 #ifndef FAKE_NVML_NO_INIT_V2
 FAKE_EXPORT Return nvmlInit_v2()
 {
+    if (failing("chatty")) {
+        std::fputs("fake driver: NVRM version banner\n", stdout);
+        std::fflush(stdout);
+    }
+    if (failing("init_hang")) {
+        while (!g_releaseInit.load())
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        return kUnknown;
+    }
     if (failing("init"))
         return kDriverNotLoaded;
     if (failing("init_permission"))

@@ -10,7 +10,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -195,6 +197,36 @@ private slots:
         QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), nvmlReturn);
     }
 
+    // Issue 31, F8: text a driver library prints to stdout landed before the JSON
+    // document, so a reader of the stream saw garbage first. It now goes to stderr and
+    // stdout holds the one document.
+    void driverOutputStaysOffStdout()
+    {
+        const Run r = runProbe({QStringLiteral("--json")}, kFake,
+                               {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("chatty")}});
+        verifyOneDocument(r, 0, QStringLiteral("shardscope-probe/1"));
+        QCOMPARE(r.first().value(QStringLiteral("gpus")).toArray().size(), 2);
+        QVERIFY2(r.errors.contains("fake driver: NVRM version banner\n"), r.errors.constData());
+    }
+
+    // Issue 31, F8: a driver whose nvmlInit_v2 never returns hung the probe for good.
+    // --timeout bounds it (10 s without), the error document is printed and the probe
+    // exits although the call is still blocked on its thread.
+    void hangingInitEndsWithAnError()
+    {
+        const Run r = runProbe(
+            {QStringLiteral("--json"), QStringLiteral("--timeout"), QStringLiteral("1500")}, kFake,
+            {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("init_hang")}});
+        QCOMPARE(r.exitCode, 1);
+        QCOMPARE(r.lines.size(), 1);
+        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("nvml_timeout"));
+        QCOMPARE(r.first().value(QStringLiteral("error")).toString(),
+                 QStringLiteral("NVML did not answer in 1.5 s: nvmlInit_v2 (%1) is still running; "
+                                "the driver or a GPU may be hung (nvidia-smi would wait too)")
+                     .arg(kFake));
+    }
+
     void textOutputWithoutJson()
     {
         const Run r = runProbe({}, kFake);
@@ -222,6 +254,9 @@ private slots:
         QTest::newRow("prometheus not http")
             << QStringList{QStringLiteral("--prometheus"), QStringLiteral("ftp://host/")};
         QTest::newRow("missing value") << QStringList{QStringLiteral("--watch")};
+        QTest::newRow("calibrate with timeout")
+            << QStringList{QStringLiteral("--calibrate"), QStringLiteral("x.json"),
+                           QStringLiteral("--timeout"), QStringLiteral("10")};
     }
 
     void badUsageExitsTwo()
@@ -271,6 +306,44 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
                  QStringLiteral("scenario_invalid"));
+    }
+
+    // Issue 31, F13: a scenario whose name is not valid UTF-8 was "No such file or
+    // directory" (the name decoded to U+FFFD and re-encoded). Now the raw bytes are
+    // opened: the file is read and refused for what it holds. QProcess cannot pass
+    // such bytes, so a shell does.
+    void calibrateOpensANonUtf8Name()
+    {
+        if (!shardscope::probe::calibrationAvailable())
+            QSKIP("calibration not built");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray name = QFile::encodeName(dir.path()) + "/name-\xff\xfe.json";
+        {
+            QFile f(QFile::decodeName(name));
+            const int fd = ::open(name.constData(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            QVERIFY(fd >= 0);
+            QVERIFY(f.open(fd, QIODevice::WriteOnly, QFileDevice::AutoCloseHandle));
+            QCOMPARE(f.write("[1, 2]"), qint64(6));
+        }
+        QProcess p;
+        QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+        e.insert(QStringLiteral("SHARDSCOPE_NVML_LIBRARY"), kFake);
+        e.insert(QStringLiteral("SCENARIO_DIR"), dir.path());
+        p.setProcessEnvironment(e);
+        p.start(QStringLiteral("/bin/sh"),
+                {QStringLiteral("-c"),
+                 QStringLiteral("exec \"$0\" --calibrate \"$SCENARIO_DIR/$(printf "
+                                "'name-\\377\\376.json')\""),
+                 QStringLiteral(PROBE_EXE)});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 2);
+        const QJsonObject doc = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+        QCOMPARE(doc.value(QStringLiteral("error_code")).toString(),
+                 QStringLiteral("scenario_invalid"));
+        // Read, then refused for its content ([1, 2] is no report).
+        QCOMPARE(doc.value(QStringLiteral("error")).toString(),
+                 QStringLiteral("Invalid calibration scenario: the document is not a JSON object"));
     }
 
     // Finding 1: the scenario reader takes at most 16 MiB from a regular file;

@@ -302,6 +302,35 @@ private slots:
         QVERIFY(s.gpus.empty());
     }
 
+    // Issue 31, F8: an nvmlInit_v2 that never returns hung the probe. Now it is
+    // reported once the init timeout passes; the blocked call is left behind (and
+    // released here only so that the fake's thread ends with the test).
+    void hangingInitIsReported()
+    {
+        qputenv("FAKE_NVML_FAIL", "init_hang");
+        const int shutdowns = fakeHook<int>(FAKE_NVML_PATH, "fake_nvml_shutdown_count");
+        NvmlSample s;
+        {
+            NvmlSampler sampler(QStringList{QStringLiteral(FAKE_NVML_PATH)});
+            sampler.setInitTimeout(200);
+            s = sampler.sample();
+            // Asked again, the sampler keeps its answer and calls nothing.
+            QCOMPARE(sampler.open().code, QStringLiteral("nvml_timeout"));
+        }
+        QCOMPARE(s.error.code, QStringLiteral("nvml_timeout"));
+        QCOMPARE(s.error.exitCode, 1);
+        QCOMPARE(s.error.message,
+                 QStringLiteral("NVML did not answer in 0.2 s: nvmlInit_v2 (%1) is still running; "
+                                "the driver or a GPU may be hung (nvidia-smi would wait too)")
+                     .arg(QStringLiteral(FAKE_NVML_PATH)));
+        QVERIFY(s.gpus.empty());
+        // Never initialised, so never shut down.
+        QCOMPARE(fakeHook<int>(FAKE_NVML_PATH, "fake_nvml_shutdown_count"), shutdowns);
+        auto release = reinterpret_cast<void (*)()>(dlsym(m_keep, "fake_nvml_release_init"));
+        QVERIFY(release);
+        release();
+    }
+
     void hugeProcessCountLeavesTheListOut()
     {
         qputenv("FAKE_NVML_FAIL", "huge_processes");

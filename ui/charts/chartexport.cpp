@@ -4,6 +4,7 @@
 #include "qtext.h"
 #include "scenariofile.h"
 
+#include <QBuffer>
 #include <QFileInfo>
 #include <QFontMetricsF>
 #include <QPageSize>
@@ -40,10 +41,15 @@ QImage rasterize(const PaintFn &paint, QSize size, const QColor &background)
     return image;
 }
 
+// Drawn into memory first: QSvgGenerator writes through a QTextStream and reports
+// success however its device fails, so on a full disk the export said "Unknown error"
+// (issue 31, F13). The bytes then go out with writeAllBytes(), which records the reason.
 bool writeSvg(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
 {
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
-    svg.setOutputDevice(&file);
+    svg.setOutputDevice(&buffer);
     svg.setSize(o.size);
     svg.setViewBox(QRect(QPoint(0, 0), o.size));
     svg.setResolution(96); // as the screen and QImage: point sizes map to the same pixels
@@ -58,7 +64,7 @@ bool writeSvg(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
     painter.scale(o.size.width() / double(logical.width()),
                   o.size.height() / double(logical.height()));
     paint(painter, logical);
-    return painter.end();
+    return painter.end() && writeAllBytes(file, buffer.data());
 }
 
 bool writePdf(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)

@@ -1,0 +1,76 @@
+#include "exportrequest.h"
+
+#include "inputfile.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+namespace shardscope {
+
+std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
+                                                      const ExportChoices &choices,
+                                                      QTextStream &out, QTextStream &err)
+{
+    QCommandLineParser p;
+    const ScenarioOptions options;
+    describeSubcommand(
+        p, QStringLiteral("export"),
+        QStringLiteral("Render a chart to a PNG, SVG or PDF slide, without a window."), options);
+    const QCommandLineOption chart =
+        valueOption("chart", choices.chartIds + QStringLiteral(" (default memory)."), "name",
+                    QStringLiteral("memory"));
+    const QCommandLineOption outFile =
+        valueOption("out", QStringLiteral("Output file: .png, .svg or .pdf."), "file");
+    const QCommandLineOption size =
+        valueOption("size", QStringLiteral("WIDTHxHEIGHT in pixels (default 1920x1080)."), "size",
+                    QStringLiteral("1920x1080"));
+    const QCommandLineOption title =
+        valueOption("title", QStringLiteral("Title line (default: the verdict)."), "text");
+    const QCommandLineOption caption = valueOption(
+        "caption", QStringLiteral("Caption line (default: the settings; empty for none)."), "text");
+    p.addOptions({chart, outFile, size, title, caption});
+
+    auto fail = [&err](const QString &message) {
+        return subcommandError(err, QStringLiteral("export"), message, 2);
+    };
+    if (const auto done = startSubcommand(p, args, QStringLiteral("export"), out, err))
+        return *done;
+
+    // What to draw: --scenario FILE, with any scenario flags given beside it applied over it.
+    QString error;
+    const auto loaded = options.document(p, &error);
+    if (!loaded)
+        return fail(error);
+    ExportRequest r;
+    r.doc = *loaded;
+    r.chart = p.value(chart);
+    if (!choices.isChart(r.chart))
+        return fail(QStringLiteral("--chart must be %1 (got '%2')").arg(choices.chartIds, r.chart));
+
+    // Where and how big.
+    if (!p.isSet(outFile) || p.value(outFile).isEmpty())
+        return fail(QStringLiteral("--out FILE is required (a .png, .svg or .pdf file)"));
+    r.file = p.value(outFile);
+    if (!choices.isFormat(r.file))
+        return fail(QStringLiteral("--out must end in .png, .svg or .pdf (got '%1')").arg(r.file));
+    if (argumentLosesBytes(r.file))
+        return fail(QStringLiteral("--out '%1' is not valid UTF-8, so it would be written under "
+                                   "another name; choose a UTF-8 file name")
+                        .arg(r.file));
+    static const QRegularExpression sizePattern(QStringLiteral("^(\\d{1,5})x(\\d{1,5})$"));
+    const auto m = sizePattern.match(p.value(size).toLower());
+    r.size = m.hasMatch() ? QSize(m.captured(1).toInt(), m.captured(2).toInt()) : QSize();
+    if (r.size.width() < choices.minSide || r.size.height() < choices.minSide ||
+        r.size.width() > choices.maxSide || r.size.height() > choices.maxSide)
+        return fail(QStringLiteral("--size must be WIDTHxHEIGHT from %1x%1 to %2x%2 (got '%3')")
+                        .arg(choices.minSide)
+                        .arg(choices.maxSide)
+                        .arg(p.value(size)));
+    if (p.isSet(title))
+        r.title = p.value(title);
+    if (p.isSet(caption))
+        r.caption = p.value(caption);
+    return r;
+}
+
+} // namespace shardscope

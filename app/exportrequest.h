@@ -1,0 +1,49 @@
+#pragma once
+
+#include "reportcommand.h"
+#include "scenariofile.h"
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <QTextStream>
+#include <functional>
+#include <optional>
+#include <variant>
+
+namespace shardscope {
+
+/// What `shardscope export` draws and where, once its arguments are checked.
+struct ExportRequest
+{
+    ScenarioDocument doc;           ///< --scenario and the scenario flags over it
+    QString chart;                  ///< --chart: a registered chart id
+    QString file;                   ///< --out: a name ExportChoices::isFormat accepts
+    QSize size;                     ///< --size in pixels, each side within the choices' bounds
+    std::optional<QString> title;   ///< --title when given (else the chart's own)
+    std::optional<QString> caption; ///< --caption when given, possibly empty (else the settings)
+};
+
+/// What `export` accepts. The program passes the chart layer's registry and file
+/// formats (ui/charts/chartregistry.h, chartexport.h); the fuzzer passes stand-ins, so
+/// the argument handling is checked without Widgets.
+struct ExportChoices
+{
+    QString chartIds;                              ///< "memory, ..." for help and errors
+    std::function<bool(const QString &)> isChart;  ///< a registered chart id
+    std::function<bool(const QString &)> isFormat; ///< a file name export can write
+    int minSide = 320;                             ///< smallest --size side, pixels
+    int maxSide = 8192;                            ///< largest --size side, pixels
+};
+
+/// Parses and checks `shardscope export` arguments (args[0] the program, args[1]
+/// "export") without drawing anything. Returns the request, or the exit code to end
+/// with: 0 after --help or --version (printed to `out`), 2 after a one-line error on
+/// `err` ("shardscope export: ..."): a parse error or stray argument, a bad scenario or
+/// flag, an unknown --chart, --out missing, of another type, or not valid UTF-8 (a
+/// name Qt would write under another name, issue 31 F13), a --size outside the bounds.
+std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
+                                                      const ExportChoices &choices,
+                                                      QTextStream &out, QTextStream &err);
+
+} // namespace shardscope
