@@ -1,0 +1,311 @@
+#include "oomexplain.h"
+
+#include "activations.h"
+#include "layout.h"
+#include "schedule.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope {
+
+namespace {
+
+std::string bytesText(std::int64_t b, ByteUnit u)
+{
+    return formatBytes(b, u);
+}
+
+std::string percentText(double share)
+{
+    return std::to_string(std::int64_t(std::lround(100 * share))) + "%";
+}
+
+template <typename T>
+void change(std::vector<std::string> &out, const char *name, const T &from, const T &to)
+{
+    if (from != to)
+        out.push_back(std::string(name) + " " + from + " -> " + to);
+}
+
+/// The remedies for the busiest GPU's largest part, given the scenario's settings.
+std::vector<std::string> adviceFor(OomCause cause, const Scenario &s)
+{
+    std::vector<std::string> a;
+    const Layout &l = s.layout;
+    const Training &t = s.training;
+    switch (cause) {
+    case OomCause::TensorLargerThanGpu:
+        a.push_back("Make the one tensor smaller: a smaller micro-batch or sequence, or split "
+                    "it over GPUs (tensor, sequence or context parallelism); no allocator "
+                    "setting can place it.");
+        break;
+    case OomCause::Fragmentation:
+        a.push_back("Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True: segments grow in "
+                    "place instead of new ones being cut, so freed pieces are reused (the "
+                    "advice PyTorch's own message gives).");
+        a.push_back("If it still fails, the run is at the edge of the card: take one of the "
+                    "layouts below, which fit with headroom.");
+        break;
+    case OomCause::Activations:
+        if (t.recompute == Recompute::None)
+            a.push_back("Turn activation recomputation on: selective (the attention core) "
+                        "first, then full (--recompute selective, --recompute full).");
+        else if (t.recompute == Recompute::Selective)
+            a.push_back("Recompute whole layers (--recompute full).");
+        if (t.microBatchSize > 1)
+            a.push_back("Halve the micro-batch size (--mbs " +
+                        std::to_string(t.microBatchSize / 2) +
+                        ") and double the micro-batches, which keeps the global batch.");
+        a.push_back("Shorten the sequence, or split it over GPUs (sequence parallelism with "
+                    "tensor parallelism, or context parallelism); ZeRO does not split "
+                    "activations.");
+        break;
+    case OomCause::OptimizerStates:
+        if (l.zeroStage == ZeroStage::Ddp)
+            a.push_back("Shard the master weights and optimizer states over the data ranks: "
+                        "ZeRO-1 or above (--strategy zero1; FSDP's SHARD_GRAD_OP or "
+                        "FULL_SHARD).");
+        else if (l.offload == Offload::None)
+            a.push_back("Offload the optimizer to CPU RAM (--offload optimizer), or shard over "
+                        "more data ranks (more GPUs).");
+        else
+            a.push_back("Shard over more data ranks (more GPUs), or split the layers (tensor or "
+                        "pipeline parallelism).");
+        break;
+    case OomCause::WeightsAndGradients:
+        if (l.zeroStage < ZeroStage::Zero2)
+            a.push_back("Shard the gradients (ZeRO-2) and the weights (ZeRO-3 / FSDP "
+                        "FULL_SHARD) over the data ranks.");
+        else if (l.zeroStage == ZeroStage::Zero2)
+            a.push_back("Shard the weights too: ZeRO-3 / FSDP FULL_SHARD (--strategy zero3).");
+        else
+            a.push_back("Split the layers (tensor or pipeline parallelism), or offload the "
+                        "parameters (--offload optimizer+params).");
+        break;
+    case OomCause::Buffers:
+        a.push_back("Shrink the buffers: a smaller gradient bucket (DDP bucket_cap_mb, "
+                    "DeepSpeed reduce_bucket_size) or fewer ZeRO-3 units gathered at once (no "
+                    "prefetch).");
+        break;
+    case OomCause::Unknown:
+        break;
+    }
+    return a;
+}
+
+} // namespace
+
+std::string oomCauseId(OomCause c)
+{
+    switch (c) {
+    case OomCause::TensorLargerThanGpu:
+        return "tensor-larger-than-gpu";
+    case OomCause::Fragmentation:
+        return "fragmentation";
+    case OomCause::Activations:
+        return "activations";
+    case OomCause::OptimizerStates:
+        return "optimizer-states";
+    case OomCause::WeightsAndGradients:
+        return "weights-and-gradients";
+    case OomCause::Buffers:
+        return "buffers";
+    case OomCause::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+std::vector<std::string> changedSettings(const Scenario &s, const PlanCandidate &c)
+{
+    std::vector<std::string> out;
+    const Layout &a = s.layout, &b = c.layout;
+    const Training &x = s.training, &y = c.training;
+    auto n = [](std::int64_t v) { return std::to_string(v); };
+    auto str = [](std::string_view v) { return std::string(v); };
+    change(out, "tp", n(a.tensorParallel), n(b.tensorParallel));
+    change(out, "pp", n(a.pipelineParallel), n(b.pipelineParallel));
+    change(out, "cp", n(a.contextParallel), n(b.contextParallel));
+    change(out, "ep", n(a.expertParallel), n(b.expertParallel));
+    change(out, "strategy", str(zeroStageId(a.zeroStage)), str(zeroStageId(b.zeroStage)));
+    change(out, "hsdp shard", n(a.hsdpShardSize), n(b.hsdpShardSize));
+    change(out, "offload", str(offloadId(a.offload)), str(offloadId(b.offload)));
+    change(out, "micro-batch", n(x.microBatchSize), n(y.microBatchSize));
+    change(out, "recompute", str(recomputeId(x.recompute)), str(recomputeId(y.recompute)));
+    if (a.pipelineParallel > 1 || b.pipelineParallel > 1) {
+        change(out, "schedule", str(pipelineScheduleId(x.schedule)),
+               str(pipelineScheduleId(y.schedule)));
+        if (x.schedule == PipelineSchedule::Interleaved1F1B ||
+            y.schedule == PipelineSchedule::Interleaved1F1B)
+            change(out, "chunks", n(x.chunks), n(y.chunks));
+    }
+    return out;
+}
+
+OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryReport &r,
+                          ByteUnit unit, bool suggestFits, std::size_t keep)
+{
+    OomExplanation e;
+    if (!r.valid()) {
+        e.error = r.error;
+        return e;
+    }
+    const GpuGroup *busiest = r.peakGroup();
+    if (busiest)
+        e.predicted = busiest->bytes;
+    e.predictedPeakBytes = r.peakBytes();
+    e.predictedCapacityBytes = r.capacityBytes;
+    auto text = [unit](std::int64_t b) { return bytesText(b, unit); };
+
+    // What the message measured.
+    if (m.inUseBytes) {
+        e.measuredBytes = m.inUseBytes;
+    } else if (m.reservedBytes) {
+        e.measuredBytes = *m.reservedBytes + s.overheads.cudaContextBytes;
+        e.notes.push_back("The message states no in-use figure: measured is PyTorch's reserved " +
+                          text(*m.reservedBytes) + " plus the scenario's CUDA context (" +
+                          text(s.overheads.cudaContextBytes) + ").");
+    }
+    if (e.measuredBytes)
+        e.measuredDemandBytes = *e.measuredBytes + m.triedToAllocateBytes.value_or(0);
+    if (m.totalCapacityBytes) {
+        const std::int64_t card =
+            s.gpu.driverReportedBytes > 0 ? s.gpu.driverReportedBytes : s.gpu.capacityBytes;
+        const double off = std::abs(double(*m.totalCapacityBytes) - double(card)) / double(card);
+        if (card > 0 && off > 0.1)
+            e.notes.push_back("The message's card has " + text(*m.totalCapacityBytes) +
+                              " in total, the scenario's " + s.gpu.name + " " + text(card) +
+                              ": is the scenario's GPU the one that ran?");
+    }
+
+    // The comparison.
+    std::string v = "Predicted peak " + text(e.predictedPeakBytes) + " per GPU against " +
+                    text(e.predictedCapacityBytes) + " (" + s.gpu.name + ")";
+    if (e.measuredDemandBytes) {
+        v += "; the message measured " + text(*e.measuredBytes) +
+             (m.inUseBytes ? " in use" : " held") + " plus a failed request of " +
+             text(m.triedToAllocateBytes.value_or(0)) + ": at least " +
+             text(*e.measuredDemandBytes) + " needed";
+        if (m.totalCapacityBytes)
+            v += " on a card of " + text(*m.totalCapacityBytes);
+    }
+    v += ". ";
+
+    // 1. One tensor above the card.
+    const std::int64_t tried = m.triedToAllocateBytes.value_or(0);
+    const std::int64_t allocated = m.allocatedByPytorchBytes.value_or(0);
+    const std::int64_t slack = m.reservedUnallocatedBytes.value_or(0);
+    const std::int64_t shortfall = std::max<std::int64_t>(0, tried - m.freeBytes.value_or(0));
+    if (m.triedToAllocateBytes && m.totalCapacityBytes && tried > *m.totalCapacityBytes) {
+        e.cause = OomCause::TensorLargerThanGpu;
+        v += "One request of " + text(tried) + " is larger than the whole card.";
+    } else if (m.reservedUnallocatedBytes && m.triedToAllocateBytes && slack >= shortfall &&
+               slack * 100 > std::int64_t(s.overheads.fragmentationPercent) * allocated) {
+        // 2. Fragmentation: the bytes were there, in pieces.
+        e.cause = OomCause::Fragmentation;
+        v += "Fragmentation: PyTorch held " + text(slack) +
+             " reserved but unallocated, enough for the request with the " +
+             text(m.freeBytes.value_or(0)) + " free, and more than the scenario's " +
+             std::to_string(s.overheads.fragmentationPercent) + "% fragmentation reserve of the " +
+             text(allocated) +
+             " allocated. PyTorch gives whole free segments back before it fails, so these "
+             "bytes sit in segments partly in use.";
+    } else {
+        // 3. The largest predicted part of the busiest GPU.
+        const ComponentBytes &p = e.predicted;
+        const std::pair<OomCause, std::int64_t> parts[] = {
+            {OomCause::Activations, p.activations},
+            {OomCause::OptimizerStates, p.masterWeights + p.optimizerStates},
+            {OomCause::WeightsAndGradients, p.weights + p.gradients},
+            {OomCause::Buffers, p.buffers}};
+        const auto *largest =
+            std::max_element(std::begin(parts), std::end(parts),
+                             [](const auto &a, const auto &b) { return a.second < b.second; });
+        e.cause = largest->first;
+        const char *name = e.cause == OomCause::Activations           ? "activations"
+                           : e.cause == OomCause::OptimizerStates     ? "optimizer states (master "
+                                                                        "weights and moments)"
+                           : e.cause == OomCause::WeightsAndGradients ? "weights and gradients"
+                                                                      : "buffers";
+        const double share =
+            e.predictedPeakBytes > 0 ? double(largest->second) / double(e.predictedPeakBytes) : 0;
+        v += "The largest part of the busiest GPU is its " + std::string(name) + ": " +
+             text(largest->second) + " of the " + text(e.predictedPeakBytes) + " predicted (" +
+             percentText(share) + ").";
+        if (e.predictedPeakBytes > e.predictedCapacityBytes) {
+            v += " The prediction overflows too, by " +
+                 text(e.predictedPeakBytes - e.predictedCapacityBytes) + ".";
+        } else if (e.measuredDemandBytes && *e.measuredDemandBytes > e.predictedPeakBytes) {
+            v += " The prediction fits, so the run held " +
+                 text(*e.measuredDemandBytes - e.predictedPeakBytes) +
+                 " more than predicted: check that the scenario is the run's (micro-batch, "
+                 "sequence, recomputation, strategy).";
+        }
+        if (m.reservedUnallocatedBytes && slack >= shortfall && m.triedToAllocateBytes)
+            e.notes.push_back("Reserved but unallocated (" + text(slack) +
+                              ") would have held this request, so "
+                              "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True may let this "
+                              "step through, but it is within the scenario's fragmentation "
+                              "reserve: the lasting fix is to need less.");
+    }
+    std::int64_t others = 0;
+    for (const OomProcess &o : m.otherProcesses)
+        others += o.bytes;
+    if (others > 0)
+        e.notes.push_back(std::to_string(m.otherProcesses.size()) +
+                          " other process(es) on the GPU hold " + text(others) +
+                          ", which no estimate of this run counts.");
+    if (e.cause == OomCause::Fragmentation && m.wording != OomWording::Newer)
+        e.notes.push_back("This message's wording predates expandable_segments; that PyTorch's "
+                          "own advice was PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N.");
+    e.verdict = v;
+    e.advice = adviceFor(e.cause, s);
+
+    // The headroom: 5%, or what the run needed beyond the prediction, as a share of the card.
+    if (e.measuredDemandBytes && *e.measuredDemandBytes > e.predictedPeakBytes &&
+        e.predictedCapacityBytes > 0) {
+        const std::int64_t excess = *e.measuredDemandBytes - e.predictedPeakBytes;
+        const std::int64_t pct =
+            (excess * 100 + e.predictedCapacityBytes - 1) / e.predictedCapacityBytes + 5;
+        e.headroomPercent = int(std::min<std::int64_t>(50, pct));
+        e.notes.push_back("The layouts below keep " + std::to_string(e.headroomPercent) +
+                          "% of the card free: 5% plus what the run needed beyond the "
+                          "prediction.");
+    }
+    if (!suggestFits)
+        return e;
+
+    PlanRequest q;
+    q.base = s;
+    q.minGpus = q.maxGpus = s.layout.gpus;
+    q.globalBatchTokens =
+        s.training.globalBatch(s.layout.dataParallel()) * s.training.sequenceLength;
+    q.maxTensorParallel = int(std::min<std::int64_t>(s.layout.gpusPerNode, 65536));
+    q.maxMicroBatchSize = std::max<std::int64_t>(q.maxMicroBatchSize, s.training.microBatchSize);
+    q.headroomPercent = e.headroomPercent;
+    q.maxCandidates = 2'000'000;
+    const PlanResult plan = shardscope::plan(q);
+    if (!plan.valid()) {
+        e.notes.push_back("No layouts were searched: " + plan.error);
+        return e;
+    }
+    std::vector<OomSuggestion> all;
+    all.reserve(plan.fitting.size());
+    for (const PlanCandidate &c : plan.fitting)
+        all.push_back({c, changedSettings(s, c)});
+    // Fewest changes first, then the planner's order (step time, bytes, GPUs).
+    std::stable_sort(all.begin(), all.end(), [](const OomSuggestion &a, const OomSuggestion &b) {
+        return a.changes.size() < b.changes.size();
+    });
+    if (all.size() > keep)
+        all.resize(keep);
+    e.suggestions = std::move(all);
+    if (e.suggestions.empty())
+        e.notes.push_back("No layout of " + std::to_string(s.layout.gpus) +
+                          " GPUs fits this model and global batch: more GPUs are needed "
+                          "(shardscope plan --gpus A-B).");
+    return e;
+}
+
+} // namespace shardscope
