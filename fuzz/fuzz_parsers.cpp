@@ -1,5 +1,6 @@
 // libFuzzer targets for every parser of outside input, and for what `export-config` and
-// `plan` make of an accepted scenario file (scripts/fuzz.sh runs them).
+// `plan` make of an accepted scenario file (scripts/fuzz.sh runs them); target 10 reads
+// pasted text for PyTorch's out-of-memory message (`explain-oom`).
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -28,6 +29,11 @@
 #include "planner.h"
 
 #include <algorithm>
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 10
+#include "explainoomcommand.h"
+#include "oomexplain.h"
+#include "oommessage.h"
 #endif
 
 #include <QByteArray>
@@ -67,22 +73,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         s.model = *m;
         exercise(s);
     }
-#elif SHARDSCOPE_FUZZ_TARGET == 2 // scenario file
+#elif SHARDSCOPE_FUZZ_TARGET == 2  // scenario file
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
         exercise(doc->scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 3 // lesson file
+#elif SHARDSCOPE_FUZZ_TARGET == 3  // lesson file
     if (auto lesson = lessonFromJson(bytes, QStringLiteral("fuzz.json"), &error))
         for (int i = 0; i < int(lesson->steps.size()) && i < 16; ++i)
             exercise(lessonDocument(*lesson, i).scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 4 // one line of the probe's reading document
+#elif SHARDSCOPE_FUZZ_TARGET == 4  // one line of the probe's reading document
     (void)parseProbeLine(bytes);
-#elif SHARDSCOPE_FUZZ_TARGET == 5 // Prometheus HTTP API answer
+#elif SHARDSCOPE_FUZZ_TARGET == 5  // Prometheus HTTP API answer
     std::vector<PrometheusSeries> series;
     (void)parsePrometheusVector(bytes, &series);
-#elif SHARDSCOPE_FUZZ_TARGET == 6 // calibration plan (a report JSON)
+#elif SHARDSCOPE_FUZZ_TARGET == 6  // calibration plan (a report JSON)
     CalibrationPlan plan;
     (void)parseCalibrationScenario(bytes, 0, &plan);
-#elif SHARDSCOPE_FUZZ_TARGET == 7 // the command line: NUL-separated arguments
+#elif SHARDSCOPE_FUZZ_TARGET == 7  // the command line: NUL-separated arguments
     QStringList args{QStringLiteral("shardscope")};
     for (const QByteArray &a : bytes.split('\0'))
         args << QString::fromUtf8(a);
@@ -94,12 +100,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (p.parse(args))
         if (auto doc = options.document(p, &error))
             exercise(doc->scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 8 // export-config: a scenario file's launch configs
+#elif SHARDSCOPE_FUZZ_TARGET == 8  // export-config: a scenario file's launch configs
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
         for (LaunchFormat f : {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate,
                                LaunchFormat::Torchtitan, LaunchFormat::Megatron})
             (void)exportLaunchConfig(doc->scenario, f, &error);
-#elif SHARDSCOPE_FUZZ_TARGET == 9 // plan: a scenario file's layouts, a bounded search
+#elif SHARDSCOPE_FUZZ_TARGET == 9  // plan: a scenario file's layouts, a bounded search
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error)) {
         PlanRequest q;
         q.base = doc->scenario;
@@ -112,8 +118,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             if (c.peakBytes < 0 || !(c.time.stepSeconds >= 0))
                 __builtin_trap();
     }
+#elif SHARDSCOPE_FUZZ_TARGET == 10 // explain-oom: text that may hold an OOM message
+    const OomParse parse = parseOomMessage(std::string_view(bytes.constData(), size));
+    if (parse.valid() == !parse.error.empty())
+        __builtin_trap(); // a message or an error, never both or neither
+    if (parse.valid()) {
+        const OomMessage &m = *parse.message;
+        for (const auto *f :
+             {&m.triedToAllocateBytes, &m.totalCapacityBytes, &m.freeBytes, &m.inUseBytes,
+              &m.allocatedByPytorchBytes, &m.reservedUnallocatedBytes, &m.reservedBytes,
+              &m.allowedBytes, &m.privatePoolBytes})
+            if (*f && (**f < 0 || **f > 2 * maxOomSizeBytes))
+                __builtin_trap(); // sizes are bytes between 0 and 1 PiB (sums: twice that)
+        // The explanation and its JSON on the default scenario, without the planner.
+        const Scenario s = defaultScenario();
+        const OomExplanation e = explainOom(m, s, estimate(s), ByteUnit::GiB, false);
+        (void)oomExplanationJson(m, e);
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 9"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 10"
 #endif
     return 0;
 }
