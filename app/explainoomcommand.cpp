@@ -28,72 +28,6 @@ QJsonArray lines(const std::vector<std::string> &v)
     return a;
 }
 
-/// A size of the message as PyTorch prints it: two decimals of GiB (MiB below 1 GiB),
-/// or "-" when the message does not state it.
-QString messageSize(const std::optional<std::int64_t> &b)
-{
-    if (!b)
-        return QStringLiteral("-");
-    const bool gib = *b >= (std::int64_t(1) << 30);
-    return QStringLiteral("%1 %2")
-        .arg(double(*b) / double(std::int64_t(1) << (gib ? 30 : 20)), 0, 'f', 2)
-        .arg(gib ? QStringLiteral("GiB") : QStringLiteral("MiB"));
-}
-
-void printText(const OomMessage &m, const OomExplanation &e, const Scenario &s, ByteUnit unit,
-               QTextStream &out)
-{
-    out << QStringLiteral("PyTorch out-of-memory message (%1 wording%2):\n")
-               .arg(toQString(oomWordingId(m.wording)),
-                    m.device >= 0 ? QStringLiteral(", GPU %1").arg(m.device) : QString());
-    const std::pair<const char *, const std::optional<std::int64_t> *> rows[] = {
-        {"tried to allocate", &m.triedToAllocateBytes},
-        {"total capacity", &m.totalCapacityBytes},
-        {"free", &m.freeBytes},
-        {"in use", &m.inUseBytes},
-        {"allocated by PyTorch", &m.allocatedByPytorchBytes},
-        {"reserved, unallocated", &m.reservedUnallocatedBytes}};
-    for (const auto &[name, value] : rows)
-        out << QStringLiteral("  %1 %2\n")
-                   .arg(QLatin1String(name), -22)
-                   .arg(messageSize(*value), 10);
-    for (const OomProcess &p : m.otherProcesses)
-        out << QStringLiteral("  process %1 %2\n").arg(p.pid, -14).arg(messageSize(p.bytes), 10);
-    for (const std::string &n : m.notes)
-        out << "  note: " << toQString(n) << "\n";
-    out << "\nVerdict (" << toQString(oomCauseId(e.cause)) << "): " << toQString(e.verdict) << "\n";
-    if (!e.advice.empty()) {
-        out << "What to change:\n";
-        for (const std::string &a : e.advice)
-            out << "  - " << toQString(a) << "\n";
-    }
-    if (!e.suggestions.empty()) {
-        out << QStringLiteral("Fewest changes that fit (%1 GPUs, the same global batch, %2% "
-                              "headroom):\n")
-                   .arg(s.layout.gpus)
-                   .arg(e.headroomPercent);
-        int i = 0;
-        for (const OomSuggestion &g : e.suggestions) {
-            QStringList changes;
-            for (const std::string &c : g.changes)
-                changes << toQString(c);
-            const StepTime &t = g.candidate.time;
-            out << QStringLiteral("  %1. %2: %3 per GPU%4\n")
-                       .arg(++i)
-                       .arg(changes.isEmpty() ? QStringLiteral("no change")
-                                              : changes.join(QStringLiteral(", ")))
-                       .arg(toQString(formatBytes(g.candidate.peakBytes, unit)))
-                       .arg(t.valid() ? QStringLiteral(", %1 s/step").arg(t.stepSeconds, 0, 'f', 2)
-                                      : QString());
-        }
-    }
-    if (!e.notes.empty()) {
-        out << "Notes:\n";
-        for (const std::string &n : e.notes)
-            out << "  - " << toQString(n) << "\n";
-    }
-}
-
 } // namespace
 
 QJsonObject oomExplanationJson(const OomMessage &m, const OomExplanation &e)
@@ -209,11 +143,8 @@ int runExplainOomCommand(const QStringList &args, QTextStream &out, QTextStream 
         out << QJsonDocument(o).toJson(QJsonDocument::Indented);
     } else {
         // The message and names come from outside: escaped on the way out.
-        QString buffer;
-        QTextStream b(&buffer);
-        printText(*parse.message, e, s, doc->unit, b);
-        b.flush();
-        out << terminalText(buffer, TextLines::Many);
+        out << terminalText(toQString(oomExplanationText(*parse.message, e, s, doc->unit)),
+                            TextLines::Many);
     }
     out.flush();
     return 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace shardscope {
 
@@ -94,7 +95,80 @@ std::vector<std::string> adviceFor(OomCause cause, const Scenario &s)
     return a;
 }
 
+/// A size as PyTorch prints it (two decimals of GiB, of MiB below 1 GiB); "-" when empty.
+std::string messageSize(const std::optional<std::int64_t> &b)
+{
+    if (!b)
+        return "-";
+    const bool gib = *b >= (std::int64_t(1) << 30);
+    char text[48];
+    std::snprintf(text, sizeof text, "%.2f %s",
+                  double(*b) / double(std::int64_t(1) << (gib ? 30 : 20)), gib ? "GiB" : "MiB");
+    return text;
+}
+
+/// `text` padded with spaces to `width` on the left (right-aligned) or right.
+std::string padded(const std::string &text, std::size_t width, bool right)
+{
+    if (text.size() >= width)
+        return text;
+    const std::string pad(width - text.size(), ' ');
+    return right ? pad + text : text + pad;
+}
+
 } // namespace
+
+std::string oomExplanationText(const OomMessage &m, const OomExplanation &e, const Scenario &s,
+                               ByteUnit unit)
+{
+    std::string out = "PyTorch out-of-memory message (" + oomWordingId(m.wording) + " wording" +
+                      (m.device >= 0 ? ", GPU " + std::to_string(m.device) : "") + "):\n";
+    const std::pair<const char *, const std::optional<std::int64_t> *> rows[] = {
+        {"tried to allocate", &m.triedToAllocateBytes},
+        {"total capacity", &m.totalCapacityBytes},
+        {"free", &m.freeBytes},
+        {"in use", &m.inUseBytes},
+        {"allocated by PyTorch", &m.allocatedByPytorchBytes},
+        {"reserved, unallocated", &m.reservedUnallocatedBytes}};
+    for (const auto &[name, value] : rows)
+        out += "  " + padded(name, 22, false) + " " + padded(messageSize(*value), 10, true) + "\n";
+    for (const OomProcess &p : m.otherProcesses)
+        out += "  " + padded("process " + std::to_string(p.pid), 22, false) + " " +
+               padded(messageSize(p.bytes), 10, true) + "\n";
+    for (const std::string &n : m.notes)
+        out += "  note: " + n + "\n";
+    out += "\nVerdict (" + oomCauseId(e.cause) + "): " + e.verdict + "\n";
+    if (!e.advice.empty()) {
+        out += "What to change:\n";
+        for (const std::string &a : e.advice)
+            out += "  - " + a + "\n";
+    }
+    if (!e.suggestions.empty()) {
+        out += "Fewest changes that fit (" + std::to_string(s.layout.gpus) +
+               " GPUs, the same global batch, " + std::to_string(e.headroomPercent) +
+               "% headroom):\n";
+        int i = 0;
+        for (const OomSuggestion &g : e.suggestions) {
+            std::string changes;
+            for (const std::string &c : g.changes)
+                changes += (changes.empty() ? "" : ", ") + c;
+            out += "  " + std::to_string(++i) + ". " + (changes.empty() ? "no change" : changes) +
+                   ": " + formatBytes(g.candidate.peakBytes, unit) + " per GPU";
+            if (g.candidate.time.valid()) {
+                char step[32];
+                std::snprintf(step, sizeof step, ", %.2f s/step", g.candidate.time.stepSeconds);
+                out += step;
+            }
+            out += "\n";
+        }
+    }
+    if (!e.notes.empty()) {
+        out += "Notes:\n";
+        for (const std::string &n : e.notes)
+            out += "  - " + n + "\n";
+    }
+    return out;
+}
 
 std::string oomCauseId(OomCause c)
 {

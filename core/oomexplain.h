@@ -87,6 +87,13 @@ struct OomExplanation
 OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryReport &r,
                           ByteUnit unit, bool suggestFits = true, std::size_t keep = 3);
 
+/// The plain text `explain-oom` prints and the window's dialog shows: the message's six
+/// numbers as PyTorch prints sizes (two decimals of GiB, MiB below 1 GiB; "-" when not
+/// stated), its notes, "Verdict (cause): ...", what to change, the suggestions (bytes in
+/// `unit`, step time when timed) and the explanation's notes, one item a line.
+std::string oomExplanationText(const OomMessage &m, const OomExplanation &e, const Scenario &s,
+                               ByteUnit unit);
+
 /// The settings `c` changes from `s`, as OomSuggestion::changes words them.
 std::vector<std::string> changedSettings(const Scenario &s, const PlanCandidate &c);
 

@@ -168,6 +168,20 @@ private slots:
         }
     }
 
+    void textOfTheExplanation()
+    {
+        // The text explain-oom prints and the window shows: sizes as PyTorch prints them.
+        const Scenario s = recomputeOff();
+        const OomMessage m = message(example);
+        const OomExplanation e = explainOom(m, s, estimate(s), ByteUnit::GiB, false);
+        const std::string t = oomExplanationText(m, e, s, ByteUnit::GiB);
+        QVERIFY(t.find("  in use                  77.61 GiB\n") != std::string::npos);
+        QVERIFY(t.find("  reserved, unallocated    1.24 GiB\n") != std::string::npos);
+        QVERIFY(t.find("Verdict (activations): ") != std::string::npos);
+        QVERIFY(t.find("What to change:\n  - Turn activation recomputation on") !=
+                std::string::npos);
+    }
+
     void changedSettingsAreNamed()
     {
         const Scenario s = test::llama70bZero3();
