@@ -336,16 +336,20 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
     e.verdict = v;
     e.advice = adviceFor(e.cause, s);
 
-    // The headroom: 5%, or what the run needed beyond the prediction, as a share of the card.
+    // The headroom: 5%, or, when the run needed r = demand / prediction times what the
+    // scenario predicts, what keeps r x a layout's predicted peak within 95% of the card:
+    // 100 - 95 / r percent (at most 90, the planner's bound).
     if (e.measuredDemandBytes && *e.measuredDemandBytes > e.predictedPeakBytes &&
-        e.predictedCapacityBytes > 0) {
-        const std::int64_t excess = *e.measuredDemandBytes - e.predictedPeakBytes;
-        const std::int64_t pct =
-            (excess * 100 + e.predictedCapacityBytes - 1) / e.predictedCapacityBytes + 5;
-        e.headroomPercent = int(std::min<std::int64_t>(50, pct));
-        e.notes.push_back("The layouts below keep " + std::to_string(e.headroomPercent) +
-                          "% of the card free: 5% plus what the run needed beyond the "
-                          "prediction.");
+        e.predictedPeakBytes > 0) {
+        const double ratio = double(*e.measuredDemandBytes) / double(e.predictedPeakBytes);
+        const int pct = int(std::ceil(100.0 - 95.0 / ratio - 1e-9));
+        e.headroomPercent = std::clamp(pct, 5, 90);
+        char factor[32];
+        std::snprintf(factor, sizeof factor, "%.2f", ratio);
+        e.notes.push_back("The run needed " + std::string(factor) +
+                          " times the predicted peak, so the layouts below keep " +
+                          std::to_string(e.headroomPercent) + "% of the card free (" + factor +
+                          " x each one's predicted peak within 95% of the card).");
     }
     if (!suggestFits)
         return e;
@@ -366,8 +370,17 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
     }
     std::vector<OomSuggestion> all;
     all.reserve(plan.fitting.size());
-    for (const PlanCandidate &c : plan.fitting)
-        all.push_back({c, changedSettings(s, c)});
+    for (const PlanCandidate &c : plan.fitting) {
+        OomSuggestion g{c, changedSettings(s, c)};
+        if (g.changes.empty()) { // the layout that ran out of memory is no answer
+            e.notes.push_back("The scenario's own layout fits by the prediction with " +
+                              std::to_string(e.headroomPercent) +
+                              "% headroom, but the run failed with it: it is not suggested, "
+                              "and the scenario may not be the run's.");
+            continue;
+        }
+        all.push_back(std::move(g));
+    }
     // Fewest changes first, then the planner's order (step time, bytes, GPUs).
     std::stable_sort(all.begin(), all.end(), [](const OomSuggestion &a, const OomSuggestion &b) {
         return a.changes.size() < b.changes.size();

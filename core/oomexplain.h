@@ -64,8 +64,9 @@ struct OomExplanation
     std::optional<std::int64_t> measuredBytes;
     /// measuredBytes + the failed request: the least the step needed, bytes.
     std::optional<std::int64_t> measuredDemandBytes;
-    /// The planner's headroom for the suggestions: 5%, raised by what the measurement
-    /// exceeds the prediction by, as a share of the card (at most 50%).
+    /// The planner's headroom for the suggestions, percent of the card: 5, or, when the
+    /// run needed r = measuredDemandBytes / predictedPeakBytes > 1 times the prediction,
+    /// 100 - 95 / r (rounded up, at most 90): r x a layout's predicted peak within 95%.
     int headroomPercent = 5;
     std::vector<OomSuggestion> suggestions; ///< fewest changes first, then step time
     std::vector<std::string> notes;         ///< caveats, one sentence each
@@ -83,7 +84,8 @@ struct OomExplanation
 /// The verdict compares the predicted peak with what the message measured. With
 /// `suggestFits`, the planner (plan()) searches s's model at s's GPU count and global
 /// batch with the headroom above, and the `keep` fitting layouts with the fewest changed
-/// settings (then the shortest step) are the suggestions. Bytes in `unit` in the text.
+/// settings (then the shortest step), the scenario's own layout left out (it ran out of
+/// memory), are the suggestions. Bytes in `unit` in the text.
 OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryReport &r,
                           ByteUnit unit, bool suggestFits = true, std::size_t keep = 3);
 

@@ -182,6 +182,32 @@ private slots:
                 std::string::npos);
     }
 
+    void headroomFollowsWhatTheRunNeeded()
+    {
+        // llama70bZero3() predicts 34,869,168,230 bytes; the run needed 78.10 GiB in use +
+        // 4.00 GiB = 88,154,203,750 bytes, r = 2.528 times the prediction, so every layout
+        // must keep r x its peak within 95% of the card: 100 - 95 / 2.528 = 62.4 -> 63%.
+        const Scenario s = test::llama70bZero3();
+        const OomExplanation e = explainOom(message(fragmented), s, estimate(s), ByteUnit::GiB);
+        QCOMPARE(e.predictedPeakBytes, std::int64_t(34'869'168'230));
+        QCOMPARE(*e.measuredDemandBytes, std::int64_t(88'154'203'750));
+        QCOMPARE(e.headroomPercent, 63);
+        QVERIFY(!e.suggestions.empty());
+        for (const OomSuggestion &g : e.suggestions) {
+            QVERIFY(!g.changes.empty());
+            QVERIFY(g.candidate.peakBytes * 100 <= s.gpu.capacityBytes * 37);
+        }
+        // With only the request (a message cut short) nothing raises the 5%, and the
+        // scenario's own layout, which fits by its prediction, is left out with a note.
+        const OomExplanation cut = explainOom(
+            message("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 764.00 MiB"), s,
+            estimate(s), ByteUnit::GiB);
+        QCOMPARE(cut.headroomPercent, 5);
+        QVERIFY(mentions(cut.notes, "own layout fits by the prediction"));
+        for (const OomSuggestion &g : cut.suggestions)
+            QVERIFY(!g.changes.empty());
+    }
+
     void changedSettingsAreNamed()
     {
         const Scenario s = test::llama70bZero3();
