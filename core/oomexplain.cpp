@@ -317,11 +317,14 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
                  "sequence, recomputation, strategy).";
         }
         if (m.reservedUnallocatedBytes && slack >= shortfall && m.triedToAllocateBytes)
-            e.notes.push_back("Reserved but unallocated (" + text(slack) +
-                              ") would have held this request, so "
-                              "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True may let this "
-                              "step through, but it is within the scenario's fragmentation "
-                              "reserve: the lasting fix is to need less.");
+            e.notes.push_back(
+                "Reserved but unallocated (" + text(slack) + ") would have held this request, so " +
+                (m.wording == OomWording::Newer
+                     ? std::string("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+                     : std::string("an allocator setting (this PyTorch's message advises "
+                                   "max_split_size_mb; expandable_segments came later)")) +
+                " may let this step through, but it is within the scenario's fragmentation "
+                "reserve: the lasting fix is to need less.");
     }
     std::int64_t others = 0;
     for (const OomProcess &o : m.otherProcesses)
