@@ -211,39 +211,6 @@ QString scheduleText(const Training &t, int p)
     return s;
 }
 
-QJsonObject candidateJson(const PlanCandidate &c)
-{
-    const Layout &l = c.layout;
-    const Training &t = c.training;
-    QJsonObject o{{"gpus", qint64(l.gpus)},
-                  {"dp", qint64(l.dataParallel())},
-                  {"tp", l.tensorParallel},
-                  {"pp", l.pipelineParallel},
-                  {"cp", l.contextParallel},
-                  {"ep", l.expertParallel},
-                  {"strategy", toQString(zeroStageId(l.zeroStage))},
-                  {"hsdp_shard", qint64(l.hsdpShardSize)},
-                  {"micro_batch_size", qint64(t.microBatchSize)},
-                  {"microbatches", qint64(t.microBatches)},
-                  {"recompute", toQString(recomputeId(t.recompute))},
-                  {"schedule", toQString(pipelineScheduleId(t.schedule))},
-                  {"chunks", t.chunks},
-                  {"offload", toQString(offloadId(l.offload))},
-                  {"peak_bytes", qint64(c.peakBytes)},
-                  {"stage_split", l.balancedStages      ? QStringLiteral("balanced")
-                                  : l.allowUnevenStages ? QStringLiteral("uneven")
-                                                        : QStringLiteral("even")}};
-    if (c.time.valid()) {
-        o.insert("step_seconds", c.time.stepSeconds);
-        o.insert("mfu", c.time.mfu);
-        o.insert("hfu", c.time.hfu);
-        o.insert("tokens_per_second", c.time.tokensPerSecond);
-    } else {
-        o.insert("step_error", QString::fromStdString(c.time.error));
-    }
-    return o;
-}
-
 /// Writes the launch config of the ranked layout `row` (1-based) of `r` in `format`
 /// (io/launchconfig.h) to `path`, or to `out` when `path` is empty; the config's notes
 /// go to `err` as "note: ..." lines. Returns the exit code: 0, 2 with one line when no
@@ -285,6 +252,39 @@ int exportRow(const PlanRequest &q, const PlanResult &r, std::int64_t row, Launc
 }
 
 } // namespace
+
+QJsonObject planCandidateJson(const PlanCandidate &c)
+{
+    const Layout &l = c.layout;
+    const Training &t = c.training;
+    QJsonObject o{{"gpus", qint64(l.gpus)},
+                  {"dp", qint64(l.dataParallel())},
+                  {"tp", l.tensorParallel},
+                  {"pp", l.pipelineParallel},
+                  {"cp", l.contextParallel},
+                  {"ep", l.expertParallel},
+                  {"strategy", toQString(zeroStageId(l.zeroStage))},
+                  {"hsdp_shard", qint64(l.hsdpShardSize)},
+                  {"micro_batch_size", qint64(t.microBatchSize)},
+                  {"microbatches", qint64(t.microBatches)},
+                  {"recompute", toQString(recomputeId(t.recompute))},
+                  {"schedule", toQString(pipelineScheduleId(t.schedule))},
+                  {"chunks", t.chunks},
+                  {"offload", toQString(offloadId(l.offload))},
+                  {"peak_bytes", qint64(c.peakBytes)},
+                  {"stage_split", l.balancedStages      ? QStringLiteral("balanced")
+                                  : l.allowUnevenStages ? QStringLiteral("uneven")
+                                                        : QStringLiteral("even")}};
+    if (c.time.valid()) {
+        o.insert("step_seconds", c.time.stepSeconds);
+        o.insert("mfu", c.time.mfu);
+        o.insert("hfu", c.time.hfu);
+        o.insert("tokens_per_second", c.time.tokensPerSecond);
+    } else {
+        o.insert("step_error", QString::fromStdString(c.time.error));
+    }
+    return o;
+}
 
 int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err)
 {
@@ -488,7 +488,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     if (p.isSet(json)) {
         QJsonArray layouts;
         for (std::size_t i = 0; i < shown; ++i)
-            layouts.append(candidateJson(r.fitting[i]));
+            layouts.append(planCandidateJson(r.fitting[i]));
         const QJsonObject o{{"model", QString::fromStdString(q.base.model.id)},
                             {"gpu", QString::fromStdString(q.base.gpu.id)},
                             {"min_gpus", qint64(q.minGpus)},

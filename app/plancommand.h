@@ -1,5 +1,8 @@
 #pragma once
 
+#include "planner.h"
+
+#include <QJsonObject>
 #include <QStringList>
 #include <QTextStream>
 
@@ -25,5 +28,12 @@ namespace shardscope {
 /// row past the fitting layouts, no fitting layout to export or a layout the format
 /// cannot express, 1 when FILE cannot be written.
 int runPlanCommand(const QStringList &args, QTextStream &out, QTextStream &err);
+
+/// One ranked layout as `plan --json` lists it: { "gpus", "dp", "tp", "pp", "cp", "ep",
+/// "strategy", "hsdp_shard", "micro_batch_size", "microbatches", "recompute", "schedule",
+/// "chunks", "offload", "peak_bytes", "stage_split" } and "step_seconds", "mfu", "hfu",
+/// "tokens_per_second" when the step is timed, else "step_error". Shared with
+/// `explain-oom`'s suggestions.
+QJsonObject planCandidateJson(const PlanCandidate &c);
 
 } // namespace shardscope

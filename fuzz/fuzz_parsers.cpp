@@ -1,6 +1,7 @@
 // libFuzzer targets for every parser of outside input, for what `export-config` and
-// `plan` make of an accepted scenario file, and for `export`'s argument handling
-// (scripts/fuzz.sh runs them).
+// `plan` make of an accepted scenario file, for `export`'s argument handling, and for
+// pasted text read for PyTorch's out-of-memory message (`explain-oom`; scripts/fuzz.sh
+// runs them).
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -35,6 +36,11 @@
 #include "planner.h"
 
 #include <algorithm>
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 11
+#include "explainoomcommand.h"
+#include "oomexplain.h"
+#include "oommessage.h"
 #endif
 
 #include <QByteArray>
@@ -163,8 +169,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     } else if (std::get<int>(parsed) == 2 && errors.count(QLatin1Char('\n')) != 1) {
         __builtin_trap(); // a refusal is one line
     }
+#elif SHARDSCOPE_FUZZ_TARGET == 11 // explain-oom: text that may hold an OOM message
+    const OomParse parse = parseOomMessage(std::string_view(bytes.constData(), size));
+    if (parse.valid() == !parse.error.empty())
+        __builtin_trap(); // a message or an error, never both or neither
+    if (parse.valid()) {
+        const OomMessage &m = *parse.message;
+        for (const auto *f :
+             {&m.triedToAllocateBytes, &m.totalCapacityBytes, &m.freeBytes, &m.inUseBytes,
+              &m.allocatedByPytorchBytes, &m.reservedUnallocatedBytes, &m.reservedBytes,
+              &m.allowedBytes, &m.privatePoolBytes})
+            if (*f && (**f < 0 || **f > 2 * maxOomSizeBytes))
+                __builtin_trap(); // sizes are bytes between 0 and 1 PiB (sums: twice that)
+        // The explanation and its JSON on the default scenario, without the planner.
+        const Scenario s = defaultScenario();
+        const OomExplanation e = explainOom(m, s, estimate(s), ByteUnit::GiB, false);
+        (void)oomExplanationJson(m, e);
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 10"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 11"
 #endif
     return 0;
 }

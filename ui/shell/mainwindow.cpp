@@ -12,6 +12,7 @@
 #include "livepanel.h"
 #include "memorychart.h"
 #include "numberstable.h"
+#include "oomdialog.h"
 #include "openedfile.h"
 #include "palette.h"
 #include "planpanel.h"
@@ -457,6 +458,14 @@ void MainWindow::buildMenus()
     QAction *full = view->addAction(QStringLiteral("&Full screen"));
     full->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_F11)});
     connect(full, &QAction::triggered, this, &MainWindow::toggleFullScreen);
+    QMenu *tools = menuBar()->addMenu(QStringLiteral("&Tools"));
+    QAction *oom = tools->addAction(QStringLiteral("E&xplain an out-of-memory message…"));
+    oom->setObjectName(QStringLiteral("action:explain-oom"));
+    connect(oom, &QAction::triggered, this, [this] {
+        auto *dialog = new OomDialog(*m_session, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
     // Escape leaves full screen, as slide software does.
     auto *escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
     connect(escape, &QShortcut::activated, this, [this] {

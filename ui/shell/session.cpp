@@ -1,7 +1,9 @@
 #include "session.h"
 
 #include "defaults.h"
+#include "oomexplain.h"
 #include "planjob.h"
+#include "qtext.h"
 
 namespace shardscope {
 
@@ -50,6 +52,20 @@ const WhatFits &Session::whatFits() const
     if (!m_whatFits)
         m_whatFits = shardscope::whatFits(m_scenario);
     return *m_whatFits;
+}
+
+QString Session::explainOomMessage(const QString &pasted, bool *ok) const
+{
+    const QByteArray text = pasted.toUtf8();
+    const OomParse parse = parseOomMessage(std::string_view(text.constData(), text.size()));
+    if (ok)
+        *ok = parse.valid() && report().valid();
+    if (!parse.valid())
+        return toQString(parse.error);
+    if (!report().valid())
+        return QStringLiteral("Cannot estimate: ") + toQString(report().error);
+    const OomExplanation e = explainOom(*parse.message, m_scenario, report(), m_unit);
+    return toQString(oomExplanationText(*parse.message, e, m_scenario, m_unit));
 }
 
 const std::array<StrategyVariant, 4> &Session::comparison() const

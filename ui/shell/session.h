@@ -61,6 +61,12 @@ public:
     /// card, and the fastest fitting layout at the current GPU count (core/planner.h;
     /// tens of microseconds, so the line under the verdict follows a drag).
     const WhatFits &whatFits() const;
+    /// A pasted out-of-memory message explained against this scenario and report
+    /// (parseOomMessage(), explainOom() with three suggestions, oomExplanationText():
+    /// core/oomexplain.h), as the text `shardscope explain-oom` prints. With `*ok` false
+    /// it is the one-line reason no message was read. Not cached: it runs the planner,
+    /// tenths of a second, once per request.
+    QString explainOomMessage(const QString &pasted, bool *ok = nullptr) const;
     /// stepTime(scenario(), report()): step time, MFU, tokens per second and the time,
     /// GPU-hours and cost to train the token budget (core/steptime.h), on first use.
     const StepTime &stepTime() const;
