@@ -49,7 +49,8 @@ struct GuiFlags
     {
         parser.setApplicationDescription(QStringLiteral(
             "ShardScope: where GPU memory goes when a large model is trained on many GPUs.\n"
-            "Subcommands: report, plan, export, export-config ('shardscope SUBCOMMAND --help')."));
+            "Subcommands: report, plan, export, export-config, measured ('shardscope SUBCOMMAND "
+            "--help')."));
         parser.addHelpOption();
         parser.addVersionOption();
         options.addTo(parser);
