@@ -107,8 +107,10 @@ QString bytesText(std::int64_t bytes, ByteUnit unit)
 void printText(const QString &file, const Measurement &m, const MemoryReport &report,
                const MeasurementGap &gap, ByteUnit unit, QTextStream &out)
 {
-    out << "Measured: " << file << " (" << QString::fromStdString(measurementSourceKey(m.source))
-        << ", " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs") << ")\n";
+    out << "Measured: " << file << " (" << QString::fromStdString(measurementSourceKey(m.source));
+    if (!m.gpus.empty()) // the profiler's timeline is one device's, unnamed
+        out << ", " << m.gpus.size() << (m.gpus.size() == 1 ? " GPU" : " GPUs");
+    out << ")\n";
     out << "Predicted: " << bytesText(report.peakBytes(), unit) << " per GPU at the peak ("
         << QString::fromStdString(gap.group) << ")\n\n";
     out << QStringLiteral("%1 %2 %3 %4  %5\n")
