@@ -40,8 +40,8 @@ struct PickleNode
 
 /// The bounds readPickle() holds a pickle to; anything past one is refused with a
 /// message naming the bound. The defaults admit a `torch.cuda.memory._dump_snapshot()`
-/// of a long training run (hundreds of MiB, a few levels deep) and nothing that could
-/// exhaust memory beyond a small multiple of the input's size.
+/// of a long training run (hundreds of MiB, a few levels deep); a value takes about 90
+/// bytes, so maxNodes keeps the graph under about 3 GiB whatever the input.
 struct PickleLimits
 {
     std::int64_t maxInputBytes = std::int64_t(256) * 1024 * 1024; ///< the whole pickle
