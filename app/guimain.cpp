@@ -6,12 +6,14 @@
 #include "exportconfigcommand.h"
 #include "inputfile.h"
 #include "mainwindow.h"
+#include "measurement.h"
 #include "qtext.h"
 #include "reportcommand.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QTextStream>
 #include <QTimer>
 
@@ -40,6 +42,12 @@ struct GuiFlags
     const QCommandLineOption lesson{QStringLiteral("lesson"),
                                     QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
                                     QStringLiteral("N[:S]")};
+    const QCommandLineOption measurement{
+        QStringLiteral("measurement"),
+        QStringLiteral("Draw a measured run beside the bars: a PyTorch memory snapshot, a "
+                       "profiler memory timeline or an nvidia-smi CSV log (File > Open "
+                       "measurement)."),
+        QStringLiteral("file")};
     const QCommandLineOption firstFrame{
         QStringLiteral("exit-after-first-frame"),
         QStringLiteral("Quit once the window has painted its first frame (the start-up "
@@ -49,12 +57,12 @@ struct GuiFlags
     {
         parser.setApplicationDescription(QStringLiteral(
             "ShardScope: where GPU memory goes when a large model is trained on many GPUs.\n"
-            "Subcommands: report, plan, explain-oom, export, export-config ('shardscope "
-            "SUBCOMMAND --help')."));
+            "Subcommands: report, plan, explain-oom, export, export-config, measured "
+            "('shardscope SUBCOMMAND --help')."));
         parser.addHelpOption();
         parser.addVersionOption();
         options.addTo(parser);
-        parser.addOptions({screenshot, size, present, dark, view, lesson, firstFrame});
+        parser.addOptions({screenshot, size, present, dark, view, lesson, firstFrame, measurement});
         parser.addPositionalArgument(
             QStringLiteral("file"),
             QStringLiteral("A scenario file or a Hugging Face config.json to open."),
@@ -180,6 +188,16 @@ int runGui(int argc, char **argv)
             }
             window.session()->setUnit(*unit);
         }
+    }
+    if (p.isSet(flags.measurement)) {
+        QString error;
+        auto m = shardscope::readMeasurementFile(p.value(flags.measurement), &error);
+        if (!m) {
+            err << "shardscope: " << shardscope::terminalText(error) << "\n";
+            return 2;
+        }
+        window.session()->setMeasurement(std::move(m),
+                                         QFileInfo(p.value(flags.measurement)).fileName());
     }
     if (p.isSet(lesson)) {
         const QStringList parts = p.value(lesson).split(u':');

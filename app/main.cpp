@@ -1,11 +1,12 @@
 // shardscope: the command users type. The headless subcommands (report, plan,
-// explain-oom, export-config) run here with QtCore alone, so they start without loading Widgets,
-// Charts or a GUI platform; everything else (the window, export, --help, --version)
-// is handed, with the same arguments, to shardscope-gui (guimain.cpp).
+// explain-oom, export-config, measured) run here with QtCore alone, so they start without loading
+// Widgets, Charts or a GUI platform; everything else (the window, export, --help, --version) is
+// handed, with the same arguments, to shardscope-gui (guimain.cpp).
 #include "appidentity.h"
 #include "explainoomcommand.h"
 #include "exportconfigcommand.h"
 #include "inputfile.h"
+#include "measuredcommand.h"
 #include "plancommand.h"
 #include "reportcommand.h"
 
@@ -44,7 +45,8 @@ int main(int argc, char **argv)
     shardscope::installQtNoticeFilter();
     shardscope::registerRawArguments(argc, argv);
     const std::string sub = argc > 1 ? argv[1] : "";
-    if (sub == "report" || sub == "plan" || sub == "explain-oom" || sub == "export-config") {
+    if (sub == "report" || sub == "plan" || sub == "explain-oom" || sub == "export-config" ||
+        sub == "measured") {
         QCoreApplication app(argc, argv);
         QTextStream out(stdout);
         QTextStream err(stderr);
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
             return shardscope::runPlanCommand(args, out, err);
         if (sub == "explain-oom")
             return shardscope::runExplainOomCommand(args, out, err);
+        if (sub == "measured")
+            return shardscope::runMeasuredCommand(args, out, err);
         return sub == "report" ? shardscope::runReportCommand(args, out, err)
                                : shardscope::runExportConfigCommand(args, out, err);
     }

@@ -559,7 +559,8 @@ void describeSubcommand(QCommandLineParser &p, const QString &name, const QStrin
 }
 
 std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &args,
-                                   const QString &name, QTextStream &out, QTextStream &err)
+                                   const QString &name, QTextStream &out, QTextStream &err,
+                                   int positionals)
 {
     if (!p.parse(args))
         return subcommandError(err, name, p.errorText());
@@ -568,10 +569,10 @@ std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &arg
         out.flush();
         return 0;
     }
-    if (p.positionalArguments().size() > 1)
-        return subcommandError(
-            err, name,
-            QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().at(1)));
+    if (p.positionalArguments().size() > positionals)
+        return subcommandError(err, name,
+                               QStringLiteral("unexpected argument '%1'")
+                                   .arg(p.positionalArguments().at(positionals)));
     return std::nullopt;
 }
 

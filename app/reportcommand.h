@@ -85,9 +85,11 @@ void describeSubcommand(QCommandLineParser &p, const QString &name, const QStrin
 /// The shared start of every subcommand: parses `args` into `p`, prints --help on
 /// `out`, and refuses a parse error or a stray argument with subcommandError().
 /// Returns the exit code when the command is finished (0 after --help, 2 on an
-/// error), or nullopt when it should go on.
+/// error), or nullopt when it should go on. `positionals` counts the subcommand's name
+/// and the arguments it takes (`measured FILE`: 2); more are refused.
 std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &args,
-                                   const QString &name, QTextStream &out, QTextStream &err);
+                                   const QString &name, QTextStream &out, QTextStream &err,
+                                   int positionals = 1);
 
 /// Parses a parameter count: "70e9", "7.5e9", "70B", "1.5T", "300M", "70000000000".
 /// Returns nullopt for anything not a positive finite count below 1e14.

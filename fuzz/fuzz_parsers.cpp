@@ -1,7 +1,7 @@
-// libFuzzer targets for every parser of outside input, for what `export-config` and
-// `plan` make of an accepted scenario file, for `export`'s argument handling, and for
-// pasted text read for PyTorch's out-of-memory message (`explain-oom`; scripts/fuzz.sh
-// runs them).
+// libFuzzer targets for every parser of outside input (measurement files and their
+// pickle reader included), for what `export-config` and `plan` make of an accepted
+// scenario file, for `export`'s argument handling, and for pasted text read for
+// PyTorch's out-of-memory message (`explain-oom`; scripts/fuzz.sh runs them).
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -41,6 +41,13 @@
 #include "explainoomcommand.h"
 #include "oomexplain.h"
 #include "oommessage.h"
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 12
+#include "defaults.h"
+#include "measurement.h"
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 13
+#include "pickle.h"
 #endif
 
 #include <QByteArray>
@@ -186,8 +193,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         const OomExplanation e = explainOom(m, s, estimate(s), ByteUnit::GiB, false);
         (void)oomExplanationJson(m, e);
     }
+#elif SHARDSCOPE_FUZZ_TARGET == 12 // measured memory: snapshot pickle, timeline JSON, nvidia-smi
+    static const MemoryReport report = estimate(defaultScenario());
+    if (auto m = readMeasurement(bytes, &error)) {
+        const MeasurementGap gap = compareMeasurement(*m, report);
+        if (m->reservedBytes && *m->reservedBytes < 0)
+            __builtin_trap();
+        (void)gap;
+    }
+#elif SHARDSCOPE_FUZZ_TARGET == 13 // the pickle reader alone: every child index in range
+    if (auto doc =
+            readPickle(std::string_view(bytes.constData(), std::size_t(bytes.size())), &error)) {
+        if (doc->root >= doc->nodes.size())
+            __builtin_trap();
+        for (const PickleNode &n : doc->nodes)
+            for (const std::uint32_t kid : n.kids)
+                if (kid >= doc->nodes.size() || n.depth > PickleLimits{}.maxDepth)
+                    __builtin_trap();
+    } else if (error.isEmpty() || error.contains(QLatin1Char('\n'))) {
+        __builtin_trap(); // every refusal is one line
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 11"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 13"
 #endif
     return 0;
 }

@@ -26,7 +26,7 @@ check "--help" expect_status 0 "$bin" --help
 check "--help lists subcommands" grep -q "export-config" "$work/out"
 check "--version" expect_status 0 "$bin" --version
 check "--version names the program" grep -qx "ShardScope [0-9.]*" "$work/out"
-for sub in report export export-config; do
+for sub in report export export-config measured; do
     check "$sub --help" expect_status 0 "$bin" "$sub" --help
 done
 check "report" expect_status 0 "$bin" report --model llama3-8b --gpus 8 --strategy zero3 --json

@@ -3,6 +3,8 @@
 // shown; ScenarioHistory (ui/shell/scenariohistory.h): one undo step per change.
 #include "../testsupport.h"
 #include "lazyrefresh.h"
+#include "measurement.h"
+#include "memorychart.h"
 #include "planjob.h"
 #include "scenariohistory.h"
 #include "session.h"
@@ -28,6 +30,7 @@ private slots:
     void historyRecordsAndRestores();
     void planJobRunsOffTheGuiThread();
     void planJobCancelsAndDiscards();
+    void measurementDrawnBesideTheBars();
 };
 
 void TestSession::startsOnTheDocumentedDefault()
@@ -235,6 +238,41 @@ void TestSession::planJobCancelsAndDiscards()
     QVERIFY(!job.isRunning());
     QTest::qWait(50); // a queued finished() of the discarded plan would arrive here
     QCOMPARE(finished.count(), 1);
+}
+
+void TestSession::measurementDrawnBesideTheBars()
+{
+    Session session(Catalog::builtIn());
+    session.edit([](Scenario &s) { s.layout.zeroStage = ZeroStage::Zero3; });
+    QSignalSpy spy(&session, &Session::changed);
+    QVERIFY(!session.measuredPeak());
+    QString error;
+    auto m = readMeasurementFile(QFINDTESTDATA("../io/data/measurement/snapshot.pickle"), &error);
+    QVERIFY2(m, qPrintable(error));
+    session.setMeasurement(std::move(m), QStringLiteral("snapshot.pickle"));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(session.measurementName(), QStringLiteral("snapshot.pickle"));
+    // The snapshot's trace peak (scripts/make-measurement-fixtures.py) against the peak
+    // group's total less the CUDA context and fragmentation.
+    const auto peak = session.measuredPeak();
+    QVERIFY(peak);
+    QCOMPARE(peak->measure, std::string("peak_allocated"));
+    QCOMPARE(peak->measuredBytes, std::int64_t(18'874'368));
+    const GpuGroup &g = *session.report().peakGroup();
+    QCOMPARE(peak->predictedBytes,
+             g.totalBytes() - g.buffers.cudaContext - g.buffers.fragmentation);
+
+    MemoryChart chart;
+    chart.setMeasured(peak->measuredBytes, QStringLiteral("measured"));
+    chart.setReport(session.scenario(), session.report(), ByteUnit::GB);
+    QCOMPARE(chart.measuredValue(), 18'874'368 / 1e9);
+    chart.setMeasured(std::nullopt, QString());
+    QVERIFY(std::isnan(chart.measuredValue()));
+
+    session.setMeasurement(std::nullopt);
+    QVERIFY(!session.measuredPeak());
+    QVERIFY(session.measurementName().isEmpty());
+    QCOMPARE(spy.count(), 2);
 }
 
 QTEST_MAIN(TestSession)

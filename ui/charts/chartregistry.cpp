@@ -31,8 +31,16 @@ std::vector<ChartEntry> makeRegistry()
         {QStringLiteral("memory"), QStringLiteral("Memory per GPU"),
          [](Session *, QWidget *parent) -> ChartView * { return new MemoryChart(parent); },
          [](ChartView &chart, const Session &session) {
-             static_cast<MemoryChart &>(chart).setReport(session.scenario(), session.report(),
-                                                         session.unit());
+             auto &memory = static_cast<MemoryChart &>(chart);
+             const auto peak = session.measuredPeak();
+             memory.setMeasured(
+                 peak ? std::optional<std::int64_t>(peak->measuredBytes) : std::nullopt,
+                 peak ? QStringLiteral("measured %1 %2 (%3)")
+                            .arg(toQString(peak->measure),
+                                 toQString(formatBytes(peak->measuredBytes, session.unit())),
+                                 session.measurementName())
+                      : QString());
+             memory.setReport(session.scenario(), session.report(), session.unit());
          },
          [](const Session &session) {
              return toQString(verdictText(session.scenario(), session.report(), session.unit()));

@@ -38,6 +38,12 @@ MemoryChart::MemoryChart(QWidget *parent)
 {
     useCategoryAxis(plot()->xAxis, toQString(memoryAxisTitle({}, false, true, 0)), 4);
     m_message = addPlotMessage(plot());
+    // The measured run's line (setMeasured()), hidden until one is open.
+    m_measuredLine = new QCPItemLine(plot());
+    m_measuredLine->setVisible(false);
+    m_measuredText = new QCPItemText(plot());
+    m_measuredText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    m_measuredText->setVisible(false);
 
     // Legend in a row above the axis rect, so it can never cover a bar.
     placeLegendAbove(plot(), 7, 18);
@@ -74,6 +80,15 @@ void MemoryChart::restyle()
         t->setColor(st.ink);
         t->setFont(totalsFont());
     }
+    m_measuredLine->setPen(QPen(st.ink, 2 * st.fontScale, Qt::DashLine));
+    m_measuredText->setColor(st.ink);
+    m_measuredText->setFont(scaledFont(11, true));
+}
+
+void MemoryChart::setMeasured(std::optional<std::int64_t> bytes, const QString &label)
+{
+    m_measuredBytes = bytes;
+    m_measuredLabel = label;
 }
 
 void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit)
@@ -136,6 +151,18 @@ void MemoryChart::rebuildBars()
             t->position->setCoords(keys[i], stackTop(i));
             t->setText(toQString(formatBytes(bytes[std::size_t(i)].total(), m_unit)));
         }
+    }
+
+    const bool measured = m_valid && m_measuredBytes.has_value();
+    m_measuredLine->setVisible(measured);
+    m_measuredText->setVisible(measured);
+    if (measured) {
+        const double v = double(*m_measuredBytes) / m_scale;
+        top = std::max(top, v);
+        m_measuredLine->start->setCoords(0.4, v);
+        m_measuredLine->end->setCoords(std::max(1, n) + 0.6, v);
+        m_measuredText->position->setCoords(0.45, v);
+        m_measuredText->setText(m_measuredLabel);
     }
 
     applyTickLabels();

@@ -6,10 +6,13 @@
 #include "scenario.h"
 
 #include <QWidget>
+#include <cmath>
+#include <optional>
 #include <vector>
 
 class QCustomPlot;
 class QCPItemText;
+class QCPItemLine;
 
 namespace shardscope {
 
@@ -34,6 +37,15 @@ public:
 
     /// Redraws for a report (queued replot: bursts of calls cost one replot).
     void setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit);
+    /// A measured per-GPU figure drawn as a dashed line across the bars, labelled `label`
+    /// ("measured peak_allocated 18.9 GB (snapshot.pickle)"), or none (nullopt). Call
+    /// before setReport(), which draws it; the value axis reaches it.
+    void setMeasured(std::optional<std::int64_t> bytes, const QString &label);
+    /// The measured line's value in display units, or NaN without one.
+    double measuredValue() const
+    {
+        return m_measuredBytes ? double(*m_measuredBytes) / m_scale : std::nan("");
+    }
 
     /// Number of bars drawn.
     int barCount() const { return int(m_barInfo.size()); }
@@ -90,6 +102,10 @@ private:
     QString labelAt(int i, int level) const;
 
     CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
+    std::optional<std::int64_t> m_measuredBytes; ///< setMeasured()
+    QString m_measuredLabel;
+    QCPItemLine *m_measuredLine = nullptr;
+    QCPItemText *m_measuredText = nullptr;
     QCPItemText *m_message = nullptr;
     std::vector<QCPItemText *> m_totals;
     std::vector<MemoryBar> m_barInfo; ///< the bars drawn: m_groups, or one per GPU

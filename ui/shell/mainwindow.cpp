@@ -10,6 +10,7 @@
 #include "inputfile.h"
 #include "lazyrefresh.h"
 #include "livepanel.h"
+#include "measurement.h"
 #include "memorychart.h"
 #include "numberstable.h"
 #include "oomdialog.h"
@@ -337,6 +338,18 @@ void MainWindow::resetToDefaults()
     m_history->resetToDefaults();
 }
 
+bool MainWindow::openMeasurementFile(const QString &path)
+{
+    QString error;
+    auto m = readMeasurementFile(path, &error);
+    if (!m) {
+        showMessage(error);
+        return false;
+    }
+    m_session->setMeasurement(std::move(m), QFileInfo(path).fileName());
+    return true;
+}
+
 void MainWindow::openFromUser(const QString &path)
 {
     QString error;
@@ -357,6 +370,15 @@ void MainWindow::buildMenus()
             QStringLiteral("Scenarios and Hugging Face configs (*.json);;All files (*)"));
         if (!path.isEmpty())
             openFromUser(path);
+    });
+    QAction *openMeasurement = file->addAction(QStringLiteral("Open &measurement…"));
+    connect(openMeasurement, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open measurement"), QString(),
+            QStringLiteral("PyTorch snapshots, profiler timelines, nvidia-smi logs "
+                           "(*.pickle *.pkl *.json *.csv);;All files (*)"));
+        if (!path.isEmpty())
+            openMeasurementFile(path);
     });
     m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
     rebuildRecentMenu();

@@ -183,6 +183,11 @@ private:
     void showSummary();
     void redrawMemoryView();
     void openFromUser(const QString &path);
+    /// File > Open measurement: reads a snapshot pickle, profiler timeline or nvidia-smi log
+    /// (readMeasurementFile()) into the Session, whose memory chart draws it beside the
+    /// bars; a refused or malformed file shows its one-line message and changes nothing.
+    /// True when opened.
+    bool openMeasurementFile(const QString &path);
     void showMessage(const QString &text);
     void showWhatFits();
     void rebuildRecentMenu();

@@ -85,6 +85,24 @@ const Timeline &Session::timeline() const
     return *m_timeline;
 }
 
+void Session::setMeasurement(std::optional<Measurement> m, const QString &name)
+{
+    m_measurement = std::move(m);
+    m_measurementName = m_measurement ? name : QString();
+    ++m_revision;
+    emit changed();
+}
+
+std::optional<MeasuredComparison> Session::measuredPeak() const
+{
+    if (!m_measurement || !report().valid())
+        return std::nullopt;
+    const MeasurementGap gap = compareMeasurement(*m_measurement, report());
+    if (gap.comparisons.empty())
+        return std::nullopt;
+    return gap.comparisons.front();
+}
+
 void Session::invalidate()
 {
     // The timeline stays: timeline() resimulates only when its parameters changed.

@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "estimate.h"
 #include "format.h"
+#include "measurement.h"
 #include "planner.h"
 #include "schedule.h"
 #include "steptime.h"
@@ -110,6 +111,18 @@ public:
     /// Replaces everything at once (one changed() signal).
     void setScenario(const Scenario &s, bool scaled = false);
 
+    /// A measured run to draw beside the prediction (File > Open measurement; io/measurement.h),
+    /// named `name` (the file's name), or none. One changed() signal.
+    void setMeasurement(std::optional<Measurement> m, const QString &name = {});
+    /// The measured run, if one is open.
+    const std::optional<Measurement> &measurement() const { return m_measurement; }
+    /// The open measurement's file name ("" without one).
+    const QString &measurementName() const { return m_measurementName; }
+    /// compareMeasurement(measurement(), report())'s first figure: the measured per-GPU
+    /// peak and the prediction it meets; nullopt without a measurement, a valid report or a
+    /// figure (computed on each call: a handful of additions).
+    std::optional<MeasuredComparison> measuredPeak() const;
+
 signals:
     /// The scenario or unit changed; every derived value reads the new state.
     void changed();
@@ -130,9 +143,11 @@ private:
     mutable std::optional<StepTime> m_stepTime;
     mutable std::optional<std::array<StrategyVariant, 4>> m_comparison;
     mutable std::optional<Timeline> m_timeline;
-    mutable ScheduleParams m_timelineParams; ///< what m_timeline was simulated for
-    int m_lastInterleavedChunks = 2;         ///< lastInterleavedChunks()
-    PlanJob *m_planJob = nullptr;            ///< a child QObject
+    mutable ScheduleParams m_timelineParams;  ///< what m_timeline was simulated for
+    int m_lastInterleavedChunks = 2;          ///< lastInterleavedChunks()
+    std::optional<Measurement> m_measurement; ///< measurement()
+    QString m_measurementName;                ///< measurementName()
+    PlanJob *m_planJob = nullptr;             ///< a child QObject
 };
 
 } // namespace shardscope
