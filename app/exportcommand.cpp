@@ -47,9 +47,11 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     // What to draw.
     QString error;
     // --scenario FILE, with any scenario flags given beside it applied over it.
-    const auto loaded = options.document(p, &error);
+    QStringList notes;
+    const auto loaded = options.document(p, &error, true, &notes);
     if (!loaded)
         return fail(error);
+    printNotes(err, notes); // what a --launch-config could not say
     const ScenarioDocument doc = *loaded;
     const ChartEntry *entry = findChart(p.value(chart));
     if (!entry)

@@ -196,6 +196,19 @@ std::optional<LaunchConfigRead> readDeepSpeed(const QByteArray &bytes, const QSt
         return std::nullopt;
     }
     const QJsonObject root = doc.object();
+    // Every DeepSpeed config sets one of these (config-json.md): without one it is some
+    // other JSON, and reading it as an empty DeepSpeed config would change nothing.
+    bool deepSpeedKey = false;
+    for (const char *key : {"train_batch_size", "train_micro_batch_size_per_gpu",
+                            "gradient_accumulation_steps", "zero_optimization", "bf16", "fp16"})
+        deepSpeedKey = deepSpeedKey || root.contains(QLatin1String(key));
+    if (!deepSpeedKey) {
+        *error = QStringLiteral("%1: not a DeepSpeed config (none of train_batch_size, "
+                                "train_micro_batch_size_per_gpu, gradient_accumulation_steps, "
+                                "zero_optimization, bf16, fp16)")
+                     .arg(name);
+        return std::nullopt;
+    }
     Reading r;
     r.out.format = LaunchFormat::DeepSpeed;
     r.set("framework", "deepspeed");
@@ -919,7 +932,10 @@ std::optional<QStringList> shellWords(const QString &text, QString *error)
                         value = value * 16 + QString(text[++j]).toInt(nullptr, 16);
                         ++digits;
                     }
-                    bytes += char(value);
+                    if (digits > 0)
+                        bytes += char(value);
+                    else
+                        bytes += "\\x"; // bash keeps a \x with no hex digit as it is
                 } else if (d == u'n') {
                     bytes += '\n';
                 } else if (d == u't') {

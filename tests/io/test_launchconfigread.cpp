@@ -431,6 +431,9 @@ void TestLaunchConfigRead::malformed_data()
                           << QStringLiteral("ds.json") << QStringLiteral("ds.json: line 2: ");
     QTest::newRow("json array") << QByteArray("[1, 2]") << QStringLiteral("ds.json")
                                 << QStringLiteral("ds.json: a DeepSpeed config is a JSON object");
+    QTest::newRow("json, no DeepSpeed key")
+        << QByteArray("{\"hidden_size\": 4096}") << QStringLiteral("config.json")
+        << QStringLiteral("config.json: not a DeepSpeed config (none of train_batch_size, ");
     QTest::newRow("yaml") << QByteArray("distributed_type: FSDP\nfsdp_config:\n  a: [1, 2\n")
                           << QStringLiteral("fsdp.yaml")
                           << QStringLiteral("fsdp.yaml: line 4: "); // the end of the file
