@@ -1,5 +1,6 @@
 // libFuzzer targets for every parser of outside input, and for what `export-config` and
-// `plan` make of an accepted scenario file (scripts/fuzz.sh runs them).
+// `plan` make of an accepted scenario file (scripts/fuzz.sh runs them), and the launch
+// configs `--launch-config` reads.
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -23,6 +24,9 @@
 
 #if SHARDSCOPE_FUZZ_TARGET == 8
 #include "launchconfig.h"
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 10
+#include "launchconfigread.h"
 #endif
 #if SHARDSCOPE_FUZZ_TARGET == 9
 #include "planner.h"
@@ -67,22 +71,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         s.model = *m;
         exercise(s);
     }
-#elif SHARDSCOPE_FUZZ_TARGET == 2 // scenario file
+#elif SHARDSCOPE_FUZZ_TARGET == 2  // scenario file
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
         exercise(doc->scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 3 // lesson file
+#elif SHARDSCOPE_FUZZ_TARGET == 3  // lesson file
     if (auto lesson = lessonFromJson(bytes, QStringLiteral("fuzz.json"), &error))
         for (int i = 0; i < int(lesson->steps.size()) && i < 16; ++i)
             exercise(lessonDocument(*lesson, i).scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 4 // one line of the probe's reading document
+#elif SHARDSCOPE_FUZZ_TARGET == 4  // one line of the probe's reading document
     (void)parseProbeLine(bytes);
-#elif SHARDSCOPE_FUZZ_TARGET == 5 // Prometheus HTTP API answer
+#elif SHARDSCOPE_FUZZ_TARGET == 5  // Prometheus HTTP API answer
     std::vector<PrometheusSeries> series;
     (void)parsePrometheusVector(bytes, &series);
-#elif SHARDSCOPE_FUZZ_TARGET == 6 // calibration plan (a report JSON)
+#elif SHARDSCOPE_FUZZ_TARGET == 6  // calibration plan (a report JSON)
     CalibrationPlan plan;
     (void)parseCalibrationScenario(bytes, 0, &plan);
-#elif SHARDSCOPE_FUZZ_TARGET == 7 // the command line: NUL-separated arguments
+#elif SHARDSCOPE_FUZZ_TARGET == 7  // the command line: NUL-separated arguments
     QStringList args{QStringLiteral("shardscope")};
     for (const QByteArray &a : bytes.split('\0'))
         args << QString::fromUtf8(a);
@@ -94,12 +98,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (p.parse(args))
         if (auto doc = options.document(p, &error))
             exercise(doc->scenario);
-#elif SHARDSCOPE_FUZZ_TARGET == 8 // export-config: a scenario file's launch configs
+#elif SHARDSCOPE_FUZZ_TARGET == 8  // export-config: a scenario file's launch configs
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error))
         for (LaunchFormat f : {LaunchFormat::DeepSpeed, LaunchFormat::Accelerate,
                                LaunchFormat::Torchtitan, LaunchFormat::Megatron})
             (void)exportLaunchConfig(doc->scenario, f, &error);
-#elif SHARDSCOPE_FUZZ_TARGET == 9 // plan: a scenario file's layouts, a bounded search
+#elif SHARDSCOPE_FUZZ_TARGET == 9  // plan: a scenario file's layouts, a bounded search
     if (auto doc = scenarioFromBytes(bytes, QStringLiteral("fuzz.json"), &error)) {
         PlanRequest q;
         q.base = doc->scenario;
@@ -112,8 +116,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             if (c.peakBytes < 0 || !(c.time.stepSeconds >= 0))
                 __builtin_trap();
     }
+#elif SHARDSCOPE_FUZZ_TARGET == 10 // --launch-config: any of the four formats, by content
+    // The name has no extension, so the content picks the reader (detectLaunchFormat()).
+    (void)shellWords(QString::fromUtf8(bytes), &error);
+    if (auto read = readLaunchConfig(bytes, QStringLiteral("fuzz"), &error)) {
+        ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
+        QStringList notes;
+        if (applyLaunchConfig(*read, QStringLiteral("fuzz"), {}, &doc, &notes, &error) &&
+            validate(doc.scenario).empty())
+            exercise(doc.scenario);
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 9"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 10"
 #endif
     return 0;
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of outside input with libFuzzer (clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer): Hugging Face config.json, scenario files, lessons,
-# the probe's reading document, Prometheus answers, calibration plans and the
-# command line; and the launch configs (export-config) and bounded plans of accepted
-# scenario files. Builds in build-fuzz/, runs each target for FUZZ_SECONDS (default
+# the probe's reading document, Prometheus answers, calibration plans, the
+# command line and launch configs (--launch-config); and the launch configs
+# (export-config) and bounded plans of accepted scenario files. Builds in build-fuzz/, runs each target for FUZZ_SECONDS (default
 # 60) from its seed corpus in fuzz/corpus/<target>/ (left unchanged: new inputs go to
 # a scratch folder), and fails on any crash, sanitizer report, leak, timeout or
 # out-of-memory. Prints the executions of each target.
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --fuzz
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hfconfig scenario lesson probe_document prometheus calibration cli export_config plan)
+[ ${#targets[@]} -gt 0 ] || targets=(hfconfig scenario lesson probe_document prometheus calibration cli export_config plan launch_config)
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSHARDSCOPE_FUZZ=ON -DSHARDSCOPE_TESTS=OFF -DSHARDSCOPE_BENCHMARKS=OFF >/dev/null
 cmake --build build-fuzz --parallel "$(nproc)" --target fuzzers
