@@ -19,8 +19,18 @@ namespace shardscope {
 
 namespace {
 
-/// Largest whole number a JSON double holds exactly (2^53).
-constexpr double maxExactDouble = 9007199254740992.0;
+/// The largest number read from a file, 10^15: beyond every setting's range, and small
+/// enough that a degree times a pipeline size or a layer count plus two cannot overflow.
+constexpr std::int64_t maxReadNumber = 1'000'000'000'000'000;
+
+/// a x b, or nullopt when it would overflow 64 bits.
+std::optional<std::int64_t> product(std::int64_t a, std::int64_t b)
+{
+    std::int64_t out = 0;
+    if (__builtin_mul_overflow(a, b, &out))
+        return std::nullopt;
+    return out;
+}
 
 /// The reader's state: the result so far and the file's name for notes.
 struct Reading
@@ -39,9 +49,10 @@ std::optional<std::int64_t> wholeNumber(const QString &text)
     bool ok = false;
     const qlonglong v = text.trimmed().toLongLong(&ok);
     if (ok)
-        return v;
+        return v >= -maxReadNumber && v <= maxReadNumber ? std::optional<std::int64_t>(v)
+                                                         : std::nullopt;
     const double d = text.trimmed().toDouble(&ok);
-    if (ok && std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= maxExactDouble)
+    if (ok && std::isfinite(d) && d == std::floor(d) && std::fabs(d) <= double(maxReadNumber))
         return std::int64_t(d);
     return std::nullopt;
 }
@@ -224,8 +235,9 @@ std::optional<LaunchConfigRead> readDeepSpeed(const QByteArray &bytes, const QSt
     // train_batch_size = micro-batch x accumulation x data-parallel size (config-json.md
     // "Batch Size Related Parameters"): the one that is missing follows from the others.
     if (global && mbs && accumulation) {
-        if (*global % (*mbs * *accumulation) == 0)
-            r.out.dataParallel = *global / (*mbs * *accumulation);
+        const auto perRank = product(*mbs, *accumulation);
+        if (perRank && *global % *perRank == 0)
+            r.out.dataParallel = *global / *perRank;
         else
             r.note(QStringLiteral("train_batch_size %1 is not a multiple of micro-batch x "
                                   "accumulation (%2 x %3): the GPU count is the default's or "
@@ -475,7 +487,7 @@ std::optional<std::int64_t> tomlNumber(Reading &r, const toml::table *t, const c
     if (!n)
         return std::nullopt;
     const auto v = n->value<std::int64_t>();
-    if (!n->is_integer() || !v || *v < min) {
+    if (!n->is_integer() || !v || *v < min || *v > maxReadNumber) {
         r.note(QStringLiteral("%1 is not a whole number from %2; ignored.").arg(path).arg(min));
         return std::nullopt;
     }
@@ -541,14 +553,14 @@ void titanMeshRead(Reading &r, const toml::table *par, std::int64_t c)
             r.set("fsdp_reshard_after_forward",
                   reshard->toStdString() == "always" ? "always" : "default");
         if (replicate > 1 && shard > 0)
-            r.set("hsdp_shard", shard * c);
+            r.set("hsdp_shard", product(shard, c).value_or(maxReadNumber));
         else if (replicate > 1)
             r.out.hsdpReplicas = replicate;
     } else {
         r.set("strategy", "ddp");
     }
     if (shard > 0)
-        r.out.dataParallel = replicate * shard;
+        r.out.dataParallel = product(replicate, shard).value_or(maxReadNumber);
     else
         r.note(QStringLiteral("data_parallel_shard_degree -1 (the rest): the GPU count is the "
                               "default's or the flag's."));

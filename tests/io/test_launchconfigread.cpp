@@ -193,6 +193,7 @@ private slots:
     void malformed_data();
     void malformed();
     void unsupportedValuesAreNotes();
+    void hugeNumbersAreNotes();
     void flagsWin();
 };
 
@@ -482,6 +483,35 @@ void TestLaunchConfigRead::unsupportedValuesAreNotes()
     QVERIFY(hasNote(notes, QStringLiteral("--tensor-model-parallel-size: '$TP' is not a whole "
                                           "number from 1 (variables are not expanded); "
                                           "ignored.")));
+}
+
+void TestLaunchConfigRead::hugeNumbersAreNotes()
+{
+    // Numbers past 10^15 are notes, so no product or sum of them overflows (the sanitizer
+    // build runs this): 2^62 x 2 and 2^63 - 1 + 2 would.
+    QStringList notes;
+    const Scenario ds = applied("{\"train_batch_size\": 8, \"train_micro_batch_size_per_gpu\": "
+                                "4611686018427387904, \"gradient_accumulation_steps\": 2}",
+                                QStringLiteral("ds.json"), &notes);
+    QCOMPARE(ds.training.microBatchSize, 1);
+    QVERIFY(
+        hasNote(notes, QStringLiteral("train_micro_batch_size_per_gpu: '4.6116860184273879e+18' "
+                                      "is not a whole number from 1; ignored.")));
+    notes.clear();
+    const Scenario mg = applied("--pipeline-model-parallel-size 2 --num-layers 9223372036854775807 "
+                                "--num-layers-per-virtual-pipeline-stage 9223372036854775807\n",
+                                QStringLiteral("run.sh"), &notes);
+    QCOMPARE(mg.layout.pipelineParallel, 2);
+    QCOMPARE(mg.training.chunks, 1);
+    QVERIFY(hasNote(notes, QStringLiteral("--num-layers: '9223372036854775807' is not a whole "
+                                          "number from 1")));
+    notes.clear();
+    QString error;
+    (void)applied("[parallelism]\ndata_parallel_replicate_degree = 9223372036854775807\n"
+                  "data_parallel_shard_degree = 4\n",
+                  QStringLiteral("titan.toml"), &notes, nullptr, &error);
+    QVERIFY(hasNote(notes, QStringLiteral("parallelism.data_parallel_replicate_degree is not a "
+                                          "whole number from 1; ignored.")));
 }
 
 void TestLaunchConfigRead::flagsWin()
