@@ -37,6 +37,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
         return fail(QStringLiteral("export needs a QApplication"));
     QString error;
+    printNotes(err, request.notes); // what a --launch-config could not say
     ExportOptions o;
     o.size = request.size;
 

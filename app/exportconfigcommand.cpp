@@ -37,9 +37,11 @@ int runExportConfigCommand(const QStringList &args, QTextStream &out, QTextStrea
                                    "torchtitan, megatron)")
                         .arg(p.value(format)));
     QString error;
-    const auto s = options.scenario(p, &error);
+    QStringList readNotes; // what a --launch-config could not say
+    const auto s = options.scenario(p, &error, &readNotes);
     if (!s)
         return fail(error);
+    printNotes(err, readNotes);
     const auto config = exportLaunchConfig(*s, *f, &error);
     if (!config)
         return fail(QStringLiteral("%1: %2").arg(launchFormatId(*f), error));

@@ -38,10 +38,10 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
 
     // What to draw: --scenario FILE, with any scenario flags given beside it applied over it.
     QString error;
-    const auto loaded = options.document(p, &error);
+    ExportRequest r;
+    const auto loaded = options.document(p, &error, true, &r.notes);
     if (!loaded)
         return fail(error);
-    ExportRequest r;
     r.doc = *loaded;
     r.chart = p.value(chart);
     if (!choices.isChart(r.chart))

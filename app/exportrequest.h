@@ -22,6 +22,7 @@ struct ExportRequest
     QSize size;                     ///< --size in pixels, each side within the choices' bounds
     std::optional<QString> title;   ///< --title when given (else the chart's own)
     std::optional<QString> caption; ///< --caption when given, possibly empty (else the settings)
+    QStringList notes; ///< what a --launch-config could not say or set, one sentence each
 };
 
 /// What `export` accepts. The program passes the chart layer's registry and file

@@ -65,7 +65,9 @@ struct GuiFlags
         parser.addOptions({screenshot, size, present, dark, view, lesson, firstFrame, measurement});
         parser.addPositionalArgument(
             QStringLiteral("file"),
-            QStringLiteral("A scenario file or a Hugging Face config.json to open."),
+            QStringLiteral("A scenario file, a Hugging Face config.json or a launch config "
+                           "(DeepSpeed .json, Accelerate .yaml, torchtitan .toml, Megatron-LM "
+                           ".sh or .args) to open."),
             QStringLiteral("[file]"));
     }
 };
@@ -153,11 +155,14 @@ int runGui(int argc, char **argv)
     if (options.anySet(p) || p.isSet(options.scenarioFile) ||
         (p.isSet(options.unit) && !fileGiven)) {
         QString error;
-        const auto doc = options.document(p, &error);
+        QStringList notes; // what a --launch-config could not say
+        const auto doc = options.document(p, &error, true, &notes);
         if (!doc) {
             err << "shardscope: " << shardscope::terminalText(error) << "\n";
             return 2;
         }
+        for (const QString &note : notes)
+            err << "shardscope: note: " << shardscope::terminalText(note) << "\n";
         window.session()->setScenario(doc->scenario);
         window.session()->setUnit(doc->unit);
     }

@@ -400,9 +400,11 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                         .arg(p.isSet(row) ? QStringLiteral("--row") : QStringLiteral("--out")));
     }
 
-    const auto doc = options.document(p, &error, false);
+    QStringList notes;
+    const auto doc = options.document(p, &error, false, &notes);
     if (!doc)
         return fail(error);
+    printNotes(err, notes); // what a --launch-config could not say
     PlanRequest q;
     q.base = doc->scenario;
     if (lo > 0) {

@@ -5,6 +5,7 @@
 #include "format.h"
 #include "hfconfig.h"
 #include "inputfile.h"
+#include "launchconfigread.h"
 #include "qtext.h"
 #include "reportjson.h"
 #include "settings.h"
@@ -12,6 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <cmath>
 
@@ -241,7 +243,14 @@ ScenarioOptions::ScenarioOptions()
                      "d")),
       zero(valueOption("zero", QStringLiteral("ZeRO stage 0..3 (alias of --strategy)."), "stage")),
       gradAccum(valueOption("grad-accum", QStringLiteral("Alias of --microbatches."), "m")),
-      unit(valueOption("unit", QStringLiteral("gb (1e9 bytes, default) or gib (2^30)."), "unit"))
+      unit(valueOption("unit", QStringLiteral("gb (1e9 bytes, default) or gib (2^30)."), "unit")),
+      launchConfig(valueOption("launch-config",
+                               QStringLiteral("Layout and batch from a launch config: a DeepSpeed "
+                                              "JSON, an Accelerate YAML, a torchtitan TOML or "
+                                              "Megatron-LM arguments (.sh, .args); other flags "
+                                              "win over it, and what it cannot say is listed "
+                                              "as notes."),
+                               "file"))
 {
     const Scenario defaults = defaultScenario();
     for (const Setting &s : settings()) {
@@ -256,7 +265,8 @@ ScenarioOptions::ScenarioOptions()
            headDim,      experts,       expertsPerToken,
            expertFfn,    sharedExperts, qkNorm,
            recipe,       bytesPerParam, gpu,
-           dp,           zero,          gradAccum};
+           dp,           zero,          gradAccum,
+           launchConfig};
     all << table;
     all << unit;
 }
@@ -313,7 +323,8 @@ bool wholeNumberOption(const QCommandLineParser &p, const QCommandLineOption &o,
 }
 
 std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLineParser &p,
-                                                          QString *error, bool validateResult) const
+                                                          QString *error, bool validateResult,
+                                                          QStringList *notes) const
 {
     std::optional<ScenarioDocument> none;
     auto fail = [error, &none](const QString &message) {
@@ -487,6 +498,34 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
             values.push_back({&setting, given ? v : w});
         gpusGiven = gpusGiven || (given && setting.key == "gpus");
     }
+    // A launch config goes under the settings flags: they win, with a note for each
+    // setting the file also gives, and the values it derives (the GPU count, gradient
+    // accumulation, virtual stages) follow them.
+    if (p.isSet(launchConfig)) {
+        const QString path = p.value(launchConfig);
+        const auto bytes = readInputFile(path, error);
+        if (!bytes)
+            return fail(QStringLiteral("--launch-config: ") + *error);
+        QString why;
+        const QString name = QFileInfo(path).fileName();
+        const auto read = readLaunchConfig(*bytes, name, &why);
+        if (!read)
+            return fail(QStringLiteral("--launch-config: ") + why);
+        LaunchOverrides given;
+        for (const SettingValue &v : values)
+            given.keys << toQString(v.setting->key);
+        given.recipe = p.isSet(recipe) || p.isSet(bytesPerParam);
+        if (p.isSet(dp)) {
+            given.keys << QStringLiteral("gpus");
+            given.dataParallel = p.value(dp).toLongLong(); // range-checked below
+        }
+        // The flags' values are in place before the file's, so derived values see them;
+        // they apply once more below.
+        QStringList local;
+        applySettings(s, values);
+        if (!applyLaunchConfig(*read, name, given, &doc, notes ? notes : &local, &why))
+            return fail(QStringLiteral("--launch-config: ") + why);
+    }
     applySettings(s, values);
 
     // --dp sets the world size; with --gpus too, the two must agree.
@@ -523,9 +562,10 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
     return doc;
 }
 
-std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, QString *error) const
+std::optional<Scenario> ScenarioOptions::scenario(const QCommandLineParser &p, QString *error,
+                                                  QStringList *notes) const
 {
-    const auto doc = document(p, error);
+    const auto doc = document(p, error, true, notes);
     return doc ? std::optional<Scenario>(doc->scenario) : std::nullopt;
 }
 
@@ -547,6 +587,13 @@ int subcommandError(QTextStream &err, const QString &name, const QString &messag
     err << "shardscope " << name << ": " << terminalText(message) << "\n";
     err.flush();
     return code;
+}
+
+void printNotes(QTextStream &err, const QStringList &notes)
+{
+    for (const QString &note : notes)
+        err << "note: " << terminalText(note) << "\n";
+    err.flush();
 }
 
 void describeSubcommand(QCommandLineParser &p, const QString &name, const QString &description,
@@ -595,7 +642,8 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     if (const auto done = startSubcommand(p, args, QStringLiteral("report"), out, err))
         return *done;
     QString error;
-    const auto doc = options.document(p, &error);
+    QStringList notes;
+    const auto doc = options.document(p, &error, true, &notes);
     if (!doc)
         return fail(error);
     const Scenario *s = &doc->scenario;
@@ -615,6 +663,7 @@ int runReportCommand(const QStringList &args, QTextStream &out, QTextStream &err
         out << terminalText(text, TextLines::Many);
     }
     out.flush();
+    printNotes(err, notes);
     return 0;
 }
 

@@ -21,7 +21,9 @@ namespace shardscope {
 /// FILE (the starting point; flags given with it override it), the model
 /// (--model, --params, --hf-config FILE, or inline --layers ...), the recipe
 /// (--recipe, --bytes-per-param), --gpu, --dp (sets the world size from d x t x p
-/// x c), the aliases --zero and --grad-accum, and --unit.
+/// x c), the aliases --zero and --grad-accum, --launch-config FILE (a DeepSpeed JSON,
+/// Accelerate YAML, torchtitan TOML or Megatron-LM arguments: io/launchconfigread.h), and
+/// --unit.
 struct ScenarioOptions
 {
     ScenarioOptions();
@@ -31,6 +33,9 @@ struct ScenarioOptions
     /// Optional inline-architecture shape: head size, mixture of experts, q/k norms.
     QCommandLineOption headDim, experts, expertsPerToken, expertFfn, sharedExperts, qkNorm;
     QCommandLineOption recipe, bytesPerParam, gpu, dp, zero, gradAccum, unit;
+    /// A launch config whose layout and batch apply over --scenario (or the defaults);
+    /// the other flags win over it.
+    QCommandLineOption launchConfig;
     /// One option per settings-table entry, in settings() order.
     QList<QCommandLineOption> table;
 
@@ -41,14 +46,19 @@ struct ScenarioOptions
     /// The scenario and unit the parsed flags describe: the --scenario file if
     /// given, else defaultScenario() (core/defaults.h: Llama 3 70B, 64 GPUs,
     /// DDP, H100, mixed-adam), with every given flag applied over it. --hf-config
-    /// reads the model from a Hugging Face config.json (modelFromHfConfig). The
+    /// reads the model from a Hugging Face config.json (modelFromHfConfig).
+    /// --launch-config applies the file's settings after the model, recipe and GPU flags and
+    /// before the settings flags, which win (applyLaunchConfig()); what the file could not
+    /// say or set goes to `*notes` (when not null), one sentence each. The
     /// result passes validate() (with `validateResult` false that check is left to
     /// estimate(), as for a scenario file's patch). nullopt plus a one-line `*error`
-    /// naming the bad flag or file.
+    /// naming the bad flag or file ("--launch-config: run.yaml: line 3: ...").
     std::optional<ScenarioDocument> document(const QCommandLineParser &p, QString *error,
-                                             bool validateResult = true) const;
+                                             bool validateResult = true,
+                                             QStringList *notes = nullptr) const;
     /// document()'s scenario alone.
-    std::optional<Scenario> scenario(const QCommandLineParser &p, QString *error) const;
+    std::optional<Scenario> scenario(const QCommandLineParser &p, QString *error,
+                                     QStringList *notes = nullptr) const;
     /// The display unit from --unit; nullopt plus `*error` when it is not gb or gib.
     std::optional<ByteUnit> byteUnit(const QCommandLineParser &p, QString *error) const;
 };
@@ -70,6 +80,10 @@ QString settingsMarkdownRows();
 /// in the message, which may echo a file name or an argument, are escaped as \n,
 /// \t, \x1b, ...) and returns `code`.
 int subcommandError(QTextStream &err, const QString &name, const QString &message, int code = 2);
+
+/// Writes each of `notes` on `err` as one line "note: ..." (through terminalText()): what a
+/// launch config could not say, after a subcommand's output.
+void printNotes(QTextStream &err, const QStringList &notes);
 
 /// An option that takes a value: `--name VALUE` with `help` for --help, `valueName` shown
 /// as VALUE, and `defaultValue` when it is not given (QCommandLineOption's four fields).

@@ -1,7 +1,7 @@
-// libFuzzer targets for every parser of outside input (measurement files and their
-// pickle reader included), for what `export-config` and `plan` make of an accepted
-// scenario file, for `export`'s argument handling, and for pasted text read for
-// PyTorch's out-of-memory message (`explain-oom`; scripts/fuzz.sh runs them).
+// libFuzzer targets for every parser of outside input (launch configs, measurement
+// files and their pickle reader included), for what `export-config` and `plan` make
+// of an accepted scenario file, for `export`'s argument handling, and for pasted text
+// read for PyTorch's out-of-memory message (`explain-oom`; scripts/fuzz.sh runs them).
 // One source, one target per SHARDSCOPE_FUZZ_TARGET value, so each keeps its own
 // corpus and coverage. Every accepted input is also fed to the engine, so what a
 // parser lets through is checked by estimate() and the formatters too.
@@ -31,6 +31,9 @@
 
 #include <QTextStream>
 #include <variant>
+#endif
+#if SHARDSCOPE_FUZZ_TARGET == 14
+#include "launchconfigread.h"
 #endif
 #if SHARDSCOPE_FUZZ_TARGET == 9
 #include "planner.h"
@@ -213,8 +216,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     } else if (error.isEmpty() || error.contains(QLatin1Char('\n'))) {
         __builtin_trap(); // every refusal is one line
     }
+#elif SHARDSCOPE_FUZZ_TARGET == 14 // --launch-config: any of the four formats, by content
+    // The name has no extension, so the content picks the reader (detectLaunchFormat()).
+    (void)shellWords(QString::fromUtf8(bytes), &error);
+    if (auto read = readLaunchConfig(bytes, QStringLiteral("fuzz"), &error)) {
+        ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
+        QStringList notes;
+        if (applyLaunchConfig(*read, QStringLiteral("fuzz"), {}, &doc, &notes, &error) &&
+            validate(doc.scenario).empty())
+            exercise(doc.scenario);
+    }
 #else
-#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 13"
+#error "SHARDSCOPE_FUZZ_TARGET must be 1 to 14"
 #endif
     return 0;
 }

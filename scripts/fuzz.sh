@@ -2,14 +2,14 @@
 # Fuzzes every parser of outside input with libFuzzer (clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer): Hugging Face config.json, scenario files, lessons,
 # the probe's reading document, Prometheus answers, calibration plans, the command
-# line, measurement files (snapshot pickles, profiler timelines, nvidia-smi logs) and
-# the pickle reader alone; the launch configs (export-config) and bounded plans of
-# accepted scenario files; export's argument handling (not its drawing); and pasted
-# text read for PyTorch's out-of-memory message (explain-oom). Builds in build-fuzz/,
-# runs each target for FUZZ_SECONDS (default 60) from its seed corpus in
-# fuzz/corpus/<target>/ (left unchanged: new inputs go to a scratch folder), and fails
-# on any crash, sanitizer report, leak, timeout or out-of-memory. Prints the
-# executions of each target.
+# line, launch configs (--launch-config), measurement files (snapshot pickles,
+# profiler timelines, nvidia-smi logs) and the pickle reader alone; the launch
+# configs (export-config) and bounded plans of accepted scenario files; export's
+# argument handling (not its drawing); and pasted text read for PyTorch's
+# out-of-memory message (explain-oom). Builds in build-fuzz/, runs each target for
+# FUZZ_SECONDS (default 60) from its seed corpus in fuzz/corpus/<target>/ (left
+# unchanged: new inputs go to a scratch folder), and fails on any crash, sanitizer
+# report, leak, timeout or out-of-memory. Prints the executions of each target.
 #   scripts/fuzz.sh                  every target, 60 s each
 #   FUZZ_SECONDS=10 scripts/fuzz.sh cli scenario
 set -euo pipefail
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --fuzz
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(hfconfig scenario lesson probe_document prometheus calibration cli export_config plan export oom measurement pickle)
+[ ${#targets[@]} -gt 0 ] || targets=(hfconfig scenario lesson probe_document prometheus calibration cli export_config plan export oom measurement pickle launch_config)
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSHARDSCOPE_FUZZ=ON -DSHARDSCOPE_TESTS=OFF -DSHARDSCOPE_BENCHMARKS=OFF >/dev/null
 cmake --build build-fuzz --parallel "$(nproc)" --target fuzzers

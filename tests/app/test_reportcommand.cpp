@@ -67,6 +67,7 @@ private slots:
     void hfConfigAndExpertParallel();
     void inlineMixtureOfExperts();
     void exportConfigToStdout();
+    void launchConfigPicksTheLayout();
     void exportConfigAdam8bitNote();
     void exportConfigExamplesAreCurrent_data();
     void exportConfigExamplesAreCurrent();
@@ -748,6 +749,80 @@ void TestReportCommand::inlineMixtureOfExperts()
     QCOMPARE(plain.code, 0);
     QCOMPARE(QJsonDocument::fromJson(plain.out.toUtf8()).object()["parameters"].toInteger(),
              63956480LL - 4 * 128 + 4 * 1310720LL);
+}
+
+void TestReportCommand::launchConfigPicksTheLayout()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString script = dir.filePath(QStringLiteral("train.sh"));
+    QFile f(script);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \\\n"
+            "    --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 \\\n"
+            "    --num-layers 80 --num-layers-per-virtual-pipeline-stage 10 \\\n"
+            "    --use-distributed-optimizer --micro-batch-size 1 --global-batch-size 64 \\\n"
+            "    --recompute-granularity selective --bf16 --save '/ckpt; rm -rf /'\n");
+    f.close();
+    // torchrun's 16 GPUs are --gpus: d = 16 / (2 x 2) = 4, m = 64 / (1 x 4) = 16, and
+    // 80 layers over p 2 in virtual stages of 10 layers: v = 80 / (2 x 10) = 4.
+    const Run r = run({"--launch-config", script, "--gpus", "16", "--json"});
+    QCOMPARE(r.code, 0);
+    const QJsonObject in = QJsonDocument::fromJson(r.out.toUtf8()).object()["inputs"].toObject();
+    QCOMPARE(in["gpus"].toInteger(), 16LL);
+    QCOMPARE(in["tp"].toInteger(), 2LL);
+    QCOMPARE(in["pp"].toInteger(), 2LL);
+    QCOMPARE(in["strategy"].toString(), QStringLiteral("zero1"));
+    QCOMPARE(in["framework"].toString(), QStringLiteral("megatron"));
+    QCOMPARE(in["mbs"].toInteger(), 1LL);
+    QCOMPARE(in["microbatches"].toInteger(), 16LL);
+    QCOMPARE(in["schedule"].toString(), QStringLiteral("interleaved"));
+    QCOMPARE(in["chunks"].toInteger(), 4LL);
+    QCOMPARE(in["recompute"].toString(), QStringLiteral("selective"));
+    QVERIFY2(r.err.contains(QStringLiteral("note: Megatron-LM's arguments do not hold the GPU "
+                                           "count")),
+             qPrintable(r.err));
+
+    // A flag wins over the file, says so, and the derived batch follows it:
+    // d = 16 / (4 x 2) = 2, m = 64 / (1 x 2) = 32.
+    const Run tp4 = run({"--launch-config", script, "--gpus", "16", "--tp", "4", "--json"});
+    QCOMPARE(tp4.code, 0);
+    const QJsonObject in4 = QJsonDocument::fromJson(tp4.out.toUtf8()).object()["inputs"].toObject();
+    QCOMPARE(in4["tp"].toInteger(), 4LL);
+    QCOMPARE(in4["microbatches"].toInteger(), 32LL);
+    QVERIFY2(tp4.err.contains(QStringLiteral("note: --tp overrides the file's tp 2.\n")),
+             qPrintable(tp4.err));
+
+    // export-config -> --launch-config: torchtitan's TOML gives the layout back
+    // (Llama 3 70B on 64 GPUs, t 8, p 4, ZeRO-3, interleaved 1F1B with 2 chunks).
+    const QString toml = dir.filePath(QStringLiteral("job.toml"));
+    const QStringList layout{"--gpus",         "64",          "--tp",        "8",
+                             "--pp",           "4",           "--strategy",  "zero3",
+                             "--schedule",     "interleaved", "--chunks",    "2",
+                             "--microbatches", "16",          "--recompute", "selective"};
+    const Run written = exportConfig(QStringList{"--format", "torchtitan", "--out", toml} + layout);
+    QCOMPARE(written.code, 0);
+    const Run back = run({"--launch-config", toml, "--json"});
+    QCOMPARE(back.code, 0);
+    const QJsonObject direct =
+        QJsonDocument::fromJson(
+            run(layout + QStringList{"--framework", "fsdp2", "--json"}).out.toUtf8())
+            .object()["inputs"]
+            .toObject();
+    const QJsonObject read =
+        QJsonDocument::fromJson(back.out.toUtf8()).object()["inputs"].toObject();
+    for (const char *key : {"gpus", "tp", "pp", "cp", "ep", "strategy", "hsdp_shard", "offload",
+                            "mbs", "microbatches", "recompute", "schedule", "chunks", "seq"})
+        QVERIFY2(read[QLatin1String(key)] == direct[QLatin1String(key)], key);
+
+    // Malformed syntax: one line naming the file and the line.
+    const QString bad = dir.filePath(QStringLiteral("bad.toml"));
+    QFile b(bad);
+    QVERIFY(b.open(QIODevice::WriteOnly));
+    b.write("[parallelism]\ntensor_parallel_degree = \n");
+    b.close();
+    verifyRefusal(run({"--launch-config", bad}),
+                  QStringLiteral("shardscope report: --launch-config: bad.toml: line 2: "));
 }
 
 void TestReportCommand::exportConfigToStdout()

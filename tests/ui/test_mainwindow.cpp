@@ -204,6 +204,7 @@ private slots:
     void tabsShareTheScenario();
     void lessonsStepThroughTheSeeds();
     void scenarioSaveOpenAndBadFiles();
+    void opensLaunchConfigs();
     void exportsTheCurrentChart();
     void lessonKeysWorkWhateverHasFocus();
     void lessonButtonsStayPut();
@@ -658,6 +659,47 @@ void TestMainWindow::scenarioSaveOpenAndBadFiles()
     QCOMPARE(qint64(other.session()->report().peakBytes()), peak);
     QVERIFY(!other.openFile(dir.filePath(QStringLiteral("missing.json")), &error));
     QVERIFY2(error.startsWith(QStringLiteral("missing.json: cannot open")), qPrintable(error));
+}
+
+void TestMainWindow::opensLaunchConfigs()
+{
+    // File > Open and a drop both go through openFile(): a torchtitan TOML sets the
+    // layout over the defaults (64 GPUs: d = 64 / (8 x 2) = 4 = replicate 2 x shard 2,
+    // so HSDP over 2 x c 1 = 2 ranks), the window's model stays, and the notes are kept.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("job.toml"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("[training]\nlocal_batch_size = 8\nseq_len = 8192\n"
+            "[parallelism]\ndata_parallel_replicate_degree = 2\n"
+            "data_parallel_shard_degree = 2\ntensor_parallel_degree = 8\n"
+            "pipeline_parallel_degree = 2\npipeline_parallel_microbatch_size = 2\n");
+    f.close();
+    MainWindow w;
+    const std::string model = w.session()->scenario().model.id;
+    QString error;
+    QVERIFY2(w.openFile(path, &error), qPrintable(error));
+    const Scenario &s = w.session()->scenario();
+    QCOMPARE(s.model.id, model);
+    QCOMPARE(s.layout.gpus, std::int64_t(64));
+    QCOMPARE(s.layout.tensorParallel, 8);
+    QCOMPARE(s.layout.pipelineParallel, 2);
+    QCOMPARE(s.layout.zeroStage, ZeroStage::Zero3);
+    QCOMPARE(s.layout.hsdpShardSize, std::int64_t(2));
+    QCOMPARE(s.training.microBatchSize, std::int64_t(2)); // the pipeline micro-batch
+    QCOMPARE(s.training.microBatches, std::int64_t(4));   // local 8 / 2
+    QCOMPARE(s.training.sequenceLength, std::int64_t(8192));
+    QVERIFY(!w.openNotes().isEmpty());
+    QVERIFY(w.openNotes().first().startsWith(QStringLiteral("The model and GPU are the window's")));
+
+    // A broken one names the file and the line, and changes nothing.
+    QFile bad(dir.filePath(QStringLiteral("bad.yaml")));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("distributed_type: FSDP\nfsdp_config: [1,\n");
+    bad.close();
+    QVERIFY(!w.openFile(bad.fileName(), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("bad.yaml: line ")), qPrintable(error));
+    QCOMPARE(w.session()->scenario().layout.tensorParallel, 8);
 }
 
 void TestMainWindow::exportsTheCurrentChart()

@@ -8,6 +8,7 @@
 #include "comparechart.h"
 #include "hfconfig.h"
 #include "inputfile.h"
+#include "launchconfigread.h"
 #include "lazyrefresh.h"
 #include "livepanel.h"
 #include "measurement.h"
@@ -335,6 +336,7 @@ QUndoStack *MainWindow::undoStack() const
 void MainWindow::resetToDefaults()
 {
     endLesson();
+    m_openNotes.clear();
     m_history->resetToDefaults();
 }
 
@@ -367,7 +369,9 @@ void MainWindow::buildMenus()
     connect(open, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, QStringLiteral("Open"), QString(),
-            QStringLiteral("Scenarios and Hugging Face configs (*.json);;All files (*)"));
+            QStringLiteral(
+                "Scenarios, Hugging Face configs and launch configs (*.json *.yaml *.yml "
+                "*.toml *.sh *.args);;All files (*)"));
         if (!path.isEmpty())
             openFromUser(path);
     });
@@ -533,7 +537,24 @@ bool MainWindow::openFile(const QString &path, QString *error)
     const auto opened = openScenarioOrConfig(path, error);
     if (!opened)
         return false;
-    if (opened->scenario) {
+    QStringList notes;
+    const QString name = QFileInfo(path).fileName();
+    if (opened->launch) {
+        // The layout and batch the file says, over the defaults; the window's model and
+        // GPU stay (a launch config names neither).
+        ScenarioDocument doc{defaultScenario(), m_session->unit()};
+        doc.scenario.model = m_session->scenario().model;
+        doc.scenario.gpu = m_session->scenario().gpu;
+        if (!applyLaunchConfig(*opened->launch, name, {}, &doc, &notes, error))
+            return false;
+        if (const std::string e = validate(doc.scenario); !e.empty()) {
+            *error = oneLineText(name) + QStringLiteral(": ") + QString::fromStdString(e);
+            return false;
+        }
+        notes.prepend(QStringLiteral("The model and GPU are the window's; what the file does "
+                                     "not say is the defaults'."));
+        m_session->setScenario(doc.scenario);
+    } else if (opened->scenario) {
         m_session->setUnit(opened->scenario->unit);
         m_session->setScenario(opened->scenario->scenario);
         QSettings settings;
@@ -543,6 +564,9 @@ bool MainWindow::openFile(const QString &path, QString *error)
         m_session->edit([&opened](Scenario &s) { s.model = *opened->model; });
     }
     m_message.clear();
+    m_openNotes = notes;
+    m_openNotesFile = name;
+    showSummary();
     return true;
 }
 
@@ -816,6 +840,21 @@ void MainWindow::showSummary()
                                                             "buffers.")));
     } else {
         m_summary->clear();
+    }
+    // A launch config's notes: how many after the summary, every one in the tooltip.
+    if (!m_openNotes.isEmpty()) {
+        m_summary->setText(m_summary->text() +
+                           QStringLiteral(" %1: %2 (hover to read).")
+                               .arg(oneLineText(m_openNotesFile).toHtmlEscaped(),
+                                    m_openNotes.size() == 1
+                                        ? QStringLiteral("1 note")
+                                        : QStringLiteral("%1 notes").arg(m_openNotes.size())));
+        QStringList lines;
+        for (const QString &note : m_openNotes)
+            lines << oneLineText(note).toHtmlEscaped();
+        m_summary->setToolTip(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br>"))));
+    } else {
+        m_summary->setToolTip(QString());
     }
 }
 

@@ -110,9 +110,14 @@ public:
     /// Export chart and Copy chart put on a slide.
     ChartView *viewChart(View v) const;
 
-    /// Loads a scenario file (or, failing that, a Hugging Face config.json) into the
-    /// window; on a bad file returns false, sets `*error` and changes nothing.
+    /// Loads a scenario file (or, failing that, a Hugging Face config.json, or a launch
+    /// config: io/openedfile.h) into the window; on a bad file returns false, sets
+    /// `*error` and changes nothing. A launch config's layout applies over the defaults
+    /// with the window's model and GPU kept; its notes (what the file could not say) are
+    /// then openNotes(), shown after the summary line with every note in its tooltip.
     bool openFile(const QString &path, QString *error);
+    /// The notes of the launch config opened last (empty after any other file or a reset).
+    QStringList openNotes() const { return m_openNotes; }
     /// Saves every setting to a versioned scenario file, atomically.
     bool saveScenario(const QString &path, QString *error);
     /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
@@ -228,6 +233,8 @@ private:
     QMenu *m_recentMenu = nullptr;
     QTimer *m_breakdownTimer = nullptr; ///< coalesces breakdown and time bar redraws in drags
     QString m_message;
+    QString m_openNotesFile; ///< the launch config whose notes are shown, by file name
+    QStringList m_openNotes; ///< what that launch config could not say (openNotes())
 };
 
 } // namespace shardscope
