@@ -39,9 +39,16 @@ struct GuiFlags
         QStringLiteral("view"),
         QStringLiteral("Tab to open: memory, timeline, compare, live or plan."),
         QStringLiteral("tab")};
-    const QCommandLineOption lesson{QStringLiteral("lesson"),
-                                    QStringLiteral("Start lesson N (1-based) at step S: N or N:S."),
-                                    QStringLiteral("N[:S]")};
+    const QCommandLineOption lesson{
+        QStringLiteral("lesson"),
+        QStringLiteral("Start lesson N (1-based) at step S: N or N:S; with --lesson-file, N "
+                       "counts the file's lessons."),
+        QStringLiteral("N[:S]")};
+    const QCommandLineOption lessonFile{
+        QStringLiteral("lesson-file"),
+        QStringLiteral("Open a lesson file (docs/lessons.md) and start it (at step 1, or as "
+                       "--lesson 1:S says)."),
+        QStringLiteral("file")};
     const QCommandLineOption measurement{
         QStringLiteral("measurement"),
         QStringLiteral("Draw a measured run beside the bars: a PyTorch memory snapshot, a "
@@ -62,7 +69,8 @@ struct GuiFlags
         parser.addHelpOption();
         parser.addVersionOption();
         options.addTo(parser);
-        parser.addOptions({screenshot, size, present, dark, view, lesson, firstFrame, measurement});
+        parser.addOptions(
+            {screenshot, size, present, dark, view, lesson, lessonFile, firstFrame, measurement});
         parser.addPositionalArgument(
             QStringLiteral("file"),
             QStringLiteral("A scenario file, a Hugging Face config.json or a launch config "
@@ -204,16 +212,28 @@ int runGui(int argc, char **argv)
         window.session()->setMeasurement(std::move(m),
                                          QFileInfo(p.value(flags.measurement)).fileName());
     }
+    // --lesson N counts the built-in lessons, or with --lesson-file the file's (one).
+    int firstLesson = 0, lessons = window.lessonCount();
+    if (p.isSet(flags.lessonFile)) {
+        QString error;
+        const int index = window.openLessonFile(p.value(flags.lessonFile), &error);
+        if (index < 0) {
+            err << "shardscope: " << shardscope::terminalText(error) << "\n";
+            return 2;
+        }
+        firstLesson = index;
+        lessons = 1;
+    }
     if (p.isSet(lesson)) {
         const QStringList parts = p.value(lesson).split(u':');
         bool lessonOk = false, stepOk = parts.size() == 1;
         const int n = parts.value(0).toInt(&lessonOk);
         const int step = parts.size() == 2 ? parts[1].toInt(&stepOk) : 1;
-        const int steps = window.lessonStepCount(n - 1);
+        const int steps = n >= 1 && n <= lessons ? window.lessonStepCount(firstLesson + n - 1) : 0;
         if (parts.size() > 2 || !lessonOk || steps == 0) {
-            err << "shardscope: --lesson must be N or N:STEP with N from 1 to "
-                << window.lessonCount() << " (got '" << shardscope::terminalText(p.value(lesson))
-                << "')\n";
+            err << "shardscope: --lesson must be N or N:STEP with N from 1 to " << lessons
+                << (p.isSet(flags.lessonFile) ? " (the lesson file's lessons)" : "") << " (got '"
+                << shardscope::terminalText(p.value(lesson)) << "')\n";
             return 2;
         }
         if (!stepOk || step < 1 || step > steps) {
@@ -221,7 +241,7 @@ int runGui(int argc, char **argv)
                 << shardscope::terminalText(p.value(lesson)) << "')\n";
             return 2;
         }
-        window.startLesson(n - 1);
+        window.startLesson(firstLesson + n - 1);
         for (int i = 1; i < step; ++i)
             window.stepLesson(+1);
     }

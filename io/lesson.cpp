@@ -10,7 +10,9 @@
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 
 namespace shardscope {
@@ -118,20 +120,37 @@ std::optional<Lesson> lessonFromJson(const QByteArray &json, const QString &file
         *error = fileName + QStringLiteral(": \"schema\" must be \"%1\"").arg(lessonFileSchema);
         return std::nullopt;
     }
-    if (o.value(QLatin1String("version")) != QJsonValue(1)) {
-        *error = fileName + QStringLiteral(": \"version\" must be 1");
-        return std::nullopt;
+    // "version" is the format's schema version: missing reads as 1 (the first files
+    // had none), a newer one is refused rather than half understood.
+    if (const QJsonValue version = o.value(QLatin1String("version")); !version.isUndefined()) {
+        const double v = version.toDouble(-1);
+        if (!version.isDouble() || v < 1 || v != std::floor(v) || v > 1e9) {
+            *error = fileName + QStringLiteral(": \"version\" must be a whole number from 1");
+            return std::nullopt;
+        }
+        if (v > lessonFileVersion) {
+            *error = fileName + QStringLiteral(": \"version\" %1 is newer than this ShardScope "
+                                               "reads (%2); update ShardScope")
+                                    .arg(qint64(v))
+                                    .arg(lessonFileVersion);
+            return std::nullopt;
+        }
     }
     Lesson lesson;
     lesson.fileName = fileName;
-    if (!requiredText(o, "id", fileName, &lesson.id, error) ||
-        !requiredText(o, "title", fileName, &lesson.title, error))
+    if (!requiredText(o, "title", fileName, &lesson.title, error))
         return std::nullopt;
+    if (o.contains(QLatin1String("id"))) {
+        if (!requiredText(o, "id", fileName, &lesson.id, error))
+            return std::nullopt;
+    } else {
+        lesson.id = QFileInfo(fileName).completeBaseName(); // "my-lesson" for my-lesson.json
+    }
     if (o.contains(QLatin1String("summary")) &&
         !requiredText(o, "summary", fileName, &lesson.summary, error))
         return std::nullopt;
     const QJsonValue sources = o.value(QLatin1String("sources"));
-    if (!sources.isArray() || sources.toArray().isEmpty()) {
+    if (!sources.isUndefined() && (!sources.isArray() || sources.toArray().isEmpty())) {
         *error = fileName + QStringLiteral(": \"sources\" must be a non-empty list of strings");
         return std::nullopt;
     }
@@ -254,6 +273,73 @@ ScenarioDocument lessonDocument(const Lesson &lesson, int step)
     for (int i = 0; i <= last; ++i)
         apply(lesson.steps[std::size_t(i)].patch);
     return doc;
+}
+
+bool isLessonJson(const QByteArray &json)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    return doc.isObject() &&
+           doc.object().value(QLatin1String("schema")) == QLatin1String(lessonFileSchema);
+}
+
+QJsonObject lessonStepPatch(const ScenarioDocument &base, const ScenarioDocument &current)
+{
+    const QJsonObject from = scenarioToJson(base.scenario, base.unit);
+    const QJsonObject to = scenarioToJson(current.scenario, current.unit);
+    QJsonObject patch;
+    for (auto it = to.begin(); it != to.end(); ++it) {
+        if (it.key() == QLatin1String("schema") || it.key() == QLatin1String("version") ||
+            from.value(it.key()) == it.value())
+            continue;
+        // A model, recipe or GPU that is a shipped preset is written as its id, as a
+        // teacher would write it, when the id reads back to the same object.
+        const QString id = it.value().toObject().value(QLatin1String("id")).toString();
+        if (it.value().isObject() && !id.isEmpty()) {
+            QString error;
+            const auto byId =
+                applyScenarioPatch(base, QJsonObject{{it.key(), id}}, QString(), &error, {}, false);
+            if (byId && scenarioToJson(byId->scenario, byId->unit).value(it.key()) == it.value()) {
+                patch.insert(it.key(), id);
+                continue;
+            }
+        }
+        patch.insert(it.key(), it.value());
+    }
+    return patch;
+}
+
+QJsonObject lessonToJson(const Lesson &lesson)
+{
+    QJsonObject o{{"schema", QLatin1String(lessonFileSchema)},
+                  {"version", lessonFileVersion},
+                  {"title", lesson.title}};
+    if (!lesson.id.isEmpty())
+        o.insert(QLatin1String("id"), lesson.id);
+    if (!lesson.summary.isEmpty())
+        o.insert(QLatin1String("summary"), lesson.summary);
+    if (!lesson.sources.isEmpty())
+        o.insert(QLatin1String("sources"), QJsonArray::fromStringList(lesson.sources));
+    if (!lesson.start.isEmpty())
+        o.insert(QLatin1String("start"), lesson.start);
+    QJsonArray steps;
+    for (const LessonStep &step : lesson.steps) {
+        QJsonObject so{{"title", step.title}};
+        if (!step.patch.isEmpty())
+            so.insert(QLatin1String("set"), step.patch);
+        if (step.view)
+            so.insert(QLatin1String("view"), QString::fromUtf8(lessonViewId(*step.view)));
+        so.insert(QLatin1String("text"), step.text);
+        if (!step.expect.isEmpty())
+            so.insert(QLatin1String("expect"), step.expect);
+        steps.append(so);
+    }
+    o.insert(QLatin1String("steps"), steps);
+    return o;
+}
+
+bool saveLessonFile(const QString &path, const Lesson &lesson, QString *error)
+{
+    return writeBytesAtomically(path, QJsonDocument(lessonToJson(lesson)).toJson(), error);
 }
 
 LessonView lessonViewAt(const Lesson &lesson, int step)

@@ -14,12 +14,13 @@ namespace shardscope {
 
 // Lessons: short guided tours through scenarios, stored as data in
 // resources/lessons/*.json (compiled in under :/shardscope/lessons/) and listed in
-// docs/lessons.md. A lesson is a title and steps; each step sets some scenario keys
-// (the scenario-file vocabulary of io/scenariofile.h), may pick a view, and says one
-// sentence. Steps are cumulative: step k's scenario is defaultScenario() with the
-// lesson's "start" patch and the patches of steps 0..k applied in order.
+// docs/lessons.md, which also specifies the file format for teachers' own lessons. A lesson is a
+// title and steps; each step sets some scenario keys (the scenario-file vocabulary of
+// io/scenariofile.h), may pick a view, and says one sentence. Steps are cumulative: step k's
+// scenario is defaultScenario() with the lesson's "start" patch and the patches of steps 0..k
+// applied in order.
 //
-//   { "schema": "shardscope-lesson", "version": 1, "id": "ddp-never-fits",
+//   { "schema": "shardscope-lesson", "version": 1, "id": "ddp-never-fits", (docs/lessons.md)
 //     "title": "...", "summary": "...", "sources": ["...", ...],
 //     "start": { scenario keys },                       (optional)
 //     "steps": [ { "title": "...", "set": { scenario keys }, "view": "memory",
@@ -36,6 +37,9 @@ namespace shardscope {
 
 /// The "schema" value of a lesson file.
 inline constexpr const char *lessonFileSchema = "shardscope-lesson";
+/// The newest lesson format ("version") this build reads and the one it writes
+/// (docs/lessons.md); a file without "version" is read as version 1.
+inline constexpr int lessonFileVersion = 1;
 
 /// Which view a lesson step shows.
 enum class LessonView
@@ -72,10 +76,11 @@ struct Lesson
     QString fileName;              ///< the file it was read from, for messages
 };
 
-/// Parses and validates one lesson file: the keys above and no others, non-empty
-/// title and steps, one sentence per step (ends with . ! or ?, no second sentence),
-/// every patch well-formed, and every step's cumulative scenario valid for the
-/// engine. nullopt plus `*error` naming the file and step, for example
+/// Parses and validates one lesson file: the keys above and no others ("id" defaults
+/// to the file's name, "sources" and "version" may be left out; a "version" newer than
+/// lessonFileVersion is refused), non-empty title and steps, one sentence per step (ends with . !
+/// or ?, no second sentence), every patch well-formed, and every step's cumulative scenario valid
+/// for the engine. nullopt plus `*error` naming the file and step, for example
 /// "02-zero3-8-gpus.json, step 3: \"gpus\" must be a whole number from 1 to 1048576
 /// (got -8)".
 std::optional<Lesson> lessonFromJson(const QByteArray &json, const QString &fileName,
@@ -98,6 +103,22 @@ Scenario applyStep(const Scenario &base, const LessonStep &step);
 /// Scenario and unit at step `step` (0-based, clamped to the steps): defaultScenario(),
 /// then the lesson's "start", then steps 0..step, in order.
 ScenarioDocument lessonDocument(const Lesson &lesson, int step);
+
+/// True when `json` is a JSON object whose "schema" says it is a lesson: how File >
+/// Open and a drop tell a lesson from a scenario or a config.json, by content.
+bool isLessonJson(const QByteArray &json);
+
+/// The scenario keys (io/scenariofile.h vocabulary) whose values differ between
+/// `base` and `current`: the "set" of a step that goes from one to the other.
+QJsonObject lessonStepPatch(const ScenarioDocument &base, const ScenarioDocument &current);
+
+/// The lesson as a lesson file (schema, version lessonFileVersion, then the keys
+/// above that are set); lessonFromJson() reads it back to the same steps.
+QJsonObject lessonToJson(const Lesson &lesson);
+
+/// Writes lessonToJson(lesson), indented, atomically (writeBytesAtomically(): a failed
+/// write leaves the old file); false plus `*error` naming the file on failure.
+bool saveLessonFile(const QString &path, const Lesson &lesson, QString *error);
 
 /// The view at step `step`: the last "view" given at or before it, else Memory.
 LessonView lessonViewAt(const Lesson &lesson, int step);

@@ -115,6 +115,11 @@ private slots:
     void viewCarriesOver();
     void malformed_data();
     void malformed();
+    void handWrittenLessonFile();
+    void versionMissingReadsAsOne();
+    void stepPatchHoldsOnlyTheChanges();
+    void roundTripThroughJson();
+    void toldByContent();
 };
 
 void TestLesson::builtInLessonsLoad()
@@ -283,8 +288,16 @@ void TestLesson::malformed_data()
         << lessonJson({ok}, {{"author", "me"}}) << "x.json: unknown key \"author\"";
     QTest::newRow("wrong schema") << lessonJson({ok}, {{"schema", "shardscope-scenario"}})
                                   << "x.json: \"schema\" must be \"shardscope-lesson\"";
-    QTest::newRow("version 2") << lessonJson({ok}, {{"version", 2}})
-                               << "x.json: \"version\" must be 1";
+    QTest::newRow("version 2")
+        << lessonJson({ok}, {{"version", 2}})
+        << "x.json: \"version\" 2 is newer than this ShardScope reads (1); update ShardScope";
+    QTest::newRow("version text") << lessonJson({ok}, {{"version", "1"}})
+                                  << "x.json: \"version\" must be a whole number from 1";
+    QTest::newRow("version 1.5") << lessonJson({ok}, {{"version", 1.5}})
+                                 << "x.json: \"version\" must be a whole number from 1";
+    QTest::newRow("gpus as text")
+        << lessonJson({ok, with("set", QJsonObject{{"gpus", "64"}})})
+        << "x.json, step 2: \"gpus\" must be a whole number from 1 to 1048576 (got \"64\")";
     QTest::newRow("no steps") << lessonJson({}) << "x.json: \"steps\" must be a non-empty list";
     QTest::newRow("no sources") << lessonJson({ok}, {{"sources", QJsonArray{}}})
                                 << "x.json: \"sources\" must be a non-empty list";
@@ -324,6 +337,86 @@ void TestLesson::malformed()
     QVERIFY(!lessonFromJson(json, QStringLiteral("x.json"), &error));
     QVERIFY2(error.startsWith(message), qPrintable(error));
     QVERIFY(!error.contains(u'\n'));
+}
+
+void TestLesson::handWrittenLessonFile()
+{
+    // The example of docs/lessons.md, as a teacher would write it: no "id", no "sources".
+    QString error;
+    const auto l =
+        loadLessonFile(QFINDTESTDATA("data/lessons/sharding-in-three-steps.json"), &error);
+    QVERIFY2(l, qPrintable(error));
+    QCOMPARE(l->title, QStringLiteral("Sharding a 70B in three steps"));
+    QCOMPARE(l->id, QStringLiteral("sharding-in-three-steps")); // from the file name
+    QVERIFY(l->sources.isEmpty());
+    QCOMPARE(int(l->steps.size()), 3);
+    QCOMPARE(l->steps[1].title, QStringLiteral("Shard the optimizer"));
+    QCOMPARE(
+        l->steps[2].text,
+        QStringLiteral("ZeRO-3 splits weights and gradients too, leaving 17.5 GB on each card."));
+    // Its numbers are the engine's: 70e9 x 16 B = 1,120 GB under DDP; ZeRO-1 on 64 GPUs
+    // 70e9 x (2 + 2 + 12/64) = 293.1 GB; ZeRO-3 70e9 x 16 / 64 = 17.5 GB.
+    const QStringList failures = checkLesson(*l);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(u'\n')));
+    QCOMPARE(lessonDocument(*l, 1).scenario.layout.gpus, std::int64_t(64)); // step 1 carries
+    QCOMPARE(lessonDocument(*l, 2).scenario.layout.zeroStage, ZeroStage::Zero3);
+
+    // The malformed fixture: one line naming the file, the step and the field.
+    QVERIFY(!loadLessonFile(QFINDTESTDATA("data/lessons/bad-gpus.json"), &error));
+    QCOMPARE(error, QStringLiteral("bad-gpus.json, step 2: \"gpus\" must be a whole number from "
+                                   "1 to 1048576 (got \"sixty-four\")"));
+}
+
+void TestLesson::versionMissingReadsAsOne()
+{
+    QJsonObject o =
+        QJsonDocument::fromJson(lessonJson({QJsonObject{{"title", "t"}, {"text", "A."}}})).object();
+    o.remove(QStringLiteral("version"));
+    QString error;
+    const auto l = lessonFromJson(QJsonDocument(o).toJson(), QStringLiteral("v.json"), &error);
+    QVERIFY2(l, qPrintable(error));
+    QCOMPARE(lessonToJson(*l).value(QStringLiteral("version")).toInt(), lessonFileVersion);
+}
+
+void TestLesson::stepPatchHoldsOnlyTheChanges()
+{
+    const ScenarioDocument base{defaultScenario(), ByteUnit::GB};
+    ScenarioDocument next = base;
+    next.scenario.layout.gpus = 128;
+    next.scenario.layout.zeroStage = ZeroStage::Zero3;
+    QCOMPARE(lessonStepPatch(base, next), (QJsonObject{{"gpus", 128}, {"strategy", "zero3"}}));
+    next = base;
+    next.unit = ByteUnit::GiB;
+    QCOMPARE(lessonStepPatch(base, next), (QJsonObject{{"unit", "gib"}}));
+    QVERIFY(lessonStepPatch(base, base).isEmpty());
+}
+
+void TestLesson::roundTripThroughJson()
+{
+    const Lesson *l = builtInLesson("pipeline-bubble");
+    QVERIFY(l);
+    QString error;
+    const auto back = lessonFromJson(QJsonDocument(lessonToJson(*l)).toJson(), l->fileName, &error);
+    QVERIFY2(back, qPrintable(error));
+    QCOMPARE(back->title, l->title);
+    QCOMPARE(back->sources, l->sources);
+    QCOMPARE(back->start, l->start);
+    QCOMPARE(back->steps.size(), l->steps.size());
+    for (std::size_t i = 0; i < l->steps.size(); ++i) {
+        QCOMPARE(back->steps[i].title, l->steps[i].title);
+        QCOMPARE(back->steps[i].text, l->steps[i].text);
+        QCOMPARE(back->steps[i].patch, l->steps[i].patch);
+        QCOMPARE(back->steps[i].expect, l->steps[i].expect);
+        QCOMPARE(back->steps[i].view.has_value(), l->steps[i].view.has_value());
+    }
+}
+
+void TestLesson::toldByContent()
+{
+    QVERIFY(isLessonJson(lessonJson({QJsonObject{{"title", "t"}, {"text", "A."}}})));
+    QVERIFY(!isLessonJson(R"({"schema": "shardscope-scenario", "version": 1})"));
+    QVERIFY(!isLessonJson(R"({"model_type": "llama"})"));
+    QVERIFY(!isLessonJson("not json"));
 }
 
 QTEST_GUILESS_MAIN(TestLesson)

@@ -22,11 +22,14 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDropEvent>
+#include <QFontInfo>
 #include <QImage>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
 #include <QMenuBar>
+#include <QMimeData>
 #include <QPieSeries>
 #include <QPushButton>
 #include <QScrollArea>
@@ -40,10 +43,12 @@
 #include <QTest>
 #include <QToolButton>
 #include <QUndoStack>
+#include <QUrl>
 #include <QWheelEvent>
 #include <QtTest/qtestspontaneevent.h>
 #include <algorithm>
 #include <cmath>
+#include <qcustomplot.h>
 
 using namespace shardscope;
 
@@ -208,6 +213,12 @@ private slots:
     void exportsTheCurrentChart();
     void lessonKeysWorkWhateverHasFocus();
     void lessonButtonsStayPut();
+    void lessonKeysLeaveTextFieldsAlone();
+    void lessonFileOpensAndShowsItsOwnText();
+    void authoredLessonRoundTrip();
+    void lessonChartKeepsOneScale();
+    void lessonChartGhostsThePreviousStep();
+    void lessonTextReadsAt1280x720();
     void wheelLeavesUnfocusedControlsAlone();
     void typedGpuCountIsExact();
     void selectedStrategyStandsOut();
@@ -743,8 +754,8 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     QCOMPARE(last, 7);
     QSpinBox *firstAdvanced = w.advancedPanel()->findChildren<QSpinBox *>().value(0);
     QVERIFY(firstAdvanced && firstAdvanced->isVisible());
-    const QList<QWidget *> targets{w.modelCombo(), w.gpuSpin(), firstAdvanced, w.chart(),
-                                   w.tabs()->tabBar()};
+    // Not text fields: those keep their editing keys (lessonKeysLeaveTextFieldsAlone()).
+    const QList<QWidget *> targets{w.modelCombo(), w.chart(), w.tabs()->tabBar()};
     const struct
     {
         Qt::Key key;
@@ -797,6 +808,267 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     w.endLesson();
     QTest::keyClick(w.gpuSpin(), Qt::Key_Up);
     QCOMPARE(qint64(w.session()->scenario().layout.gpus), 33LL);
+}
+
+void TestMainWindow::lessonKeysLeaveTextFieldsAlone()
+{
+    // The review's repro (N4): lesson 1, End, type 1289 into the GPU box, Backspace. The
+    // editing keys are the box's: the lesson stays on its last step and the box keeps
+    // what was typed. PageUp and PageDown, what clickers send, still step.
+    MainWindow w;
+    showActive(w, QSize(1600, 950));
+    expandAdvanced(w);
+    w.startLesson(0);
+    w.lessonPlayer()->goToLessonStep(7); // End
+    QCOMPARE(w.lessonStep(), 7);
+    QSpinBox *spin = w.gpuSpin();
+    QSpinBox *advanced = w.advancedPanel()->findChildren<QSpinBox *>().value(0);
+    QVERIFY(advanced && advanced->isVisible());
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("1289"));
+    QTest::keyClick(spin, Qt::Key_Backspace);
+    QCOMPARE(w.lessonStep(), 7);
+    QCOMPARE(spin->cleanText(), QStringLiteral("128"));
+    for (const Qt::Key key :
+         {Qt::Key_Left, Qt::Key_Right, Qt::Key_Home, Qt::Key_End, Qt::Key_Space, Qt::Key_Escape}) {
+        QTest::keyClick(spin, key);
+        QVERIFY2(w.lessonStep() == 7 && !w.lessonText().isEmpty(),
+                 qPrintable(QStringLiteral("key %1").arg(int(key), 0, 16)));
+    }
+    QTest::keyClick(spin, Qt::Key_Return);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 128LL);
+    QCOMPARE(w.lessonStep(), 7);
+    // The same in a spin box of the advanced settings.
+    advanced->setFocus();
+    const QString before = advanced->text();
+    QTest::keyClick(advanced, Qt::Key_Home);
+    QTest::keyClick(advanced, Qt::Key_Backspace);
+    QCOMPARE(w.lessonStep(), 7);
+    QCOMPARE(advanced->text(), before); // Backspace at the start deletes nothing
+    QTest::keyClick(advanced, Qt::Key_End);
+    QTest::keyClick(advanced, Qt::Key_Backspace);
+    QCOMPARE(w.lessonStep(), 7);
+    QCOMPARE(advanced->text().size(), before.size() - 1); // ... at the end, one character
+    // PageUp and PageDown step the lesson from a text field, and change no setting.
+    spin->setFocus();
+    QTest::keyClick(spin, Qt::Key_PageUp);
+    QCOMPARE(w.lessonStep(), 6);
+    QCOMPARE(scenarioJson(w), scenarioJson(lessonDocument(builtInLessons().at(0), 6)));
+    QTest::keyClick(spin, Qt::Key_PageDown);
+    QCOMPARE(w.lessonStep(), 7);
+}
+
+void TestMainWindow::lessonFileOpensAndShowsItsOwnText()
+{
+    // A lesson written by hand (the example of docs/lessons.md) opens from File > Open
+    // (told by its content), a drop and File > Open lesson alike, and shows its own text.
+    const QString file = QFINDTESTDATA("../io/data/lessons/sharding-in-three-steps.json");
+    QVERIFY(!file.isEmpty());
+    MainWindow w;
+    const int builtIns = w.lessonCount();
+    QString error;
+    QVERIFY2(w.openFile(file, &error), qPrintable(error));
+    QCOMPARE(w.lessonCount(), builtIns + 1);
+    QCOMPARE(w.lessonText(),
+             QStringLiteral("Under DDP each of the 64 GPUs keeps all 1,120 GB of model states."));
+    QCOMPARE(w.lessonPlayer()->stepTitleLabel()->text(),
+             QStringLiteral("Step 1 of 3: Every GPU holds everything"));
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 64LL);
+    QCOMPARE(w.session()->scenario().model.id, std::string("plain-70b"));
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.session()->scenario().layout.zeroStage, ZeroStage::Zero1);
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Strategy → ZeRO-1"));
+    // The Lessons menu lists it after the built-in lessons.
+    QMenu *lessonsMenu = nullptr;
+    for (QAction *a : w.menuBar()->actions())
+        if (a->text() == QStringLiteral("&Lessons"))
+            lessonsMenu = a->menu();
+    QVERIFY(lessonsMenu);
+    QCOMPARE(lessonsMenu->actions().value(builtIns)->text(),
+             QStringLiteral("Sharding a 70B in three steps"));
+    w.endLesson();
+
+    // A drop of the same file.
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(file)});
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    // Delivered as the window's drop handler gets it (QApplication::notify() passes a
+    // Drop only to the target of a drag in progress, which a test has none of).
+    static_cast<QObject &>(w).event(&drop);
+    QCOMPARE(w.lessonCount(), builtIns + 2);
+    QCOMPARE(w.lessonStep(), 0);
+    QCOMPARE(w.lessonPlayer()->stepTitleLabel()->text(),
+             QStringLiteral("Step 1 of 3: Every GPU holds everything"));
+
+    // A malformed lesson: one line naming the file, the step and the field; nothing added.
+    const QString bad = QFINDTESTDATA("../io/data/lessons/bad-gpus.json");
+    QCOMPARE(w.openLessonFile(bad, &error), -1);
+    QCOMPARE(error, QStringLiteral("bad-gpus.json, step 2: \"gpus\" must be a whole number from "
+                                   "1 to 1048576 (got \"sixty-four\")"));
+    QVERIFY(!w.openFile(bad, &error));
+    QVERIFY(error.startsWith(QStringLiteral("bad-gpus.json, step 2: \"gpus\"")));
+    QCOMPARE(w.lessonCount(), builtIns + 2);
+}
+
+void TestMainWindow::authoredLessonRoundTrip()
+{
+    // A teacher authors a lesson by doing it: two steps set in the window, each added as a
+    // step, saved, and opened again: the same settings, views, titles and sentences.
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("my-lesson.json"));
+    MainWindow w;
+    QString error;
+    QVERIFY(!w.saveLesson(path, QStringLiteral("Mine"), &error)); // no steps yet
+    QVERIFY(error.startsWith(QStringLiteral("No steps yet")));
+    w.session()->setModelPreset("llama3-8b");
+    w.session()->setGpus(8);
+    w.session()->setZeroStage(ZeroStage::Zero3);
+    const QByteArray first = scenarioJson(w);
+    QVERIFY2(w.addViewAsLessonStep(QStringLiteral("An 8B on 8 GPUs"),
+                                   QStringLiteral("ZeRO-3 shards everything eight ways."), &error),
+             qPrintable(error));
+    w.session()->setGpus(16);
+    w.session()->setUnit(ByteUnit::GiB);
+    w.showView(MainWindow::View::Compare);
+    const QByteArray second = scenarioJson(w);
+    // Two sentences are refused with the loader's message, naming the step and field.
+    QVERIFY(!w.addViewAsLessonStep(QStringLiteral("x"), QStringLiteral("One. Two."), &error));
+    QCOMPARE(error, QStringLiteral("the new lesson, step 2: \"text\" must be one sentence "
+                                   "ending in . ! or ?"));
+    QVERIFY2(w.addViewAsLessonStep(QStringLiteral("Sixteen"),
+                                   QStringLiteral("Twice the GPUs, half the shards?"), &error),
+             qPrintable(error));
+    QCOMPARE(int(w.lessonPlayer()->draft().steps.size()), 2);
+    // Step 2 holds only what changed since step 1.
+    QCOMPARE(w.lessonPlayer()->draft().steps[1].patch,
+             (QJsonObject{{"gpus", 16}, {"unit", "gib"}}));
+    QVERIFY2(w.saveLesson(path, QStringLiteral("My first lesson"), &error), qPrintable(error));
+
+    w.resetToDefaults();
+    QVERIFY(scenarioJson(w) != first);
+    const int index = w.openLessonFile(path, &error);
+    QVERIFY2(index >= 0, qPrintable(error));
+    const Lesson &back = w.lessonPlayer()->lessons()[std::size_t(index)];
+    QCOMPARE(back.title, QStringLiteral("My first lesson"));
+    QCOMPARE(back.id, QStringLiteral("my-lesson"));
+    QCOMPARE(int(back.steps.size()), 2);
+    QCOMPARE(back.steps[0].patch.value(QStringLiteral("model")).toString(),
+             QStringLiteral("llama3-8b")); // a preset by its id
+    QCOMPARE(scenarioJson(w), first);
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::View::Memory));
+    QCOMPARE(w.lessonText(), QStringLiteral("ZeRO-3 shards everything eight ways."));
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(scenarioJson(w), second);
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::View::Compare));
+    QCOMPARE(w.lessonPlayer()->stepTitleLabel()->text(), QStringLiteral("Step 2 of 2: Sixteen"));
+    QCOMPARE(w.lessonText(), QStringLiteral("Twice the GPUs, half the shards?"));
+}
+
+void TestMainWindow::lessonChartKeepsOneScale()
+{
+    // Lesson 1 goes from DDP's 1,120 GB bar to ZeRO-3's 17.5 GB and Llama 3 70B's 34.9 GB:
+    // one y axis for all of its steps, at its largest step, 1,120 GB x 1.22 headroom.
+    MainWindow w;
+    w.resize(1280, 720);
+    w.setPresentationMode(true);
+    w.startLesson(0);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.session()->lessonScaleBytes(), std::int64_t(1'120'000'000'000));
+    for (int step = 0; step < w.lessonStepCount(0); ++step) {
+        w.showView(MainWindow::View::Memory); // the compare step hides the bars
+        settleLayouts();
+        QVERIFY2(
+            qFuzzyCompare(w.chart()->axisTop(), 1120 * 1.22),
+            qPrintable(
+                QStringLiteral("step %1: y axis to %2").arg(step + 1).arg(w.chart()->axisTop())));
+        w.stepLesson(+1);
+    }
+    // Without the option the axis fits the step: ZeRO-3's 17.5 GB under the 80 GB line.
+    w.lessonPlayer()->goToLessonStep(5);
+    w.setLessonChartOptions(false, false);
+    settleLayouts();
+    QVERIFY(w.chart()->axisTop() < 150);
+    w.setLessonChartOptions(true, true);
+    settleLayouts();
+    QVERIFY(qFuzzyCompare(w.chart()->axisTop(), 1120 * 1.22));
+    // An edit past the lesson's scale fits the axis again, and leaving the lesson frees it.
+    w.session()->setZeroStage(ZeroStage::Ddp);
+    w.session()->setModelPreset("llama3.1-405b");
+    QVERIFY(w.chart()->axisTop() > 1120 * 1.22);
+    w.session()->setModelPreset("llama3-70b");
+    w.session()->setZeroStage(ZeroStage::Zero3);
+    w.endLesson();
+    QVERIFY(w.chart()->axisTop() < 150);
+}
+
+void TestMainWindow::lessonChartGhostsThePreviousStep()
+{
+    // Behind each step's bars, the previous step's totals, faint: lesson 1 step 4 (ZeRO-1
+    // on 64 GPUs, 70e9 x (2 + 2 + 12/64) B = 293.125 GB) over step 3's DDP 1,120 GB.
+    MainWindow w;
+    w.resize(1280, 720);
+    w.startLesson(0);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.chart()->ghostCount(), 0); // the first step has none
+    w.lessonPlayer()->goToLessonStep(3);
+    settleLayouts();
+    QCOMPARE(w.chart()->barCount(), 1); // GPU 0–63 × 64
+    QCOMPARE(w.chart()->ghostCount(), 1);
+    QCOMPARE(w.chart()->ghostTop(0), 1120.0);
+    QCOMPARE(w.chart()->stackTop(0), 293.125);
+    QVERIFY(w.chart()->ghostBars()->visible());
+    QVERIFY(w.chart()->ghostBars()->brush().color().alpha() <= 60); // faint
+    QCOMPARE(w.chart()->ghostBars()->pen().style(), Qt::DashLine);
+    QVERIFY(w.stepLesson(+1)); // ZeRO-2: 70e9 x (2 + 14/64) B = 155.3125 GB
+    QCOMPARE(w.chart()->ghostTop(0), 293.125);
+    QCOMPARE(w.chart()->stackTop(0), 155.3125);
+    // Switched off, or out of the lesson: none.
+    w.setLessonChartOptions(true, false);
+    QCOMPARE(w.chart()->ghostCount(), 0);
+    w.setLessonChartOptions(true, true);
+    QCOMPARE(w.chart()->ghostCount(), 1);
+    w.endLesson();
+    QCOMPARE(w.chart()->ghostCount(), 0);
+}
+
+void TestMainWindow::lessonTextReadsAt1280x720()
+{
+    // A projector at 1280x720 in presentation: the step's title, its sentence and the
+    // "Changed:" line at 24 px at least (the review measured about 19 px).
+    MainWindow w;
+    w.resize(1280, 720);
+    w.startLesson(0);
+    w.setPresentationMode(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.stepLesson(+1));
+    settleLayouts();
+    QCOMPARE(w.size(), QSize(1280, 720));
+    const LessonPlayer *p = w.lessonPlayer();
+    for (const QLabel *label : {p->stepTitleLabel(), p->sentenceLabel(), p->changesLabel()}) {
+        QVERIFY(label->isVisible());
+        QVERIFY2(QFontInfo(label->font()).pixelSize() >= 24,
+                 qPrintable(QStringLiteral("\"%1\": %2 px")
+                                .arg(label->text().left(30))
+                                .arg(QFontInfo(label->font()).pixelSize())));
+    }
+    // To leave the tabs their room the step's title sits beside the buttons, and a long
+    // "Changed:" line is cut to one line, whole in its tooltip (lesson 4, step 1 after
+    // lesson 1 changes seven settings).
+    QCOMPARE(p->stepTitleLabel()->text(), QStringLiteral("Step 2 of 8: DDP on 64 GPUs"));
+    QCOMPARE(p->changesLabel()->text(), QStringLiteral("Changed: GPUs → 64"));
+    w.startLesson(3);
+    settleLayouts();
+    const QString full = w.lessonChangesText();
+    QVERIFY2(full.contains(QStringLiteral("Pipeline stages p → 4, Strategy → ZeRO-1")),
+             qPrintable(full));
+    QVERIFY(p->changesLabel()->text().endsWith(QChar(0x2026)));
+    QCOMPARE(p->changesLabel()->toolTip(), full);
+    QVERIFY(p->changesLabel()->height() < 2 * QFontInfo(p->changesLabel()->font()).pixelSize());
+    QCOMPARE(w.size(), QSize(1280, 720));
 }
 
 void TestMainWindow::lessonButtonsStayPut()

@@ -11,6 +11,14 @@ namespace {
 
 constexpr double barWidth = 0.62;
 
+/// Ghost bars are this much wider than the bars, so their dashed sides show beside a
+/// taller current bar.
+constexpr double ghostWidth = barWidth + 0.16;
+
+/// Room above a lesson's fixed scale for the tallest bar's total (the axis must not move
+/// from step to step, so it is not fitted to the pixels as m_headroom is).
+constexpr double lessonHeadroom = 1.22;
+
 /// Pixels kept free between two tick labels.
 constexpr double labelGap = 8;
 
@@ -44,6 +52,14 @@ MemoryChart::MemoryChart(QWidget *parent)
     m_measuredText = new QCPItemText(plot());
     m_measuredText->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     m_measuredText->setVisible(false);
+    // The previous step's totals behind the bars (lessons): on the grid's layer, so under
+    // every bar, and out of the legend.
+    m_ghost = new QCPBars(plot()->xAxis, plot()->yAxis);
+    m_ghost->setLayer(QStringLiteral("grid"));
+    m_ghost->setWidth(ghostWidth);
+    m_ghost->setAntialiased(false);
+    m_ghost->removeFromLegend();
+    m_ghost->setSelectable(QCP::stNone);
 
     // Legend in a row above the axis rect, so it can never cover a bar.
     placeLegendAbove(plot(), 7, 18);
@@ -83,6 +99,67 @@ void MemoryChart::restyle()
     m_measuredLine->setPen(QPen(st.ink, 2 * st.fontScale, Qt::DashLine));
     m_measuredText->setColor(st.ink);
     m_measuredText->setFont(scaledFont(11, true));
+    // Faint: the ink at a sixth for the fill, a dashed outline at half.
+    QColor fill = st.ink, edge = st.ink;
+    fill.setAlpha(40);
+    edge.setAlpha(130);
+    m_ghost->setBrush(fill);
+    m_ghost->setPen(QPen(edge, 1.5 * st.lineScale, Qt::DashLine));
+}
+
+void MemoryChart::setLessonOverlay(std::int64_t scaleBytes, const MemoryReport *previous)
+{
+    m_lessonScaleBytes = scaleBytes;
+    m_previous.clear();
+    m_previousGpus = 0;
+    if (previous && previous->valid()) {
+        m_previous = memoryGroupBars(*previous);
+        for (const MemoryBar &g : m_previous)
+            m_previousGpus += g.gpuCount;
+    }
+}
+
+double MemoryChart::axisTop() const
+{
+    return plot()->yAxis->range().upper;
+}
+
+double MemoryChart::ghostTop(int i) const
+{
+    return i >= 0 && i < ghostCount() ? m_ghostTops[std::size_t(i)] : 0;
+}
+
+void MemoryChart::rebuildGhost()
+{
+    // Slot by slot in the same form as the bars: per GPU where the bars are (and the
+    // previous step had few enough GPUs), else its groups.
+    const std::vector<MemoryBar> previous =
+        !m_grouped && m_previousGpus <= maxIndividualBars ? memoryGpuBars(m_previous) : m_previous;
+    const int n = std::min(barCount(), int(previous.size()));
+    QVector<double> keys(n), values(n);
+    m_ghostTops.assign(std::size_t(n), 0);
+    for (int i = 0; i < n; ++i) {
+        keys[i] = i + 1;
+        values[i] = double(previous[std::size_t(i)].bytes.total()) / m_scale;
+        m_ghostTops[std::size_t(i)] = values[i];
+    }
+    m_ghost->setData(keys, values, true);
+    m_ghost->setVisible(m_valid && n > 0);
+}
+
+void MemoryChart::applyValueRange()
+{
+    if (!m_valid)
+        return;
+    double top = m_top;
+    for (double g : m_ghostTops)
+        top = std::max(top, g);
+    const double fixed = double(m_lessonScaleBytes) / m_scale;
+    // A lesson's scale holds every step's bars; an edit past it fits the axis again.
+    if (fixed > 0 && std::max(top, m_capacity) <= fixed * (1 + 1e-9))
+        setMemoryAxis(plot()->yAxis, fixed, 0, lessonHeadroom, m_unit);
+    else
+        setMemoryAxis(plot()->yAxis, top, m_capacity, m_headroom, m_unit);
 }
 
 void MemoryChart::setMeasured(std::optional<std::int64_t> bytes, const QString &label)
@@ -168,11 +245,11 @@ void MemoryChart::rebuildBars()
     applyTickLabels();
     plot()->xAxis->setRange(0.4, std::max(1, n) + 0.6);
     m_top = top;
-    if (m_valid) {
-        setMemoryAxis(plot()->yAxis, top, m_capacity, m_headroom, m_unit);
-    } else {
+    rebuildGhost();
+    if (m_valid)
+        applyValueRange();
+    else
         plot()->yAxis->setRange(0, 1); // no "1.25·10⁻⁹" ticks under the message
-    }
     plot()->yAxis->setTickLabels(m_valid);
 }
 
@@ -235,7 +312,7 @@ void MemoryChart::fitText()
         const bool rerange = m_valid && std::abs(headroom - m_headroom) > 1e-3;
         if (rerange) {
             m_headroom = headroom;
-            setMemoryAxis(plot()->yAxis, m_top, m_capacity, m_headroom, m_unit);
+            applyValueRange();
         }
         if (fitValueTicks(plot()->yAxis, m_valid) || plot()->legend->wrap() != wrap || rerange) {
             relayoutPlot(plot());

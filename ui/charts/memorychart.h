@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+class QCPBars;
 class QCustomPlot;
 class QCPItemText;
 class QCPItemLine;
@@ -46,6 +47,20 @@ public:
     {
         return m_measuredBytes ? double(*m_measuredBytes) / m_scale : std::nan("");
     }
+
+    /// What a running lesson adds, from the next setReport() on: the value axis fixed at
+    /// `scaleBytes` (Session::lessonScaleBytes(); 0 fits each report, and a report above
+    /// it is fitted too), and faint ghost bars of `previous`'s totals (the previous
+    /// step, Session::previousStepReport(); null for none) behind the bars, slot by slot.
+    void setLessonOverlay(std::int64_t scaleBytes, const MemoryReport *previous);
+    /// The value axis' upper end in display units (GB or GiB) at the last layout.
+    double axisTop() const;
+    /// Number of ghost bars drawn (0 without a previous step).
+    int ghostCount() const { return int(m_ghostTops.size()); }
+    /// Height of ghost bar i in display units: the previous step's total in that slot.
+    double ghostTop(int i) const;
+    /// The ghost bars' plottable (for tests: its pen and brush).
+    const QCPBars *ghostBars() const { return m_ghost; }
 
     /// Number of bars drawn.
     int barCount() const { return int(m_barInfo.size()); }
@@ -89,6 +104,11 @@ private:
     /// Fills m_barInfo (one bar per GPU or per group), the bars, the totals' text and the
     /// value axis from m_groups.
     void rebuildBars();
+    /// The value axis: fixed at the lesson's scale when one is set and the bars fit under
+    /// it, else the tallest stack, ghost or capacity times m_headroom.
+    void applyValueRange();
+    /// Fills the ghost bars from m_previous for the bars now drawn.
+    void rebuildGhost();
     /// Writes the tick labels for m_level and m_stride.
     void applyTickLabels();
     /// After each layout (QCustomPlot::afterLayout): legend columns, grouping, label
@@ -117,11 +137,16 @@ private:
     int m_level = 0;  ///< tick label length: 0 full, 1 one line, 2 a number
     int m_stride = 1; ///< every m_stride-th bar labelled
     double m_capacity = 0;
-    double m_top = 0;         ///< the tallest stack, display units
-    double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
-    QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
-    QString m_xTitle;         ///< the GPU axis' title in full (fitText() may shorten it)
-    double m_scale = 1;       ///< bytes per display unit
+    double m_top = 0;                    ///< the tallest stack, display units
+    double m_headroom = 1.14;            ///< value axis: max(top, capacity) x this
+    QString m_capacityText;              ///< the capacity label in full, e.g. "H100\n80 GB"
+    QString m_xTitle;                    ///< the GPU axis' title in full (fitText() may shorten it)
+    double m_scale = 1;                  ///< bytes per display unit
+    std::int64_t m_lessonScaleBytes = 0; ///< setLessonOverlay(): 0 for none
+    std::vector<MemoryBar> m_previous;   ///< the previous step's group bars
+    std::int64_t m_previousGpus = 0;     ///< GPUs in m_previous
+    QCPBars *m_ghost = nullptr;          ///< the previous step's totals, faint
+    std::vector<double> m_ghostTops;     ///< display units, one per ghost bar
     ByteUnit m_unit = ByteUnit::GB;
 };
 

@@ -1,14 +1,22 @@
 #include "lessonplayer.h"
 
+#include "defaults.h"
 #include "scenariochangecommand.h"
 #include "scenariochanges.h"
 #include "session.h"
 
+#include <QAbstractSpinBox>
 #include <QApplication>
+#include <QFileInfo>
 #include <QHBoxLayout>
+#include <QJsonDocument>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QTextEdit>
 #include <QVBoxLayout>
 #include <limits>
 
@@ -61,6 +69,50 @@ LessonPlayer::LessonPlayer(Session *session, AsOneChange asOneChange, QWidget *p
     connect(m_lessonEnd, &QPushButton::clicked, this, &LessonPlayer::endLesson);
 }
 
+int LessonPlayer::addLesson(Lesson lesson)
+{
+    m_lessons.push_back(std::move(lesson));
+    return int(m_lessons.size()) - 1;
+}
+
+bool LessonPlayer::addDraftStep(const QString &title, const QString &text, LessonView view,
+                                QString *error)
+{
+    const int index = int(m_draft.steps.size());
+    const ScenarioDocument base = index == 0 ? ScenarioDocument{defaultScenario(), ByteUnit::GB}
+                                             : lessonDocument(m_draft, index - 1);
+    LessonStep step;
+    step.title = title.trimmed();
+    step.text = text.trimmed();
+    step.view = view;
+    step.patch = lessonStepPatch(base, {m_session->scenario(), m_session->unit()});
+    Lesson next = m_draft;
+    next.title = next.title.isEmpty() ? QStringLiteral("Draft") : next.title;
+    next.steps.push_back(step);
+    // The loader is the judge: a step that would not load back is not added.
+    const QByteArray json = QJsonDocument(lessonToJson(next)).toJson();
+    if (!lessonFromJson(json, QStringLiteral("the new lesson"), error))
+        return false;
+    m_draft.steps.push_back(std::move(step));
+    return true;
+}
+
+bool LessonPlayer::saveDraft(const QString &path, const QString &title, QString *error)
+{
+    if (m_draft.steps.empty()) {
+        *error = QStringLiteral("No steps yet: add one with Lessons > Add this view as a "
+                                "lesson step");
+        return false;
+    }
+    if (title.trimmed().isEmpty()) {
+        *error = QStringLiteral("A lesson needs a title");
+        return false;
+    }
+    m_draft.title = title.trimmed();
+    m_draft.id = QFileInfo(path).completeBaseName().section(u'.', 0, 0);
+    return saveLessonFile(path, m_draft, error);
+}
+
 void LessonPlayer::startLesson(int index)
 {
     if (index < 0 || index >= int(m_lessons.size()))
@@ -78,21 +130,43 @@ void LessonPlayer::startLesson(int index)
 
 void LessonPlayer::setTypeScale(double scale)
 {
-    const auto sized = [scale](QFont f, double points) {
-        f.setPointSizeF(points * scale);
+    m_scale = scale;
+    applyFonts();
+}
+
+void LessonPlayer::setCompact(bool compact)
+{
+    m_compact = compact;
+    m_lessonTitle->setVisible(!compact);
+    // Elided to the bar's width, the line must not ask for its text's width either.
+    m_lessonChanges->setWordWrap(!compact);
+    m_lessonChanges->setSizePolicy(compact ? QSizePolicy::Ignored : QSizePolicy::Preferred,
+                                   QSizePolicy::Preferred);
+    applyFonts();
+    showTexts();
+}
+
+void LessonPlayer::applyFonts()
+{
+    const double scale = m_scale;
+    const auto sized = [](QFont f, double points) {
+        f.setPointSizeF(points);
         return f;
     };
-    QFont text = sized(m_lessonLabel->font(), 15);
+    QFont text = sized(m_lessonLabel->font(), 15 * scale);
     text.setBold(false);
     m_lessonLabel->setFont(text);
     text.setBold(true);
     m_lessonTitle->setFont(text);
-    m_lessonName->setFont(sized(m_lessonName->font(), 12));
-    QFont changes = sized(m_lessonChanges->font(), 13);
+    // Compact: the name's place shows the step's title, in the title's type.
+    m_lessonName->setFont(m_compact ? text : sized(m_lessonName->font(), 12 * scale));
+    QFont changes = sized(m_lessonChanges->font(), 15 * scale);
     changes.setItalic(true);
     m_lessonChanges->setFont(changes);
-    // The buttons keep one size whatever their label, so repeated clicks land on Next.
-    const QFont buttonFont = sized(m_lessonPrev->font(), 13);
+    // The buttons keep one size whatever their label, so repeated clicks land on Next;
+    // on a short screen at their normal size, which leaves the title room beside them.
+    const double buttonScale = m_compact ? 1.0 : scale;
+    const QFont buttonFont = sized(m_lessonPrev->font(), 13 * buttonScale);
     QSize buttonSize(0, 0);
     for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd}) {
         b->setFont(buttonFont);
@@ -100,9 +174,39 @@ void LessonPlayer::setTypeScale(double scale)
         b->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
         buttonSize = buttonSize.expandedTo(b->sizeHint());
     }
-    buttonSize = buttonSize.expandedTo(QSize(int(120 * scale), int(40 * scale)));
+    buttonSize = buttonSize.expandedTo(
+        QSize(int((m_compact ? 100 : 120) * buttonScale), int(40 * buttonScale)));
     for (QPushButton *b : {m_lessonPrev, m_lessonNext, m_lessonEnd})
         b->setFixedSize(buttonSize);
+    showTexts();
+}
+
+void LessonPlayer::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (m_compact)
+        showTexts();
+}
+
+void LessonPlayer::showTexts()
+{
+    if (m_lesson < 0)
+        return;
+    const Lesson &lesson = m_lessons[std::size_t(m_lesson)];
+    const LessonStep &step = lesson.steps[std::size_t(m_lessonStep)];
+    const QString stepTitle = QStringLiteral("Step %1 of %2: %3")
+                                  .arg(m_lessonStep + 1)
+                                  .arg(lesson.steps.size())
+                                  .arg(step.title);
+    m_lessonTitle->setText(stepTitle);
+    m_lessonName->setText(m_compact ? stepTitle : lesson.title);
+    m_lessonName->setToolTip(m_compact ? lesson.title : QString());
+    const int width = m_lessonChanges->contentsRect().width();
+    const bool elide = m_compact && width > 0;
+    m_lessonChanges->setText(
+        elide ? m_lessonChanges->fontMetrics().elidedText(m_changesFull, Qt::ElideRight, width)
+              : m_changesFull);
+    m_lessonChanges->setToolTip(elide ? m_changesFull : QString());
 }
 
 double LessonPlayer::sentencePointSize() const
@@ -138,6 +242,7 @@ void LessonPlayer::endLesson()
 {
     const bool wasRunning = m_lesson >= 0;
     m_lesson = -1;
+    m_session->setLessonStep(nullptr, 0);
     setVisible(false);
     qApp->removeEventFilter(this);
     if (wasRunning)
@@ -151,13 +256,33 @@ QString LessonPlayer::lessonText() const
 
 QString LessonPlayer::lessonChangesText() const
 {
-    return m_lesson < 0 ? QString() : m_lessonChanges->text();
+    return m_lesson < 0 ? QString() : m_changesFull;
 }
 
-bool LessonPlayer::handleLessonKey(QKeyEvent *event)
+namespace {
+
+/// True for widgets that edit text: a line edit (a spin box's or an editable combo's
+/// too), a spin box, a text edit.
+bool editsText(const QObject *o)
+{
+    return qobject_cast<const QLineEdit *>(o) || qobject_cast<const QAbstractSpinBox *>(o) ||
+           qobject_cast<const QTextEdit *>(o) || qobject_cast<const QPlainTextEdit *>(o);
+}
+
+} // namespace
+
+bool LessonPlayer::handleLessonKey(QObject *watched, QKeyEvent *event)
 {
     // Plain keys only (a keypad's PageDown too): Ctrl+Home and the like stay the widget's.
     if ((event->modifiers() & ~Qt::KeypadModifier) != Qt::NoModifier)
+        return false;
+    // In a text field the editing keys edit (Backspace deletes a typed digit, Home goes
+    // to the start of the line); PageUp and PageDown, what clickers send, still step. The
+    // focus decides, not `watched`: a key the field ignores (Escape) goes on to its
+    // parents, and must not end the lesson there.
+    const QObject *focus = QApplication::focusWidget();
+    if ((editsText(watched) || editsText(focus)) && event->key() != Qt::Key_PageUp &&
+        event->key() != Qt::Key_PageDown)
         return false;
     switch (event->key()) {
     case Qt::Key_Right:
@@ -199,7 +324,7 @@ bool LessonPlayer::eventFilter(QObject *watched, QEvent *event)
         // (a spin box's cursor, a slider's Home, the tab bar's arrows) from acting too.
         auto *widget = qobject_cast<QWidget *>(watched);
         if (widget && widget->window() == window() &&
-            handleLessonKey(static_cast<QKeyEvent *>(event))) {
+            handleLessonKey(watched, static_cast<QKeyEvent *>(event))) {
             event->accept();
             return true;
         }
@@ -215,18 +340,16 @@ void LessonPlayer::applyLessonStep()
     // What the step changes on screen, named: with the advanced settings hidden the
     // sentence alone would not say that the sequence length or the offload moved.
     const ScenarioSnapshot before = ScenarioSnapshot::of(*m_session);
+    // The lesson and step first: the chart's scale and ghost follow the same changed().
+    m_session->setLessonStep(&lesson, m_lessonStep);
     m_asOneChange([this, &doc] {
         m_session->setUnit(doc.unit);
         m_session->setScenario(doc.scenario);
     });
-    m_lessonChanges->setText(
-        changesSentence(scenarioChanges(before.scenario, before.unit, doc.scenario, doc.unit)));
+    m_changesFull =
+        changesSentence(scenarioChanges(before.scenario, before.unit, doc.scenario, doc.unit));
     emit viewRequested(lessonViewAt(lesson, m_lessonStep));
-    m_lessonName->setText(lesson.title);
-    m_lessonTitle->setText(QStringLiteral("Step %1 of %2: %3")
-                               .arg(m_lessonStep + 1)
-                               .arg(lesson.steps.size())
-                               .arg(step.title));
+    showTexts();
     m_lessonLabel->setText(step.text);
 }
 

@@ -10,6 +10,7 @@
 #include "inputfile.h"
 #include "launchconfigread.h"
 #include "lazyrefresh.h"
+#include "lesson.h"
 #include "livepanel.h"
 #include "measurement.h"
 #include "memorychart.h"
@@ -35,6 +36,8 @@
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -43,10 +46,12 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMimeData>
@@ -200,6 +205,11 @@ MainWindow::MainWindow(QWidget *parent)
     m_lessons = new LessonPlayer(
         m_session, [this](const std::function<void()> &change) { m_history->asOneChange(change); });
     connect(m_lessons, &LessonPlayer::runningChanged, this, &MainWindow::applyTextSizes);
+    // Leaving a lesson frees the chart's scale and drops the ghost at once.
+    connect(m_lessons, &LessonPlayer::runningChanged, this, [this](bool running) {
+        if (!running)
+            redrawMemoryView();
+    });
     connect(m_lessons, &LessonPlayer::viewRequested, this, [this](LessonView v) {
         showView(v == LessonView::Timeline  ? View::Timeline
                  : v == LessonView::Compare ? View::Compare
@@ -384,6 +394,16 @@ void MainWindow::buildMenus()
         if (!path.isEmpty())
             openMeasurementFile(path);
     });
+    QAction *openLesson = file->addAction(QStringLiteral("Open &lesson…"));
+    openLesson->setObjectName(QStringLiteral("openLesson"));
+    connect(openLesson, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, QStringLiteral("Open lesson"), QString(),
+            QStringLiteral("ShardScope lessons (*.json);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && openLessonFile(path, &error) < 0)
+            showMessage(error);
+    });
     m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
     rebuildRecentMenu();
     QAction *save = file->addAction(QStringLiteral("&Save scenario…"));
@@ -464,11 +484,8 @@ void MainWindow::buildMenus()
                                      "(undoable)"));
     connect(reset, &QAction::triggered, this, &MainWindow::resetToDefaults);
 
-    QMenu *lessons = menuBar()->addMenu(QStringLiteral("&Lessons"));
-    for (int i = 0; i < lessonCount(); ++i) {
-        QAction *a = lessons->addAction(m_lessons->lessons()[std::size_t(i)].title);
-        connect(a, &QAction::triggered, this, [this, i] { startLesson(i); });
-    }
+    m_lessonsMenu = menuBar()->addMenu(QStringLiteral("&Lessons"));
+    rebuildLessonsMenu();
     if (!m_lessons->loadErrors().isEmpty())
         showMessage(m_lessons->loadErrors());
 
@@ -481,6 +498,20 @@ void MainWindow::buildMenus()
     dark->setCheckable(true);
     dark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
     connect(dark, &QAction::toggled, this, &MainWindow::setDarkTheme);
+    view->addSeparator();
+    m_fixedScaleAction = view->addAction(QStringLiteral("Fixed &scale in lessons"));
+    m_fixedScaleAction->setObjectName(QStringLiteral("lessonFixedScale"));
+    m_fixedScaleAction->setToolTip(QStringLiteral("One y axis for every step of a lesson, at "
+                                                  "its largest step"));
+    m_ghostAction = view->addAction(QStringLiteral("&Ghost of the previous step in lessons"));
+    m_ghostAction->setObjectName(QStringLiteral("lessonGhost"));
+    m_ghostAction->setToolTip(QStringLiteral("Faint bars of the previous step behind the bars"));
+    for (QAction *a : {m_fixedScaleAction, m_ghostAction}) {
+        a->setCheckable(true);
+        a->setChecked(true);
+        connect(a, &QAction::toggled, this, [this] { redrawMemoryView(); });
+    }
+    view->addSeparator();
     QAction *full = view->addAction(QStringLiteral("&Full screen"));
     full->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_F11)});
     connect(full, &QAction::triggered, this, &MainWindow::toggleFullScreen);
@@ -532,8 +563,94 @@ ChartView *MainWindow::viewChart(View v) const
     return m_chart;
 }
 
+void MainWindow::rebuildLessonsMenu()
+{
+    m_lessonsMenu->clear();
+    for (int i = 0; i < lessonCount(); ++i) {
+        QAction *a = m_lessonsMenu->addAction(m_lessons->lessons()[std::size_t(i)].title);
+        connect(a, &QAction::triggered, this, [this, i] { startLesson(i); });
+    }
+    m_lessonsMenu->addSeparator();
+    QAction *add = m_lessonsMenu->addAction(QStringLiteral("&Add this view as a lesson step…"));
+    add->setObjectName(QStringLiteral("addLessonStep"));
+    add->setToolTip(QStringLiteral("The settings changed since the last step you added, with "
+                                   "this tab, a title and a sentence"));
+    connect(add, &QAction::triggered, this, &MainWindow::askForLessonStep);
+    QAction *save = m_lessonsMenu->addAction(QStringLiteral("&Save lesson as…"));
+    save->setObjectName(QStringLiteral("saveLesson"));
+    connect(save, &QAction::triggered, this, [this] {
+        bool ok = false;
+        const QString title = QInputDialog::getText(this, QStringLiteral("Save lesson"),
+                                                    QStringLiteral("Lesson title:"),
+                                                    QLineEdit::Normal, QString(), &ok);
+        if (!ok)
+            return;
+        const QString path = QFileDialog::getSaveFileName(
+            this, QStringLiteral("Save lesson as"), QStringLiteral("my-lesson.json"),
+            QStringLiteral("ShardScope lesson (*.json)"));
+        QString error;
+        if (!path.isEmpty() && !saveLesson(path, title, &error))
+            showMessage(error);
+    });
+}
+
+void MainWindow::askForLessonStep()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(QStringLiteral("Add this view as a lesson step"));
+    auto *form = new QFormLayout(&dialog);
+    auto *title = new QLineEdit;
+    auto *text = new QLineEdit;
+    title->setPlaceholderText(QStringLiteral("ZeRO-3 on 64 GPUs"));
+    text->setPlaceholderText(QStringLiteral("One sentence the class reads, ending in a full "
+                                            "stop."));
+    text->setMinimumWidth(420);
+    form->addRow(QStringLiteral("Step title:"), title);
+    form->addRow(QStringLiteral("Sentence:"), text);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QString error;
+    if (!addViewAsLessonStep(title->text(), text->text(), &error))
+        showMessage(error);
+}
+
+bool MainWindow::addViewAsLessonStep(const QString &title, const QString &text, QString *error)
+{
+    const int tab = m_tabs->currentIndex();
+    const LessonView view = tab == int(View::Timeline)  ? LessonView::Timeline
+                            : tab == int(View::Compare) ? LessonView::Compare
+                                                        : LessonView::Memory;
+    return m_lessons->addDraftStep(title, text, view, error);
+}
+
+int MainWindow::openLessonFile(const QString &path, QString *error)
+{
+    auto lesson = loadLessonFile(path, error);
+    if (!lesson)
+        return -1;
+    const int index = m_lessons->addLesson(std::move(*lesson));
+    rebuildLessonsMenu();
+    m_message.clear();
+    startLesson(index);
+    return index;
+}
+
+void MainWindow::setLessonChartOptions(bool fixedScale, bool ghost)
+{
+    m_fixedScaleAction->setChecked(fixedScale);
+    m_ghostAction->setChecked(ghost);
+    redrawMemoryView();
+}
+
 bool MainWindow::openFile(const QString &path, QString *error)
 {
+    // A lesson is told by its content, whatever its name (File > Open, a drop).
+    if (const auto bytes = readInputFile(path, error); bytes && isLessonJson(*bytes))
+        return openLessonFile(path, error) >= 0;
     const auto opened = openScenarioOrConfig(path, error);
     if (!opened)
         return false;
@@ -737,7 +854,10 @@ void MainWindow::applyTextSizes()
     rf.setPointSizeF(m_presentation ? (m_compact ? 13 : 20) : 13);
     rf.setBold(m_presentation && !m_compact);
     m_verdictReason->setFont(rf);
-    m_lessons->setTypeScale(m_presentation ? (m_compact ? 1.0 : 1.6) : 1.0);
+    // Lesson text 24 px at 1280x720 (18 pt at 96 dpi), 32 px at 1080p; on the short
+    // screen the step's title beside the buttons and "Changed:" on one line pay for it.
+    m_lessons->setCompact(m_presentation && m_compact);
+    m_lessons->setTypeScale(m_presentation ? (m_compact ? 1.2 : 1.6) : 1.0);
     QFont tf = m_tabs->tabBar()->font();
     tf.setPointSizeF(m_presentation ? (m_compact ? 15 : 18) : 13);
     m_tabs->tabBar()->setFont(tf);
@@ -860,6 +980,11 @@ void MainWindow::showSummary()
 
 void MainWindow::redrawMemoryView()
 {
+    // A running lesson's scale and ghost, as the View menu asks (both on by default).
+    const bool fixed = m_fixedScaleAction && m_fixedScaleAction->isChecked();
+    const bool ghost = m_ghostAction && m_ghostAction->isChecked();
+    m_chart->setLessonOverlay(fixed ? m_session->lessonScaleBytes() : 0,
+                              ghost ? m_session->previousStepReport() : nullptr);
     chartEntry("memory").draw(*m_chart, *m_session);
     if (m_selectedGroup >= int(m_session->report().groups.size()))
         m_selectedGroup = -1;

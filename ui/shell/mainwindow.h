@@ -111,13 +111,29 @@ public:
     ChartView *viewChart(View v) const;
 
     /// Loads a scenario file (or, failing that, a Hugging Face config.json, or a launch
-    /// config: io/openedfile.h) into the window; on a bad file returns false, sets
+    /// config: io/openedfile.h) into the window; a lesson file (told by its content,
+    /// isLessonJson()) goes to openLessonFile(). On a bad file returns false, sets
     /// `*error` and changes nothing. A launch config's layout applies over the defaults
     /// with the window's model and GPU kept; its notes (what the file could not say) are
     /// then openNotes(), shown after the summary line with every note in its tooltip.
     bool openFile(const QString &path, QString *error);
     /// The notes of the launch config opened last (empty after any other file or a reset).
     QStringList openNotes() const { return m_openNotes; }
+    /// Reads a lesson file (docs/lessons.md), adds it to the Lessons menu and starts it at
+    /// its first step; returns its index for startLesson(), or -1 with `*error` (one line
+    /// naming the file, the step and the field) and nothing changed.
+    int openLessonFile(const QString &path, QString *error);
+    /// Lessons > Add this view as a lesson step: the current settings, against the
+    /// draft's previous step, with the current tab's view (LessonPlayer::addDraftStep()).
+    bool addViewAsLessonStep(const QString &title, const QString &text, QString *error);
+    /// Lessons > Save lesson as: writes the draft (LessonPlayer::saveDraft()).
+    bool saveLesson(const QString &path, const QString &title, QString *error)
+    {
+        return m_lessons->saveDraft(path, title, error);
+    }
+    /// The memory chart's lesson options (View menu, both on at start): one y axis for
+    /// all of a lesson's steps, and the previous step's bars as a faint ghost.
+    void setLessonChartOptions(bool fixedScale, bool ghost);
     /// Saves every setting to a versioned scenario file, atomically.
     bool saveScenario(const QString &path, QString *error);
     /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
@@ -196,6 +212,9 @@ private:
     void showMessage(const QString &text);
     void showWhatFits();
     void rebuildRecentMenu();
+    void rebuildLessonsMenu();
+    /// The small dialog behind "Add this view as a lesson step…".
+    void askForLessonStep();
 
     Session *m_session = nullptr;
     ScenarioHistory *m_history = nullptr;
@@ -231,7 +250,10 @@ private:
     static constexpr int compactHeight = 800; ///< below this, presentation type steps down
     QSize m_fittedSize;                       ///< the size the constructor chose for the screen
     QMenu *m_recentMenu = nullptr;
-    QTimer *m_breakdownTimer = nullptr; ///< coalesces breakdown and time bar redraws in drags
+    QMenu *m_lessonsMenu = nullptr;
+    QAction *m_fixedScaleAction = nullptr; ///< View > Fixed scale in lessons
+    QAction *m_ghostAction = nullptr;      ///< View > Ghost of the previous step
+    QTimer *m_breakdownTimer = nullptr;    ///< coalesces breakdown and time bar redraws in drags
     QString m_message;
     QString m_openNotesFile; ///< the launch config whose notes are shown, by file name
     QStringList m_openNotes; ///< what that launch config could not say (openNotes())

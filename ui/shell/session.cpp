@@ -5,6 +5,8 @@
 #include "planjob.h"
 #include "qtext.h"
 
+#include <algorithm>
+
 namespace shardscope {
 
 Session::Session(const Catalog &catalog, QObject *parent)
@@ -219,6 +221,45 @@ void Session::setScenario(const Scenario &s, bool scaled)
     m_scaled = scaled;
     m_prepared.reset();
     invalidate();
+}
+
+void Session::setLessonStep(const Lesson *lesson, int step)
+{
+    const bool sameLesson = lesson && m_lesson && m_lesson->fileName == lesson->fileName &&
+                            m_lesson->id == lesson->id &&
+                            m_lesson->steps.size() == lesson->steps.size();
+    if (!sameLesson) {
+        m_lessonScale.reset();
+        m_lesson = lesson ? std::optional<Lesson>(*lesson) : std::nullopt;
+    }
+    if (!sameLesson || step != m_lessonStep)
+        m_previousStepReport.reset();
+    m_lessonStep = step;
+}
+
+std::int64_t Session::lessonScaleBytes() const
+{
+    if (!m_lesson)
+        return 0;
+    if (!m_lessonScale) {
+        std::int64_t top = 0;
+        for (int i = 0; i < int(m_lesson->steps.size()); ++i) {
+            const MemoryReport r = estimate(lessonDocument(*m_lesson, i).scenario);
+            if (r.valid())
+                top = std::max({top, r.peakBytes(), r.capacityBytes});
+        }
+        m_lessonScale = top;
+    }
+    return *m_lessonScale;
+}
+
+const MemoryReport *Session::previousStepReport() const
+{
+    if (!m_lesson || m_lessonStep < 1)
+        return nullptr;
+    if (!m_previousStepReport)
+        m_previousStepReport = estimate(lessonDocument(*m_lesson, m_lessonStep - 1).scenario);
+    return &*m_previousStepReport;
 }
 
 } // namespace shardscope

@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "estimate.h"
 #include "format.h"
+#include "lesson.h"
 #include "measurement.h"
 #include "planner.h"
 #include "schedule.h"
@@ -122,6 +123,19 @@ public:
     /// peak and the prediction it meets; nullopt without a measurement, a valid report or a
     /// figure (computed on each call: a handful of additions).
     std::optional<MeasuredComparison> measuredPeak() const;
+    /// The running lesson and its step (0-based), or none (`lesson` null): what the
+    /// memory chart's fixed scale and ghost are derived from. No signal of its own: the
+    /// LessonPlayer sets it just before the step's setScenario(), whose changed() redraws.
+    void setLessonStep(const Lesson *lesson, int step);
+    /// True while a lesson is set (setLessonStep()).
+    bool lessonRunning() const { return m_lesson.has_value(); }
+    /// The running lesson's scale in bytes: the largest per-GPU peak or card capacity over
+    /// all its steps' scenarios (lessonDocument(), estimate()), so that one y axis holds
+    /// every step. Computed once per lesson; 0 with none.
+    std::int64_t lessonScaleBytes() const;
+    /// estimate() of the previous step's scenario (lessonDocument(lesson, step - 1)), what
+    /// the memory chart draws as a ghost; null at the first step or with no lesson.
+    const MemoryReport *previousStepReport() const;
 
 signals:
     /// The scenario or unit changed; every derived value reads the new state.
@@ -148,6 +162,10 @@ private:
     std::optional<Measurement> m_measurement; ///< measurement()
     QString m_measurementName;                ///< measurementName()
     PlanJob *m_planJob = nullptr;             ///< a child QObject
+    std::optional<Lesson> m_lesson;           ///< setLessonStep()'s lesson, a copy
+    int m_lessonStep = 0;
+    mutable std::optional<std::int64_t> m_lessonScale;        ///< lessonScaleBytes()
+    mutable std::optional<MemoryReport> m_previousStepReport; ///< previousStepReport()
 };
 
 } // namespace shardscope
