@@ -525,6 +525,24 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                .arg(r.candidatesEvaluated + r.candidatesPruned)
                .arg(r.candidatesPruned)
                .arg(q.headroomPercent);
+    if (r.candidatesEvaluated + r.candidatesPruned == 0 && !r.cancelled) {
+        // No layout to try at all (review finding F5: 720,720 GPUs printed "Nothing fits."
+        // with no reason): d = GPUs / (t x p x c) must divide the global batch's sequences.
+        const qint64 sequences = q.base.training.sequenceLength > 0
+                                     ? q.globalBatchTokens / q.base.training.sequenceLength
+                                     : 0;
+        out << QStringLiteral("No layout to try: the data-parallel size d = GPUs / (t x p x c) "
+                              "must divide the global batch of %1 sequences (%2 tokens / s %3), "
+                              "with t, p and c within their limits, and no such split of %4 "
+                              "GPUs exists. Try a GPU count with more factors of 2, or another "
+                              "--global-batch-tokens.\n")
+                   .arg(sequences)
+                   .arg(q.globalBatchTokens)
+                   .arg(q.base.training.sequenceLength)
+                   .arg(gpus);
+        out.flush();
+        return 0;
+    }
     if (shown == 0) {
         out << "Nothing fits.\n";
         out.flush();

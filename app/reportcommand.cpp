@@ -611,6 +611,16 @@ std::optional<int> startSubcommand(QCommandLineParser &p, const QStringList &arg
 {
     if (!p.parse(args))
         return subcommandError(err, name, p.errorText());
+    // Any flag given twice, the subcommand's own included ("--top 3 --top 5" ran 5), is
+    // refused by name rather than silently the last one.
+    const QStringList found = p.optionNames();
+    for (const QString &option : found)
+        if (const qsizetype n = found.count(option); n > 1)
+            return subcommandError(
+                err, name,
+                QStringLiteral("%1%2 is given %3 times; give it once")
+                    .arg(option.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), option)
+                    .arg(n));
     if (p.isSet(QStringLiteral("help"))) {
         out << p.helpText();
         out.flush();

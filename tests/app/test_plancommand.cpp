@@ -379,6 +379,33 @@ private slots:
                       QStringLiteral("shardscope plan: --export-config torchtitan, row 1: "
                                      "torchtitan has no ZeRO-1"));
     }
+
+    void noLayoutToTrySaysWhy()
+    {
+        // Review finding F5: 720,720 = 2^4 x 3^2 x 5 x 7 x 11 x 13 GPUs and 1,024 sequences
+        // per step (4,194,304 tokens / 4,096): d must divide 1,024, so d <= 16 and t x p x c
+        // >= 45,045, past every limit. No candidate at all, and the output says why.
+        const Run r = plan({"--model", "llama3-70b", "--gpus", "720720"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("0 of 0 candidates fit")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral(
+                     "No layout to try: the data-parallel size d = GPUs / (t x p x c) must "
+                     "divide the global batch of 1024 sequences (4194304 tokens / s 4096)")),
+                 qPrintable(r.out));
+        QVERIFY(!r.out.contains(QStringLiteral("Nothing fits.")));
+    }
+
+    void repeatedFlagsAreRefused()
+    {
+        // Review finding F13: a subcommand's own flag given twice was silently the last one
+        // ("--top 3 --top 5" listed 5 rows); the scenario flags were refused already.
+        verifyRefusal(plan({"--top", "3", "--top", "5"}),
+                      QStringLiteral("shardscope plan: --top is given 2 times; give it once"));
+        verifyRefusal(plan({"--json", "--max-candidates", "10", "--json"}),
+                      QStringLiteral("shardscope plan: --json is given 2 times; give it once"));
+        verifyRefusal(plan({"--gpus", "8", "--gpus", "16", "--gpus", "32"}),
+                      QStringLiteral("shardscope plan: --gpus is given 3 times; give it once"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPlanCommand)

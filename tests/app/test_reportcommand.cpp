@@ -74,6 +74,7 @@ private slots:
     void exportConfigErrors_data();
     void exportConfigErrors();
     void exportConfigOutMustBeAFile();
+    void exportConfigRepeatedFlagsAreRefused();
 };
 
 void TestReportCommand::issueExampleJson()
@@ -930,6 +931,15 @@ void TestReportCommand::exportConfigOutMustBeAFile()
                                    "file\n")
                         .arg(target));
     QVERIFY(!QFileInfo(target).isFile());
+}
+
+void TestReportCommand::exportConfigRepeatedFlagsAreRefused()
+{
+    // Review finding F13: "--format deepspeed --format accelerate" wrote the Accelerate file.
+    test::verifyRefusal(
+        exportConfig(llama70bZero3 +
+                     QStringList{"--format", "deepspeed", "--format", "accelerate"}),
+        QStringLiteral("shardscope export-config: --format is given 2 times; give it once"));
 }
 
 QTEST_GUILESS_MAIN(TestReportCommand)
