@@ -36,7 +36,7 @@ std::vector<ChartEntry> makeRegistry()
              memory.setMeasured(
                  peak ? std::optional<std::int64_t>(peak->measuredBytes) : std::nullopt,
                  peak ? QStringLiteral("measured %1 %2 (%3)")
-                            .arg(toQString(peak->measure),
+                            .arg(toQString(peak->measure).replace(u'_', u' '),
                                  toQString(formatBytes(peak->measuredBytes, session.unit())),
                                  session.measurementName())
                       : QString());

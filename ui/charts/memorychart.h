@@ -39,7 +39,7 @@ public:
     /// Redraws for a report (queued replot: bursts of calls cost one replot).
     void setReport(const Scenario &s, const MemoryReport &r, ByteUnit unit);
     /// A measured per-GPU figure drawn as a dashed line across the bars, labelled `label`
-    /// ("measured peak_allocated 18.9 GB (snapshot.pickle)"), or none (nullopt). Call
+    /// ("measured peak allocated 18.9 GB (snapshot.pickle)"), or none (nullopt). Call
     /// before setReport(), which draws it; the value axis reaches it.
     void setMeasured(std::optional<std::int64_t> bytes, const QString &label);
     /// The measured line's value in display units, or NaN without one.
