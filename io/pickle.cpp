@@ -331,6 +331,20 @@ private:
         return true;
     }
 
+    /// APPENDS / SETITEMS: the values above the MARK at `start` join the `kind` container
+    /// just under it (a dict takes them as key, value pairs), and leave the stack.
+    bool adoptMarked(PickleKind kind, const char *what, std::size_t start, std::size_t at)
+    {
+        const std::uint32_t parent = m_stack[start - 1];
+        if (!container(parent, kind, at, what))
+            return false;
+        for (std::size_t i = start; i < m_stack.size(); ++i)
+            if (!adopt(parent, m_stack[i], at))
+                return false;
+        m_stack.resize(start);
+        return true;
+    }
+
     /// A tuple, list or dict of the stack's values from `start` (pairs for a dict).
     bool collect(PickleKind kind, std::size_t start, std::size_t at)
     {
@@ -473,14 +487,7 @@ private:
                 return false;
             if (start == 0)
                 return bad(at, QStringLiteral("APPENDS with no list under its MARK"));
-            a = m_stack[start - 1];
-            if (!container(a, PickleKind::List, at, "list"))
-                return false;
-            for (std::size_t i = start; i < m_stack.size(); ++i)
-                if (!adopt(a, m_stack[i], at))
-                    return false;
-            m_stack.resize(start);
-            return true;
+            return adoptMarked(PickleKind::List, "list", start, at);
         }
         case SETITEM: {
             std::uint32_t d = 0;
@@ -496,14 +503,7 @@ private:
             if ((m_stack.size() - start) % 2 != 0)
                 return bad(at, QStringLiteral("an odd number of values for a dict's keys and "
                                               "values"));
-            a = m_stack[start - 1];
-            if (!container(a, PickleKind::Dict, at, "dict"))
-                return false;
-            for (std::size_t i = start; i < m_stack.size(); ++i)
-                if (!adopt(a, m_stack[i], at))
-                    return false;
-            m_stack.resize(start);
-            return true;
+            return adoptMarked(PickleKind::Dict, "dict", start, at);
         }
         case NONE:
             return push(PickleNode{}, at);
