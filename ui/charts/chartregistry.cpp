@@ -35,10 +35,10 @@ std::vector<ChartEntry> makeRegistry()
              const auto peak = session.measuredPeak();
              memory.setMeasured(
                  peak ? std::optional<std::int64_t>(peak->measuredBytes) : std::nullopt,
-                 peak ? QStringLiteral("measured %1 %2 (%3)")
+                 // Short enough for the plot at 1280x720 (with the file's name it was cut).
+                 peak ? QStringLiteral("measured %1 %2")
                             .arg(toQString(peak->measure).replace(u'_', u' '),
-                                 toQString(formatBytes(peak->measuredBytes, session.unit())),
-                                 session.measurementName())
+                                 toQString(formatBytes(peak->measuredBytes, session.unit())))
                       : QString());
              memory.setReport(session.scenario(), session.report(), session.unit());
          },
