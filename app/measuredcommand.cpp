@@ -62,6 +62,17 @@ QJsonObject measuredJson(const Measurement &m)
         gpus.append(j);
     }
     o.insert("gpus", gpus);
+    if (!m.trace.empty()) {
+        QJsonArray seconds, bytes;
+        for (const MeasuredPoint &p : m.trace) {
+            seconds.append(p.seconds);
+            bytes.append(qint64(p.bytes));
+        }
+        o.insert("trace", QJsonObject{{"gpu", m.traceGpu},
+                                      {"points", qint64(m.trace.size())},
+                                      {"seconds", seconds},
+                                      {"bytes", bytes}});
+    }
     return o;
 }
 

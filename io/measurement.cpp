@@ -3,12 +3,16 @@
 #include "inputfile.h"
 #include "pickle.h"
 
+#include <QDate>
+#include <QDateTime>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QList>
 #include <QStringList>
+#include <QTime>
+#include <QTimeZone>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -21,6 +25,24 @@ namespace {
 bool add(std::int64_t a, std::int64_t b, std::int64_t *sum)
 {
     return !__builtin_add_overflow(a, b, sum);
+}
+
+/// `points` cut to at most maxMeasuredTracePoints: equal runs of points in order, each
+/// kept as its largest point (the first of equals), so the peak is always kept.
+std::vector<MeasuredPoint> thinTrace(std::vector<MeasuredPoint> points)
+{
+    const std::size_t n = points.size(), most = maxMeasuredTracePoints;
+    if (n <= most)
+        return points;
+    std::vector<MeasuredPoint> kept;
+    kept.reserve(most);
+    for (std::size_t run = 0; run < most; ++run) {
+        const auto first = points.begin() + std::ptrdiff_t(run * n / most);
+        const auto last = points.begin() + std::ptrdiff_t((run + 1) * n / most);
+        kept.push_back(*std::max_element(
+            first, last, [](const auto &a, const auto &b) { return a.bytes < b.bytes; }));
+    }
+    return kept;
 }
 
 // ---- snapshot ---------------------------------------------------------------------------
@@ -45,7 +67,37 @@ struct DeviceTally
     bool traced = false;
     std::int64_t allocDelta = 0, allocMaxPrefix = 0;       // alloc / free_requested
     std::int64_t reservedDelta = 0, reservedMaxPrefix = 0; // segment_alloc / segment_free
+    /// The trace's first time_us, and (time_us, allocDelta after it) per alloc /
+    /// free_requested; timed stays true while every entry has a time_us.
+    std::int64_t firstTime = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> allocSteps;
+    bool timed = true;
 };
+
+/// The Int time_us of a trace entry, or nullopt.
+std::optional<std::int64_t> timeOf(const PickleDocument &doc, const PickleNode &entry)
+{
+    const PickleNode *t = doc.find(entry, "time_us");
+    return t && t->kind == PickleKind::Int ? std::optional<std::int64_t>(t->integer) : std::nullopt;
+}
+
+/// A device's allocated bytes over its trace (Measurement::trace): `start` at the first
+/// entry, then start + the running delta after each alloc / free_requested. Empty when an
+/// entry had no time_us or a sum leaves int64.
+std::vector<MeasuredPoint> snapshotTrace(const DeviceTally &t, std::int64_t start)
+{
+    if (!t.traced || !t.timed)
+        return {};
+    std::vector<MeasuredPoint> points{{0.0, start}};
+    points.reserve(t.allocSteps.size() + 1);
+    for (const auto &[time, delta] : t.allocSteps) {
+        std::int64_t bytes = 0, since = 0;
+        if (!add(start, delta, &bytes) || __builtin_sub_overflow(time, t.firstTime, &since))
+            return {};
+        points.push_back({double(since) / 1e6, bytes});
+    }
+    return thinTrace(std::move(points));
+}
 
 std::optional<Measurement> readSnapshot(const QByteArray &bytes, QString *error)
 {
@@ -130,6 +182,10 @@ std::optional<Measurement> readSnapshot(const QByteArray &bytes, QString *error)
             tally.traced = true;
             for (std::size_t k = 0; k < trace.kids.size(); ++k) {
                 const PickleNode &e = doc->at(trace.kids[k]);
+                const auto time = timeOf(*doc, e);
+                tally.timed = tally.timed && time;
+                if (k == 0 && time)
+                    tally.firstTime = *time;
                 const PickleNode *action = doc->find(e, "action");
                 if (!action || action->kind != PickleKind::String)
                     return fail(
@@ -155,10 +211,13 @@ std::optional<Measurement> readSnapshot(const QByteArray &bytes, QString *error)
                 if (!add(delta, signedSize, &delta))
                     return fail(tooLarge);
                 maxPrefix = std::max(maxPrefix, delta);
+                if (allocSign && tally.timed)
+                    tally.allocSteps.emplace_back(*time, delta);
                 ++m.samples;
             }
         }
     }
+    std::optional<std::int64_t> tracedPeak;
     for (const auto &[index, t] : devices) {
         MeasuredGpu g;
         g.index = int(index);
@@ -175,6 +234,12 @@ std::optional<Measurement> readSnapshot(const QByteArray &bytes, QString *error)
                 return fail(tooLarge);
             g.peakAllocatedBytes = a;
             g.peakReservedBytes = r;
+            if (!tracedPeak || a > *tracedPeak) {
+                // t.allocated - t.allocDelta did not overflow above.
+                tracedPeak = a;
+                m.trace = snapshotTrace(t, t.allocated - t.allocDelta);
+                m.traceGpu = int(index);
+            }
             m.peakAllocatedBytes = std::max(m.peakAllocatedBytes.value_or(a), a);
             m.peakReservedBytes = std::max(m.peakReservedBytes.value_or(r), r);
         }
@@ -217,6 +282,10 @@ std::optional<Measurement> readProfilerTimeline(const QByteArray &bytes, QString
     m.source = MeasurementSource::ProfilerTimeline;
     std::int64_t best = 0, last = 0;
     qsizetype bestRow = -1;
+    // The trace: times in microseconds (_coalesce_timeline converts the profiler's ns).
+    std::vector<MeasuredPoint> trace;
+    bool timed = true;
+    double firstTime = 0;
     std::vector<std::int64_t> bestValues;
     constexpr double exact = 9007199254740992.0; // 2^53: doubles hold integers exactly below
     for (qsizetype i = 0; i < sizes.size(); ++i) {
@@ -236,6 +305,13 @@ std::optional<Measurement> readProfilerTimeline(const QByteArray &bytes, QString
             values.push_back(std::int64_t(std::llround(d)));
             total += values.back(); // 9 values below 2^53 each: no overflow
         }
+        const QJsonValue time = times.at(i);
+        timed = timed && time.isDouble() && std::isfinite(time.toDouble());
+        if (timed) {
+            if (i == 0)
+                firstTime = time.toDouble();
+            trace.push_back({(time.toDouble() - firstTime) / 1e6, total});
+        }
         if (bestRow < 0 || total > best) {
             best = total;
             bestRow = i;
@@ -246,6 +322,8 @@ std::optional<Measurement> readProfilerTimeline(const QByteArray &bytes, QString
     m.peakAllocatedBytes = best;
     m.allocatedBytes = last;
     m.samples = sizes.size();
+    if (timed)
+        m.trace = thinTrace(std::move(trace));
     for (int c = 1; c < profilerColumns; ++c)
         m.categories.push_back({profilerCategories[c - 1], bestValues[std::size_t(c)]});
     return m;
@@ -266,6 +344,18 @@ std::optional<std::int64_t> mebibytes(QString text)
     return std::int64_t(v) * 1024 * 1024;
 }
 
+/// nvidia-smi's timestamp ("2026/12/03 10:00:01.250") as milliseconds since the epoch,
+/// read as UTC (only differences are used); -1 when it does not parse.
+qint64 smiMilliseconds(const QString &field)
+{
+    const QString f = field.trimmed();
+    const QDate date = QDate::fromString(f.left(10), QStringLiteral("yyyy/MM/dd"));
+    const QTime time = QTime::fromString(f.mid(11), QStringLiteral("HH:mm:ss.zzz"));
+    if (!date.isValid() || !time.isValid() || f.size() != 23)
+        return -1;
+    return QDateTime(date, time, QTimeZone::utc()).toMSecsSinceEpoch();
+}
+
 bool notAvailable(const QString &field)
 {
     const QString f = field.trimmed();
@@ -276,8 +366,11 @@ bool notAvailable(const QString &field)
 std::optional<Measurement> readNvidiaSmi(const QList<QByteArray> &lines, QString *error)
 {
     // Columns as nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total writes them.
-    int indexColumn = 1, usedColumn = 2, totalColumn = 3, columns = 4;
+    int timeColumn = 0, indexColumn = 1, usedColumn = 2, totalColumn = 3, columns = 4;
     std::map<int, MeasuredGpu> gpus;
+    // Per GPU: (milliseconds since the epoch, memory.used) per row; -1 ms when a row's
+    // timestamp did not parse (that GPU then has no trace).
+    std::map<int, std::vector<std::pair<qint64, std::int64_t>>> rows;
     Measurement m;
     m.source = MeasurementSource::NvidiaSmiCsv;
     for (qsizetype n = 0; n < lines.size(); ++n) {
@@ -292,11 +385,13 @@ std::optional<Measurement> readNvidiaSmi(const QList<QByteArray> &lines, QString
         if (line.contains(QLatin1String("memory.used"))) {
             // A header (nvidia-smi repeats it when logs are appended): the columns by name,
             // units in brackets ("memory.used [MiB]").
-            indexColumn = usedColumn = totalColumn = -1;
+            timeColumn = indexColumn = usedColumn = totalColumn = -1;
             columns = int(fields.size());
             for (int c = 0; c < columns; ++c) {
                 const QString name = fields.at(c).section(QLatin1Char('['), 0, 0).trimmed();
-                if (name == QLatin1String("index"))
+                if (name == QLatin1String("timestamp"))
+                    timeColumn = c;
+                else if (name == QLatin1String("index"))
                     indexColumn = c;
                 else if (name == QLatin1String("memory.used"))
                     usedColumn = c;
@@ -333,14 +428,28 @@ std::optional<Measurement> readNvidiaSmi(const QList<QByteArray> &lines, QString
         }
         ++g.samples;
         ++m.samples;
+        rows[index].emplace_back(timeColumn >= 0 ? smiMilliseconds(fields.at(timeColumn)) : -1,
+                                 *used);
         m.peakUsedBytes = std::max(m.peakUsedBytes.value_or(*used), *used);
     }
     if (gpus.empty()) {
         *error = QStringLiteral("nvidia-smi CSV: no rows with memory.used");
         return std::nullopt;
     }
-    for (const auto &[index, g] : gpus)
+    for (const auto &[index, g] : gpus) {
         m.gpus.push_back(g);
+        if (*g.peakUsedBytes == *m.peakUsedBytes && m.trace.empty()) {
+            m.traceGpu = index;
+            const auto &points = rows[index];
+            if (std::none_of(points.begin(), points.end(),
+                             [](const auto &p) { return p.first < 0; })) {
+                std::vector<MeasuredPoint> trace;
+                for (const auto &[ms, used] : points)
+                    trace.push_back({double(ms - points.front().first) / 1e3, used});
+                m.trace = thinTrace(std::move(trace));
+            }
+        }
+    }
     return m;
 }
 

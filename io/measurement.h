@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,6 +51,17 @@ struct MeasuredGpu
     std::int64_t samples = 0;                       ///< nvidia-smi rows for this GPU
 };
 
+/// One moment of a measured memory trace.
+struct MeasuredPoint
+{
+    double seconds = 0;     ///< since the trace's first moment
+    std::int64_t bytes = 0; ///< allocated (snapshot, profiler) or used (nvidia-smi) bytes
+};
+
+/// The most points a Measurement's trace keeps (readMeasurement()): enough for a chart a
+/// few thousand pixels wide.
+inline constexpr std::size_t maxMeasuredTracePoints = 4096;
+
 /// Memory measured on a real run, read from one of the three MeasurementSource files.
 /// Every count is exact bytes; a figure the file cannot give is nullopt.
 struct Measurement
@@ -76,6 +88,16 @@ struct Measurement
     std::vector<MeasuredGpu> gpus;
     /// Trace entries read (snapshot), timeline points (profiler) or rows (nvidia-smi).
     std::int64_t samples = 0;
+    /// Memory over time of traceGpu, oldest first: a snapshot's allocated bytes at its
+    /// trace's first entry and after each alloc / free_requested (times from `time_us`);
+    /// the profiler's total per time (microseconds, _coalesce_timeline); nvidia-smi's
+    /// memory.used per row (`timestamp`, yyyy/MM/dd HH:mm:ss.zzz). Longer traces are cut
+    /// into maxMeasuredTracePoints equal runs of points, each kept as its largest point,
+    /// so the peak survives. Empty when the file holds no times (a snapshot without a
+    /// trace or without time_us, a log without timestamps).
+    std::vector<MeasuredPoint> trace;
+    /// The GPU the trace follows: the one with the largest peak (profiler: 0).
+    int traceGpu = 0;
 };
 
 /// The most bytes a measurement file may hold: 256 MiB (a snapshot with a long trace

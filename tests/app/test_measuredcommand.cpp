@@ -49,6 +49,13 @@ private slots:
         QCOMPARE(m.value("allocated_bytes").toInteger(), qint64(12'585'472));
         QCOMPARE(m.value("peak_allocated_bytes").toInteger(), qint64(18'874'368));
         QVERIFY(m.value("peak_used_bytes").isNull());
+        // The trace: 9 points of device 0, the fourth the 18,874,368-byte peak at 3 ms.
+        const QJsonObject trace = m.value("trace").toObject();
+        QCOMPARE(trace.value("gpu").toInt(), 0);
+        QCOMPARE(trace.value("points").toInteger(), qint64(9));
+        QCOMPARE(trace.value("bytes").toArray().at(3).toInteger(), qint64(18'874'368));
+        QCOMPARE(trace.value("seconds").toArray().at(3).toDouble(), 0.003);
+        QCOMPARE(trace.value("seconds").toArray().size(), 9);
         // The prediction is `report`'s for the same flags.
         const QJsonObject p = o.value("predicted").toObject();
         QVERIFY(p.value("peak_bytes").toInteger() > 0);

@@ -5,7 +5,10 @@
 #include "pickle.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QTest>
+#include <algorithm>
 
 using namespace shardscope;
 
@@ -26,6 +29,15 @@ QByteArray fixture(const QString &name)
     if (!f.open(QIODevice::ReadOnly))
         qFatal("missing fixture %s", qPrintable(name));
     return f.readAll();
+}
+
+/// `trace` as (seconds, bytes) pairs, for QCOMPARE.
+std::vector<std::pair<double, std::int64_t>> points(const std::vector<MeasuredPoint> &trace)
+{
+    std::vector<std::pair<double, std::int64_t>> out;
+    for (const MeasuredPoint &p : trace)
+        out.emplace_back(p.seconds, p.bytes);
+    return out;
 }
 
 std::optional<PickleDocument> pickle(const QByteArray &bytes, QString *error,
@@ -72,6 +84,21 @@ private slots:
         QCOMPARE(m->gpus[0].index, 0);
         QCOMPARE(*m->gpus[0].reservedBytes, std::int64_t(23'068'672));
         QCOMPARE(*m->gpus[0].peakAllocatedBytes, std::int64_t(18'874'368));
+        // The trace: allocated bytes at entry 0 (12,585,472 at the snapshot less the
+        // replayed +12,585,472 = 0), then after each alloc / free_requested, entries 1 ms
+        // apart (time_us 1000 x i in the generator).
+        QCOMPARE(m->traceGpu, 0);
+        const std::vector<std::pair<double, std::int64_t>> expected = {
+            {0.0, 0},
+            {0.001, 8 * MiB},              // alloc 8 MiB
+            {0.002, 12 * MiB + 512},       // alloc 4 MiB + 512
+            {0.003, 18'874'368},           // alloc 6,290,944: the peak
+            {0.004, 12 * MiB + 512},       // free_requested 6,290,944
+            {0.009, 12 * MiB + 1024},      // alloc 512 (segment B)
+            {0.010, 12'585'472},           // alloc 1536
+            {0.011, 12'585'472 + 2 * MiB}, // alloc 2 MiB
+            {0.012, 12'585'472}};          // free_requested 2 MiB
+        QCOMPARE(points(m->trace), expected);
     }
 
     void snapshotWithoutTraceHasNoPeak()
@@ -83,6 +110,7 @@ private slots:
         QCOMPARE(*m->allocatedBytes, std::int64_t(12'585'472));
         QVERIFY(!m->peakAllocatedBytes);
         QVERIFY(!m->peakReservedBytes);
+        QVERIFY(m->trace.empty());
     }
 
     void hostilePickleRefusedAndNothingRuns_data()
@@ -245,6 +273,14 @@ private slots:
         QCOMPARE(*m->allocatedBytes, std::int64_t(3'000'512));
         QVERIFY(!m->reservedBytes);
         QCOMPARE(m->samples, std::int64_t(5));
+        // Each row's total at its time, microseconds 1000 to 5000 from the first.
+        const std::vector<std::pair<double, std::int64_t>> trace = {
+            {0.0, 1'000'000 + 4096 + 512},
+            {0.001, 1'000'000 + 4096 + 65'536 + 3'000'000 + 512},
+            {0.002, 8'156'160},
+            {0.003, 1'000'000 + 2'000'000 + 4096 + 1'000'000 + 512},
+            {0.004, 3'000'512}};
+        QCOMPARE(points(m->trace), trace);
         const std::vector<std::pair<std::string, std::int64_t>> expected = {
             {"parameter", 1'000'000},    {"optimizer_state", 0},    {"input", 4096},
             {"temporary", 131'072},      {"activation", 6'000'000}, {"gradient", 1'000'000},
@@ -279,6 +315,40 @@ private slots:
         QCOMPARE(*m->gpus[1].totalBytes, 81559 * MiB);
         QCOMPARE(*m->peakUsedBytes, std::int64_t(66'571'993'088));
         QVERIFY(!m->allocatedBytes);
+        // The trace follows GPU 1, which peaks: 2048 MiB at 10:00:00, [N/A] at 10:00:01
+        // (skipped), 63488 MiB at 10:00:02.
+        QCOMPARE(m->traceGpu, 1);
+        const std::vector<std::pair<double, std::int64_t>> trace = {{0.0, 2048 * MiB},
+                                                                    {2.0, 63488 * MiB}};
+        QCOMPARE(points(m->trace), trace);
+    }
+
+    void longTraceKeepsItsPeak()
+    {
+        // 10,000 profiler rows, 1 ms apart, of 1000 + i bytes, with one spike of 5e9 at
+        // row 7777: the trace keeps 4096 points, the spike among them at 7.777 s.
+        QJsonArray times, sizes;
+        for (int i = 0; i < 10'000; ++i) {
+            times.append(qint64(1'000) * i);
+            const double bytes = i == 7777 ? 5e9 : 1000.0 + i;
+            sizes.append(QJsonArray{0.0, bytes, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0});
+        }
+        QString error;
+        const auto m = readMeasurement(QJsonDocument(QJsonArray{times, sizes}).toJson(), &error);
+        QVERIFY2(m, qPrintable(error));
+        QCOMPARE(m->trace.size(), maxMeasuredTracePoints);
+        const auto peak = std::max_element(
+            m->trace.begin(), m->trace.end(),
+            [](const MeasuredPoint &a, const MeasuredPoint &b) { return a.bytes < b.bytes; });
+        QCOMPARE(peak->bytes, std::int64_t(5'000'000'000));
+        QCOMPARE(peak->seconds, 7.777);
+        // Runs are 10000/4096 rows: the first keeps row 1 (1001 bytes beat 1000), the last
+        // row 9999.
+        QCOMPARE(m->trace.front().bytes, std::int64_t(1001));
+        QCOMPARE(m->trace.back().bytes, std::int64_t(10'999));
+        QVERIFY(std::is_sorted(
+            m->trace.begin(), m->trace.end(),
+            [](const MeasuredPoint &a, const MeasuredPoint &b) { return a.seconds < b.seconds; }));
     }
 
     void malformedMeasurementsRefused_data()
