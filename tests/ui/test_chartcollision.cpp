@@ -599,6 +599,17 @@ void TestChartCollision::timelineExportNeverCollides()
                 failure = exportCollisions(memory.plot(), size, {memory.capacityItem()});
                 QVERIFY2(failure.isEmpty(), qPrintable(QStringLiteral("stage memory, ") + where +
                                                        QStringLiteral(": ") + failure));
+                // With a measured trace: a top time axis and one more legend entry (at
+                // the projector's size, the tighter one).
+                if (size.width() != 1280)
+                    continue;
+                memory.setMeasuredTrace({{0.0, 1'000'000'000}, {12.5, r.peakBytes()}},
+                                        QStringLiteral("Measured allocated, GPU 0"));
+                failure = exportCollisions(memory.plot(), size, {memory.capacityItem()});
+                memory.setMeasuredTrace({}, {});
+                QVERIFY2(failure.isEmpty(),
+                         qPrintable(QStringLiteral("stage memory with a measured trace, ") + where +
+                                    QStringLiteral(": ") + failure));
             }
         }
     }

@@ -403,7 +403,8 @@ void TestChartStyle::darkColoursStayVisible()
              view->blockColor(0, 0).rgb());
     StageMemoryChart *chart = panel.memoryChart();
     for (int i = 0; i < chart->stageCount(); ++i) {
-        auto *line = qobject_cast<QCPGraph *>(chart->plot()->plottable(2 * i));
+        // Plottable 0 is the measured trace's line (none here), then a line and a dot per stage.
+        auto *line = qobject_cast<QCPGraph *>(chart->plot()->plottable(1 + 2 * i));
         QVERIFY(line);
         QCOMPARE(line->name(), QStringLiteral("Stage %1").arg(i));
         QCOMPARE(line->pen().color(), StageMemoryChart::stageColor(i, 4, dark));

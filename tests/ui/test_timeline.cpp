@@ -65,6 +65,7 @@ private slots:
     void stageMemoryAtPeakInFlight();
     void interleavedMemoryRelation();
     void invalidSettingsShowTheEngineMessage();
+    void measuredTraceOverTheStages();
     void playbackStepsAndKeys();
     void presentationFitsA720pTab();
     void screenshots();
@@ -304,6 +305,52 @@ void TestTimeline::stageMemoryAtPeakInFlight()
     model.setUnit(ByteUnit::GiB);
     const double when0 = peakMoment(panel.timeline().stages[0]);
     QCOMPARE(chart->valueAt(0, when0), double(r.groups[0].totalBytes()) / 1073741824.0);
+}
+
+void TestTimeline::measuredTraceOverTheStages()
+{
+    // A measured run's trace is drawn over the stage lines against its own time axis on
+    // top (seconds of the recording), sharing the memory axis; closing it removes it.
+    Session model(Catalog::builtIn());
+    TimelinePanel panel(&model);
+    panel.resize(1280, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    llama70bFourStages(model, PipelineSchedule::OneFOneB, 1);
+    const StageMemoryChart *chart = panel.memoryChart();
+    QCOMPARE(chart->stageCount(), 4);
+    QVERIFY(chart->measuredLine().empty());
+    QVERIFY(!chart->plot()->xAxis2->visible());
+    panel.grab();
+    const int stageEntries = chart->plot()->legend->itemCount();
+
+    Measurement m;
+    m.source = MeasurementSource::Snapshot;
+    m.traceGpu = 3;
+    m.trace = {{0.0, 40'000'000'000}, {1.5, 90'000'000'000}, {3.0, 50'000'000'000}};
+    model.setMeasurement(m, QStringLiteral("run.pickle"));
+    panel.grab(); // the panel refreshes lazily, on its next paint
+    const std::vector<std::pair<double, double>> expected = {{0.0, 40.0}, {1.5, 90.0}, {3.0, 50.0}};
+    QCOMPARE(chart->measuredLine(), expected);
+    QCustomPlot *plot = const_cast<QCustomPlot *>(chart->plot());
+    QVERIFY(plot->xAxis2->visible());
+    QCOMPARE(plot->xAxis2->range().lower, 0.0);
+    QCOMPARE(plot->xAxis2->range().upper, 3.03); // 1 % to spare, as the step's axis
+    // The 90 GB measured peak is above the 80 GB card and every stage: the memory axis
+    // reaches 90 x 1.25.
+    QCOMPARE(plot->yAxis->range().upper, 112.5);
+    // Named on its own axis, in its colour; the legend keeps naming the stages.
+    plot->replot(); // the title fits at the layout (fitText())
+    QCOMPARE(plot->legend->itemCount(), stageEntries);
+    QCOMPARE(plot->xAxis2->label(), QStringLiteral("Measured allocated, GPU 3, s"));
+    QCOMPARE(plot->xAxis2->labelColor(), measuredColor(false));
+
+    model.setMeasurement(std::nullopt);
+    panel.grab();
+    QVERIFY(chart->measuredLine().empty());
+    QVERIFY(!plot->xAxis2->visible());
+    QCOMPARE(plot->legend->itemCount(), stageEntries);
+    QVERIFY(plot->yAxis->range().upper < 112.5);
 }
 
 void TestTimeline::interleavedMemoryRelation()

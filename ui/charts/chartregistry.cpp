@@ -74,6 +74,7 @@ std::vector<ChartEntry> makeRegistry()
                  session.stepTime(), session.scheduleParameters().microBatches));
              stages.setData(session.scenario(), session.report(), session.timeline(),
                             session.unit());
+             stages.setMeasuredTrace(session.measuredTrace(), session.measuredTraceLabel());
              stages.setPlayhead(session.timeline().makespan); // the whole step, as the timeline
          },
          pipelineTitle});

@@ -96,7 +96,8 @@ void MemoryChart::restyle()
         t->setColor(st.ink);
         t->setFont(totalsFont());
     }
-    m_measuredLine->setPen(QPen(st.ink, 2 * st.fontScale, Qt::DashLine));
+    // Not the capacity line's ink: the two lines can sit close together.
+    m_measuredLine->setPen(QPen(measuredColor(st.isDark()), 2.5 * st.lineScale, Qt::DashLine));
     m_measuredText->setColor(st.ink);
     m_measuredText->setFont(scaledFont(11, true));
     // Faint: the ink at a sixth for the fill, a dashed outline at half.

@@ -48,6 +48,11 @@ QColor overflowColor()
     return QColor(0xD5, 0x5E, 0x00);
 }
 
+QColor measuredColor(bool dark)
+{
+    return dark ? mixColors(overflowColor(), Qt::white, 0.7) : overflowColor();
+}
+
 QColor fitsColor()
 {
     return QColor(0x1B, 0x7F, 0x3B);

@@ -15,6 +15,10 @@ namespace shardscope {
 QColor componentColor(Component c);
 /// Hatch colour for the part of a bar above the capacity line (Okabe-Ito vermillion).
 QColor overflowColor();
+/// A measured run's line (a snapshot's peak on the memory chart, its trace on the stage
+/// chart): Okabe-Ito vermillion, apart from the capacity line's ink and from viridis'
+/// stage ramp; on a dark canvas (`dark`) a lighter tint of it (#E68E4D, 6:1 on #121418).
+QColor measuredColor(bool dark);
 /// Verdict banner backgrounds: a green that reads on projectors, and a red.
 QColor fitsColor();
 QColor overflowsColor();

@@ -48,6 +48,18 @@ StageMemoryChart::StageMemoryChart(QWidget *parent) : ChartView(QSize(480, 200),
     m_playheadLine->setLayer(m_live);
     m_message = addPlotMessage(plot());
 
+    // The measured trace on its own time axis (seconds of the recording), hidden until set.
+    // On a layer of its own above the stage lines: it is drawn over them.
+    plot()->addLayer(QStringLiteral("measured"), plot()->layer(QStringLiteral("main")),
+                     QCustomPlot::limAbove);
+    m_measured = new QCPGraph(plot()->xAxis2, plot()->yAxis);
+    m_measured->setLayer(QStringLiteral("measured"));
+    m_measured->setLineStyle(QCPGraph::lsLine);
+    m_measured->setSelectable(QCP::stNone);
+    m_measured->removeFromLegend();
+    m_measured->setVisible(false);
+    plot()->xAxis2->grid()->setVisible(false);
+
     placeLegendAbove(plot(), maxLegendEntries, 20, 2);
     alignTimeAxis(plot());
     setChartStyle(chartStyle());
@@ -93,7 +105,10 @@ void StageMemoryChart::fitText()
     const QStringList timeTitles =
         m_secondsPerUnit > 0 ? QStringList{QStringLiteral("Time (s)"), QStringLiteral("s")}
                              : QStringList{timeTitle(), QStringLiteral("Time")};
-    if (fitAxisTitle(plot()->xAxis, timeTitles) || y)
+    const bool top = m_measured->visible() &&
+                     fitAxisTitle(plot()->xAxis2, {m_measured->name() + QStringLiteral(", s"),
+                                                   QStringLiteral("Measured, s")});
+    if (fitAxisTitle(plot()->xAxis, timeTitles) || y || top)
         relayoutPlot(plot());
     if (clearAxisCorner(plot())) // time "0" under memory "0"
         relayoutPlot(plot());
@@ -122,6 +137,17 @@ void StageMemoryChart::restyle()
     m_playheadLine->setPen(playheadPen(st));
     styleMessage(m_message, st, font());
     styleLegend(plot(), st, font(), 13, QSize(36, 16));
+    // The top axis in the measured colour, so it reads as the dashed line's own.
+    const QColor measured = measuredColor(st.isDark());
+    QCPAxis *top = plot()->xAxis2;
+    top->setBasePen(QPen(measured, st.lineScale));
+    top->setTickPen(QPen(measured, st.lineScale));
+    top->setSubTickPen(QPen(measured, st.lineScale));
+    top->setTickLabelColor(measured);
+    top->setLabelColor(measured);
+    top->setTickLabelFont(st.font(font(), 13));
+    top->setLabelFont(st.font(font(), 14, true));
+    m_measured->setPen(QPen(measured, 3 * st.lineScale, Qt::DashLine));
     styleLines();
 }
 
@@ -273,8 +299,8 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 
     // The same time axis as TimelineView: 1 % to spare on the right.
     plot()->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
-    // 25 % headroom: room for the capacity label above its line even in a short chart.
-    plot()->yAxis->setRange(0, std::max({top, m_capacity, 1e-9}) * 1.25);
+    m_stagesTop = top;
+    setMeasuredTrace(std::vector<MeasuredPoint>(m_trace), m_measured->name());
     const QString unitTitle = QStringLiteral("%1 per GPU").arg(toQString(unitName(unit)));
     if (plot()->yAxis->label() != unitTitle && plot()->yAxis->label() != toQString(unitName(unit)))
         plot()->yAxis->setLabel(unitTitle); // fitText() shortens it where it does not fit
@@ -282,6 +308,52 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
     styleLines();
     movePlayhead(m_playhead);
     plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StageMemoryChart::setMeasuredTrace(const std::vector<MeasuredPoint> &trace,
+                                        const QString &label)
+{
+    m_trace = trace;
+    const bool shown = !trace.empty() && !m_stages.empty();
+    QVector<double> keys, values;
+    m_measuredTop = 0;
+    if (shown) {
+        keys.reserve(int(trace.size()));
+        values.reserve(int(trace.size()));
+        for (const MeasuredPoint &point : trace) {
+            keys << point.seconds;
+            values << double(point.bytes) / m_scale;
+            m_measuredTop = std::max(m_measuredTop, values.back());
+        }
+    }
+    m_measured->setData(keys, values, true);
+    m_measured->setName(label);
+    m_measured->setVisible(shown);
+    QCPAxis *top = plot()->xAxis2;
+    top->setVisible(shown);
+    if (shown) {
+        const double first = std::min(0.0, keys.front());
+        const double last = std::max(first + 1e-6, keys.back());
+        top->setRange(first, last + (last - first) * 0.01);
+    }
+    setValueRange();
+    plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::vector<std::pair<double, double>> StageMemoryChart::measuredLine() const
+{
+    std::vector<std::pair<double, double>> out;
+    if (!m_measured->visible())
+        return out;
+    for (auto it = m_measured->data()->constBegin(); it != m_measured->data()->constEnd(); ++it)
+        out.emplace_back(it->key, it->value);
+    return out;
+}
+
+void StageMemoryChart::setValueRange()
+{
+    // 25 % headroom: room for the capacity label above its line even in a short chart.
+    plot()->yAxis->setRange(0, std::max({m_stagesTop, m_measuredTop, m_capacity, 1e-9}) * 1.25);
 }
 
 void StageMemoryChart::setPlayhead(double time)

@@ -2,6 +2,7 @@
 
 #include "chartparts.h"
 #include "chartview.h"
+#include "measurement.h"
 #include "scenario.h"
 #include "schedule.h"
 
@@ -39,6 +40,13 @@ namespace shardscope {
 /// ZB-H1's pending weight gradients (M_W, Qi et al. 2023 Table 1) are not in the report
 /// and not drawn. The fragmentation reserve stays at its peak value over the whole step.
 ///
+/// A measured run's trace (setMeasuredTrace(): a snapshot's allocated bytes, a profiler
+/// timeline, an nvidia-smi log) is drawn over the stages as a dashed measuredColor() line
+/// against its own time axis on top, in seconds of the recording and titled in the same
+/// colour with the trace's name ("Measured allocated, GPU 0, s"): a recording spans
+/// several steps at a time scale of its own, so it is set beside the predicted step, not
+/// stretched onto it. Its values share the memory axis.
+///
 /// Its look follows a ChartStyle (setChartStyle), the stage ramp included: on a dark
 /// canvas the lines take the light part of viridis, so stage 0 stays visible.
 class StageMemoryChart : public ChartView
@@ -53,6 +61,12 @@ public:
     /// disagree on the number of stages, the chart shows the reason instead of lines.
     /// Queued replot.
     void setData(const Scenario &s, const MemoryReport &r, const Timeline &t, ByteUnit unit);
+    /// Draws a measured trace (Measurement::trace, seconds and bytes) over the stages,
+    /// named `label` on its time axis ("Measured allocated, GPU 0"; "Measured" where that
+    /// does not fit); an empty trace removes it. Queued replot.
+    void setMeasuredTrace(const std::vector<MeasuredPoint> &trace, const QString &label);
+    /// The measured trace as drawn: (seconds, display value) per point, for tests.
+    std::vector<std::pair<double, double>> measuredLine() const;
     /// Moves the playhead (time units of the timeline, clamped to [0, makespan]) and the
     /// per-stage dots with it. Redraws only their layer (immediately; the widget repaints on
     /// the next event loop pass).
@@ -112,6 +126,8 @@ private:
     void movePlayhead(double time);
     /// Pens and dots of the stage lines in use, in the current style.
     void styleLines();
+    /// The memory axis' range: stages, capacity and measured trace, 25 % above the top.
+    void setValueRange();
 
     struct Stage
     {
@@ -122,6 +138,10 @@ private:
     };
 
     std::vector<QCPGraph *> m_lines;
+    QCPGraph *m_measured = nullptr; ///< setMeasuredTrace(), on xAxis2
+    double m_measuredTop = 0;       ///< its largest value, display units
+    std::vector<MeasuredPoint> m_trace;
+    double m_stagesTop = 0; ///< the stage lines' largest value, display units
     std::vector<QCPGraph *> m_dots;
     QCPItemStraightLine *m_capacityLine = nullptr;
     QCPItemText *m_capacityText = nullptr;

@@ -370,6 +370,7 @@ void TimelinePanel::refresh()
         updateMinimumWidth(); // the readout's digits
     }
     m_memory->setData(s, m_session->report(), m_timeline, m_session->unit());
+    m_memory->setMeasuredTrace(m_session->measuredTrace(), m_session->measuredTraceLabel());
     setPlayhead(m_view->playhead());
 
     QString error;

@@ -105,6 +105,21 @@ std::optional<MeasuredComparison> Session::measuredPeak() const
     return gap.comparisons.front();
 }
 
+std::vector<MeasuredPoint> Session::measuredTrace() const
+{
+    return m_measurement ? m_measurement->trace : std::vector<MeasuredPoint>{};
+}
+
+QString Session::measuredTraceLabel() const
+{
+    if (!m_measurement || m_measurement->trace.empty())
+        return {};
+    const bool used = m_measurement->source == MeasurementSource::NvidiaSmiCsv;
+    return QStringLiteral("Measured %1, GPU %2")
+        .arg(used ? QStringLiteral("used") : QStringLiteral("allocated"))
+        .arg(m_measurement->traceGpu);
+}
+
 void Session::invalidate()
 {
     // The timeline stays: timeline() resimulates only when its parameters changed.

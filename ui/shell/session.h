@@ -123,6 +123,11 @@ public:
     /// peak and the prediction it meets; nullopt without a measurement, a valid report or a
     /// figure (computed on each call: a handful of additions).
     std::optional<MeasuredComparison> measuredPeak() const;
+    /// The open measurement's trace (Measurement::trace: seconds, bytes; empty without
+    /// one) and the name the stage chart gives it: "Measured allocated, GPU 0", "used" for
+    /// an nvidia-smi log.
+    std::vector<MeasuredPoint> measuredTrace() const;
+    QString measuredTraceLabel() const;
     /// The running lesson and its step (0-based), or none (`lesson` null): what the
     /// memory chart's fixed scale and ghost are derived from. No signal of its own: the
     /// LessonPlayer sets it just before the step's setScenario(), whose changed() redraws.
