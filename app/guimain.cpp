@@ -276,6 +276,7 @@ int runGui(int argc, char **argv)
                 err << "shardscope: the window needs at least " << window.width() << "x"
                     << window.height() << "; saved at that size, not " << asked.width() << "x"
                     << asked.height() << "\n";
+            window.settle(); // every part of the window on the current scenario
             if (!window.grab().save(file)) {
                 err << "shardscope: cannot write " << shardscope::terminalText(file) << "\n";
                 QCoreApplication::exit(1);

@@ -228,13 +228,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_breakdownTimer = new QTimer(this);
     m_breakdownTimer->setSingleShot(true);
     m_breakdownTimer->setInterval(150);
-    connect(m_breakdownTimer, &QTimer::timeout, this, [this] {
-        m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
-        chartEntry("steptime").draw(*m_timeBar, *m_session);
-        m_breakdown->setReport(m_session->scenario(), m_session->report(), m_session->unit(),
-                               m_selectedGroup);
-        fitBreakdown();
-    });
+    connect(m_breakdownTimer, &QTimer::timeout, this, &MainWindow::redrawBreakdown);
     connect(m_chart, &MemoryChart::groupClicked, this, [this](int group) {
         m_selectedGroup = group;
         m_breakdown->setReport(m_session->scenario(), m_session->report(), m_session->unit(),
@@ -975,6 +969,27 @@ void MainWindow::showSummary()
         m_summary->setToolTip(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br>"))));
     } else {
         m_summary->setToolTip(QString());
+    }
+}
+
+void MainWindow::redrawBreakdown()
+{
+    m_numbers->setReport(m_session->scenario(), m_session->report(), m_session->unit());
+    chartEntry("steptime").draw(*m_timeBar, *m_session);
+    m_breakdown->setReport(m_session->scenario(), m_session->report(), m_session->unit(),
+                           m_selectedGroup);
+    fitBreakdown();
+}
+
+void MainWindow::settle()
+{
+    if (m_summaryTimer->isActive()) {
+        m_summaryTimer->stop();
+        showSummary();
+    }
+    if (m_breakdownTimer->isActive()) {
+        m_breakdownTimer->stop();
+        redrawBreakdown();
     }
 }
 

@@ -106,6 +106,10 @@ public:
         Plan = 4
     };
     void showView(View v);
+    /// Runs now the redraws that wait for a slider to rest (the summary line, the numbers
+    /// table, the donut and the step-time bar, 150 ms after the last change), so a
+    /// screenshot shows the current scenario in every part of the window.
+    void settle();
     /// The chart that draws view v (the panel itself, not its scroll area): what File >
     /// Export chart and Copy chart put on a slide.
     ChartView *viewChart(View v) const;
@@ -203,6 +207,8 @@ private:
     /// The summary line: model, GPUs, strategy, the step time and the report's first note.
     void showSummary();
     void redrawMemoryView();
+    /// The numbers table, the step-time bar and the donut for the current report.
+    void redrawBreakdown();
     void openFromUser(const QString &path);
     /// File > Open measurement: reads a snapshot pickle, profiler timeline or nvidia-smi log
     /// (readMeasurementFile()) into the Session, whose memory chart draws it beside the
