@@ -44,10 +44,7 @@ Run explain(const QStringList &rest)
 
 QJsonObject explainJson(const QStringList &rest)
 {
-    const Run r = explain(rest + QStringList{QStringLiteral("--json")});
-    if (r.code != 0)
-        qWarning("%s", qPrintable(r.err));
-    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+    return shardscope::test::runJson(runExplainOomCommand, "explain-oom", rest);
 }
 
 } // namespace

@@ -24,10 +24,7 @@ Run plan(const QStringList &rest)
 
 QJsonObject planJson(const QStringList &rest)
 {
-    const Run r = plan(rest + QStringList{QStringLiteral("--json")});
-    if (r.code != 0)
-        qWarning("%s", qPrintable(r.err));
-    return QJsonDocument::fromJson(r.out.toUtf8()).object();
+    return shardscope::test::runJson(runPlanCommand, "plan", rest);
 }
 
 } // namespace
