@@ -17,11 +17,14 @@
 #include "steptime.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace shardscope;
@@ -152,32 +155,29 @@ const char *const gpuIds[] = {"h100-sxm-80gb", "h200-141gb",   "a100-40gb", "b20
 /// catalog alone does not (biases, LayerNorm, tied heads, odd layer counts, ...).
 void mutate(Architecture &a, Draw &d)
 {
+    // The edits that flip a switch, by number; the others set a count.
+    const std::pair<std::uint64_t, bool Architecture::*> flips[] = {
+        {1, &Architecture::tiedEmbeddings}, {2, &Architecture::linearBiases},
+        {3, &Architecture::layerNormBias},  {4, &Architecture::qkvBiases},
+        {7, &Architecture::gatedMlp},       {11, &Architecture::routerBias}};
     const int edits = 1 + int(d.below(3));
     for (int i = 0; i < edits; ++i) {
-        switch (d.below(14)) {
+        const std::uint64_t edit = d.below(14);
+        if (const auto *f = std::find_if(std::begin(flips), std::end(flips),
+                                         [edit](const auto &e) { return e.first == edit; });
+            f != std::end(flips)) {
+            a.*(f->second) = !(a.*(f->second));
+            continue;
+        }
+        switch (edit) {
         case 0:
             a.layers = d.pick({1, 2, 3, 7, 61, 96, a.layers + 1, a.layers - 1, 0});
-            break;
-        case 1:
-            a.tiedEmbeddings = !a.tiedEmbeddings;
-            break;
-        case 2:
-            a.linearBiases = !a.linearBiases;
-            break;
-        case 3:
-            a.layerNormBias = !a.layerNormBias;
-            break;
-        case 4:
-            a.qkvBiases = !a.qkvBiases;
             break;
         case 5:
             a.normsPerLayer = d.pick({1, 2, 4, 0, 9});
             break;
         case 6:
             a.positionEmbeddings = d.pick<std::int64_t>({0, 2048, 4096, -1});
-            break;
-        case 7:
-            a.gatedMlp = !a.gatedMlp;
             break;
         case 8:
             a.kvHeads = d.pick({1, 2, 4, 8, a.heads, 3});
@@ -187,9 +187,6 @@ void mutate(Architecture &a, Draw &d)
             break;
         case 10:
             a.denseLayers = d.pick({0, 1, 3, a.layers});
-            break;
-        case 11:
-            a.routerBias = !a.routerBias;
             break;
         case 12:
             a.sharedExperts = d.pick({0, 1, 2});
