@@ -43,6 +43,19 @@ QJsonObject runJson(Command command, const char *name, const QStringList &rest)
     return QJsonDocument::fromJson(r.out.toUtf8()).object();
 }
 
+/// A subcommand to run in-process as `shardscope NAME ARGS...`, for the tests of that
+/// one subcommand: `cli(rest)` is runCommand() and `cli.json(rest)` runJson().
+template <typename Command> struct Subcommand
+{
+    Command command;  ///< the run...Command() function
+    const char *name; ///< its name on the command line
+
+    /// runCommand() with `rest`.
+    Run operator()(const QStringList &rest) const { return runCommand(command, name, rest); }
+    /// runJson() with `rest`: the object it printed with "--json".
+    QJsonObject json(const QStringList &rest) const { return runJson(command, name, rest); }
+};
+
 /// Checks that `r` refused its arguments as every subcommand must (CONTRIBUTING.md,
 /// "Errors"): exit code 2, nothing on standard output, and one line on standard error
 /// that starts with `message`. A failed check returns from here and fails the test.
