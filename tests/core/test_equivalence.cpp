@@ -488,6 +488,22 @@ bool samePaths(const PreparedModel &model, const Scenario &s, MemoryReport &fast
     return a.state == b.state;
 }
 
+/// Calls `visit(model, s)` for each scenario of the recorded sequence with its prepared
+/// model, as a planner prepares them: each catalog model once and reused, an edited
+/// model for its own scenario.
+template <typename Visit> void forEachPreparedScenario(Visit visit)
+{
+    const Catalog &catalog = Catalog::builtIn();
+    const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
+    Draw draw;
+    for (int i = 0; i < scenarioCount; ++i) {
+        int catalogModel = -1;
+        const Scenario s = randomScenario(draw, catalog, &catalogModel);
+        const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
+        visit(catalogModel < 0 ? own : prepared[std::size_t(catalogModel)], s);
+    }
+}
+
 } // namespace
 
 class TestEquivalence : public QObject
@@ -564,24 +580,16 @@ private slots:
     /// reproduce the recorded digest, and validate(prepared, s) equals validate(s).
     void preparedPathMatchesRecordedDigest()
     {
-        const Catalog &catalog = Catalog::builtIn();
-        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
-        Draw draw;
         Fnv reused, returned;
         MemoryReport report;
         int valid = 0, sameReason = 0;
-        for (int i = 0; i < scenarioCount; ++i) {
-            int catalogModel = -1;
-            const Scenario s = randomScenario(draw, catalog, &catalogModel);
-            const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
-            const PreparedModel &model =
-                catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
+        forEachPreparedScenario([&](const PreparedModel &model, const Scenario &s) {
             estimate(model, s, report);
             valid += report.valid() ? 1 : 0;
             hashReport(reused, report);
             hashReport(returned, estimate(model, s));
             sameReason += validate(model, s) == validate(s) ? 1 : 0;
-        }
+        });
         QCOMPARE(valid, recordedValid);
         QCOMPARE(reused.state, recordedDigest);
         QCOMPARE(returned.state, recordedDigest);
@@ -597,18 +605,10 @@ private slots:
     /// (FillPath::DataParallel, also each scenario's twin with t = p = 1).
     void generalPathMatchesFastPath()
     {
-        const Catalog &catalog = Catalog::builtIn();
-        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
-        Draw draw;
         Fnv general;
         MemoryReport fast, slow;
         int same = 0, sameTwins = 0, plainValid = 0, dataParallelValid = 0;
-        for (int i = 0; i < scenarioCount; ++i) {
-            int catalogModel = -1;
-            const Scenario s = randomScenario(draw, catalog, &catalogModel);
-            const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
-            const PreparedModel &model =
-                catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
+        forEachPreparedScenario([&](const PreparedModel &model, const Scenario &s) {
             same += samePaths(model, s, fast, slow) ? 1 : 0;
             hashReport(general, slow);
             const Layout &l = s.layout;
@@ -628,7 +628,7 @@ private slots:
             twin.layout.pipelineParallel = 1;
             sameTwins += samePaths(model, twin, fast, slow) ? 1 : 0;
             dataParallelValid += plain && fast.valid() ? 1 : 0;
-        }
+        });
         qInfo("plain and valid: %d with t or p > 1, %d with t = p = 1, of %d", plainValid,
               dataParallelValid, scenarioCount);
         QCOMPARE(same, scenarioCount);
