@@ -2,6 +2,7 @@
 
 #include "estimate.h"
 #include "inputfile.h"
+#include "jsonvalues.h"
 #include "plancommand.h"
 #include "qtext.h"
 #include "reportcommand.h"
@@ -12,23 +13,6 @@
 #include <QJsonDocument>
 
 namespace shardscope {
-
-namespace {
-
-QJsonValue bytesOrNull(const std::optional<std::int64_t> &b)
-{
-    return b ? QJsonValue(qint64(*b)) : QJsonValue(QJsonValue::Null);
-}
-
-QJsonArray lines(const std::vector<std::string> &v)
-{
-    QJsonArray a;
-    for (const std::string &s : v)
-        a.append(QString::fromStdString(s));
-    return a;
-}
-
-} // namespace
 
 QJsonObject oomExplanationJson(const OomMessage &m, const OomExplanation &e)
 {
@@ -49,7 +33,7 @@ QJsonObject oomExplanationJson(const OomMessage &m, const OomExplanation &e)
         {"private_pool_bytes", bytesOrNull(m.privatePoolBytes)},
         {"other_processes", processes},
         {"messages_found", m.messagesFound},
-        {"notes", lines(m.notes)}};
+        {"notes", stringArray(m.notes)}};
     const ComponentBytes &p = e.predicted;
     const QJsonObject prediction{{"peak_bytes", qint64(e.predictedPeakBytes)},
                                  {"capacity_bytes", qint64(e.predictedCapacityBytes)},
@@ -63,12 +47,12 @@ QJsonObject oomExplanationJson(const OomMessage &m, const OomExplanation &e)
                                  {"measured_demand_bytes", bytesOrNull(e.measuredDemandBytes)}};
     const QJsonObject verdict{{"cause", toQString(oomCauseId(e.cause))},
                               {"text", toQString(e.verdict)},
-                              {"advice", lines(e.advice)},
-                              {"notes", lines(e.notes)}};
+                              {"advice", stringArray(e.advice)},
+                              {"notes", stringArray(e.notes)}};
     QJsonArray suggestions;
     for (const OomSuggestion &g : e.suggestions) {
         QJsonObject o = planCandidateJson(g.candidate);
-        o.insert("changes", lines(g.changes));
+        o.insert("changes", stringArray(g.changes));
         suggestions.append(o);
     }
     return QJsonObject{{"oom", oom},

@@ -2,6 +2,7 @@
 
 #include "estimate.h"
 #include "format.h"
+#include "jsonvalues.h"
 #include "measurement.h"
 #include "qtext.h"
 #include "reportcommand.h"
@@ -16,27 +17,14 @@ namespace shardscope {
 
 namespace {
 
-QJsonValue optionalBytes(const std::optional<std::int64_t> &v)
-{
-    return v ? QJsonValue(qint64(*v)) : QJsonValue(QJsonValue::Null);
-}
-
-QJsonArray stringArray(const std::vector<std::string> &items)
-{
-    QJsonArray a;
-    for (const std::string &s : items)
-        a.append(QString::fromStdString(s));
-    return a;
-}
-
 QJsonObject measuredJson(const Measurement &m)
 {
     QJsonObject o{{"source", QString::fromStdString(measurementSourceKey(m.source))},
-                  {"reserved_bytes", optionalBytes(m.reservedBytes)},
-                  {"allocated_bytes", optionalBytes(m.allocatedBytes)},
-                  {"peak_allocated_bytes", optionalBytes(m.peakAllocatedBytes)},
-                  {"peak_reserved_bytes", optionalBytes(m.peakReservedBytes)},
-                  {"peak_used_bytes", optionalBytes(m.peakUsedBytes)},
+                  {"reserved_bytes", bytesOrNull(m.reservedBytes)},
+                  {"allocated_bytes", bytesOrNull(m.allocatedBytes)},
+                  {"peak_allocated_bytes", bytesOrNull(m.peakAllocatedBytes)},
+                  {"peak_reserved_bytes", bytesOrNull(m.peakReservedBytes)},
+                  {"peak_used_bytes", bytesOrNull(m.peakUsedBytes)},
                   {"samples", qint64(m.samples)}};
     if (!m.categories.empty()) {
         QJsonObject c;

@@ -515,22 +515,21 @@ std::int64_t OutputActivationTerms::total() const
 std::string activationFigures(const Architecture &a, const ActivationSettings &s,
                               ActivationFigures &out)
 {
-    if (s.microBatchSize < 1)
-        return atLeastOne("micro-batch size", s.microBatchSize);
-    if (s.microBatchSize > maxMicroBatchSize)
-        return atMost("micro-batch size", maxMicroBatchSize, s.microBatchSize);
-    if (s.sequenceLength < 1)
-        return atLeastOne("sequence length", s.sequenceLength);
-    if (s.sequenceLength > maxSequenceLength)
-        return atMost("sequence length", maxSequenceLength, s.sequenceLength);
-    if (s.tensorParallel < 1)
-        return atLeastOne("tensor parallel size", s.tensorParallel);
-    if (s.tensorParallel > maxParallelSize)
-        return atMost("tensor parallel size", maxParallelSize, s.tensorParallel);
-    if (s.contextParallel < 1)
-        return atLeastOne("context parallel size", s.contextParallel);
-    if (s.contextParallel > maxParallelSize)
-        return atMost("context parallel size", maxParallelSize, s.contextParallel);
+    // Each count from 1 to its cap, checked in this order.
+    const struct
+    {
+        const char *what;
+        std::int64_t value, cap;
+    } counts[] = {{"micro-batch size", s.microBatchSize, maxMicroBatchSize},
+                  {"sequence length", s.sequenceLength, maxSequenceLength},
+                  {"tensor parallel size", s.tensorParallel, maxParallelSize},
+                  {"context parallel size", s.contextParallel, maxParallelSize}};
+    for (const auto &c : counts) {
+        if (c.value < 1)
+            return atLeastOne(c.what, c.value);
+        if (c.value > c.cap)
+            return atMost(c.what, c.cap, c.value);
+    }
     if (s.activationBytes != 1 && s.activationBytes != 2 && s.activationBytes != 4 &&
         s.activationBytes != 8)
         return "activation bytes must be 1, 2, 4 or 8 (got " + std::to_string(s.activationBytes) +

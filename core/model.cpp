@@ -167,40 +167,44 @@ void denseLinears(const Architecture &a, Linear (&m)[7])
     m[6] = {a.ffn, h};
 }
 
+/// Calls `visit(k, linear)` for each linear layer of `a`'s dense block that LoRA targets
+/// `targets` adapt (bit k of the LoraTarget mask), in bit order; absent layers (a plain
+/// MLP's gate) are passed over.
+template <typename Visit> void forEachTargeted(const Architecture &a, int targets, Visit visit)
+{
+    Linear m[7];
+    denseLinears(a, m);
+    for (int k = 0; k < 7; ++k)
+        if ((targets & (1 << k)) && m[k].in > 0)
+            visit(k, m[k]);
+}
+
 } // namespace
 
 std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int targets,
                                      std::int64_t minMatrixElements)
 {
-    Linear m[7];
-    denseLinears(a, m);
     std::int64_t n = 0;
-    for (int k = 0; k < 7; ++k) {
-        if (!(targets & (1 << k)) || m[k].in <= 0)
-            continue;
-        for (const std::int64_t side : {m[k].in, m[k].out}) // lora_A r x in, lora_B out x r
+    forEachTargeted(a, targets, [&](int, const Linear &l) {
+        for (const std::int64_t side : {l.in, l.out}) // lora_A r x in, lora_B out x r
             if (std::int64_t(rank) * side >= minMatrixElements)
                 n += std::int64_t(rank) * side;
-    }
+    });
     return n;
 }
 
 std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name)
 {
     static constexpr const char *names[7] = {"q", "k", "v", "o", "gate", "up", "down"};
-    Linear m[7];
-    denseLinears(a, m);
     std::int64_t limit = 0;
-    for (int k = 0; k < 7; ++k) {
-        if (!(targets & (1 << k)) || m[k].in <= 0)
-            continue;
-        const std::int64_t narrow = std::min(m[k].in, m[k].out);
+    forEachTargeted(a, targets, [&](int k, const Linear &l) {
+        const std::int64_t narrow = std::min(l.in, l.out);
         if (limit == 0 || narrow < limit) {
             limit = narrow;
             if (name)
                 *name = names[k];
         }
-    }
+    });
     return limit;
 }
 

@@ -1,6 +1,7 @@
 #include "oomexplain.h"
 
 #include "activations.h"
+#include "enumtable.h"
 #include "layout.h"
 #include "schedule.h"
 
@@ -172,23 +173,15 @@ std::string oomExplanationText(const OomMessage &m, const OomExplanation &e, con
 
 std::string oomCauseId(OomCause c)
 {
-    switch (c) {
-    case OomCause::TensorLargerThanGpu:
-        return "tensor-larger-than-gpu";
-    case OomCause::Fragmentation:
-        return "fragmentation";
-    case OomCause::Activations:
-        return "activations";
-    case OomCause::OptimizerStates:
-        return "optimizer-states";
-    case OomCause::WeightsAndGradients:
-        return "weights-and-gradients";
-    case OomCause::Buffers:
-        return "buffers";
-    case OomCause::Unknown:
-        break;
-    }
-    return "unknown";
+    static constexpr EnumTable<OomCause, 6> oomCauses{{
+        {OomCause::TensorLargerThanGpu, "tensor-larger-than-gpu"},
+        {OomCause::Fragmentation, "fragmentation"},
+        {OomCause::Activations, "activations"},
+        {OomCause::OptimizerStates, "optimizer-states"},
+        {OomCause::WeightsAndGradients, "weights-and-gradients"},
+        {OomCause::Buffers, "buffers"},
+    }};
+    return std::string(enumId(oomCauses, c, "unknown"));
 }
 
 std::vector<std::string> changedSettings(const Scenario &s, const PlanCandidate &c)

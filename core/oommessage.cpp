@@ -1,5 +1,7 @@
 #include "oommessage.h"
 
+#include "enumtable.h"
+
 #include <algorithm>
 #include <array>
 
@@ -293,17 +295,12 @@ std::string sizeText(std::int64_t bytes)
 
 std::string oomWordingId(OomWording w)
 {
-    switch (w) {
-    case OomWording::Newer:
-        return "newer";
-    case OomWording::Older:
-        return "older";
-    case OomWording::Oldest:
-        return "oldest";
-    case OomWording::Unknown:
-        break;
-    }
-    return "unknown";
+    static constexpr EnumTable<OomWording, 3> oomWordings{{
+        {OomWording::Newer, "newer"},
+        {OomWording::Older, "older"},
+        {OomWording::Oldest, "oldest"},
+    }};
+    return std::string(enumId(oomWordings, w, "unknown"));
 }
 
 OomParse parseOomMessage(std::string_view text)

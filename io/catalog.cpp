@@ -40,6 +40,101 @@ QString entryName(const char *file, const QJsonObject &o, qsizetype index)
         .arg(id.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(id));
 }
 
+/// The entries of `file`'s `key` array, each read by `parse(object, where, error)` and
+/// appended to `out`; false, with `*error` set, at the first that fails.
+template <typename T, typename Parse>
+bool readEntries(const QByteArray &bytes, const char *file, const char *key, Parse parse,
+                 std::vector<T> &out, QString *error)
+{
+    const QJsonArray entries = readArray(bytes, file, key, error);
+    if (!error->isEmpty())
+        return false;
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const QJsonObject o = entries.at(i).toObject();
+        std::optional<T> entry = parse(o, entryName(file, o, i), error);
+        if (!entry)
+            return false;
+        out.push_back(std::move(*entry));
+    }
+    return true;
+}
+
+/// One recipes.json entry; `where` names it in the error.
+std::optional<Recipe> recipeFromJson(const QJsonObject &o, const QString &where, QString *err)
+{
+    Recipe r;
+    r.id = o.value(QLatin1String("id")).toString().toStdString();
+    r.displayName = o.value(QLatin1String("name")).toString().toStdString();
+    r.source = o.value(QLatin1String("source")).toString().toStdString();
+    if (r.id.empty() || !readJsonInt(o, "weights", &r.weightBytes, err, where) ||
+        !readJsonInt(o, "gradients", &r.gradientBytes, err, where) ||
+        !readJsonInt(o, "master_weights", &r.masterWeightBytes, err, where) ||
+        !readJsonInt(o, "optimizer", &r.optimizerBytes, err, where)) {
+        if (err->isEmpty())
+            *err = where + QStringLiteral(": needs \"id\"");
+        return std::nullopt;
+    }
+    if (const std::string e = validateRecipe(r); !e.empty()) {
+        *err = where + QStringLiteral(": ") + QString::fromStdString(e);
+        return std::nullopt;
+    }
+    return r;
+}
+
+/// One gpus.json entry; `where` names it in the error.
+std::optional<Gpu> gpuFromJson(const QJsonObject &o, const QString &where, QString *err)
+{
+    Gpu g;
+    g.id = o.value(QLatin1String("id")).toString().toStdString();
+    g.name = o.value(QLatin1String("name")).toString().toStdString();
+    g.shortName = o.value(QLatin1String("short")).toString().toStdString();
+    g.source = o.value(QLatin1String("source")).toString().toStdString();
+    std::int64_t gb = 0, mib = 0;
+    if (g.id.empty() || g.shortName.empty() || !readJsonInt(o, "capacity_gb", &gb, err, where) ||
+        !readJsonInt(o, "driver_mib", &mib, err, where, false) || gb <= 0 || gb > 100'000) {
+        if (err->isEmpty())
+            *err = where + QStringLiteral(": needs \"id\", \"short\" and a capacity_gb "
+                                          "between 1 and 100000");
+        return std::nullopt;
+    }
+    g.capacityBytes = gb * 1'000'000'000;
+    g.driverReportedBytes = mib * 1024 * 1024;
+    // Optional speeds (files written before they existed stay valid): 0 = unknown.
+    const struct
+    {
+        const char *key;
+        double scale;
+        double *out;
+    } speeds[] = {{"bf16_tflops", 1e12, &g.bf16FlopsPerSecond},
+                  {"fp8_tflops", 1e12, &g.fp8FlopsPerSecond},
+                  {"memory_gbps", 1e9, &g.memoryBytesPerSecond},
+                  {"nvlink_gbps", 1e9, &g.nvlinkBytesPerSecond},
+                  {"attention_tflops", 1e12, &g.attentionFlopsPerSecond},
+                  {"matmul_efficiency", 1, &g.matmulEfficiency}};
+    for (const auto &sp : speeds) {
+        const QJsonValue v = o.value(QLatin1String(sp.key));
+        if (v.isUndefined())
+            continue;
+        if (sp.out == &g.matmulEfficiency) {
+            if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1) {
+                *err = where + QStringLiteral(": \"%1\" must be a number from 0 to 1")
+                                   .arg(QLatin1String(sp.key));
+                return std::nullopt;
+            }
+        } else if (!v.isDouble() || !validGpuSpeed(v.toDouble())) {
+            *err = where + QStringLiteral(": \"%1\" must be 0 (unknown) or a number from "
+                                          "%2 to %3")
+                               .arg(QLatin1String(sp.key))
+                               .arg(minGpuSpeedUnits)
+                               .arg(maxGpuSpeedUnits);
+            return std::nullopt;
+        }
+        *sp.out = v.toDouble() * sp.scale;
+    }
+    g.speedSource = o.value(QLatin1String("speed_source")).toString().toStdString();
+    return g;
+}
+
 } // namespace
 
 bool Catalog::readFineTuningPresets(const QByteArray &recipes, Catalog &c, QString *err)
@@ -113,102 +208,11 @@ std::optional<Catalog> Catalog::fromJson(const QByteArray &models, const QByteAr
     err->clear();
     Catalog c;
 
-    const QJsonArray ms = readArray(models, "models.json", "models", err);
-    if (!err->isEmpty())
+    if (!readEntries(models, "models.json", "models", modelFromJson, c.m_models, err) ||
+        !readEntries(recipes, "recipes.json", "recipes", recipeFromJson, c.m_recipes, err) ||
+        !readFineTuningPresets(recipes, c, err) ||
+        !readEntries(gpus, "gpus.json", "gpus", gpuFromJson, c.m_gpus, err))
         return std::nullopt;
-    for (qsizetype i = 0; i < ms.size(); ++i) {
-        const QJsonObject o = ms.at(i).toObject();
-        auto m = modelFromJson(o, entryName("models.json", o, i), err);
-        if (!m)
-            return std::nullopt;
-        c.m_models.push_back(std::move(*m));
-    }
-
-    const QJsonArray rs = readArray(recipes, "recipes.json", "recipes", err);
-    if (!err->isEmpty())
-        return std::nullopt;
-    for (qsizetype i = 0; i < rs.size(); ++i) {
-        const QJsonObject o = rs.at(i).toObject();
-        const QString where = entryName("recipes.json", o, i);
-        Recipe r;
-        r.id = o.value(QLatin1String("id")).toString().toStdString();
-        r.displayName = o.value(QLatin1String("name")).toString().toStdString();
-        r.source = o.value(QLatin1String("source")).toString().toStdString();
-        if (r.id.empty() || !readJsonInt(o, "weights", &r.weightBytes, err, where) ||
-            !readJsonInt(o, "gradients", &r.gradientBytes, err, where) ||
-            !readJsonInt(o, "master_weights", &r.masterWeightBytes, err, where) ||
-            !readJsonInt(o, "optimizer", &r.optimizerBytes, err, where)) {
-            if (err->isEmpty())
-                *err = where + QStringLiteral(": needs \"id\"");
-            return std::nullopt;
-        }
-        if (const std::string e = validateRecipe(r); !e.empty()) {
-            *err = where + QStringLiteral(": ") + QString::fromStdString(e);
-            return std::nullopt;
-        }
-        c.m_recipes.push_back(std::move(r));
-    }
-
-    if (!readFineTuningPresets(recipes, c, err))
-        return std::nullopt;
-
-    const QJsonArray gs = readArray(gpus, "gpus.json", "gpus", err);
-    if (!err->isEmpty())
-        return std::nullopt;
-    for (qsizetype i = 0; i < gs.size(); ++i) {
-        const QJsonObject o = gs.at(i).toObject();
-        const QString where = entryName("gpus.json", o, i);
-        Gpu g;
-        g.id = o.value(QLatin1String("id")).toString().toStdString();
-        g.name = o.value(QLatin1String("name")).toString().toStdString();
-        g.shortName = o.value(QLatin1String("short")).toString().toStdString();
-        g.source = o.value(QLatin1String("source")).toString().toStdString();
-        std::int64_t gb = 0, mib = 0;
-        if (g.id.empty() || g.shortName.empty() ||
-            !readJsonInt(o, "capacity_gb", &gb, err, where) ||
-            !readJsonInt(o, "driver_mib", &mib, err, where, false) || gb <= 0 || gb > 100'000) {
-            if (err->isEmpty())
-                *err = where + QStringLiteral(": needs \"id\", \"short\" and a capacity_gb "
-                                              "between 1 and 100000");
-            return std::nullopt;
-        }
-        g.capacityBytes = gb * 1'000'000'000;
-        g.driverReportedBytes = mib * 1024 * 1024;
-        // Optional speeds (files written before they existed stay valid): 0 = unknown.
-        const struct
-        {
-            const char *key;
-            double scale;
-            double *out;
-        } speeds[] = {{"bf16_tflops", 1e12, &g.bf16FlopsPerSecond},
-                      {"fp8_tflops", 1e12, &g.fp8FlopsPerSecond},
-                      {"memory_gbps", 1e9, &g.memoryBytesPerSecond},
-                      {"nvlink_gbps", 1e9, &g.nvlinkBytesPerSecond},
-                      {"attention_tflops", 1e12, &g.attentionFlopsPerSecond},
-                      {"matmul_efficiency", 1, &g.matmulEfficiency}};
-        for (const auto &sp : speeds) {
-            const QJsonValue v = o.value(QLatin1String(sp.key));
-            if (v.isUndefined())
-                continue;
-            if (sp.out == &g.matmulEfficiency) {
-                if (!v.isDouble() || !(v.toDouble() >= 0) || v.toDouble() > 1) {
-                    *err = where + QStringLiteral(": \"%1\" must be a number from 0 to 1")
-                                       .arg(QLatin1String(sp.key));
-                    return std::nullopt;
-                }
-            } else if (!v.isDouble() || !validGpuSpeed(v.toDouble())) {
-                *err = where + QStringLiteral(": \"%1\" must be 0 (unknown) or a number from "
-                                              "%2 to %3")
-                                   .arg(QLatin1String(sp.key))
-                                   .arg(minGpuSpeedUnits)
-                                   .arg(maxGpuSpeedUnits);
-                return std::nullopt;
-            }
-            *sp.out = v.toDouble() * sp.scale;
-        }
-        g.speedSource = o.value(QLatin1String("speed_source")).toString().toStdString();
-        c.m_gpus.push_back(std::move(g));
-    }
     if (c.m_models.empty() || c.m_recipes.empty() || c.m_gpus.empty()) {
         *err = QStringLiteral("catalog: models, recipes and gpus must each have an entry");
         return std::nullopt;

@@ -477,13 +477,18 @@ std::optional<LaunchConfigRead> readAccelerate(const QByteArray &bytes, const QS
 
 // ---- torchtitan TOML -------------------------------------------------------------------
 
+/// The value under `key` of `t`, or nullptr where `t` (a table the file may lack) or the
+/// key is missing.
+const toml::node *tomlNode(const toml::table *t, const char *key)
+{
+    return t ? t->get(key) : nullptr;
+}
+
 /// An integer under `key` of `t`; a value of another type is a note.
 std::optional<std::int64_t> tomlNumber(Reading &r, const toml::table *t, const char *key,
                                        const QString &path, std::int64_t min = 1)
 {
-    if (!t)
-        return std::nullopt;
-    const toml::node *n = t->get(key);
+    const toml::node *n = tomlNode(t, key);
     if (!n)
         return std::nullopt;
     const auto v = n->value<std::int64_t>();
@@ -497,9 +502,7 @@ std::optional<std::int64_t> tomlNumber(Reading &r, const toml::table *t, const c
 std::optional<QString> tomlText(Reading &r, const toml::table *t, const char *key,
                                 const QString &path)
 {
-    if (!t)
-        return std::nullopt;
-    const toml::node *n = t->get(key);
+    const toml::node *n = tomlNode(t, key);
     if (!n)
         return std::nullopt;
     if (!n->is_string()) {
@@ -511,9 +514,7 @@ std::optional<QString> tomlText(Reading &r, const toml::table *t, const char *ke
 
 std::optional<bool> tomlBool(Reading &r, const toml::table *t, const char *key, const QString &path)
 {
-    if (!t)
-        return std::nullopt;
-    const toml::node *n = t->get(key);
+    const toml::node *n = tomlNode(t, key);
     if (!n)
         return std::nullopt;
     if (!n->is_boolean()) {

@@ -2,13 +2,13 @@
 
 #include "enumtable.h"
 #include "inputfile.h"
+#include "jsonobject.h"
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QJsonParseError>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <algorithm>
@@ -100,19 +100,11 @@ bool checkExpect(const QJsonObject &e, const QString &where, QString *error)
 std::optional<Lesson> lessonFromJson(const QByteArray &json, const QString &fileName,
                                      QString *error)
 {
-    QJsonParseError parse;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &parse);
-    if (parse.error != QJsonParseError::NoError) {
-        *error = fileName + QStringLiteral(": not valid JSON (%1 at byte %2)")
-                                .arg(parse.errorString())
-                                .arg(parse.offset);
+    const std::optional<QJsonObject> read = jsonObjectFromBytes(
+        json, fileName, QStringLiteral("a lesson must be a JSON object"), error);
+    if (!read)
         return std::nullopt;
-    }
-    if (!doc.isObject()) {
-        *error = fileName + QStringLiteral(": a lesson must be a JSON object");
-        return std::nullopt;
-    }
-    const QJsonObject o = doc.object();
+    const QJsonObject &o = *read;
     if (!onlyKeys(o, {"schema", "version", "id", "title", "summary", "sources", "start", "steps"},
                   fileName, error))
         return std::nullopt;

@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "inputfile.h"
 #include "inputlimits.h"
+#include "jsonobject.h"
 #include "modeljson.h"
 #include "qtext.h"
 #include "settings.h"
@@ -13,7 +14,6 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QJsonParseError>
 #include <QSaveFile>
 #include <QSettings>
 #include <cmath>
@@ -202,22 +202,33 @@ std::optional<ByteUnit> parseUnit(std::string_view s)
     return std::nullopt;
 }
 
-bool readModel(Reader &r, Model *out)
+/// Reads the scenario file's `key`, a catalog preset's id or an object: absent, `*out` is
+/// kept; an id copies the preset `lookup` finds (unknown ids are refused); an object is
+/// `readObject`'s. False, with the reason in `r`, when the value is neither.
+template <typename T>
+bool readPresetOrObject(Reader &r, const char *key,
+                        const T *(Catalog::*lookup)(std::string_view) const,
+                        bool (*readObject)(Reader &, const QJsonObject &, T *), T *out)
 {
-    if (!r.has("model"))
+    if (!r.has(key))
         return true;
-    const QJsonValue v = r.value("model");
+    const QJsonValue v = r.value(key);
     if (v.isString()) {
-        const Model *m = Catalog::builtIn().model(v.toString().toStdString());
-        if (!m)
-            return r.fail(QStringLiteral("\"model\": unknown preset %1").arg(describe(v)));
-        *out = *m;
+        const T *preset = (Catalog::builtIn().*lookup)(v.toString().toStdString());
+        if (!preset)
+            return r.fail(
+                QStringLiteral("\"%1\": unknown preset %2").arg(QLatin1String(key), describe(v)));
+        *out = *preset;
         return true;
     }
     if (!v.isObject())
-        return r.fail(
-            QStringLiteral("\"model\" must be a preset id or an object (got %1)").arg(describe(v)));
-    const QJsonObject o = v.toObject();
+        return r.fail(QStringLiteral("\"%1\" must be a preset id or an object (got %2)")
+                          .arg(QLatin1String(key), describe(v)));
+    return readObject(r, v.toObject(), out);
+}
+
+bool readModelObject(Reader &r, const QJsonObject &o, Model *out)
+{
     // The keys themselves are modelFromJson's vocabulary (io/modeljson.h); here only
     // the types it would otherwise coerce silently are checked.
     for (const char *key : {"id", "name", "source"})
@@ -242,22 +253,8 @@ bool readModel(Reader &r, Model *out)
     return true;
 }
 
-bool readRecipe(Reader &r, Recipe *out)
+bool readRecipeObject(Reader &r, const QJsonObject &o, Recipe *out)
 {
-    if (!r.has("recipe"))
-        return true;
-    const QJsonValue v = r.value("recipe");
-    if (v.isString()) {
-        const Recipe *preset = Catalog::builtIn().recipe(v.toString().toStdString());
-        if (!preset)
-            return r.fail(QStringLiteral("\"recipe\": unknown preset %1").arg(describe(v)));
-        *out = *preset;
-        return true;
-    }
-    if (!v.isObject())
-        return r.fail(QStringLiteral("\"recipe\" must be a preset id or an object (got %1)")
-                          .arg(describe(v)));
-    const QJsonObject o = v.toObject();
     const QString prefix = QStringLiteral("recipe.");
     Recipe rec{"custom", "Custom", "", 0, 0, 0, 0};
     if (!r.onlyKeys(o,
@@ -297,22 +294,8 @@ constexpr GpuSpeedKey gpuSpeedKeys[] = {{"bf16_tflops", 1e12, &Gpu::bf16FlopsPer
                                         {"attention_tflops", 1e12, &Gpu::attentionFlopsPerSecond},
                                         {"matmul_efficiency", 1, &Gpu::matmulEfficiency}};
 
-bool readGpu(Reader &r, Gpu *out)
+bool readGpuObject(Reader &r, const QJsonObject &o, Gpu *out)
 {
-    if (!r.has("gpu"))
-        return true;
-    const QJsonValue v = r.value("gpu");
-    if (v.isString()) {
-        const Gpu *preset = Catalog::builtIn().gpu(v.toString().toStdString());
-        if (!preset)
-            return r.fail(QStringLiteral("\"gpu\": unknown preset %1").arg(describe(v)));
-        *out = *preset;
-        return true;
-    }
-    if (!v.isObject())
-        return r.fail(
-            QStringLiteral("\"gpu\" must be a preset id or an object (got %1)").arg(describe(v)));
-    const QJsonObject o = v.toObject();
     const QString prefix = QStringLiteral("gpu.");
     Gpu gpu;
     gpu.id = "custom";
@@ -450,7 +433,9 @@ std::optional<ScenarioDocument> applyScenarioPatch(const ScenarioDocument &doc,
         }
     }
     std::vector<SettingValue> values;
-    bool ok = readModel(r, &s.model) && readRecipe(r, &s.recipe) && readGpu(r, &s.gpu) &&
+    bool ok = readPresetOrObject(r, "model", &Catalog::model, readModelObject, &s.model) &&
+              readPresetOrObject(r, "recipe", &Catalog::recipe, readRecipeObject, &s.recipe) &&
+              readPresetOrObject(r, "gpu", &Catalog::gpu, readGpuObject, &s.gpu) &&
               r.choice("unit", parseUnit, "gb, gib", &out.unit);
     for (const Setting &setting : settings())
         ok = ok && r.setting(setting, &values);
@@ -501,19 +486,11 @@ std::optional<ScenarioDocument> scenarioFromJson(const QJsonObject &o, const QSt
 std::optional<ScenarioDocument> scenarioFromBytes(const QByteArray &bytes, const QString &where,
                                                   QString *error)
 {
-    QJsonParseError parse;
-    const QJsonDocument d = QJsonDocument::fromJson(bytes, &parse);
-    if (parse.error != QJsonParseError::NoError) {
-        *error = where + QStringLiteral(": not valid JSON (%1 at byte %2)")
-                             .arg(parse.errorString())
-                             .arg(parse.offset);
+    const std::optional<QJsonObject> o = jsonObjectFromBytes(
+        bytes, where, QStringLiteral("a scenario file must be a JSON object"), error);
+    if (!o)
         return std::nullopt;
-    }
-    if (!d.isObject()) {
-        *error = where + QStringLiteral(": a scenario file must be a JSON object");
-        return std::nullopt;
-    }
-    return scenarioFromJson(d.object(), where, error);
+    return scenarioFromJson(*o, where, error);
 }
 
 std::optional<ScenarioDocument> loadScenarioFile(const QString &path, QString *error)

@@ -1,5 +1,6 @@
 #include "probeerror.h"
 
+#include "controltext.h"
 #include "probeschema.h"
 
 #include <QDateTime>
@@ -17,33 +18,7 @@ qint64 nowMs()
 
 QString escapeControlCharacters(const QString &text)
 {
-    auto isControl = [](char16_t u) {
-        // C0, DEL, C1, the line separators and the bidirectional controls that reorder
-        // what a reader sees (U+061C, U+200E/F, U+202A..E, U+2066..9; CVE-2021-42574).
-        return u < 0x20 || (u >= 0x7f && u <= 0x9f) || u == 0x2028 || u == 0x2029 || u == 0x061c ||
-               u == 0x200e || u == 0x200f || (u >= 0x202a && u <= 0x202e) ||
-               (u >= 0x2066 && u <= 0x2069);
-    };
-    if (std::none_of(text.cbegin(), text.cend(), [&](QChar c) { return isControl(c.unicode()); }))
-        return text;
-    QString out;
-    out.reserve(text.size() + 16);
-    for (const QChar c : text) {
-        const char16_t u = c.unicode();
-        if (!isControl(u))
-            out += c;
-        else if (u == u'\n')
-            out += QLatin1String("\\n");
-        else if (u == u'\r')
-            out += QLatin1String("\\r");
-        else if (u == u'\t')
-            out += QLatin1String("\\t");
-        else if (u <= 0x7f)
-            out += QStringLiteral("\\x%1").arg(uint(u), 2, 16, QLatin1Char('0'));
-        else
-            out += QStringLiteral("\\u%1").arg(uint(u), 4, 16, QLatin1Char('0'));
-    }
-    return out;
+    return escapedControls(text, false);
 }
 
 namespace {

@@ -177,35 +177,26 @@ void PrometheusVectorParser::onKey()
     const QString key = QString::fromUtf8(m_text);
     f.label = nullptr;
     f.valueRole = Role::Skip;
-    switch (f.role) {
-    case Role::Root:
-        if (key == QLatin1String("status"))
-            f.valueRole = Role::Status;
-        else if (key == QLatin1String("errorType"))
-            f.valueRole = Role::ErrorType;
-        else if (key == QLatin1String("error"))
-            f.valueRole = Role::ErrorText;
-        else if (key == QLatin1String("data"))
-            f.valueRole = Role::Data;
-        break;
-    case Role::Data:
-        if (key == QLatin1String("resultType"))
-            f.valueRole = Role::ResultType;
-        else if (key == QLatin1String("result"))
-            f.valueRole = Role::Result;
-        break;
-    case Role::Series:
-        if (key == QLatin1String("metric"))
-            f.valueRole = Role::Metric;
-        else if (key == QLatin1String("value"))
-            f.valueRole = Role::Value;
-        break;
-    case Role::Metric:
+    if (f.role == Role::Metric) {
         f.label = keptLabel(key);
-        break;
-    default:
-        break;
+        return;
     }
+    // The keys whose values are read, by the object they stand in; any other is skipped.
+    static constexpr struct
+    {
+        Role object;
+        const char *key;
+        Role value;
+    } keys[] = {
+        {Role::Root, "status", Role::Status},         {Role::Root, "errorType", Role::ErrorType},
+        {Role::Root, "error", Role::ErrorText},       {Role::Root, "data", Role::Data},
+        {Role::Data, "resultType", Role::ResultType}, {Role::Data, "result", Role::Result},
+        {Role::Series, "metric", Role::Metric},       {Role::Series, "value", Role::Value}};
+    for (const auto &k : keys)
+        if (k.object == f.role && key == QLatin1String(k.key)) {
+            f.valueRole = k.value;
+            return;
+        }
 }
 
 // A string value for `role` has been read into m_text.

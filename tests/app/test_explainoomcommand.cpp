@@ -37,18 +37,8 @@ const QString older = QStringLiteral(
     "capacity; 75.10 GiB already allocated; 1.53 GiB free; 76.34 GiB reserved in total by "
     "PyTorch)");
 
-Run explain(const QStringList &rest)
-{
-    return shardscope::test::runCommand(runExplainOomCommand, "explain-oom", rest);
-}
-
-QJsonObject explainJson(const QStringList &rest)
-{
-    const Run r = explain(rest + QStringList{QStringLiteral("--json")});
-    if (r.code != 0)
-        qWarning("%s", qPrintable(r.err));
-    return QJsonDocument::fromJson(r.out.toUtf8()).object();
-}
+/// `shardscope explain-oom ...`, run in-process.
+const shardscope::test::Subcommand explainCli{runExplainOomCommand, "explain-oom"};
 
 } // namespace
 
@@ -59,8 +49,9 @@ private slots:
     void jsonKeysOfTheNewerWording()
     {
         // Llama 3 70B, ZeRO-3 on 64 H100s, recomputation off: activations are over.
-        const QJsonObject o = explainJson({"--message", newer, "--model", "llama3-70b", "--gpus",
-                                           "64", "--zero", "3", "--recompute", "none"});
+        const QJsonObject o =
+            explainCli.json({"--message", newer, "--model", "llama3-70b", "--gpus", "64", "--zero",
+                             "3", "--recompute", "none"});
         const QJsonObject oom = o["oom"].toObject();
         QCOMPARE(oom["wording"].toString(), QStringLiteral("newer"));
         QCOMPARE(oom["tried_to_allocate_bytes"].toInteger(), 2 * GiB);
@@ -87,7 +78,7 @@ private slots:
 
     void olderWordingHasNullInUse()
     {
-        const QJsonObject o = explainJson({"--message", older, "--suggestions", "0"});
+        const QJsonObject o = explainCli.json({"--message", older, "--suggestions", "0"});
         const QJsonObject oom = o["oom"].toObject();
         QCOMPARE(oom["wording"].toString(), QStringLiteral("older"));
         QVERIFY(oom["in_use_bytes"].isNull());
@@ -105,7 +96,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("step 1 loss 2.3\nTraceback (most recent call last):\n" + newer.toUtf8() + "\n");
         f.close();
-        const Run r = explain({"--message-file", path, "--suggestions", "0"});
+        const Run r = explainCli({"--message-file", path, "--suggestions", "0"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.err.isEmpty());
         QVERIFY2(r.out.contains(QStringLiteral("newer wording, GPU 0")), qPrintable(r.out));
@@ -115,16 +106,16 @@ private slots:
 
     void refusals()
     {
-        verifyRefusal(explain({"--message", "loss 2.3"}),
+        verifyRefusal(explainCli({"--message", "loss 2.3"}),
                       QStringLiteral("shardscope explain-oom: no PyTorch out-of-memory message"));
-        verifyRefusal(explain({}), QStringLiteral("shardscope explain-oom: give the message"));
-        verifyRefusal(explain({"--message", newer, "--message-file", "x.log"}),
+        verifyRefusal(explainCli({}), QStringLiteral("shardscope explain-oom: give the message"));
+        verifyRefusal(explainCli({"--message", newer, "--message-file", "x.log"}),
                       QStringLiteral("shardscope explain-oom: give the message"));
-        verifyRefusal(explain({"--message-file", "/nonexistent/oom.log"}),
+        verifyRefusal(explainCli({"--message-file", "/nonexistent/oom.log"}),
                       QStringLiteral("shardscope explain-oom: "));
-        verifyRefusal(explain({"--message", newer, "--suggestions", "-1"}),
+        verifyRefusal(explainCli({"--message", newer, "--suggestions", "-1"}),
                       QStringLiteral("shardscope explain-oom: --suggestions must be"));
-        verifyRefusal(explain({"--message", newer, "--gpus", "0"}),
+        verifyRefusal(explainCli({"--message", newer, "--gpus", "0"}),
                       QStringLiteral("shardscope explain-oom: "));
     }
 };

@@ -27,6 +27,22 @@ Run run(const QStringList &args)
     return test::runCommand(runExportCommand, "export", args);
 }
 
+/// Checks that run `r` succeeded, printing nothing on standard error, and wrote a `size`
+/// picture to `png` that is no blank page: more than `leastColours` distinct colours among
+/// every `step`-th pixel both ways. A failed check fails the test.
+void verifyPicture(const Run &r, const QString &png, QSize size, int step, int leastColours)
+{
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QImage image(png);
+    QCOMPARE(image.size(), size);
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += step)
+        for (int x = 0; x < image.width(); x += step)
+            colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > leastColours, qPrintable(QString::number(colours.size())));
+}
+
 } // namespace
 
 class TestExportCommand : public QObject
@@ -123,16 +139,8 @@ void TestExportCommand::timelineExports()
     const QString png = m_dir.filePath(QStringLiteral("t.png"));
     const Run r = run({"--model", "llama3-70b", "--gpus", "64", "--tp", "8", "--pp", "4", "--chart",
                        "timeline", "--out", png, "--size", "1920x1080"});
-    QCOMPARE(r.code, 0);
-    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-    const QImage image(png);
-    QCOMPARE(image.size(), QSize(1920, 1080));
     // Not a blank page: the blocks bring many distinct colours.
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 7)
-        for (int x = 0; x < image.width(); x += 7)
-            colours.insert(image.pixel(x, y));
-    QVERIFY(colours.size() > 20);
+    verifyPicture(r, png, QSize(1920, 1080), 7, 20);
 }
 
 void TestExportCommand::timelineSlideHasNoControls()
@@ -188,16 +196,8 @@ void TestExportCommand::everyRegisteredChart()
     const QString png = m_dir.filePath(id + QStringLiteral(".png"));
     const Run r = run({"--model", "llama3-70b", "--gpus", "64", "--tp", "8", "--pp", "4", "--chart",
                        id.toUpper(), "--out", png, "--size", "1280x720"});
-    QCOMPARE(r.code, 0);
-    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
-    const QImage image(png);
-    QCOMPARE(image.size(), QSize(1280, 720));
     // Not a blank page: bars, lines or blocks in several colours beside the ink.
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 5)
-        for (int x = 0; x < image.width(); x += 5)
-            colours.insert(image.pixel(x, y));
-    QVERIFY2(colours.size() > 8, qPrintable(QString::number(colours.size())));
+    verifyPicture(r, png, QSize(1280, 720), 5, 8);
 }
 
 void TestExportCommand::badArguments_data()

@@ -17,18 +17,8 @@ using shardscope::test::verifyRefusal;
 
 namespace {
 
-Run plan(const QStringList &rest)
-{
-    return shardscope::test::runCommand(runPlanCommand, "plan", rest);
-}
-
-QJsonObject planJson(const QStringList &rest)
-{
-    const Run r = plan(rest + QStringList{QStringLiteral("--json")});
-    if (r.code != 0)
-        qWarning("%s", qPrintable(r.err));
-    return QJsonDocument::fromJson(r.out.toUtf8()).object();
-}
+/// `shardscope plan ...`, run in-process.
+const shardscope::test::Subcommand planCli{runPlanCommand, "plan"};
 
 } // namespace
 
@@ -39,8 +29,8 @@ private slots:
     void jsonListsFittingLayoutsFastestFirst()
     {
         const QJsonObject o =
-            planJson({"--model", "llama3-70b", "--gpus", "64", "--gpu", "h100-sxm-80gb", "--seq",
-                      "8192", "--max-mbs", "2", "--top", "0"});
+            planCli.json({"--model", "llama3-70b", "--gpus", "64", "--gpu", "h100-sxm-80gb",
+                          "--seq", "8192", "--max-mbs", "2", "--top", "0"});
         QVERIFY(o.value("candidates_evaluated").toInteger() > 0);
         const QJsonArray layouts = o.value("layouts").toArray();
         QCOMPARE(layouts.size(), qsizetype(o.value("fitting").toInteger()));
@@ -73,8 +63,9 @@ private slots:
     {
         // "inputs": the scenario the search starts from, every settings-table entry by
         // its key (the searched degrees and batch are each layout's own).
-        const QJsonObject o = planJson({"--model", "llama3-8b", "--gpus", "8", "--gpu",
-                                        "h100-sxm-80gb", "--nic-latency-ns", "7000", "--top", "1"});
+        const QJsonObject o =
+            planCli.json({"--model", "llama3-8b", "--gpus", "8", "--gpu", "h100-sxm-80gb",
+                          "--nic-latency-ns", "7000", "--top", "1"});
         const QJsonObject in = o["inputs"].toObject();
         QCOMPARE(in.size(), qsizetype(settings().size()));
         for (const Setting &s : settings())
@@ -89,8 +80,8 @@ private slots:
     void rangeAndFewestGpus()
     {
         const QJsonObject o =
-            planJson({"--model", "llama3-8b", "--gpus", "8-16", "--seq", "8192", "--max-mbs", "1",
-                      "--objective", "fewest-gpus", "--top", "0"});
+            planCli.json({"--model", "llama3-8b", "--gpus", "8-16", "--seq", "8192", "--max-mbs",
+                          "1", "--objective", "fewest-gpus", "--top", "0"});
         QCOMPARE(o.value("min_gpus").toInteger(), qint64(8));
         QCOMPARE(o.value("max_gpus").toInteger(), qint64(16));
         const QJsonArray layouts = o.value("layouts").toArray();
@@ -113,20 +104,20 @@ private slots:
         // one line with exit status 2; the default limit refuses a 1,024-layer model over
         // every count up to 1,048,576 GPUs at once.
         const QStringList small = {"--model", "llama3-8b", "--gpus", "1-64", "--max-mbs", "4"};
-        const QJsonObject o = planJson(small);
+        const QJsonObject o = planCli.json(small);
         const qint64 space =
             o.value("candidates_evaluated").toInteger() + o.value("candidates_pruned").toInteger();
         QCOMPARE(space, qint64(51840));
-        verifyRefusal(plan(small + QStringList{"--max-candidates", QString::number(space - 1)}),
+        verifyRefusal(planCli(small + QStringList{"--max-candidates", QString::number(space - 1)}),
                       QStringLiteral("shardscope plan: the search has more than 51839 layouts "
                                      "(--max-candidates)"));
         const QJsonObject atLimit =
-            planJson(small + QStringList{"--max-candidates", QString::number(space)});
+            planCli.json(small + QStringList{"--max-candidates", QString::number(space)});
         QCOMPARE(atLimit.value("fitting").toInteger(), o.value("fitting").toInteger());
-        verifyRefusal(plan({"--layers", "1024", "--hidden", "1024", "--heads", "8", "--kv-heads",
-                            "8", "--ffn", "4096", "--vocab", "32000", "--gpus", "1-1048576"}),
+        verifyRefusal(planCli({"--layers", "1024", "--hidden", "1024", "--heads", "8", "--kv-heads",
+                               "8", "--ffn", "4096", "--vocab", "32000", "--gpus", "1-1048576"}),
                       QStringLiteral("shardscope plan: the search has more than 2000000 layouts"));
-        verifyRefusal(plan(small + QStringList{"--max-candidates", "-1"}),
+        verifyRefusal(planCli(small + QStringList{"--max-candidates", "-1"}),
                       QStringLiteral("shardscope plan: --max-candidates"));
     }
 
@@ -138,8 +129,8 @@ private slots:
         const QRegularExpression progressLine(
             QStringLiteral("^planned [0-9]+ of 51840 layouts\\.\\.\\.$"));
         for (const QStringList &extra : {QStringList{}, QStringList{"--json"}}) {
-            const Run quiet = plan(args + extra);
-            const Run loud = plan(args + extra + QStringList{"--progress"});
+            const Run quiet = planCli(args + extra);
+            const Run loud = planCli(args + extra + QStringList{"--progress"});
             QCOMPARE(quiet.code, 0);
             QCOMPARE(loud.code, 0);
             // Without the flag progress shows only on a terminal or past a second of
@@ -154,7 +145,8 @@ private slots:
 
     void tableShowsTopN()
     {
-        const Run r = plan({"--model", "llama3-8b", "--gpus", "8", "--seq", "8192", "--top", "3"});
+        const Run r =
+            planCli({"--model", "llama3-8b", "--gpus", "8", "--seq", "8192", "--top", "3"});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("candidates fit")), qPrintable(r.out));
         const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
@@ -169,28 +161,28 @@ private slots:
         // Korthikanti et al. 2022's GPT-3 175B layout family on 1,024 A100s: given t 2,
         // p 16, ZeRO-1 and the interleaved schedule, every listed layout has exactly
         // those, and v 6 (96 layers / 16 stages = 6 per stage) is among them.
-        const QJsonObject o = planJson({"--model",
-                                        "gpt3-175b",
-                                        "--gpu",
-                                        "a100-80gb",
-                                        "--gpus",
-                                        "1024",
-                                        "--seq",
-                                        "2048",
-                                        "--global-batch-tokens",
-                                        "3145728",
-                                        "--flash-attention",
-                                        "off",
-                                        "--tp",
-                                        "2",
-                                        "--pp",
-                                        "16",
-                                        "--strategy",
-                                        "zero1",
-                                        "--schedule",
-                                        "interleaved",
-                                        "--top",
-                                        "0"});
+        const QJsonObject o = planCli.json({"--model",
+                                            "gpt3-175b",
+                                            "--gpu",
+                                            "a100-80gb",
+                                            "--gpus",
+                                            "1024",
+                                            "--seq",
+                                            "2048",
+                                            "--global-batch-tokens",
+                                            "3145728",
+                                            "--flash-attention",
+                                            "off",
+                                            "--tp",
+                                            "2",
+                                            "--pp",
+                                            "16",
+                                            "--strategy",
+                                            "zero1",
+                                            "--schedule",
+                                            "interleaved",
+                                            "--top",
+                                            "0"});
         const QJsonArray layouts = o.value("layouts").toArray();
         QVERIFY(!layouts.isEmpty());
         bool v6 = false;
@@ -205,8 +197,9 @@ private slots:
         }
         QVERIFY(v6);
         // A comma list: two strategies, nothing else.
-        const QJsonArray two = planJson({"--model", "llama3-8b", "--gpus", "8", "--strategy",
-                                         "zero1,zero3", "--top", "0"})
+        const QJsonArray two = planCli
+                                   .json({"--model", "llama3-8b", "--gpus", "8", "--strategy",
+                                          "zero1,zero3", "--top", "0"})
                                    .value("layouts")
                                    .toArray();
         QVERIFY(!two.isEmpty());
@@ -223,15 +216,15 @@ private slots:
         for (const auto &[percent, limit] :
              {std::pair{"10", 72'000'000'000LL}, std::pair{"0", 80'000'000'000LL}}) {
             const QJsonObject o =
-                planJson({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--max-mbs",
-                          "2", "--top", "0", "--headroom-percent", percent});
+                planCli.json({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--max-mbs",
+                              "2", "--top", "0", "--headroom-percent", percent});
             QCOMPARE(o.value("headroom_percent").toInteger(), QString(percent).toLongLong());
             QVERIFY(!o.value("layouts").toArray().isEmpty());
             for (const QJsonValue &v : o.value("layouts").toArray())
                 QVERIFY(v.toObject().value("peak_bytes").toInteger() <= limit);
         }
         const QJsonObject defaults =
-            planJson({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--top", "0"});
+            planCli.json({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--top", "0"});
         QCOMPARE(defaults.value("headroom_percent").toInteger(), qint64(5));
         for (const QJsonValue &v : defaults.value("layouts").toArray())
             QVERIFY(v.toObject().value("peak_bytes").toInteger() <= 76'000'000'000LL);
@@ -240,19 +233,19 @@ private slots:
     void contradictionsAreRefused()
     {
         verifyRefusal(
-            plan({"--model", "llama3-70b", "--strategy", "ddp", "--offload", "optimizer"}),
+            planCli({"--model", "llama3-70b", "--strategy", "ddp", "--offload", "optimizer"}),
             QStringLiteral("shardscope plan: --offload optimizer needs ZeRO-1"));
-        verifyRefusal(plan({"--model", "llama3-70b", "--pp", "1", "--schedule", "zb-h1"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--pp", "1", "--schedule", "zb-h1"}),
                       QStringLiteral("shardscope plan: --schedule needs pipeline stages"));
-        verifyRefusal(plan({"--model", "llama3-70b", "--schedule", "1f1b", "--chunks", "3"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--schedule", "1f1b", "--chunks", "3"}),
                       QStringLiteral("shardscope plan: --chunks needs the interleaved schedule"));
-        verifyRefusal(plan({"--model", "llama3-70b", "--grad-accum", "4"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--grad-accum", "4"}),
                       QStringLiteral("shardscope plan: --grad-accum is set by the search"));
-        verifyRefusal(plan({"--model", "llama3-70b", "--strategy", "zero1,zero9"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--strategy", "zero1,zero9"}),
                       QStringLiteral("shardscope plan: --strategy: unknown value 'zero9'"));
-        verifyRefusal(plan({"--model", "llama3-70b", "--tp", "0"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--tp", "0"}),
                       QStringLiteral("shardscope plan: --tp: unknown value '0'"));
-        verifyRefusal(plan({"--model", "llama3-70b", "--headroom-percent", "95"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--headroom-percent", "95"}),
                       QStringLiteral("shardscope plan: "));
     }
 
@@ -262,7 +255,7 @@ private slots:
              {QStringList{"--gpus", "64-8"}, QStringList{"--objective", "cheapest"},
               QStringList{"--global-batch-tokens", "1000", "--seq", "4096"},
               QStringList{"--top", "-1"}, QStringList{"--params", "70B"}}) {
-            verifyRefusal(plan(args), QStringLiteral("shardscope plan: "));
+            verifyRefusal(planCli(args), QStringLiteral("shardscope plan: "));
         }
     }
 
@@ -274,14 +267,15 @@ private slots:
         const QStringList search{"--model",    "llama3-8b",        "--gpus",     "8",
                                  "--gpu",      "h100-sxm-80gb",    "--strategy", "zero1",
                                  "--schedule", "1f1b,interleaved", "--max-mbs",  "2"};
-        const QJsonArray rows = planJson(search + QStringList{"--top", "0"})["layouts"].toArray();
+        const QJsonArray rows =
+            planCli.json(search + QStringList{"--top", "0"})["layouts"].toArray();
         QVERIFY(rows.size() >= 2);
         for (const int n : {1, 2}) {
             const QJsonObject l = rows[n - 1].toObject();
             QStringList args = search + QStringList{"--export-config", "megatron"};
             if (n > 1)
                 args << "--row" << QString::number(n);
-            const Run r = plan(args);
+            const Run r = planCli(args);
             QCOMPARE(r.code, 0);
             QVERIFY2(r.out.startsWith(QStringLiteral("# Exported by shardscope export-config: "
                                                      "Llama 3 8B, 8 x NVIDIA H100 SXM 80GB, "
@@ -318,7 +312,7 @@ private slots:
         QVERIFY(rows.size() >= 12);
         const QJsonObject twelfth = rows[11].toObject();
         const QStringList l12 =
-            plan(search + QStringList{"--export-config", "megatron", "--row", "12"})
+            planCli(search + QStringList{"--export-config", "megatron", "--row", "12"})
                 .out.split(u'\n');
         QVERIFY(l12.contains(
             QStringLiteral("    --tensor-model-parallel-size %1").arg(twelfth["tp"].toInteger())));
@@ -330,14 +324,14 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("args.sh"));
         const Run toStdout =
-            plan(search + QStringList{"--export-config", "megatron", "--row", "2"});
-        const Run toFile =
-            plan(search + QStringList{"--export-config", "megatron", "--row", "2", "--out", path});
+            planCli(search + QStringList{"--export-config", "megatron", "--row", "2"});
+        const Run toFile = planCli(
+            search + QStringList{"--export-config", "megatron", "--row", "2", "--out", path});
         QCOMPARE(toFile.code, 0);
         QVERIFY(toFile.out.isEmpty());
         QCOMPARE(QString::fromUtf8(shardscope::test::readFile(path)), toStdout.out);
         // Every format of the top row: DeepSpeed's JSON has its data-parallel batch.
-        const Run ds = plan(search + QStringList{"--export-config", "deepspeed"});
+        const Run ds = planCli(search + QStringList{"--export-config", "deepspeed"});
         QCOMPARE(ds.code, 0);
         const QJsonObject dsJson = QJsonDocument::fromJson(ds.out.toUtf8()).object();
         QCOMPARE(dsJson["train_batch_size"].toInteger(), qint64(1024));
@@ -352,30 +346,30 @@ private slots:
                                  "h100-sxm-80gb", "--strategy", "zero1",  "--max-mbs", "1",
                                  "--pp",          "1"};
         const qsizetype fitting =
-            planJson(search + QStringList{"--top", "0"})["fitting"].toInteger();
+            planCli.json(search + QStringList{"--top", "0"})["fitting"].toInteger();
         QVERIFY(fitting > 0);
         verifyRefusal(
-            plan(search +
-                 QStringList{"--export-config", "megatron", "--row", QString::number(fitting + 1)}),
+            planCli(search + QStringList{"--export-config", "megatron", "--row",
+                                         QString::number(fitting + 1)}),
             QStringLiteral("shardscope plan: --row %1: only %2 layouts fit (rows 1 to %2)")
                 .arg(fitting + 1)
                 .arg(fitting));
-        verifyRefusal(plan(search + QStringList{"--export-config", "megatron", "--row", "0"}),
+        verifyRefusal(planCli(search + QStringList{"--export-config", "megatron", "--row", "0"}),
                       QStringLiteral("shardscope plan: --row must be a whole number from 1"));
         // Nothing fits: Llama 3 70B's 140 GB of bf16 weights on one 80 GB card, unsharded.
-        verifyRefusal(plan({"--model", "llama3-70b", "--gpus", "1", "--gpu", "h100-sxm-80gb",
-                            "--strategy", "ddp", "--export-config", "megatron"}),
+        verifyRefusal(planCli({"--model", "llama3-70b", "--gpus", "1", "--gpu", "h100-sxm-80gb",
+                               "--strategy", "ddp", "--export-config", "megatron"}),
                       QStringLiteral("shardscope plan: --export-config: no layout fits, so there "
                                      "is no row to export"));
-        verifyRefusal(plan(search + QStringList{"--export-config", "nemo"}),
+        verifyRefusal(planCli(search + QStringList{"--export-config", "nemo"}),
                       QStringLiteral("shardscope plan: --export-config: unknown format 'nemo' "
                                      "(known: deepspeed, accelerate, torchtitan, megatron)"));
-        verifyRefusal(plan(search + QStringList{"--row", "2"}),
+        verifyRefusal(planCli(search + QStringList{"--row", "2"}),
                       QStringLiteral("shardscope plan: --row needs --export-config FORMAT"));
-        verifyRefusal(plan(search + QStringList{"--out", "x.sh"}),
+        verifyRefusal(planCli(search + QStringList{"--out", "x.sh"}),
                       QStringLiteral("shardscope plan: --out needs --export-config FORMAT"));
         // A row the format cannot express: ZeRO-1 in torchtitan.
-        verifyRefusal(plan(search + QStringList{"--export-config", "torchtitan"}),
+        verifyRefusal(planCli(search + QStringList{"--export-config", "torchtitan"}),
                       QStringLiteral("shardscope plan: --export-config torchtitan, row 1: "
                                      "torchtitan has no ZeRO-1"));
     }
@@ -385,7 +379,7 @@ private slots:
         // Review finding F5: 720,720 = 2^4 x 3^2 x 5 x 7 x 11 x 13 GPUs and 1,024 sequences
         // per step (4,194,304 tokens / 4,096): d must divide 1,024, so d <= 16 and t x p x c
         // >= 45,045, past every limit. No candidate at all, and the output says why.
-        const Run r = plan({"--model", "llama3-70b", "--gpus", "720720"});
+        const Run r = planCli({"--model", "llama3-70b", "--gpus", "720720"});
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("0 of 0 candidates fit")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral(
@@ -399,11 +393,11 @@ private slots:
     {
         // Review finding F13: a subcommand's own flag given twice was silently the last one
         // ("--top 3 --top 5" listed 5 rows); the scenario flags were refused already.
-        verifyRefusal(plan({"--top", "3", "--top", "5"}),
+        verifyRefusal(planCli({"--top", "3", "--top", "5"}),
                       QStringLiteral("shardscope plan: --top is given 2 times; give it once"));
-        verifyRefusal(plan({"--json", "--max-candidates", "10", "--json"}),
+        verifyRefusal(planCli({"--json", "--max-candidates", "10", "--json"}),
                       QStringLiteral("shardscope plan: --json is given 2 times; give it once"));
-        verifyRefusal(plan({"--gpus", "8", "--gpus", "16", "--gpus", "32"}),
+        verifyRefusal(planCli({"--gpus", "8", "--gpus", "16", "--gpus", "32"}),
                       QStringLiteral("shardscope plan: --gpus is given 3 times; give it once"));
     }
 };

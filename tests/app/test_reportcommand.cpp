@@ -757,14 +757,12 @@ void TestReportCommand::launchConfigPicksTheLayout()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString script = dir.filePath(QStringLiteral("train.sh"));
-    QFile f(script);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \\\n"
-            "    --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 \\\n"
-            "    --num-layers 80 --num-layers-per-virtual-pipeline-stage 10 \\\n"
-            "    --use-distributed-optimizer --micro-batch-size 1 --global-batch-size 64 \\\n"
-            "    --recompute-granularity selective --bf16 --save '/ckpt; rm -rf /'\n");
-    f.close();
+    QVERIFY(test::writeFile(
+        script, "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py \\\n"
+                "    --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 \\\n"
+                "    --num-layers 80 --num-layers-per-virtual-pipeline-stage 10 \\\n"
+                "    --use-distributed-optimizer --micro-batch-size 1 --global-batch-size 64 \\\n"
+                "    --recompute-granularity selective --bf16 --save '/ckpt; rm -rf /'\n"));
     // torchrun's 16 GPUs are --gpus: d = 16 / (2 x 2) = 4, m = 64 / (1 x 4) = 16, and
     // 80 layers over p 2 in virtual stages of 10 layers: v = 80 / (2 x 10) = 4.
     const Run r = run({"--launch-config", script, "--gpus", "16", "--json"});

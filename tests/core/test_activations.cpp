@@ -36,6 +36,18 @@ ActivationSettings paper(int t, bool sp, Recompute r)
     return s;
 }
 
+// torchtitan's op-level selective recomputation (SelectivePolicy::OpLevel) at sequence
+// length `sequence` on `t` tensor ranks, ActivationSettings' defaults otherwise.
+ActivationSettings opLevel(std::int64_t sequence, int t = 1)
+{
+    ActivationSettings s;
+    s.sequenceLength = sequence;
+    s.tensorParallel = t;
+    s.recompute = Recompute::Selective;
+    s.selective = SelectivePolicy::OpLevel;
+    return s;
+}
+
 // Korthikanti et al. Table 2, evaluated exactly in integers for the GPT-3 shape
 // (every division below is exact for s 2048, h 12288, a 96, t in {1, 8}).
 qint64 table2(qint64 s, qint64 b, qint64 h, qint64 a, qint64 t, bool sp, Recompute r)
@@ -245,10 +257,7 @@ void TestActivations::torchtitanOpLevelSelective()
     //   SDPA logsumexp 4 x 32 x 8192                               =   1,048,576
     //   total 8192 x 63,616                                        = 521,142,272
     // against 1,140,850,688 for Megatron's selective (the same block, generic).
-    ActivationSettings s;
-    s.sequenceLength = 8192;
-    s.recompute = Recompute::Selective;
-    s.selective = SelectivePolicy::OpLevel;
+    ActivationSettings s = opLevel(8192);
     QVERIFY(opLevelSelective(test::llama3_8b(), s));
     const LayerActivationTerms x = layerActivationTerms(test::llama3_8b(), s);
     QCOMPARE(qint64(x.layerInput), 67'108'864LL);
@@ -283,10 +292,7 @@ void TestActivations::torchtitanOpLevelSelective()
     //   fc1 output 2048 x 49152 x 2                                = 201,326,592
     //   logsumexp 4 x 96 x 2048                                    =     786,432
     //   total                                                      = 403,439,616
-    ActivationSettings g;
-    g.sequenceLength = 2048;
-    g.recompute = Recompute::Selective;
-    g.selective = SelectivePolicy::OpLevel;
+    ActivationSettings g = opLevel(2048);
     const LayerActivationTerms y = layerActivationTerms(test::gpt3_175b(), g);
     QCOMPARE(qint64(y.upOutput), 201'326'592LL);
     QCOMPARE(qint64(y.gateOutput + y.downOutput + y.key + y.projectionOutput), 0LL);
@@ -313,11 +319,7 @@ void TestActivations::torchtitanOpLevelSelectiveTensorParallel()
     //   logsumexp 4 x 8 x 8192                                     =     262,144
     //   two reduce_scatter outputs 2 x 1024 x 8192 x 2             =  33,554,432
     //   total                                                      = 279,183,360
-    ActivationSettings s;
-    s.sequenceLength = 8192;
-    s.tensorParallel = 8;
-    s.recompute = Recompute::Selective;
-    s.selective = SelectivePolicy::OpLevel;
+    ActivationSettings s = opLevel(8192, 8);
     const LayerActivationTerms x = layerActivationTerms(test::llama3_70b(), s);
     QCOMPARE(qint64(x.layerInput), 16'777'216LL);
     QCOMPARE(qint64(x.downOutput), 134'217'728LL);

@@ -17,11 +17,14 @@
 #include "steptime.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace shardscope;
@@ -152,32 +155,29 @@ const char *const gpuIds[] = {"h100-sxm-80gb", "h200-141gb",   "a100-40gb", "b20
 /// catalog alone does not (biases, LayerNorm, tied heads, odd layer counts, ...).
 void mutate(Architecture &a, Draw &d)
 {
+    // The edits that flip a switch, by number; the others set a count.
+    const std::pair<std::uint64_t, bool Architecture::*> flips[] = {
+        {1, &Architecture::tiedEmbeddings}, {2, &Architecture::linearBiases},
+        {3, &Architecture::layerNormBias},  {4, &Architecture::qkvBiases},
+        {7, &Architecture::gatedMlp},       {11, &Architecture::routerBias}};
     const int edits = 1 + int(d.below(3));
     for (int i = 0; i < edits; ++i) {
-        switch (d.below(14)) {
+        const std::uint64_t edit = d.below(14);
+        if (const auto *f = std::find_if(std::begin(flips), std::end(flips),
+                                         [edit](const auto &e) { return e.first == edit; });
+            f != std::end(flips)) {
+            a.*(f->second) = !(a.*(f->second));
+            continue;
+        }
+        switch (edit) {
         case 0:
             a.layers = d.pick({1, 2, 3, 7, 61, 96, a.layers + 1, a.layers - 1, 0});
-            break;
-        case 1:
-            a.tiedEmbeddings = !a.tiedEmbeddings;
-            break;
-        case 2:
-            a.linearBiases = !a.linearBiases;
-            break;
-        case 3:
-            a.layerNormBias = !a.layerNormBias;
-            break;
-        case 4:
-            a.qkvBiases = !a.qkvBiases;
             break;
         case 5:
             a.normsPerLayer = d.pick({1, 2, 4, 0, 9});
             break;
         case 6:
             a.positionEmbeddings = d.pick<std::int64_t>({0, 2048, 4096, -1});
-            break;
-        case 7:
-            a.gatedMlp = !a.gatedMlp;
             break;
         case 8:
             a.kvHeads = d.pick({1, 2, 4, 8, a.heads, 3});
@@ -187,9 +187,6 @@ void mutate(Architecture &a, Draw &d)
             break;
         case 10:
             a.denseLayers = d.pick({0, 1, 3, a.layers});
-            break;
-        case 11:
-            a.routerBias = !a.routerBias;
             break;
         case 12:
             a.sharedExperts = d.pick({0, 1, 2});
@@ -491,6 +488,22 @@ bool samePaths(const PreparedModel &model, const Scenario &s, MemoryReport &fast
     return a.state == b.state;
 }
 
+/// Calls `visit(model, s)` for each scenario of the recorded sequence with its prepared
+/// model, as a planner prepares them: each catalog model once and reused, an edited
+/// model for its own scenario.
+template <typename Visit> void forEachPreparedScenario(Visit visit)
+{
+    const Catalog &catalog = Catalog::builtIn();
+    const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
+    Draw draw;
+    for (int i = 0; i < scenarioCount; ++i) {
+        int catalogModel = -1;
+        const Scenario s = randomScenario(draw, catalog, &catalogModel);
+        const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
+        visit(catalogModel < 0 ? own : prepared[std::size_t(catalogModel)], s);
+    }
+}
+
 } // namespace
 
 class TestEquivalence : public QObject
@@ -567,24 +580,16 @@ private slots:
     /// reproduce the recorded digest, and validate(prepared, s) equals validate(s).
     void preparedPathMatchesRecordedDigest()
     {
-        const Catalog &catalog = Catalog::builtIn();
-        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
-        Draw draw;
         Fnv reused, returned;
         MemoryReport report;
         int valid = 0, sameReason = 0;
-        for (int i = 0; i < scenarioCount; ++i) {
-            int catalogModel = -1;
-            const Scenario s = randomScenario(draw, catalog, &catalogModel);
-            const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
-            const PreparedModel &model =
-                catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
+        forEachPreparedScenario([&](const PreparedModel &model, const Scenario &s) {
             estimate(model, s, report);
             valid += report.valid() ? 1 : 0;
             hashReport(reused, report);
             hashReport(returned, estimate(model, s));
             sameReason += validate(model, s) == validate(s) ? 1 : 0;
-        }
+        });
         QCOMPARE(valid, recordedValid);
         QCOMPARE(reused.state, recordedDigest);
         QCOMPARE(returned.state, recordedDigest);
@@ -600,18 +605,10 @@ private slots:
     /// (FillPath::DataParallel, also each scenario's twin with t = p = 1).
     void generalPathMatchesFastPath()
     {
-        const Catalog &catalog = Catalog::builtIn();
-        const std::vector<PreparedModel> prepared = preparedCatalogModels(catalog);
-        Draw draw;
         Fnv general;
         MemoryReport fast, slow;
         int same = 0, sameTwins = 0, plainValid = 0, dataParallelValid = 0;
-        for (int i = 0; i < scenarioCount; ++i) {
-            int catalogModel = -1;
-            const Scenario s = randomScenario(draw, catalog, &catalogModel);
-            const PreparedModel own = catalogModel < 0 ? prepare(s.model) : PreparedModel();
-            const PreparedModel &model =
-                catalogModel < 0 ? own : prepared[std::size_t(catalogModel)];
+        forEachPreparedScenario([&](const PreparedModel &model, const Scenario &s) {
             same += samePaths(model, s, fast, slow) ? 1 : 0;
             hashReport(general, slow);
             const Layout &l = s.layout;
@@ -631,7 +628,7 @@ private slots:
             twin.layout.pipelineParallel = 1;
             sameTwins += samePaths(model, twin, fast, slow) ? 1 : 0;
             dataParallelValid += plain && fast.valid() ? 1 : 0;
-        }
+        });
         qInfo("plain and valid: %d with t or p > 1, %d with t = p = 1, of %d", plainValid,
               dataParallelValid, scenarioCount);
         QCOMPARE(same, scenarioCount);

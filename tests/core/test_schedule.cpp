@@ -95,21 +95,11 @@ QString checkInvariants(const ScheduleParams &sp, const Timeline &t)
                 return QStringLiteral("op on stage %1 listed under stage %2").arg(op.stage).arg(i);
             if (op.start < clock - eps)
                 return QStringLiteral("stage %1 overlaps at %2").arg(i).arg(opText(op));
-            double cost = 0;
-            switch (op.kind) {
-            case OpKind::Forward:
-                cost = sp.costs.forward / v;
-                break;
-            case OpKind::Backward:
-                cost = sp.costs.backward / v;
-                break;
-            case OpKind::BackwardInput:
-                cost = sp.costs.backwardInput / v;
-                break;
-            case OpKind::BackwardWeight:
-                cost = sp.costs.backwardWeight / v;
-                break;
-            }
+            // Each kind's cost, in OpKind's order, split over the v chunks.
+            constexpr double OpCosts::*costOf[] = {&OpCosts::forward, &OpCosts::backward,
+                                                   &OpCosts::backwardInput,
+                                                   &OpCosts::backwardWeight};
+            const double cost = sp.costs.*costOf[int(op.kind)] / v;
             if (!near(op.end - op.start, cost))
                 return QStringLiteral("wrong duration %1").arg(opText(op));
             if (split != (op.kind == OpKind::BackwardInput || op.kind == OpKind::BackwardWeight) &&

@@ -53,11 +53,25 @@ std::vector<GpuGroup> planAll(const EstimateContext &x, std::vector<StageShare> 
     return groups;
 }
 
-/// 70 billion parameters counted plainly on `gpus` GPUs at ZeRO stage `z`, mixed-precision
-/// Adam (16 bytes per parameter): the ZeRO paper's Figure 1 setting.
-Scenario seventyBillion(std::int64_t gpus, ZeroStage z)
+/// withContext() with every stage planned (planAll): `check(x, shares, groups)`, the
+/// shares and GpuGroups in stage order.
+template <typename Check> void withStages(const Scenario &s, Check check)
 {
-    return test::plainModelStates(70'000'000'000, gpus, z);
+    withContext(s, [&](const EstimateContext &x, const MemoryReport &) {
+        std::vector<StageShare> shares;
+        std::vector<GpuGroup> g = planAll(x, shares);
+        check(x, shares, g);
+    });
+}
+
+/// 70 billion parameters counted plainly on `gpus` GPUs at ZeRO stage `z`, mixed-precision
+/// Adam (16 bytes per parameter): the ZeRO paper's Figure 1 setting, with the allocations
+/// of `framework`.
+Scenario seventyBillion(std::int64_t gpus, ZeroStage z, Framework framework = Framework::Generic)
+{
+    Scenario s = test::plainModelStates(70'000'000'000, gpus, z);
+    s.layout.framework = framework;
+    return s;
 }
 
 // Llama 3 70B's blocks (meta-llama/Meta-Llama-3-70B config.json: h 8192, f 28672, 64
@@ -104,34 +118,33 @@ void TestStages::stagePlanPlacesLayersEmbeddingAndHead()
     // Llama 3 70B on 32 GPUs at t 1, p 4 (d 8): 80 / 4 = 20 blocks a stage; stage 0
     // adds the embedding, stage 3 the final norm (8192) and the untied head.
     Scenario s = test::onH100s(test::llama3_70b(), 32, ZeroStage::Zero1, 1, 4);
-    withContext(s, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        const std::vector<GpuGroup> g = planAll(x, shares);
-        QCOMPARE(int(g.size()), 4);
-        for (int i = 0; i < 4; ++i) {
-            QCOMPARE(g[i].layerCount, 20);
-            QCOMPARE(g[i].firstLayer, 20 * i);
-            QCOMPARE(g[i].firstRank, 8LL * i);
-            QCOMPARE(g[i].gpuCount, 8LL);
-        }
-        QVERIFY(g[0].holdsEmbedding && !g[0].holdsOutputHead);
-        QVERIFY(g[3].holdsOutputHead && !g[3].holdsEmbedding);
-        QCOMPARE(g[0].label, std::string("stage 0"));
-        // 20 x 855,654,400 = 17,113,088,000 block parameters a stage.
-        QCOMPARE(g[0].parametersPerGpu, 17'113'088'000LL + llama70bVocab); // 18,163,761,152
-        QCOMPARE(g[1].parametersPerGpu, 17'113'088'000LL);                 // blocks alone
-        QCOMPARE(g[3].parametersPerGpu, 17'113'088'000LL + 8192 + llama70bVocab);
-        // The four stages hold the published 70,553,706,496 parameters.
-        std::int64_t total = 0;
-        for (const GpuGroup &group : g)
-            total += group.parametersPerGpu;
-        QCOMPARE(total, 70'553'706'496LL);
-        // The largest gathered unit: the vocabulary matrix on the end stages, a block
-        // in the middle.
-        QCOMPARE(shares[0].unit, llama70bVocab);
-        QCOMPARE(shares[1].unit, llama70bBlock);
-        QCOMPARE(shares[1].blocks[0], 20LL);
-    });
+    withStages(
+        s, [](const EstimateContext &, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            QCOMPARE(int(g.size()), 4);
+            for (int i = 0; i < 4; ++i) {
+                QCOMPARE(g[i].layerCount, 20);
+                QCOMPARE(g[i].firstLayer, 20 * i);
+                QCOMPARE(g[i].firstRank, 8LL * i);
+                QCOMPARE(g[i].gpuCount, 8LL);
+            }
+            QVERIFY(g[0].holdsEmbedding && !g[0].holdsOutputHead);
+            QVERIFY(g[3].holdsOutputHead && !g[3].holdsEmbedding);
+            QCOMPARE(g[0].label, std::string("stage 0"));
+            // 20 x 855,654,400 = 17,113,088,000 block parameters a stage.
+            QCOMPARE(g[0].parametersPerGpu, 17'113'088'000LL + llama70bVocab); // 18,163,761,152
+            QCOMPARE(g[1].parametersPerGpu, 17'113'088'000LL);                 // blocks alone
+            QCOMPARE(g[3].parametersPerGpu, 17'113'088'000LL + 8192 + llama70bVocab);
+            // The four stages hold the published 70,553,706,496 parameters.
+            std::int64_t total = 0;
+            for (const GpuGroup &group : g)
+                total += group.parametersPerGpu;
+            QCOMPARE(total, 70'553'706'496LL);
+            // The largest gathered unit: the vocabulary matrix on the end stages, a block
+            // in the middle.
+            QCOMPARE(shares[0].unit, llama70bVocab);
+            QCOMPARE(shares[1].unit, llama70bBlock);
+            QCOMPARE(shares[1].blocks[0], 20LL);
+        });
 }
 
 void TestStages::stagePlanSplitsMatricesOverTensorRanks()
@@ -160,9 +173,7 @@ void TestStages::stagePlanBalancesLlama405b()
     Scenario s = test::onH100s(test::dense(126, 16384, 53248, 128, 8, 128256), 2048,
                                ZeroStage::Zero1, 8, 16);
     s.layout.balancedStages = true;
-    withContext(s, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        const std::vector<GpuGroup> g = planAll(x, shares);
+    withStages(s, [](const EstimateContext &, std::vector<StageShare> &, std::vector<GpuGroup> &g) {
         int sum = 0;
         for (int i = 0; i < 16; ++i) {
             QCOMPARE(g[i].layerCount, i == 0 || i == 15 ? 7 : 8);
@@ -197,14 +208,13 @@ void TestStages::zeroTableOfTheZeroPaper()
     QCOMPARE(b.modelStates(), expected);
     QCOMPARE(b.activations + b.buffers, 0LL);
     // The same through the stage, from the scenario.
-    withContext(seventyBillion(64, ZeroStage(stage)),
-                [&](const EstimateContext &x, const MemoryReport &) {
-                    std::vector<StageShare> shares;
-                    std::vector<GpuGroup> g = planAll(x, shares);
-                    QCOMPARE(modelStates(x, shares[0], g[0]), 70'000'000'000LL);
-                    QCOMPARE(g[0].bytes.modelStates(), expected);
-                    QCOMPARE(g[0].hostBytes, 0LL);
-                });
+    withStages(
+        seventyBillion(64, ZeroStage(stage)),
+        [&](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            QCOMPARE(modelStates(x, shares[0], g[0]), 70'000'000'000LL);
+            QCOMPARE(g[0].bytes.modelStates(), expected);
+            QCOMPARE(g[0].hostBytes, 0LL);
+        });
 }
 
 void TestStages::modelStatesWithFrameworkGradients()
@@ -212,25 +222,21 @@ void TestStages::modelStatesWithFrameworkGradients()
     // Megatron-Core with the distributed optimizer (ZeRO-1): fp32 main gradients whole
     // on every rank, 6 + 12 / d bytes per parameter (Megatron-LM
     // theoretical_memory_usage.py): 70e9 x (6 + 12 / 64) = 433.125e9.
-    Scenario megatron = seventyBillion(64, ZeroStage::Zero1);
-    megatron.layout.framework = Framework::Megatron;
-    withContext(megatron, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        std::vector<GpuGroup> g = planAll(x, shares);
-        modelStates(x, shares[0], g[0]);
-        QCOMPARE(g[0].bytes.gradients, 280'000'000'000LL);
-        QCOMPARE(g[0].bytes.modelStates(), 433'125'000'000LL);
-    });
+    withStages(
+        seventyBillion(64, ZeroStage::Zero1, Framework::Megatron),
+        [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            modelStates(x, shares[0], g[0]);
+            QCOMPARE(g[0].bytes.gradients, 280'000'000'000LL);
+            QCOMPARE(g[0].bytes.modelStates(), 433'125'000'000LL);
+        });
     // DeepSpeed ZeRO-2 keeps an fp32 copy of its gradient partition beside the bf16 one:
     // shard x (2 + 4) = 1,093,750,000 x 6 (stage_1_and_2.py).
-    Scenario deepspeed = seventyBillion(64, ZeroStage::Zero2);
-    deepspeed.layout.framework = Framework::DeepSpeed;
-    withContext(deepspeed, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        std::vector<GpuGroup> g = planAll(x, shares);
-        modelStates(x, shares[0], g[0]);
-        QCOMPARE(g[0].bytes.gradients, 6'562'500'000LL);
-    });
+    withStages(
+        seventyBillion(64, ZeroStage::Zero2, Framework::DeepSpeed),
+        [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            modelStates(x, shares[0], g[0]);
+            QCOMPARE(g[0].bytes.gradients, 6'562'500'000LL);
+        });
 }
 
 void TestStages::activationsOfKorthikantiTable2()
@@ -267,33 +273,31 @@ void TestStages::buffersOfDdpAndZero3()
 {
     // DDP: one 25 MiB bucket (PyTorch DistributedDataParallel bucket_cap_mb = 25), the
     // 512 MiB CUDA context, and 5% of everything for fragmentation.
-    withContext(test::onH100s(test::llama3_70b(), 8, ZeroStage::Ddp),
-                [](const EstimateContext &x, const MemoryReport &) {
-                    std::vector<StageShare> shares;
-                    std::vector<GpuGroup> g = planAll(x, shares);
-                    const std::int64_t trained = modelStates(x, shares[0], g[0]);
-                    stageBuffers(x, shares[0], trained, g[0]);
-                    QCOMPARE(g[0].buffers.cudaContext, 536'870'912LL);
-                    QCOMPARE(g[0].buffers.communicationBuckets, 26'214'400LL);
-                    QCOMPARE(g[0].buffers.gatheredUnits, 0LL);
-                    // 16 x 70,553,706,496 + 536,870,912 + 26,214,400 = 1,129,422,389,248
-                    // (activations are the next stage's), 5% of it truncated.
-                    QCOMPARE(g[0].buffers.fragmentation, 56'471'119'462LL);
-                });
+    withStages(
+        test::onH100s(test::llama3_70b(), 8, ZeroStage::Ddp),
+        [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            const std::int64_t trained = modelStates(x, shares[0], g[0]);
+            stageBuffers(x, shares[0], trained, g[0]);
+            QCOMPARE(g[0].buffers.cudaContext, 536'870'912LL);
+            QCOMPARE(g[0].buffers.communicationBuckets, 26'214'400LL);
+            QCOMPARE(g[0].buffers.gatheredUnits, 0LL);
+            // 16 x 70,553,706,496 + 536,870,912 + 26,214,400 = 1,129,422,389,248
+            // (activations are the next stage's), 5% of it truncated.
+            QCOMPARE(g[0].buffers.fragmentation, 56'471'119'462LL);
+        });
     // ZeRO-3 on 8 GPUs: the largest unit is the vocabulary matrix; two gathered units and
     // one unit's gradient in bf16: 3 x 1,050,673,152 x 2 = 6,304,038,912 (DeepSpeed's
     // estimator counts 4 x the largest layer for one unit in fp16).
-    withContext(test::onH100s(test::llama3_70b(), 8, ZeroStage::Zero3),
-                [](const EstimateContext &x, const MemoryReport &) {
-                    std::vector<StageShare> shares;
-                    std::vector<GpuGroup> g = planAll(x, shares);
-                    stageBuffers(x, shares[0], modelStates(x, shares[0], g[0]), g[0]);
-                    QCOMPARE(g[0].gatheredUnitParameters, llama70bVocab);
-                    QCOMPARE(g[0].buffers.gatheredUnits, 6'304'038'912LL);
-                    // The ZeRO reduce bucket (DeepSpeed reduce_bucket_size) is not kept
-                    // under FSDP-style ZeRO-3 with the generic profile.
-                    QCOMPARE(g[0].buffers.communicationBuckets, 0LL);
-                });
+    withStages(
+        test::onH100s(test::llama3_70b(), 8, ZeroStage::Zero3),
+        [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            stageBuffers(x, shares[0], modelStates(x, shares[0], g[0]), g[0]);
+            QCOMPARE(g[0].gatheredUnitParameters, llama70bVocab);
+            QCOMPARE(g[0].buffers.gatheredUnits, 6'304'038'912LL);
+            // The ZeRO reduce bucket (DeepSpeed reduce_bucket_size) is not kept
+            // under FSDP-style ZeRO-3 with the generic profile.
+            QCOMPARE(g[0].buffers.communicationBuckets, 0LL);
+        });
     QCOMPARE(percentOf(1'000, 5), 50LL);
     QCOMPARE(percentOf(1'019, 5), 50LL); // 50.95 truncated
 }
@@ -305,17 +309,16 @@ void TestStages::hostMemoryOfZeroOffload()
     // 15.3125e9 bytes per GPU; the bf16 weights (140e9) stay. Eight GPUs a node.
     Scenario s = seventyBillion(64, ZeroStage::Zero2);
     s.layout.offload = Offload::Optimizer;
-    withContext(s, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        std::vector<GpuGroup> g = planAll(x, shares);
-        modelStates(x, shares[0], g[0]);
-        QCOMPARE(g[0].hostBytes, 15'312'500'000LL);
-        QCOMPARE(g[0].bytes.modelStates(), 140'000'000'000LL);
-        Checked ck;
-        QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 64, ck), 122'500'000'000LL);
-        QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 4, ck), 61'250'000'000LL); // 4 GPUs in all
-        QVERIFY(!ck.overflow);
-    });
+    withStages(
+        s, [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            modelStates(x, shares[0], g[0]);
+            QCOMPARE(g[0].hostBytes, 15'312'500'000LL);
+            QCOMPARE(g[0].bytes.modelStates(), 140'000'000'000LL);
+            Checked ck;
+            QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 64, ck), 122'500'000'000LL);
+            QCOMPARE(hostBytesPerNode(g[0].hostBytes, 8, 4, ck), 61'250'000'000LL); // 4 GPUs in all
+            QVERIFY(!ck.overflow);
+        });
     // Activation offload keeps the last two of L blocks (Transformer Engine CPU offload).
     Checked ck;
     QCOMPARE(offloadedActivationBytes(32, 0, 100, 0, ck), 30 * 100LL);
@@ -363,15 +366,14 @@ void TestStages::dataParallelTrafficOfRingCollectives()
              3 * 137'812'500'000LL);
     QCOMPARE(std::int64_t(ringShare(1'000, 1)), 0LL); // one rank sends nothing
     // Through the stage: DDP on 64 GPUs.
-    withContext(seventyBillion(64, ZeroStage::Ddp),
-                [](const EstimateContext &x, const MemoryReport &) {
-                    std::vector<StageShare> shares;
-                    std::vector<GpuGroup> g = planAll(x, shares);
-                    std::string error;
-                    QVERIFY(stageCommunication(x, 0, shares[0], g[0], error));
-                    QCOMPARE(g[0].communication.dataParallel, 275'625'000'000LL);
-                    QCOMPARE(g[0].communication.total(), 275'625'000'000LL);
-                });
+    withStages(
+        seventyBillion(64, ZeroStage::Ddp),
+        [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            std::string error;
+            QVERIFY(stageCommunication(x, 0, shares[0], g[0], error));
+            QCOMPARE(g[0].communication.dataParallel, 275'625'000'000LL);
+            QCOMPARE(g[0].communication.total(), 275'625'000'000LL);
+        });
 }
 
 void TestStages::tensorParallelTrafficOfMegatron()
@@ -382,20 +384,18 @@ void TestStages::tensorParallelTrafficOfMegatron()
     Scenario s = test::onH100s(test::llama3_70b(), 8, ZeroStage::Zero1, 8, 1);
     s.training.microBatches = 1;
     s.training.recompute = Recompute::Selective;
-    withContext(s, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        std::vector<GpuGroup> g = planAll(x, shares);
-        const ModelParallelTraffic traffic = modelParallelTraffic(x, 0, shares[0], 80);
-        QCOMPARE(std::int64_t(traffic.tensor), 37'580'963'840LL);
-        QCOMPARE(std::int64_t(traffic.pipeline + traffic.context + traffic.expert), 0LL);
-    });
+    withStages(
+        s, [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &) {
+            const ModelParallelTraffic traffic = modelParallelTraffic(x, 0, shares[0], 80);
+            QCOMPARE(std::int64_t(traffic.tensor), 37'580'963'840LL);
+            QCOMPARE(std::int64_t(traffic.pipeline + traffic.context + traffic.expert), 0LL);
+        });
     s.training.recompute = Recompute::Full;
-    withContext(s, [](const EstimateContext &x, const MemoryReport &) {
-        std::vector<StageShare> shares;
-        std::vector<GpuGroup> g = planAll(x, shares);
-        QCOMPARE(std::int64_t(modelParallelTraffic(x, 0, shares[0], 80).tensor),
-                 37'580'963'840LL / 4 * 6);
-    });
+    withStages(
+        s, [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &) {
+            QCOMPARE(std::int64_t(modelParallelTraffic(x, 0, shares[0], 80).tensor),
+                     37'580'963'840LL / 4 * 6);
+        });
 }
 
 void TestStages::notesNameWhatIsNotModelled()

@@ -25,6 +25,37 @@ Scenario scenario(const char *model, const char *gpu, std::int64_t gpus)
     return s;
 }
 
+/// Llama 3 8B on one H100 SXM 80GB at s 8192 with the efficiency set to 50%, over
+/// `microBatches` micro-batches with `recompute`: the hand-timed single-GPU setting.
+Scenario oneH100(std::int64_t microBatches, Recompute recompute)
+{
+    Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 1);
+    s.training.sequenceLength = 8192;
+    s.training.microBatches = microBatches;
+    s.training.recompute = recompute;
+    s.throughput.computeEfficiencyPercent = 50;
+    return s;
+}
+
+/// Llama 3 8B on 4 H100 SXM 80GB as p 4 pipeline stages, m 8 micro-batches, run with
+/// `schedule`: the bubble tests' setting.
+Scenario fourStages(PipelineSchedule schedule)
+{
+    Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 4);
+    s.layout.pipelineParallel = 4;
+    s.training.microBatches = 8;
+    s.training.schedule = schedule;
+    return s;
+}
+
+/// The slowest stage's busy time in `t`: compute and every exposed model-parallel
+/// collective (tensor, context, expert, pipeline), the bubble's reference.
+double busySeconds(const StepTime &t)
+{
+    return t.computeSeconds + t.tensorParallel.exposedSeconds + t.contextParallel.exposedSeconds +
+           t.expertParallel.exposedSeconds + t.pipelineParallel.exposedSeconds;
+}
+
 bool near(double a, double b, double relative)
 {
     return std::abs(a - b) <= relative * std::abs(b);
@@ -116,11 +147,7 @@ private slots:
     {
         // Llama 3 8B on one H100, b 1, s 8192, m 1, no recomputation, FlashAttention, the
         // efficiency set to 50% (FlashAttention's 190 TFLOP/s scales by 50/60).
-        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 1);
-        s.training.sequenceLength = 8192;
-        s.training.microBatches = 1;
-        s.training.recompute = Recompute::None;
-        s.throughput.computeEfficiencyPercent = 50;
+        Scenario s = oneH100(1, Recompute::None);
         const MemoryReport r = estimate(s);
         const StepTime t = stepTime(s, r);
         QVERIFY2(t.valid(), t.error.c_str());
@@ -159,11 +186,7 @@ private slots:
 
     void recomputeAddsForward()
     {
-        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 1);
-        s.training.sequenceLength = 8192;
-        s.training.microBatches = 2;
-        s.training.recompute = Recompute::Full;
-        s.throughput.computeEfficiencyPercent = 50;
+        Scenario s = oneH100(2, Recompute::Full);
         const StepTime full = stepTime(s, estimate(s));
         // Full: one more forward of the layers, not of the output head and the loss.
         const double rate = 989.4e12 * 0.5, mem = 3350e9 * 0.8, T = 8192;
@@ -182,15 +205,10 @@ private slots:
     {
         // 1F1B, p 4, m 8: idle over busy (p - 1) / m = 3/8 of the slowest stage's busy
         // time (Narayanan et al. 2021, section 2.2.1).
-        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 4);
-        s.layout.pipelineParallel = 4;
-        s.training.microBatches = 8;
-        s.training.schedule = PipelineSchedule::OneFOneB;
+        Scenario s = fourStages(PipelineSchedule::OneFOneB);
         const StepTime t = stepTime(s, estimate(s));
         QVERIFY2(t.valid(), t.error.c_str());
-        const double busy = t.computeSeconds + t.tensorParallel.exposedSeconds +
-                            t.contextParallel.exposedSeconds + t.expertParallel.exposedSeconds +
-                            t.pipelineParallel.exposedSeconds;
+        const double busy = busySeconds(t);
         QVERIFY(near(t.bubbleSeconds, 3.0 / 8 * busy, 1e-12));
         // Interleaved with v = 2 halves it: (p - 1) / (v m).
         s.training.schedule = PipelineSchedule::Interleaved1F1B;
@@ -328,10 +346,7 @@ private slots:
         // - 2 W); W (the weight-gradient matmuls) is less than a third of a step's busy
         // time, since attention and the memory-bound kernels have no weight gradient, so
         // the bubble is above the closed form's (p - 1) / (3 m) of busy.
-        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 4);
-        s.layout.pipelineParallel = 4;
-        s.training.microBatches = 8;
-        s.training.schedule = PipelineSchedule::ZeroBubbleH1;
+        const Scenario s = fourStages(PipelineSchedule::ZeroBubbleH1);
         const StepTime t = stepTime(s, estimate(s));
         QVERIFY2(t.valid(), t.error.c_str());
         const double busy = t.computeSeconds + t.pipelineParallel.exposedSeconds;
@@ -404,15 +419,10 @@ private slots:
         // 2019, GPipe, section 2.3; Narayanan et al. 2021, section 2.2.1), in seconds
         // and in the simulated timeline.
         QFETCH(int, kind);
-        Scenario s = scenario("llama3-8b", "h100-sxm-80gb", 4);
-        s.layout.pipelineParallel = 4;
-        s.training.microBatches = 8;
-        s.training.schedule = PipelineSchedule(kind);
+        const Scenario s = fourStages(PipelineSchedule(kind));
         const StepTime t = stepTime(s, estimate(s));
         QVERIFY2(t.valid(), t.error.c_str());
-        const double busy = t.computeSeconds + t.tensorParallel.exposedSeconds +
-                            t.contextParallel.exposedSeconds + t.expertParallel.exposedSeconds +
-                            t.pipelineParallel.exposedSeconds;
+        const double busy = busySeconds(t);
         QVERIFY(near(t.bubbleSeconds / (busy + t.bubbleSeconds), 3.0 / 11, 1e-12));
         const Timeline tl = shardscope::schedule(scheduleParams(s));
         QVERIFY2(tl.valid(), tl.error.c_str());
@@ -496,9 +506,7 @@ private slots:
         const StepTime t = stepTime(s, r);
         QVERIFY2(t.valid(), t.error.c_str());
         QCOMPARE(t.tokensPerStep, std::int64_t(16'777'216)); // 2,048 sequences of 8,192
-        const double busy = t.computeSeconds + t.tensorParallel.exposedSeconds +
-                            t.contextParallel.exposedSeconds + t.expertParallel.exposedSeconds +
-                            t.pipelineParallel.exposedSeconds;
+        const double busy = busySeconds(t);
         QVERIFY(near(t.bubbleSeconds, 15.0 / (8.0 * double(microBatches)) * busy, 1e-12));
         const double withoutBubble = t.mfu * t.stepSeconds / (t.stepSeconds - t.bubbleSeconds);
         qInfo("Llama 3 405B, %lld H100, interleaved v 8, m %lld: step %.2f s, bubble %.2f s, "
@@ -522,9 +530,7 @@ private slots:
         QCOMPARE(r.groups.back().layerCount, 7);
         const StepTime t = stepTime(s, r);
         QVERIFY2(t.valid(), t.error.c_str());
-        const double busy = t.computeSeconds + t.tensorParallel.exposedSeconds +
-                            t.contextParallel.exposedSeconds + t.expertParallel.exposedSeconds +
-                            t.pipelineParallel.exposedSeconds;
+        const double busy = busySeconds(t);
         QVERIFY(near(t.bubbleSeconds, 15.0 / 16.0 * busy, 1e-12));
         qInfo("plain 1F1B, m 16: MFU %.1f%%", 100 * t.mfu);
         QVERIFY(t.mfu < 0.38);

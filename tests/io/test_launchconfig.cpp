@@ -41,6 +41,19 @@ Scenario llama70bZero3()
     return s;
 }
 
+/// The [training] table torchtitan's export writes for llama70bZero3() (the last table:
+/// toml++ sorts them by name).
+QString llama70bTrainingToml()
+{
+    return QStringLiteral("[training]\n"
+                          "enable_cpu_offload = false\n"
+                          "global_batch_size = 512\n"
+                          "local_batch_size = 1\n"
+                          "mixed_precision_param = \"bfloat16\"\n"
+                          "mixed_precision_reduce = \"float32\"\n"
+                          "seq_len = 4096\n");
+}
+
 LaunchConfig exported(const Scenario &s, LaunchFormat f)
 {
     QString error;
@@ -432,14 +445,8 @@ void TestLaunchConfig::torchtitanFsdp()
                                   "fsdp_reshard_after_forward = \"default\"\n"
                                   "pipeline_parallel_degree = 1\n"
                                   "tensor_parallel_degree = 1\n"
-                                  "\n"
-                                  "[training]\n"
-                                  "enable_cpu_offload = false\n"
-                                  "global_batch_size = 512\n"
-                                  "local_batch_size = 1\n"
-                                  "mixed_precision_param = \"bfloat16\"\n"
-                                  "mixed_precision_reduce = \"float32\"\n"
-                                  "seq_len = 4096\n"));
+                                  "\n") +
+                       llama70bTrainingToml());
 }
 
 void TestLaunchConfig::torchtitanFloat8()
@@ -460,14 +467,8 @@ void TestLaunchConfig::torchtitanFloat8()
                                          "filter_fqns = [ \"output\" ]\n"
                                          "precompute_float8_dynamic_scale_for_fsdp = true\n"
                                          "recipe_name = \"tensorwise\"\n"
-                                         "\n"
-                                         "[training]\n"
-                                         "enable_cpu_offload = false\n"
-                                         "global_batch_size = 512\n"
-                                         "local_batch_size = 1\n"
-                                         "mixed_precision_param = \"bfloat16\"\n"
-                                         "mixed_precision_reduce = \"float32\"\n"
-                                         "seq_len = 4096\n")));
+                                         "\n") +
+                          llama70bTrainingToml()));
     s.training.fp8 = Fp8Recipe::Mxfp8;
     const QStringList mx = lines(s, LaunchFormat::Torchtitan);
     QVERIFY(mx.contains(QStringLiteral("converters = [ \"quantize.linear.mx\" ]")));

@@ -1,6 +1,7 @@
 // Scenario files: every setting survives a round trip (identical reports), malformed
 // files are refused with one line naming the field, saves are atomic, and the
 // recent-files list keeps 8 existing files, most recent first.
+#include "../testfiles.h"
 #include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
@@ -70,10 +71,13 @@ QByteArray reportBytes(const Scenario &s)
     return QJsonDocument(reportToJson(s, estimate(s))).toJson(QJsonDocument::Compact);
 }
 
-QByteArray fileBytes(const QString &path)
+/// plainCount() saved to `path` by saveScenarioFile(): the bytes the file then holds,
+/// empty when the save failed. The file a failed save must leave as it was.
+QByteArray savedPlainCount(const QString &path)
 {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    QString error;
+    return saveScenarioFile(path, plainCount(), ByteUnit::GB, &error) ? test::readFile(path)
+                                                                      : QByteArray();
 }
 
 void writeBytes(const QString &path, const QByteArray &bytes)
@@ -151,7 +155,7 @@ void TestScenarioFile::roundTrip()
     QCOMPARE(a.groups.size(), b.groups.size());
     // And writing it again gives the same file.
     QCOMPARE(QJsonDocument(scenarioToJson(loaded->scenario, loaded->unit)).toJson(),
-             fileBytes(path));
+             test::readFile(path));
 }
 
 void TestScenarioFile::everyFieldSurvives()
@@ -407,8 +411,8 @@ void TestScenarioFile::atomicSaveKeepsOldFileOnFailure()
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("keep.json"));
     QString error;
-    QVERIFY(saveScenarioFile(path, plainCount(), ByteUnit::GB, &error));
-    const QByteArray before = fileBytes(path);
+    const QByteArray before = savedPlainCount(path);
+    QVERIFY(!before.isEmpty());
     // A crash mid-save: half the bytes written, then the writer gives up.
     const bool ok = writeFileAtomically(
         path,
@@ -419,7 +423,7 @@ void TestScenarioFile::atomicSaveKeepsOldFileOnFailure()
         &error);
     QVERIFY(!ok);
     QVERIFY(error.startsWith(QStringLiteral("cannot write ")));
-    QCOMPARE(fileBytes(path), before);
+    QCOMPARE(test::readFile(path), before);
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
     QVERIFY(loadScenarioFile(path, &error));
 }
@@ -434,8 +438,7 @@ void TestScenarioFile::atomicSaveKeepsOldFileWhenTheDiskIsFull()
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("keep.json"));
     QString error;
-    QVERIFY(saveScenarioFile(path, plainCount(), ByteUnit::GB, &error));
-    const QByteArray before = fileBytes(path);
+    const QByteArray before = savedPlainCount(path);
     QVERIFY(before.size() > 200);
 
     const auto previous = std::signal(SIGXFSZ, SIG_IGN);
@@ -450,7 +453,7 @@ void TestScenarioFile::atomicSaveKeepsOldFileWhenTheDiskIsFull()
 
     QVERIFY(!ok);
     QVERIFY2(error.startsWith(QStringLiteral("cannot write ")), qPrintable(error));
-    QCOMPARE(fileBytes(path), before);
+    QCOMPARE(test::readFile(path), before);
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
 }
 
@@ -501,8 +504,8 @@ void TestScenarioFile::atomicSaveKeepsOldFileInReadOnlyDirectory()
     QVERIFY(QDir().mkpath(sub));
     const QString path = sub + QStringLiteral("/s.json");
     QString error;
-    QVERIFY(saveScenarioFile(path, plainCount(), ByteUnit::GB, &error));
-    const QByteArray before = fileBytes(path);
+    const QByteArray before = savedPlainCount(path);
+    QVERIFY(!before.isEmpty());
     QFile::setPermissions(sub, QFile::ReadOwner | QFile::ExeOwner);
     // Root ignores directory permissions: then there is nothing to test here.
     QFile probe(sub + QStringLiteral("/probe"));
@@ -515,7 +518,7 @@ void TestScenarioFile::atomicSaveKeepsOldFileInReadOnlyDirectory()
     QVERIFY(!saveScenarioFile(path, llama70bPipeline(), ByteUnit::GB, &error));
     QVERIFY(error.contains(QStringLiteral("s.json")));
     QFile::setPermissions(sub, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    QCOMPARE(fileBytes(path), before);
+    QCOMPARE(test::readFile(path), before);
 }
 
 void TestScenarioFile::recentFilesOrderAndLimit()

@@ -1,6 +1,7 @@
 // shardscope-probe end to end: the executable run through QProcess against the
 // fake NVML libraries (exit codes, one JSON document per line).
 
+#include "../testfiles.h"
 #include "calibration.h"
 
 #include <QElapsedTimer>
@@ -13,6 +14,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+using shardscope::test::writeFile;
 
 namespace {
 
@@ -57,13 +60,6 @@ Run runProbe(const QStringList &args, const QString &library,
     return r;
 }
 
-// Writes `bytes` to a new file at `path`; false when it cannot be written whole.
-bool writeFile(const QString &path, const QByteArray &bytes)
-{
-    QFile f(path);
-    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
-}
-
 bool isJsonObject(const QByteArray &line)
 {
     QJsonParseError error{};
@@ -78,6 +74,16 @@ void verifyOneDocument(const Run &r, int exitCode, const QString &schema)
     QCOMPARE(r.lines.size(), 1);
     QVERIFY(isJsonObject(r.lines.first()));
     QCOMPARE(r.first().value(QStringLiteral("schema")).toString(), schema);
+}
+
+// Checks that run `r` exited with `exitCode` and printed one JSON document: an error
+// with `code` and the message `error`.
+void verifyErrorDocument(const Run &r, int exitCode, const QString &code, const QString &error)
+{
+    QCOMPARE(r.exitCode, exitCode);
+    QCOMPARE(r.lines.size(), 1);
+    QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(), code);
+    QCOMPARE(r.first().value(QStringLiteral("error")).toString(), error);
 }
 
 const QString kFake = QStringLiteral(FAKE_NVML_PATH);
@@ -217,14 +223,11 @@ private slots:
         const Run r = runProbe(
             {QStringLiteral("--json"), QStringLiteral("--timeout"), QStringLiteral("1500")}, kFake,
             {{QStringLiteral("FAKE_NVML_FAIL"), QStringLiteral("init_hang")}});
-        QCOMPARE(r.exitCode, 1);
-        QCOMPARE(r.lines.size(), 1);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("nvml_timeout"));
-        QCOMPARE(r.first().value(QStringLiteral("error")).toString(),
-                 QStringLiteral("NVML did not answer in 1.5 s: nvmlInit_v2 (%1) is still running; "
-                                "the driver or a GPU may be hung (nvidia-smi would wait too)")
-                     .arg(kFake));
+        verifyErrorDocument(
+            r, 1, QStringLiteral("nvml_timeout"),
+            QStringLiteral("NVML did not answer in 1.5 s: nvmlInit_v2 (%1) is still running; "
+                           "the driver or a GPU may be hung (nvidia-smi would wait too)")
+                .arg(kFake));
     }
 
     void textOutputWithoutJson()
@@ -417,14 +420,11 @@ private slots:
                     "master_weights": 4611686018427387904,
                     "optimizer_states": 4611686018427387904, "activations": 1048576}})"));
         const Run r = runProbe({QStringLiteral("--calibrate"), path}, kFake);
-        QCOMPARE(r.exitCode, 2);
-        QCOMPARE(r.lines.size(), 1);
-        QCOMPARE(r.first().value(QStringLiteral("error_code")).toString(),
-                 QStringLiteral("scenario_invalid"));
         // 2^62 + 2^62 = 2^63 > 2^63 - 1 already at the second component.
-        QCOMPARE(r.first().value(QStringLiteral("error")).toString(),
-                 QStringLiteral("Invalid calibration scenario: the sizes in \"bytes\" add up to "
-                                "more than 9223372036854775807 bytes at \"gradients\""));
+        verifyErrorDocument(
+            r, 2, QStringLiteral("scenario_invalid"),
+            QStringLiteral("Invalid calibration scenario: the sizes in \"bytes\" add up to "
+                           "more than 9223372036854775807 bytes at \"gradients\""));
     }
 
     // Finding 5: a newline or an escape sequence in an argument must not span

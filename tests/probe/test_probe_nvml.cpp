@@ -40,6 +40,14 @@ QJsonObject sampleWith(const char *library)
     return sampleToJson(sampleFrom(library));
 }
 
+// One sample from the fake library told to fail `fault` (FAKE_NVML_FAIL; cleanup() clears
+// it).
+NvmlSample faultySample(const QByteArray &fault)
+{
+    qputenv("FAKE_NVML_FAIL", fault);
+    return sampleFrom(FAKE_NVML_PATH);
+}
+
 } // namespace
 
 class TestProbeNvml : public QObject
@@ -183,8 +191,7 @@ private slots:
 
     void v2NotSupportedFallsBackToV1()
     {
-        qputenv("FAKE_NVML_FAIL", "memory_v2_not_supported");
-        const QJsonObject doc = sampleWith(FAKE_NVML_PATH);
+        const QJsonObject doc = sampleToJson(faultySample("memory_v2_not_supported"));
         QVERIFY(!doc.contains(QStringLiteral("error")));
         QCOMPARE(doc.value(QStringLiteral("nvml_memory_api")).toString(), QStringLiteral("v1"));
         for (const QJsonValue &g : doc.value(QStringLiteral("gpus")).toArray())
@@ -226,8 +233,7 @@ private slots:
 
     void countFailureIsAnNvmlError()
     {
-        qputenv("FAKE_NVML_FAIL", "count");
-        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        const NvmlSample s = faultySample("count");
         QCOMPARE(s.error.code, QStringLiteral("nvml_error"));
         QCOMPARE(s.error.exitCode, 1);
         QCOMPARE(s.error.nvmlReturn, 999);
@@ -240,8 +246,7 @@ private slots:
 
     void memoryFailureNamesTheCall()
     {
-        qputenv("FAKE_NVML_FAIL", "memory");
-        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        const NvmlSample s = faultySample("memory");
         QCOMPARE(s.error.code, QStringLiteral("nvml_error"));
         QCOMPARE(s.error.nvmlReturn, 15);
         QVERIFY(s.error.message.contains(QStringLiteral("nvmlDeviceGetMemoryInfo_v2")));
@@ -250,8 +255,7 @@ private slots:
 
     void driverNotLoaded()
     {
-        qputenv("FAKE_NVML_FAIL", "init");
-        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        const NvmlSample s = faultySample("init");
         QCOMPARE(s.error.code, QStringLiteral("no_driver"));
         QCOMPARE(s.error.exitCode, 0);
         QCOMPARE(s.error.nvmlReturn, 9);
@@ -259,8 +263,7 @@ private slots:
 
     void initFailure()
     {
-        qputenv("FAKE_NVML_FAIL", "init_permission");
-        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        const NvmlSample s = faultySample("init_permission");
         QCOMPARE(s.error.code, QStringLiteral("nvml_init_failed"));
         QCOMPARE(s.error.exitCode, 0);
         QVERIFY(s.error.message.contains(QStringLiteral("Insufficient Permissions")));
@@ -278,8 +281,7 @@ private slots:
 
     void processListRefusalIsNotFatal()
     {
-        qputenv("FAKE_NVML_FAIL", "processes");
-        const QJsonObject doc = sampleWith(FAKE_NVML_PATH);
+        const QJsonObject doc = sampleToJson(faultySample("processes"));
         QVERIFY(!doc.contains(QStringLiteral("error")));
         const QJsonObject g0 = doc.value(QStringLiteral("gpus")).toArray().at(0).toObject();
         QVERIFY(g0.value(QStringLiteral("processes")).isNull());
@@ -293,8 +295,7 @@ private slots:
     // faulty driver are refused by name, never allocated or printed negative.
     void hugeDeviceCountIsRefused()
     {
-        qputenv("FAKE_NVML_FAIL", "huge_count");
-        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        const NvmlSample s = faultySample("huge_count");
         QCOMPARE(s.error.code, QStringLiteral("nvml_bad_reading"));
         QCOMPARE(s.error.exitCode, 1);
         QCOMPARE(s.error.message, QStringLiteral("nvmlDeviceGetCount_v2 reports 4294967295 GPUs, "
@@ -333,8 +334,7 @@ private slots:
 
     void hugeProcessCountLeavesTheListOut()
     {
-        qputenv("FAKE_NVML_FAIL", "huge_processes");
-        const QJsonObject doc = sampleWith(FAKE_NVML_PATH);
+        const QJsonObject doc = sampleToJson(faultySample("huge_processes"));
         QVERIFY(!doc.contains(QStringLiteral("error")));
         const QJsonObject g0 = doc.value(QStringLiteral("gpus")).toArray().at(0).toObject();
         QVERIFY(g0.value(QStringLiteral("processes")).isNull());
@@ -364,8 +364,7 @@ private slots:
     {
         QFETCH(QByteArray, fault);
         QFETCH(QString, numbers);
-        qputenv("FAKE_NVML_FAIL", fault);
-        const NvmlSample s = sampleFrom(FAKE_NVML_PATH);
+        const NvmlSample s = faultySample(fault);
         QCOMPARE(s.error.code, QStringLiteral("nvml_bad_reading"));
         QCOMPARE(s.error.exitCode, 1);
         QCOMPARE(s.error.message,

@@ -293,6 +293,27 @@ ProbeRun runJson(const FakePrometheus &server, int timeoutMs)
                      QStringLiteral("--timeout"), QString::number(timeoutMs)});
 }
 
+// Checks the series the escape tests write: gpu "3" (written \u0033), modelName "Hé" and
+// an emoji (a surrogate pair), no "job" label (too long to keep), and `value`.
+void verifyEscapedSeries(const PrometheusSeries &series, double value)
+{
+    QCOMPARE(series.labels.value(QStringLiteral("gpu")), QStringLiteral("3"));
+    QCOMPARE(series.labels.value(QStringLiteral("modelName")),
+             QString::fromUtf8("H\xc3\xa9 \xf0\x9f\x98\x80"));
+    QVERIFY(!series.labels.contains(QStringLiteral("job")));
+    QCOMPARE(series.value, value);
+}
+
+// Runs `shardscope-probe --prometheus URL --timeout MS`, with --json when `asJson`.
+ProbeRun runUrl(const QString &url, int timeoutMs, bool asJson)
+{
+    QStringList args{QStringLiteral("--prometheus"), url, QStringLiteral("--timeout"),
+                     QString::number(timeoutMs)};
+    if (asJson)
+        args << QStringLiteral("--json");
+    return runProbe(args);
+}
+
 // One fetch from `server` with a `timeoutMs` deadline; `*elapsedMs` is how long it took.
 PrometheusSnapshot timedFetch(const FakePrometheus &server, int timeoutMs, qint64 *elapsedMs)
 {
@@ -755,11 +776,7 @@ private slots:
                                    "\"status\":\"success\"}";
         QVERIFY(!parsePrometheusVector(skipped, &out).isError());
         QCOMPARE(int(out.size()), 1);
-        QCOMPARE(out[0].labels.value(QStringLiteral("gpu")), QStringLiteral("3"));
-        QCOMPARE(out[0].labels.value(QStringLiteral("modelName")),
-                 QString::fromUtf8("H\xc3\xa9 \xf0\x9f\x98\x80"));
-        QVERIFY(!out[0].labels.contains(QStringLiteral("job")));
-        QCOMPARE(out[0].value, 2.0);
+        verifyEscapedSeries(out[0], 2.0);
     }
 
     // The bad-input review's F7 reproducer: one answer of 360,000 series (62 MiB, under
@@ -865,11 +882,7 @@ private slots:
         QVERIFY(!parser.finish().isError());
         const std::vector<PrometheusSeries> out = parser.takeSeries();
         QCOMPARE(int(out.size()), 2);
-        QCOMPARE(out[0].labels.value(QStringLiteral("gpu")), QStringLiteral("3"));
-        QCOMPARE(out[0].labels.value(QStringLiteral("modelName")),
-                 QString::fromUtf8("H\xc3\xa9 \xf0\x9f\x98\x80"));
-        QVERIFY(!out[0].labels.contains(QStringLiteral("job")));
-        QCOMPARE(out[0].value, 2.5);
+        verifyEscapedSeries(out[0], 2.5);
         QCOMPARE(out[1].labels.value(QStringLiteral("Hostname")), QStringLiteral("node-a"));
         QCOMPARE(out[1].labels.value(QStringLiteral("UUID")), QStringLiteral("GPU-1"));
         QCOMPARE(out[1].value, 7.0);
@@ -961,11 +974,7 @@ private slots:
             url = QStringLiteral("ftp://user:secret@prom.example:9090/");
         const bool usage = code == QLatin1String("usage");
         for (const bool asJson : {true, false}) {
-            QStringList args{QStringLiteral("--prometheus"), url, QStringLiteral("--timeout"),
-                             QStringLiteral("500")};
-            if (asJson)
-                args << QStringLiteral("--json");
-            const ProbeRun r = runProbe(args);
+            const ProbeRun r = runUrl(url, 500, asJson);
             QVERIFY(r.finished);
             QCOMPARE(r.exitCode, usage ? 2 : 1);
             QVERIFY2(!r.out.contains("secret"), r.out.constData());
@@ -1013,11 +1022,7 @@ private slots:
         QFETCH(QString, url);
         QFETCH(int, exitCode);
         for (const bool asJson : {true, false}) {
-            QStringList args{QStringLiteral("--prometheus"), url, QStringLiteral("--timeout"),
-                             QStringLiteral("2000")};
-            if (asJson)
-                args << QStringLiteral("--json");
-            const ProbeRun r = runProbe(args);
+            const ProbeRun r = runUrl(url, 2000, asJson);
             QVERIFY(r.finished);
             QVERIFY2(!r.out.contains("S3cretPW"), r.out.constData());
             QVERIFY2(!r.err.contains("S3cretPW"), r.err.constData());

@@ -3,6 +3,8 @@
 // Scenarios the chart tests share, each with the source its numbers are checked against.
 
 #include "catalog.h"
+#include "estimate.h"
+#include "format.h"
 #include "scenario.h"
 #include "session.h"
 
@@ -23,6 +25,14 @@ inline Scenario seventyB(qint64 gpus, ZeroStage z)
     s.layout.zeroStage = z;
     s.modelStatesOnly = true;
     return s;
+}
+
+/// Draws the estimate of `s` on `chart` (a memory or compare chart) in GB and replots it
+/// at once, so that its text and bars can be measured.
+template <typename Chart> void drawReport(Chart &chart, const Scenario &s)
+{
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    chart.plot()->replot();
 }
 
 /// The model's Llama 3 70B on 64 GPUs as t 8, p 4, d 2 with selective recompute, run

@@ -21,6 +21,7 @@
 #include "stagememorychart.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
+#include "widgettest.h"
 
 #include <QDir>
 #include <QLayout>
@@ -366,9 +367,7 @@ void TestChartCollision::planChartTextNeverCollides()
     // stays inside the axis rect, above the line.
     Session session(Catalog::builtIn());
     PlanPanel panel(&session);
-    panel.resize(1280, 720);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1280, 720)));
     int drawings = 0;
     const std::pair<const char *, qint64> cases[] = {
         {"llama3-70b", 64}, {"llama3-70b", 8}, {"llama3-70b", 1}, {"llama3.1-405b", 1}};
@@ -430,9 +429,7 @@ void TestChartCollision::liveChartTextNeverCollides()
     // predicted", the measured bars their used and reserved bytes).
     Session session(Catalog::builtIn());
     LivePanel panel(&session);
-    panel.resize(1280, 720);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1280, 720)));
     auto reading = [](int gpus) {
         ProbeSample s;
         s.source = QStringLiteral("nvml");
@@ -505,9 +502,7 @@ void TestChartCollision::timelineTextNeverCollides()
     // 720p projector's and a 1080p screen's size, for 1 to 128 stages.
     Session session(Catalog::builtIn());
     TimelinePanel panel(&session);
-    panel.resize(1280, 720);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1280, 720)));
     int drawings = 0;
     for (const bool presentation : {false, true}) {
         panel.setChartStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
@@ -623,9 +618,7 @@ void TestChartCollision::manyStagesLabelEveryKth()
     // evenly spaced from 0 to 125 rather than 126 entries.
     Session session(Catalog::builtIn());
     TimelinePanel panel(&session);
-    panel.resize(1280, 720);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1280, 720)));
     session.setScenario(manyStages(126));
     panel.layout()->activate();
     QCustomPlot *timeline = panel.timelineView()->plot();
@@ -666,12 +659,9 @@ void TestChartCollision::memoryTitleFitsShortPlot()
     // takes the short title "GB per GPU" instead, and a tall one the full title.
     MemoryChart chart;
     chart.setChartStyle(ChartStyle::presentation(false));
-    chart.resize(1000, 400);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(1000, 400)));
     const Scenario s = seventyB(64, ZeroStage::Zero3);
-    chart.setReport(s, estimate(s), ByteUnit::GB);
-    chart.plot()->replot();
+    drawReport(chart, s);
     const QCPAxis *y = chart.plot()->yAxis;
     const QFontMetrics metrics(y->labelFont());
     const int room = chart.plot()->axisRect()->height();
@@ -692,12 +682,9 @@ void TestChartCollision::axisTitleBoxesMatchThePixels()
     // (dark pixels on the light canvas) inside the box, none beside it along the axis, and
     // none between the box and the widget's edge.
     MemoryChart chart;
-    chart.resize(900, 500);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(900, 500)));
     const Scenario s = seventyB(8, ZeroStage::Zero3);
-    chart.setReport(s, estimate(s), ByteUnit::GB);
-    chart.plot()->replot();
+    drawReport(chart, s);
     const QImage image = chart.plot()->toPixmap().toImage();
     const auto ink = [&image](const QRect &r) {
         int n = 0;
@@ -722,9 +709,7 @@ void TestChartCollision::axisTitleBoxesMatchThePixels()
 void TestChartCollision::groupsWhenTextWouldNotFit()
 {
     MemoryChart chart;
-    chart.resize(600, 300);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(600, 300)));
     // 1,120 GB / 16 = 70 GB on each of 16 identical GPUs (ZeRO paper accounting): at 600 px
     // sixteen "70 GB" totals cannot stand side by side, so one bar stands for them all.
     const Scenario sixteen = seventyB(16, ZeroStage::Zero3);
@@ -764,13 +749,10 @@ void TestChartCollision::totalLeavesTheLine()
     // own total; 1,120 GB / 14 = 80 GB ends on it: each total stays clear of the line, on
     // one side or the other, on a plate of the canvas colour.
     MemoryChart chart;
-    chart.resize(1280, 720);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(1280, 720)));
     for (const auto &[gpus, text] : {std::pair{15, "74.7 GB"}, std::pair{14, "80 GB"}}) {
         const Scenario s = seventyB(gpus, ZeroStage::Zero3);
-        chart.setReport(s, estimate(s), ByteUnit::GB);
-        chart.plot()->replot();
+        drawReport(chart, s);
         const QCPItemText *total = chart.totalItem(0);
         QCOMPARE(total->text(), QString::fromUtf8(text));
         QVERIFY(total->visible());
@@ -786,9 +768,7 @@ void TestChartCollision::totalLeavesTheLine()
     // The comparison: ZeRO-3's 17.5 GB (70e9 x 16 / 64) under a 1,120 GB DDP bar's scale,
     // where the 80 GB line runs a few pixels above the short bar.
     CompareChart compare;
-    compare.resize(1280, 720);
-    compare.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&compare));
+    QVERIFY(test::shownAt(compare, QSize(1280, 720)));
     compare.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
     compare.plot()->replot();
     const QCPItemText *zero3 = compare.totalItem(3);

@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 #include "palette.h"
 #include "session.h"
+#include "widgettest.h"
 
 #include <QLocale>
 #include <QTabWidget>
@@ -117,9 +118,7 @@ void TestCompareChart::coloursMatchMemoryChart()
 void TestCompareChart::capacityAndOverflow()
 {
     CompareChart chart;
-    chart.resize(1200, 800);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(1200, 800)));
     chart.setScenario(seventyB(64, ZeroStage::Zero3), ByteUnit::GB);
     QCOMPARE(chart.capacityValue(), 80.0);
     auto *plot = chart.plot();
@@ -238,9 +237,7 @@ void TestCompareChart::clickSelectsStrategy()
     QObject::connect(&session, &Session::changed, &chart,
                      [&] { chart.setScenario(session.scenario(), session.unit()); });
     chart.setScenario(session.scenario(), session.unit());
-    chart.resize(1200, 800);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(1200, 800)));
     QCustomPlot *plot = chart.plot();
     plot->replot();
     QCOMPARE(chart.currentIndex(), 0);
@@ -269,9 +266,7 @@ void TestCompareChart::clickInTheWindowIsUndoable()
     // In the window, a click on the comparison's ZeRO-2 bar is one scenario change, like a
     // press of the ZeRO-2 button: Undo brings DDP back.
     MainWindow window;
-    window.resize(1600, 950);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(test::shownAt(window, QSize(1600, 950)));
     Session *session = window.session();
     session->setZeroStage(ZeroStage::Ddp);
     CompareChart *chart = window.compareChart();

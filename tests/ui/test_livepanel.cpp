@@ -6,6 +6,7 @@
 #include "livepanel.h"
 #include "probeclient.h"
 #include "session.h"
+#include "widgettest.h"
 
 #include <QDir>
 #include <QLocale>
@@ -438,9 +439,7 @@ void TestLivePanel::burstOfReadingsCostsOneReplot()
     Session model(Catalog::builtIn());
     llama8bZero3(model);
     LivePanel panel(&model);
-    panel.resize(1200, 700);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1200, 700)));
     QTest::qWait(50);
     QSignalSpy replots(panel.plot(), &QCustomPlot::afterReplot);
     ProbeSample s = parsed(recordedLine);
@@ -483,9 +482,7 @@ void TestLivePanel::screenshot()
     panel.client()->setProgram(QStringLiteral(PROBE_EXE));
     panel.client()->setTimeoutMs(20000);
     panel.client()->setProcessEnvironment(probeEnvironment());
-    panel.resize(1600, 900);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1600, 900)));
     panel.startButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(panel.hasReading(), 20000);
     panel.plot()->replot();

@@ -1,5 +1,6 @@
 // Drives the window's controls programmatically and checks what the chart and
 // the verdict show (core/defaults.h: DDP overflows a 70B, ZeRO-3 fits on 64 H100s).
+#include "../testfiles.h"
 #include "../testsupport.h"
 #include "advancedpanel.h"
 #include "breakdownview.h"
@@ -14,6 +15,7 @@
 #include "scenariochangecommand.h"
 #include "scenariofile.h"
 #include "timelinepanel.h"
+#include "widgettest.h"
 
 #include <QAbstractButton>
 #include <QAccessible>
@@ -510,9 +512,7 @@ void TestMainWindow::longLessonTitlesWrap()
     // Lesson 6 has the longest title; at the default 1600 pixels it must wrap, not widen
     // the window past the screen.
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1600, 950)));
     for (int i = 0; i < w.lessonCount(); ++i) {
         w.startLesson(i);
         for (int step = 0; step < w.lessonStepCount(i); ++step) {
@@ -679,13 +679,11 @@ void TestMainWindow::opensLaunchConfigs()
     // so HSDP over 2 x c 1 = 2 ranks), the window's model stays, and the notes are kept.
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("job.toml"));
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("[training]\nlocal_batch_size = 8\nseq_len = 8192\n"
-            "[parallelism]\ndata_parallel_replicate_degree = 2\n"
-            "data_parallel_shard_degree = 2\ntensor_parallel_degree = 8\n"
-            "pipeline_parallel_degree = 2\npipeline_parallel_microbatch_size = 2\n");
-    f.close();
+    QVERIFY(test::writeFile(
+        path, "[training]\nlocal_batch_size = 8\nseq_len = 8192\n"
+              "[parallelism]\ndata_parallel_replicate_degree = 2\n"
+              "data_parallel_shard_degree = 2\ntensor_parallel_degree = 8\n"
+              "pipeline_parallel_degree = 2\npipeline_parallel_microbatch_size = 2\n"));
     MainWindow w;
     const std::string model = w.session()->scenario().model.id;
     QString error;
@@ -717,9 +715,7 @@ void TestMainWindow::exportsTheCurrentChart()
 {
     QTemporaryDir dir;
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1600, 950)));
     QString error;
     for (auto v :
          {MainWindow::View::Memory, MainWindow::View::Timeline, MainWindow::View::Compare}) {
@@ -1077,9 +1073,7 @@ void TestMainWindow::lessonButtonsStayPut()
     // whatever the length of a step's title and sentence, at both window sizes.
     for (const QSize size : {QSize(1600, 950), QSize(1280, 720)}) {
         MainWindow w;
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(test::shownAt(w, size));
         QPushButton *back = buttonWithText(w, QStringLiteral("◀ Back"));
         QPushButton *next = buttonWithText(w, QStringLiteral("Next ▶"));
         QVERIFY(back && next);
@@ -1178,9 +1172,7 @@ void TestMainWindow::selectedStrategyStandsOut()
     // against each other button's at least 3:1 (WCAG 2.1 non-text contrast, 1.4.11),
     // measured on the drawn pixels, in both themes and in presentation mode.
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1600, 950)));
     for (const bool present : {false, true}) {
         w.setPresentationMode(present);
         for (const bool dark : {false, true}) {
@@ -1293,9 +1285,7 @@ void TestMainWindow::worksAt1280x720()
     }
     // The advanced settings open in the left column, which scrolls.
     MainWindow w;
-    w.resize(1280, 720);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1280, 720)));
     expandAdvanced(w);
     QCoreApplication::processEvents();
     QCOMPARE(w.size(), QSize(1280, 720));
@@ -1308,9 +1298,7 @@ void TestMainWindow::lessonStepSaysWhatChanged()
     // offload would change the chart with nothing on screen saying why: the lesson bar
     // names each setting the step changed, against the screen before it.
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1600, 950)));
     auto *label = w.findChild<QLabel *>(QStringLiteral("lessonChanges"));
     QVERIFY(label);
     QVERIFY(w.lessonChangesText().isEmpty());

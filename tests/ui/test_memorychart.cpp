@@ -4,6 +4,7 @@
 #include "chartscenarios.h"
 #include "estimate.h"
 #include "memorychart.h"
+#include "widgettest.h"
 
 #include <QLocale>
 #include <QTest>
@@ -41,12 +42,9 @@ void TestMemoryChart::stackTopIsSumOfParts()
 void TestMemoryChart::capacityLineAndOverflowMarking()
 {
     MemoryChart chart;
-    chart.resize(1200, 800);
-    chart.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QVERIFY(test::shownAt(chart, QSize(1200, 800)));
     const Scenario s = seventyB(64, ZeroStage::Ddp);
-    chart.setReport(s, estimate(s), ByteUnit::GB);
-    chart.plot()->replot();
+    drawReport(chart, s);
     QCOMPARE(chart.capacityValue(), 80.0);
     QCOMPARE(chart.capacityLabel(), QStringLiteral("H100\n80 GB"));
     // The value axis always shows both the line and the top of the bar.

@@ -5,6 +5,7 @@
 // The scenario is the window's default (ui/shell/session.h): Llama 3 70B on 64 H100 SXM 80GB,
 // b 1, m 8, s 4,096, so the global batch is m x b x d x s = 8 x 1 x 64 x 4,096 =
 // 2,097,152 tokens (512 sequences).
+#include "../testfiles.h"
 #include "catalog.h"
 #include "chartparts.h"
 #include "chartscenarios.h"
@@ -12,6 +13,7 @@
 #include "planpanel.h"
 #include "plantablemodel.h"
 #include "session.h"
+#include "widgettest.h"
 
 #include <QDir>
 #include <QFile>
@@ -67,9 +69,7 @@ bool sameCandidate(const PlanCandidate &a, const PlanCandidate &b)
 /// Shows `panel` at 1600 x 900, waits until it is on screen, and plans at once.
 void showAndPlan(PlanPanel &panel)
 {
-    panel.resize(1600, 900);
-    panel.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(test::shownAt(panel, QSize(1600, 900)));
     panel.planNow();
 }
 
@@ -371,9 +371,7 @@ void TestPlanPanel::hiddenTabPlansWhenShown()
     tabs.addTab(new QWidget, QStringLiteral("Memory"));
     auto *panel = new PlanPanel(&session);
     tabs.addTab(panel, QStringLiteral("Plan"));
-    tabs.resize(1200, 800);
-    tabs.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+    QVERIFY(test::shownAt(tabs, QSize(1200, 800)));
     session.setGpus(128);
     QTest::qWait(PlanPanel::restMilliseconds * 2);
     QVERIFY(!panel->isPlanning()); // a hidden tab does not plan
@@ -472,9 +470,7 @@ void TestPlanPanel::exportRoundTrips()
     const PlanCandidate c = *panel.tableModel()->candidateAt(2);
     const QString path = dir.filePath(QStringLiteral("launch.json"));
     QVERIFY2(panel.exportLaunchConfig(path, LaunchFormat::DeepSpeed, &error), qPrintable(error));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QByteArray bytes = file.readAll();
+    const QByteArray bytes = test::readFile(path);
     // The same document `shardscope export-config --format deepspeed` writes for the layout.
     const auto expected = exportLaunchConfig(session.scenario(), LaunchFormat::DeepSpeed, &error);
     QVERIFY(expected);
@@ -499,9 +495,7 @@ void TestPlanPanel::exportRoundTrips()
                  error.startsWith(QStringLiteral("torchtitan: ")),
              qPrintable(error));
     if (QFile::exists(toml)) {
-        QFile t(toml);
-        QVERIFY(t.open(QIODevice::ReadOnly));
-        const QString text = QString::fromUtf8(t.readAll());
+        const QString text = QString::fromUtf8(test::readFile(toml));
         QVERIFY(text.contains(
             QStringLiteral("tensor_parallel_degree = %1").arg(c.layout.tensorParallel)));
         QVERIFY(text.contains(
@@ -516,9 +510,7 @@ void TestPlanPanel::exportRoundTrips()
         panel.loadRow(row);
         const QString args = dir.filePath(QStringLiteral("megatron.sh"));
         QVERIFY2(panel.exportLaunchConfig(args, LaunchFormat::Megatron, &error), qPrintable(error));
-        QFile a(args);
-        QVERIFY(a.open(QIODevice::ReadOnly));
-        const QString text = QString::fromUtf8(a.readAll());
+        const QString text = QString::fromUtf8(test::readFile(args));
         QVERIFY(text.contains(
             QStringLiteral("--tensor-model-parallel-size %1").arg(m.layout.tensorParallel)));
         QVERIFY(text.contains(

@@ -12,6 +12,7 @@
 #include "session.h"
 #include "steptime.h"
 #include "steptimebar.h"
+#include "widgettest.h"
 
 #include <QDir>
 #include <QLocale>
@@ -223,9 +224,7 @@ void TestStepTimeBar::drawnColoursMatchTheLegend()
     // legend icon the same QCPBars' brush; the seconds written inside a segment lie in it.
     StepTimeBar bar;
     bar.setStepTime(timed(test::llama70bPipeline()));
-    bar.resize(1000, 140);
-    bar.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&bar));
+    QVERIFY(test::shownAt(bar, QSize(1000, 140)));
     bar.plot()->replot();
     const QCPAxis *x = bar.plot()->xAxis;
     const double y = bar.plot()->yAxis->coordToPixel(1);
@@ -294,9 +293,7 @@ void TestStepTimeBar::untimeableStepShowsTheMessage()
     QVERIFY(!bar.plot()->xAxis->visible());
     QCOMPARE(bar.titleElement()->textColor(), ChartStyle::light().alert);
     // Drawn at a window's width, the one line fits (elided, whole in the tooltip).
-    bar.resize(500, 120);
-    bar.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&bar));
+    QVERIFY(test::shownAt(bar, QSize(500, 120)));
     bar.plot()->replot();
     QVERIFY2(collisions(bar).isEmpty(), qPrintable(collisions(bar)));
     QVERIFY(!bar.titleElement()->text().contains(u'\n'));
@@ -338,9 +335,7 @@ void TestStepTimeBar::followsTheStyle()
     QCOMPARE(bar.plot()->legend->font().pointSizeF(), 16.5);
     QCOMPARE(bar.plot()->xAxis->tickLabelColor(), QColor(Qt::black));
     // The larger type asks for more height.
-    bar.resize(800, 100);
-    bar.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&bar));
+    QVERIFY(test::shownAt(bar, QSize(800, 100)));
     bar.plot()->replot();
     const int presentHeight = bar.minimumHeight();
     bar.setChartStyle(ChartStyle::light());
@@ -365,9 +360,7 @@ void TestStepTimeBar::textNeverCollides()
                 StepTimeBar bar;
                 bar.setChartStyle(style);
                 bar.setStepTime(t);
-                bar.resize(width, 100);
-                bar.show();
-                QVERIFY(QTest::qWaitForWindowExposed(&bar));
+                QVERIFY(test::shownAt(bar, QSize(width, 100)));
                 bar.plot()->replot();
                 QCoreApplication::processEvents();
                 // Given the height it asked for (as the splitter gives it).
@@ -408,9 +401,7 @@ void TestStepTimeBar::textNeverCollides()
 void TestStepTimeBar::windowShowsItUnderTheBars()
 {
     MainWindow w;
-    w.resize(1600, 950);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1600, 950)));
     StepTimeBar *bar = w.stepTimeBar();
     QVERIFY(bar);
     // In the Memory tab's chart column, right under the memory bars.

@@ -4,6 +4,7 @@
 // this executable starts its own QApplication on a 1280 x 720 screen.
 #include "mainwindow.h"
 #include "planpanel.h"
+#include "widgettest.h"
 #include "wraprow.h"
 
 #include <QApplication>
@@ -58,9 +59,7 @@ void TestWindowSize::aRequestedSizeIsKept()
 {
     // --size WxH resizes the window before it is shown: that size stands.
     MainWindow w;
-    w.resize(1260, 700);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1260, 700)));
     QCoreApplication::processEvents();
     QCOMPARE(w.size(), QSize(1260, 700));
 }

@@ -1,6 +1,7 @@
 // WrapRow (ui/widgets/wraprow.h): control groups on one row while their size hints fit, on more
 // rows when not, the trailing group at the right end of the last row, and no width asked
 // of the window.
+#include "widgettest.h"
 #include "wraprow.h"
 
 #include <QLabel>
@@ -58,9 +59,7 @@ struct Row
     }
     void showAt(int width)
     {
-        window.resize(width, 200);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(test::shownAt(window, QSize(width, 200)));
         resize(width);
     }
     /// The window `width` pixels wide, laid out.

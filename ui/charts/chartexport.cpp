@@ -210,21 +210,25 @@ PaintFn widgetPainter(QWidget *widget, const ExportOptions &o)
         const double width = logical.width() - 40;
         double top = 0, bottom = logical.height();
         static const QImage ruler(1, 1, QImage::Format_ARGB32_Premultiplied);
-        if (!o.title.isEmpty()) {
-            QFont f = withPointSize(widget->font(), 20, true);
-            const QString text = fitLine(o.title, &f, width);
-            const double h = QFontMetricsF(f, &ruler).height();
+        // Sets the painter up for one line of `line` at `points` in the ink and returns it
+        // fitted to the width, with its height in `*h`.
+        const auto fitted = [&](const QString &line, int points, bool bold, double *h) {
+            QFont f = withPointSize(widget->font(), points, bold);
+            const QString text = fitLine(line, &f, width);
+            *h = QFontMetricsF(f, &ruler).height();
             painter.setFont(f);
             painter.setPen(ink);
+            return text;
+        };
+        if (!o.title.isEmpty()) {
+            double h = 0;
+            const QString text = fitted(o.title, 20, true, &h);
             painter.drawText(QRectF(20, 14, width, h), Qt::AlignCenter, text);
             top = 14 + h + 8;
         }
         if (!o.caption.isEmpty()) {
-            QFont f = withPointSize(widget->font(), 12, false);
-            const QString text = fitLine(o.caption, &f, width);
-            const double h = QFontMetricsF(f, &ruler).height();
-            painter.setFont(f);
-            painter.setPen(ink);
+            double h = 0;
+            const QString text = fitted(o.caption, 12, false, &h);
             bottom = logical.height() - 10 - h;
             painter.drawText(QRectF(20, bottom, width, h), Qt::AlignCenter, text);
             bottom -= 6;

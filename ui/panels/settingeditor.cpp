@@ -9,6 +9,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <climits>
+#include <type_traits>
 
 namespace shardscope {
 
@@ -84,26 +85,27 @@ SettingEditor::SettingEditor(const Setting &setting, Session *session, QObject *
                 edited(box->itemData(i).toLongLong());
         });
         m_widget = box;
-    } else if (setting.displayMax() <= INT_MAX) {
-        auto *box = new QSpinBox;
-        box->setRange(int(setting.displayMin()), int(setting.displayMax()));
-        box->setSuffix(suffixFor(setting));
-        box->setGroupSeparatorShown(true);
-        box->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-        connect(box, &QSpinBox::valueChanged, this,
-                [this](int v) { edited(std::int64_t(v) * m_setting.scale); });
-        m_widget = box;
     } else {
-        // Past 2^31 (1e12 elements): a double holds every whole number up to 2^53 exactly.
-        auto *box = new QDoubleSpinBox;
-        box->setDecimals(0);
-        box->setRange(double(setting.displayMin()), double(setting.displayMax()));
-        box->setSuffix(suffixFor(setting));
-        box->setGroupSeparatorShown(true);
-        box->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-        connect(box, &QDoubleSpinBox::valueChanged, this,
-                [this](double v) { edited(std::int64_t(v) * m_setting.scale); });
-        m_widget = box;
+        // A spin box over the display range whose every change is an edit, in storage units.
+        const auto setUpSpinBox = [this, &setting](auto *box) {
+            using Value = decltype(box->value());
+            using Box = std::remove_pointer_t<decltype(box)>;
+            box->setRange(Value(setting.displayMin()), Value(setting.displayMax()));
+            box->setSuffix(suffixFor(setting));
+            box->setGroupSeparatorShown(true);
+            box->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+            connect(box, &Box::valueChanged, this,
+                    [this](Value v) { edited(std::int64_t(v) * m_setting.scale); });
+            m_widget = box;
+        };
+        if (setting.displayMax() <= INT_MAX) {
+            setUpSpinBox(new QSpinBox);
+        } else {
+            // Past 2^31 (1e12 elements): a double holds every whole number up to 2^53 exactly.
+            auto *box = new QDoubleSpinBox;
+            box->setDecimals(0);
+            setUpSpinBox(box);
+        }
     }
     m_widget->setObjectName(QStringLiteral("setting:") + toQString(setting.key));
     m_widget->setToolTip(tip);

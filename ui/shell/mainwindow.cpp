@@ -73,6 +73,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace shardscope {
@@ -400,38 +401,42 @@ void MainWindow::buildMenus()
     });
     m_recentMenu = file->addMenu(QStringLiteral("Open &recent"));
     rebuildRecentMenu();
-    QAction *save = file->addAction(QStringLiteral("&Save scenario…"));
+    // An action that asks where to write (a save dialog titled `title` over `filters`, the
+    // default name ending in `suffix`) and writes there with `write`, showing why it failed.
+    using Writer = std::function<bool(const QString &path, QString *error)>;
+    const auto addSaveAction = [this, file](const QString &text, const QString &title,
+                                            const QString &suffix, const QString &filters,
+                                            const Writer &write) {
+        QAction *action = file->addAction(text);
+        connect(action, &QAction::triggered, this, [this, title, suffix, filters, write] {
+            const QString path =
+                QFileDialog::getSaveFileName(this, title, defaultFileName(suffix), filters);
+            QString error;
+            if (!path.isEmpty() && !write(path, &error))
+                showMessage(error);
+        });
+        return action;
+    };
+    QAction *save = addSaveAction(
+        QStringLiteral("&Save scenario…"), QStringLiteral("Save scenario"),
+        QStringLiteral(".shardscope.json"),
+        // *.shardscope.json is the MIME glob the desktop entry opens (packaging/).
+        QStringLiteral("ShardScope scenario (*.shardscope.json);;JSON (*.json)"),
+        [this](const QString &path, QString *error) { return saveScenario(path, error); });
     save->setShortcut(QKeySequence::Save);
-    connect(save, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Save scenario"),
-            defaultFileName(QStringLiteral(".shardscope.json")),
-            // *.shardscope.json is the MIME glob the desktop entry opens (packaging/).
-            QStringLiteral("ShardScope scenario (*.shardscope.json);;JSON (*.json)"));
-        QString error;
-        if (!path.isEmpty() && !saveScenario(path, &error))
-            showMessage(error);
-    });
     file->addSeparator();
-    QAction *exportChart = file->addAction(QStringLiteral("&Export chart…"));
+    QAction *exportChart = addSaveAction(
+        QStringLiteral("&Export chart…"), QStringLiteral("Export chart"), QStringLiteral(".png"),
+        QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf)"),
+        [this](const QString &path, QString *error) {
+            return exportCurrentChart(path, QSize(1920, 1080), error);
+        });
     exportChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    connect(exportChart, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Export chart"), defaultFileName(QStringLiteral(".png")),
-            QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-        QString error;
-        if (!path.isEmpty() && !exportCurrentChart(path, QSize(1920, 1080), &error))
-            showMessage(error);
-    });
-    QAction *export4k = file->addAction(QStringLiteral("Export chart at 3840×2160…"));
-    connect(export4k, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Export chart (4K)"), defaultFileName(QStringLiteral("-4k.png")),
-            QStringLiteral("PNG (*.png)"));
-        QString error;
-        if (!path.isEmpty() && !exportCurrentChart(path, QSize(3840, 2160), &error))
-            showMessage(error);
-    });
+    addSaveAction(QStringLiteral("Export chart at 3840×2160…"), QStringLiteral("Export chart (4K)"),
+                  QStringLiteral("-4k.png"), QStringLiteral("PNG (*.png)"),
+                  [this](const QString &path, QString *error) {
+                      return exportCurrentChart(path, QSize(3840, 2160), error);
+                  });
     QAction *copy = file->addAction(QStringLiteral("&Copy chart"));
     copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     connect(copy, &QAction::triggered, this, [this] {
@@ -440,18 +445,13 @@ void MainWindow::buildMenus()
         o.caption = scenarioCaption(m_session->scenario());
         viewChart(View(m_tabs->currentIndex()))->copySlide(o);
     });
-    QAction *dataAction = file->addAction(QStringLiteral("Export &data…"));
+    QAction *dataAction = addSaveAction(
+        QStringLiteral("Export &data…"), QStringLiteral("Export data"), QStringLiteral(".csv"),
+        QStringLiteral("CSV (*.csv);;JSON (*.json)"),
+        [this](const QString &path, QString *error) { return exportData(path, error); });
     dataAction->setObjectName(QStringLiteral("exportData"));
     dataAction->setToolTip(QStringLiteral("The per-GPU numbers as CSV (exact bytes) or the "
                                           "whole report as JSON (as shardscope report --json)"));
-    connect(dataAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, QStringLiteral("Export data"), defaultFileName(QStringLiteral(".csv")),
-            QStringLiteral("CSV (*.csv);;JSON (*.json)"));
-        QString error;
-        if (!path.isEmpty() && !exportData(path, &error))
-            showMessage(error);
-    });
     file->addSeparator();
     QAction *quit = file->addAction(QStringLiteral("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
