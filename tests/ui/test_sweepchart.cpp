@@ -91,9 +91,12 @@ void TestSweepChart::legendColoursMatchTheLines()
         colours.insert(g->pen().color().rgb());
     }
     QCOMPARE(colours.size(), 4);
-    // The dark theme swaps ZeRO-3's blue for sky blue, readable on the dark canvas.
+    // The dark theme swaps ZeRO-3's blue for sky blue, readable on the dark canvas; the
+    // scenario's dot on the ZeRO-3 line follows, whichever came first, style or data.
+    chart.setScenario(llama70b(64, ZeroStage::Zero3), SweepAxis::Gpus, ByteUnit::GB);
     chart.setChartStyle(ChartStyle::dark());
     QCOMPARE(chart.line(3)->pen().color(), QColor(0x56, 0xB4, 0xE9));
+    QCOMPARE(chart.currentDot()->scatterStyle().brush().color(), QColor(0x56, 0xB4, 0xE9));
 }
 
 void TestSweepChart::refusedLayoutsAreGaps()

@@ -178,7 +178,7 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
 
     // The scenario's own point, on its strategy's line where its value is on the ladder.
     const std::int64_t own = sweepValueOf(s, m_axis);
-    const int stage = std::clamp(int(s.layout.zeroStage), 0, 3);
+    m_stage = std::clamp(int(s.layout.zeroStage), 0, 3);
     if (current.valid() && current.peakBytes() > 0 && own > 0) {
         const double v = double(current.peakBytes()) / scale;
         m_dot->setData(QVector<double>{double(own)}, QVector<double>{v}, true);
@@ -187,7 +187,7 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
         m_dot->data()->clear();
     }
     QCPScatterStyle dot = m_dot->scatterStyle();
-    dot.setBrush(strategyColor(stage, chartStyle().isDark()));
+    dot.setBrush(strategyColor(m_stage, chartStyle().isDark()));
     m_dot->setScatterStyle(dot);
 
     m_capacity = double(sweep.capacityBytes) / scale;
@@ -364,10 +364,9 @@ void SweepChart::restyle()
                                            st.background, 9 * st.lineScale));
     }
     // The scenario's point: a large dot in its strategy's colour, ringed in the ink.
-    const QBrush fill = m_dot->scatterStyle().brush();
-    m_dot->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(st.ink, 2.5 * st.lineScale),
-                        fill.style() == Qt::NoBrush ? QBrush(st.ink) : fill, 18 * st.lineScale));
+    m_dot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle,
+                                           QPen(st.ink, 2.5 * st.lineScale),
+                                           strategyColor(m_stage, st.isDark()), 18 * st.lineScale));
     m_capacityLine->setPen(capacityPen(st));
     styleCapacityLabel(m_capacityLabel, st, font());
     styleMessage(m_message, st, font());

@@ -80,7 +80,8 @@ private:
     std::vector<std::int64_t> m_values; ///< the swept values, as drawn
     double m_capacity = 0;
     QString m_capacityText;
-    bool m_noData = false;         ///< no point of the sweep can be estimated: the message shows
+    int m_stage = 0;       ///< the scenario's strategy, 0 (DDP) .. 3 (ZeRO-3): the dot's colour
+    bool m_noData = false; ///< no point of the sweep can be estimated: the message shows
     double m_low = 1, m_high = 10; ///< the value axis' range, display units
     int m_keyStride = 0;           ///< every k-th swept value labelled; 0 before the first fit
     QString m_valueTicksKey;       ///< the value ticks last set, as text (no relayout when equal)
