@@ -45,6 +45,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     Session session(Catalog::builtIn());
     session.setScenario(doc.scenario);
     session.setUnit(doc.unit);
+    session.setSweepAxis(request.sweep);
     o.caption = request.caption.value_or(scenarioCaption(doc.scenario));
     o.title = request.title ? *request.title : entry->slideTitle(session);
     const std::unique_ptr<ChartView> view =

@@ -28,7 +28,12 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
         valueOption("title", QStringLiteral("Title line (default: the verdict)."), "text");
     const QCommandLineOption caption = valueOption(
         "caption", QStringLiteral("Caption line (default: the settings; empty for none)."), "text");
-    p.addOptions({chart, outFile, size, title, caption});
+    const QCommandLineOption sweep = valueOption(
+        "sweep",
+        QStringLiteral("What the sweep chart varies: gpus, seq (sequence length) or mbs "
+                       "(micro-batch size) (default gpus)."),
+        "axis", QStringLiteral("gpus"));
+    p.addOptions({chart, outFile, size, title, caption, sweep});
 
     auto fail = [&err](const QString &message) {
         return subcommandError(err, QStringLiteral("export"), message, 2);
@@ -66,6 +71,12 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
                         .arg(choices.minSide)
                         .arg(choices.maxSide)
                         .arg(p.value(size)));
+    const QByteArray axis = p.value(sweep).toUtf8();
+    const auto parsedAxis = parseSweepAxis(std::string_view(axis.constData(), axis.size()));
+    if (!parsedAxis)
+        return fail(
+            QStringLiteral("--sweep must be gpus, seq or mbs (got '%1')").arg(p.value(sweep)));
+    r.sweep = *parsedAxis;
     if (p.isSet(title))
         r.title = p.value(title);
     if (p.isSet(caption))

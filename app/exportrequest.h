@@ -2,6 +2,7 @@
 
 #include "reportcommand.h"
 #include "scenariofile.h"
+#include "sweep.h"
 
 #include <QSize>
 #include <QString>
@@ -23,6 +24,7 @@ struct ExportRequest
     std::optional<QString> title;   ///< --title when given (else the chart's own)
     std::optional<QString> caption; ///< --caption when given, possibly empty (else the settings)
     QStringList notes; ///< what a --launch-config could not say or set, one sentence each
+    SweepAxis sweep = SweepAxis::Gpus; ///< --sweep: what the sweep chart varies
 };
 
 /// What `export` accepts. The program passes the chart layer's registry and file
@@ -42,7 +44,8 @@ struct ExportChoices
 /// with: 0 after --help or --version (printed to `out`), 2 after a one-line error on
 /// `err` ("shardscope export: ..."): a parse error or stray argument, a bad scenario or
 /// flag, an unknown --chart, --out missing, of another type, or not valid UTF-8 (a
-/// name Qt would write under another name, issue 31 F13), a --size outside the bounds.
+/// name Qt would write under another name, issue 31 F13), a --size outside the bounds, a
+/// --sweep other than gpus, seq or mbs.
 std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
                                                       const ExportChoices &choices,
                                                       QTextStream &out, QTextStream &err);

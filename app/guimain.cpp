@@ -9,6 +9,8 @@
 #include "measurement.h"
 #include "qtext.h"
 #include "reportcommand.h"
+#include "session.h"
+#include "sweep.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -37,8 +39,13 @@ struct GuiFlags
     const QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use the dark theme.")};
     const QCommandLineOption view{
         QStringLiteral("view"),
-        QStringLiteral("Tab to open: memory, timeline, compare, live or plan."),
+        QStringLiteral("Tab to open: memory, timeline, compare, live, plan or sweep."),
         QStringLiteral("tab")};
+    const QCommandLineOption sweep{
+        QStringLiteral("sweep"),
+        QStringLiteral("What the Sweep tab varies: gpus, seq (sequence length) or mbs "
+                       "(micro-batch size) (default gpus)."),
+        QStringLiteral("axis")};
     const QCommandLineOption lesson{
         QStringLiteral("lesson"),
         QStringLiteral("Start lesson N (1-based) at step S: N or N:S; with --lesson-file, N "
@@ -69,8 +76,8 @@ struct GuiFlags
         parser.addHelpOption();
         parser.addVersionOption();
         options.addTo(parser);
-        parser.addOptions(
-            {screenshot, size, present, dark, view, lesson, lessonFile, firstFrame, measurement});
+        parser.addOptions({screenshot, size, present, dark, view, sweep, lesson, lessonFile,
+                           firstFrame, measurement});
         parser.addPositionalArgument(
             QStringLiteral("file"),
             QStringLiteral("A scenario file, a Hugging Face config.json or a launch config "
@@ -245,13 +252,24 @@ int runGui(int argc, char **argv)
         for (int i = 1; i < step; ++i)
             window.stepLesson(+1);
     }
+    if (p.isSet(flags.sweep)) {
+        const QByteArray id = p.value(flags.sweep).toUtf8();
+        const auto axis = shardscope::parseSweepAxis(std::string_view(id.constData(), id.size()));
+        if (!axis) {
+            err << "shardscope: --sweep must be gpus, seq or mbs (got '"
+                << shardscope::terminalText(p.value(flags.sweep)) << "')\n";
+            return 2;
+        }
+        window.session()->setSweepAxis(*axis);
+    }
     if (p.isSet(view)) {
-        const QStringList names{QStringLiteral("memory"), QStringLiteral("timeline"),
+        const QStringList names{QStringLiteral("memory"),  QStringLiteral("timeline"),
                                 QStringLiteral("compare"), QStringLiteral("live"),
-                                QStringLiteral("plan")};
+                                QStringLiteral("plan"),    QStringLiteral("sweep")};
         const int i = int(names.indexOf(p.value(view)));
         if (i < 0) {
-            err << "shardscope: --view must be memory, timeline, compare, live or plan (got '"
+            err << "shardscope: --view must be memory, timeline, compare, live, plan or sweep (got "
+                   "'"
                 << shardscope::terminalText(p.value(view)) << "')\n";
             return 2;
         }

@@ -56,6 +56,7 @@ private slots:
     void unitAndTitle();
     void timelineExports();
     void timelineSlideHasNoControls();
+    void sweepAlongEachAxis();
     void everyRegisteredChart_data();
     void everyRegisteredChart();
     void badArguments_data();
@@ -183,6 +184,28 @@ void TestExportCommand::timelineSlideHasNoControls()
     QCOMPARE(QImage(png).convertToFormat(slide.format()), slide);
 }
 
+void TestExportCommand::sweepAlongEachAxis()
+{
+    // The four strategies against the GPU count by default, the sequence length or the
+    // micro-batch size with --sweep: the title and the axis say which.
+    const QString svg = m_dir.filePath(QStringLiteral("sweep.svg"));
+    Run r = run({"--model", "llama3-70b", "--chart", "sweep", "--out", svg, "--size", "1280x720"});
+    QCOMPARE(r.code, 0);
+    QByteArray bytes = test::readFile(svg);
+    QVERIFY(bytes.contains("memory per GPU against the number of GPUs"));
+    QVERIFY(bytes.contains("Number of GPUs"));
+    for (const char *name : {"DDP", "ZeRO-1", "ZeRO-2", "ZeRO-3 / FSDP", "16,384", "this scenario"})
+        QVERIFY2(bytes.contains(name), name);
+    r = run({"--model", "llama3-70b", "--chart", "sweep", "--sweep", "seq", "--out", svg});
+    QCOMPARE(r.code, 0);
+    bytes = test::readFile(svg);
+    QVERIFY(bytes.contains("memory per GPU against sequence length"));
+    QVERIFY(bytes.contains("128k"));
+    r = run({"--model", "llama3-70b", "--chart", "sweep", "--sweep", "mbs", "--out", svg});
+    QCOMPARE(r.code, 0);
+    QVERIFY(test::readFile(svg).contains("against micro-batch size"));
+}
+
 void TestExportCommand::everyRegisteredChart_data()
 {
     QTest::addColumn<QString>("id");
@@ -208,8 +231,10 @@ void TestExportCommand::badArguments_data()
     QTest::newRow("bad suffix") << QStringList{"--out", "a.jpg"}
                                 << "--out must end in .png, .svg or .pdf (got 'a.jpg')";
     QTest::newRow("bad chart") << QStringList{"--chart", "pie", "--out", "a.png"}
-                               << "--chart must be memory, compare, timeline, stages or steptime "
-                                  "(got 'pie')";
+                               << "--chart must be memory, compare, timeline, stages, steptime or "
+                                  "sweep (got 'pie')";
+    QTest::newRow("bad sweep") << QStringList{"--chart", "sweep", "--sweep", "tp", "--out", "a.png"}
+                               << "--sweep must be gpus, seq or mbs (got 'tp')";
     QTest::newRow("bad size") << QStringList{"--size", "1920by1080", "--out", "a.png"}
                               << "--size must be WIDTHxHEIGHT from 320x320 to 8192x8192";
     QTest::newRow("tiny size") << QStringList{"--size", "10x10", "--out", "a.png"}

@@ -14,11 +14,13 @@
 #include "comparechart.h"
 #include "estimate.h"
 #include "livepanel.h"
+#include "mainwindow.h"
 #include "memorychart.h"
 #include "planpanel.h"
 #include "schedule.h"
 #include "session.h"
 #include "stagememorychart.h"
+#include "sweepchart.h"
 #include "timelinepanel.h"
 #include "timelineview.h"
 #include "widgettest.h"
@@ -27,6 +29,7 @@
 #include <QLayout>
 #include <QLocale>
 #include <QPainter>
+#include <QTabWidget>
 #include <QTest>
 #include <cmath>
 #include <qcustomplot.h>
@@ -238,6 +241,8 @@ private slots:
     void memoryChartTextNeverCollides();
     void memoryChartExportNeverCollides();
     void compareChartTextNeverCollides();
+    void sweepChartTextNeverCollides();
+    void sweepTabInTheWindowNeverCollides();
     void timelineTextNeverCollides();
     void planChartTextNeverCollides();
     void liveChartTextNeverCollides();
@@ -353,6 +358,90 @@ void TestChartCollision::compareChartTextNeverCollides()
                                         .arg(size.width())
                                         .arg(size.height())
                                         .arg(styleName(presentation), failure)));
+            }
+        }
+    }
+}
+
+void TestChartCollision::sweepChartTextNeverCollides()
+{
+    // The four strategies' lines along each axis, on screen and exported, for the default
+    // Llama 3 70B on 64 GPUs, a 16-GPU replica (gaps from 1 to 8 GPUs), 16,384 GPUs (the
+    // scenario's dot at the ladder's end), the ZeRO paper's model states (1,120 GB to
+    // 68 MB: six decades), and a sequence sweep no point of which can run (the message).
+    SweepChart chart;
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    Scenario cp = llama70b(48, 1, ZeroStage::Zero3);
+    cp.layout.contextParallel = 3;
+    const QList<std::pair<Scenario, SweepAxis>> list = {
+        {llama70b(64, 1, ZeroStage::Ddp), SweepAxis::Gpus},
+        {llama70b(64, 4, ZeroStage::Zero1), SweepAxis::Gpus},
+        {llama70b(16384, 1, ZeroStage::Zero3), SweepAxis::Gpus},
+        {seventyB(64, ZeroStage::Zero3), SweepAxis::Gpus},
+        {llama70b(64, 1, ZeroStage::Zero2), SweepAxis::SequenceLength},
+        {llama70b(64, 1, ZeroStage::Zero3), SweepAxis::MicroBatchSize},
+        {cp, SweepAxis::SequenceLength}};
+    for (const bool presentation : {false, true}) {
+        chart.setChartStyle(presentation ? ChartStyle::presentation(false) : ChartStyle::light());
+        for (const QSize size : sizes()) {
+            chart.resize(size);
+            for (const auto &[s, axis] : list) {
+                chart.setScenario(s, axis, ByteUnit::GB);
+                chart.plot()->replot();
+                const QVector<const QCPItemText *> items = {chart.capacityItem(),
+                                                            chart.messageItem()};
+                QString failure = textCollisions(chart.plot(), items);
+                if (failure.isEmpty())
+                    failure = exportCollisions(chart.plot(), size, items);
+                QVERIFY2(failure.isEmpty(),
+                         qPrintable(QStringLiteral("sweep along %1, %2 at %3x%4, %5: %6")
+                                        .arg(QString::fromUtf8(sweepAxisId(axis).data()), name(s))
+                                        .arg(size.width())
+                                        .arg(size.height())
+                                        .arg(styleName(presentation), failure)));
+                // The capacity label stays whole inside the widget, beside its line.
+                const QRectF label = itemTextRect(chart.capacityItem());
+                QVERIFY(QRectF(chart.plot()->viewport()).contains(label));
+            }
+        }
+    }
+}
+
+void TestChartCollision::sweepTabInTheWindowNeverCollides()
+{
+    // The window's Sweep tab at 1280 x 720 and 1920 x 1080, in the normal and the
+    // presentation type, along each axis: the chart's text as the other tabs'.
+    MainWindow w;
+    w.tabs()->setCurrentIndex(int(MainWindow::View::Sweep));
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)}) {
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        for (const bool presentation : {false, true}) {
+            w.setPresentationMode(presentation);
+            for (const SweepAxis axis :
+                 {SweepAxis::Gpus, SweepAxis::SequenceLength, SweepAxis::MicroBatchSize}) {
+                w.session()->setSweepAxis(axis);
+                QCoreApplication::processEvents();
+                SweepChart *chart = w.sweepChart();
+                QVERIFY(chart->isVisible());
+                chart->plot()->replot();
+                QCOMPARE(chart->axis(), axis);
+                const QString failure =
+                    textCollisions(chart->plot(), {chart->capacityItem(), chart->messageItem()});
+                QVERIFY2(
+                    failure.isEmpty(),
+                    qPrintable(QStringLiteral("Sweep tab at %1x%2, %3, %4: %5")
+                                   .arg(size.width())
+                                   .arg(size.height())
+                                   .arg(styleName(presentation),
+                                        QString::fromUtf8(sweepAxisId(axis).data()), failure)));
+                // The plot whole inside the tab.
+                const QWidget *page = w.tabs()->currentWidget();
+                QVERIFY(QRect(QPoint(0, 0), page->size())
+                            .contains(QRect(chart->plot()->mapTo(page, QPoint(0, 0)),
+                                            chart->plot()->size())));
             }
         }
     }

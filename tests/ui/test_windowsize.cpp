@@ -2,8 +2,11 @@
 // screen's free area, frame included, and its layout fits there. Qt's offscreen
 // platform draws the screen from a configuration file (offscreen:configfile=...), so
 // this executable starts its own QApplication on a 1280 x 720 screen.
+#include "chartparts.h"
 #include "mainwindow.h"
 #include "planpanel.h"
+#include "session.h"
+#include "sweepchart.h"
 #include "widgettest.h"
 #include "wraprow.h"
 
@@ -12,6 +15,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,6 +30,7 @@ private slots:
     void opensInsideAProjectorScreen();
     void aRequestedSizeIsKept();
     void planTabNeedsNoSidewaysScroll();
+    void sweepTabFitsTheScreen();
 };
 
 void TestWindowSize::opensInsideAProjectorScreen()
@@ -71,7 +76,7 @@ void TestWindowSize::planTabNeedsNoSidewaysScroll()
     MainWindow w;
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    w.tabs()->setCurrentIndex(w.tabs()->count() - 1);
+    w.showView(MainWindow::View::Plan);
     QCoreApplication::processEvents();
     PlanPanel *plan = w.planPanel();
     QVERIFY(plan->isVisible());
@@ -104,6 +109,56 @@ void TestWindowSize::planTabNeedsNoSidewaysScroll()
             QVERIFY2(plan->rect().contains(r), qPrintable(c->objectName()));
             QVERIFY(c->width() >= c->minimumSizeHint().width());
         }
+    }
+}
+
+void TestWindowSize::sweepTabFitsTheScreen()
+{
+    // The Sweep tab on the 1280 x 720 screen, normal and presentation type: the window keeps
+    // to the screen, and the chart fills the tab with room for its lines (at least 400 x 250
+    // of axis rect), every tick label and the capacity label inside the plot.
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.showView(MainWindow::View::Sweep);
+    QCOMPARE(w.tabs()->currentIndex(), 5);
+    QCOMPARE(w.tabs()->tabText(5), QStringLiteral("Sweep"));
+    const QRect free = QGuiApplication::primaryScreen()->availableGeometry();
+    for (const bool presentation : {false, true}) {
+        w.setPresentationMode(presentation);
+        QCoreApplication::processEvents();
+        QCoreApplication::processEvents();
+        QVERIFY(free.contains(w.frameGeometry()));
+        SweepChart *chart = w.sweepChart();
+        QVERIFY(chart->isVisible());
+        chart->plot()->replot();
+        const QWidget *page = w.tabs()->currentWidget();
+        QVERIFY(QRect(QPoint(0, 0), page->size())
+                    .contains(QRect(chart->mapTo(page, QPoint(0, 0)), chart->size())));
+        const QRect area = chart->plot()->axisRect()->rect();
+        QVERIFY2(area.width() >= 400 && area.height() >= 250,
+                 qPrintable(QStringLiteral("axis rect %1x%2, %3")
+                                .arg(area.width())
+                                .arg(area.height())
+                                .arg(presentation ? "presentation" : "normal")));
+        const QRect plot = chart->plot()->rect();
+        QVERIFY(plot.contains(itemTextRect(chart->capacityItem()).toAlignedRect()));
+        for (const QCPAxis *axis : {chart->plot()->xAxis, chart->plot()->yAxis}) {
+            QVERIFY(!tickLabelRects(axis).isEmpty());
+            for (const QRectF &r : tickLabelRects(axis))
+                QVERIFY(QRectF(plot).contains(r));
+        }
+        // Every tab's name whole in the tab bar: no scroll arrows, no tab past its edge.
+        const QTabBar *bar = w.tabs()->tabBar();
+        QVERIFY2(bar->sizeHint().width() <= bar->width(),
+                 qPrintable(QStringLiteral("tabs need %1 px of %2")
+                                .arg(bar->sizeHint().width())
+                                .arg(bar->width())));
+        for (int i = 0; i < bar->count(); ++i)
+            QVERIFY(bar->rect().contains(bar->tabRect(i)));
+        // The scenario's dot: Llama 3 70B on 64 GPUs under DDP, on the DDP line.
+        QCOMPARE(chart->currentDot()->dataCount(), 1);
+        QCOMPARE(chart->currentDot()->data()->begin()->key, 64.0);
     }
 }
 

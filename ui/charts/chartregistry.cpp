@@ -7,6 +7,7 @@
 #include "session.h"
 #include "stagememorychart.h"
 #include "steptimebar.h"
+#include "sweepchart.h"
 #include "timelinepanel.h"
 
 #include <QCoreApplication>
@@ -89,6 +90,23 @@ std::vector<ChartEntry> makeRegistry()
              const Scenario &s = session.scenario();
              return t.valid() ? toQString(stepTimeText(t, s.layout.gpus, s.throughput.tokenBudget))
                               : QStringLiteral("Step time");
+         }});
+    charts.push_back(
+        {QStringLiteral("sweep"), QStringLiteral("Sweep"),
+         [](Session *, QWidget *parent) -> ChartView * { return new SweepChart(parent); },
+         [](ChartView &chart, const Session &session) {
+             static_cast<SweepChart &>(chart).setSweep(session.scenario(), session.sweep(),
+                                                       session.report(), session.unit());
+         },
+         [](const Session &session) {
+             const Scenario &s = session.scenario();
+             static const QString against[] = {QStringLiteral("the number of GPUs"),
+                                               QStringLiteral("sequence length"),
+                                               QStringLiteral("micro-batch size")};
+             return QStringLiteral("%1 on %2: memory per GPU against %3")
+                 .arg(toQString(s.model.displayName.empty() ? std::string("The model")
+                                                            : s.model.displayName),
+                      toQString(s.gpu.shortName), against[int(session.sweepAxis()) % 3]);
          }});
     return charts;
 }

@@ -29,7 +29,7 @@ struct ChartEntry
 
 /// Every chart, in the order the command line's help lists them: memory (MemoryChart),
 /// compare (CompareChart), timeline (TimelinePanel), stages (StageMemoryChart), steptime
-/// (StepTimeBar).
+/// (StepTimeBar), sweep (SweepChart, along Session::sweepAxis()).
 const std::vector<ChartEntry> &chartRegistry();
 
 /// The entry with this id (any case); null when there is none.
@@ -38,7 +38,7 @@ const ChartEntry *findChart(const QString &id);
 /// The registry's ids in order: "memory", "compare", ...
 QStringList chartIds();
 
-/// The ids as prose for help and error text: "memory, compare, timeline, stages or steptime".
+/// The ids as prose for help and error text: "memory, compare, ..., steptime or sweep".
 QString chartIdList();
 
 /// Builds `entry`'s chart on `session` as the command line exports it: sized to

@@ -27,6 +27,10 @@ public:
 
     /// What a change of the session triggers: refresh now, or mark the view stale.
     void request();
+    /// Marks a view that has not drawn yet as stale, so that its first frame waits until it
+    /// is first shown (a costly view, such as the strategy sweep, in a hidden tab), unless a
+    /// change arrives while the window is still hidden (request() then draws at once).
+    void markStale() { m_stale = true; }
     /// True when a change arrived while the view was hidden and it has not caught up.
     bool stale() const { return m_stale; }
 

@@ -27,11 +27,13 @@
 #include "scenariohistory.h"
 #include "settings.h"
 #include "steptimebar.h"
+#include "sweepchart.h"
 #include "timelinepanel.h"
 #include "wraplabel.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -72,6 +74,7 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -194,6 +197,13 @@ MainWindow::MainWindow(QWidget *parent)
     planScroll->setWidgetResizable(true);
     planScroll->setFrameShape(QFrame::NoFrame);
     m_tabs->addTab(planScroll, QStringLiteral("Plan"));
+    // Each strategy along the GPU count (or the sequence length, micro-batch size): its
+    // sweep is about 60 estimates, so it waits, as every hidden view, until it is shown.
+    m_sweep = makeChart<SweepChart>("sweep", m_session);
+    m_tabs->addTab(m_sweep, chartEntry("sweep").name);
+    auto *sweepRefresh = new LazyRefresh(
+        m_sweep, m_session, [this] { chartEntry("sweep").draw(*m_sweep, *m_session); });
+    sweepRefresh->markStale(); // its first frame, too, when first shown
     // The comparison's four estimates, like every hidden view, wait until it is shown.
     new LazyRefresh(m_compare, m_session,
                     [this] { chartEntry("compare").draw(*m_compare, *m_session); });
@@ -506,6 +516,32 @@ void MainWindow::buildMenus()
         connect(a, &QAction::toggled, this, [this] { redrawMemoryView(); });
     }
     view->addSeparator();
+    // What the Sweep tab varies (Session::setSweepAxis()).
+    QMenu *sweep = view->addMenu(QStringLiteral("S&weep against"));
+    auto *sweepGroup = new QActionGroup(this);
+    const std::array<std::pair<SweepAxis, QString>, 3> axes = {
+        {{SweepAxis::Gpus, QStringLiteral("&GPUs")},
+         {SweepAxis::SequenceLength, QStringLiteral("&Sequence length")},
+         {SweepAxis::MicroBatchSize, QStringLiteral("&Micro-batch size")}}};
+    for (const auto &[axis, label] : axes) {
+        QAction *a = sweep->addAction(label);
+        a->setObjectName(QStringLiteral("sweep:") + toQString(sweepAxisId(axis)));
+        a->setCheckable(true);
+        a->setChecked(axis == m_session->sweepAxis());
+        sweepGroup->addAction(a);
+        connect(a, &QAction::triggered, this, [this, axis] {
+            m_session->setSweepAxis(axis);
+            showView(View::Sweep);
+        });
+    }
+    connect(m_session, &Session::changed, sweepGroup, [this, sweepGroup] {
+        const QString id =
+            QStringLiteral("sweep:") + toQString(sweepAxisId(m_session->sweepAxis()));
+        for (QAction *a : sweepGroup->actions())
+            if (a->objectName() == id && !a->isChecked())
+                a->setChecked(true);
+    });
+    view->addSeparator();
     QAction *full = view->addAction(QStringLiteral("&Full screen"));
     full->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_F11)});
     connect(full, &QAction::triggered, this, &MainWindow::toggleFullScreen);
@@ -553,6 +589,8 @@ ChartView *MainWindow::viewChart(View v) const
         return m_live;
     case View::Plan:
         return m_plan;
+    case View::Sweep:
+        return m_sweep;
     }
     return m_chart;
 }
@@ -853,7 +891,8 @@ void MainWindow::applyTextSizes()
     m_lessons->setCompact(m_presentation && m_compact);
     m_lessons->setTypeScale(m_presentation ? (m_compact ? 1.2 : 1.6) : 1.0);
     QFont tf = m_tabs->tabBar()->font();
-    tf.setPointSizeF(m_presentation ? (m_compact ? 15 : 18) : 13);
+    // 14 pt on a short screen: all six tabs' names whole at 1280 x 720, with no scroll arrows.
+    tf.setPointSizeF(m_presentation ? (m_compact ? 14 : 18) : 13);
     m_tabs->tabBar()->setFont(tf);
     // The pipeline tab compact (the memory-over-time chart gives the timeline its room)
     // in presentation on a short screen or under a running lesson's bar, and under a

@@ -32,6 +32,7 @@ class CompareChart;
 class LivePanel;
 class PlanPanel;
 class StepTimeBar;
+class SweepChart;
 class MemoryChart;
 class NumbersTable;
 class TimelinePanel;
@@ -103,7 +104,8 @@ public:
         Timeline = 1,
         Compare = 2,
         Live = 3,
-        Plan = 4
+        Plan = 4,
+        Sweep = 5
     };
     void showView(View v);
     /// Runs now the redraws that wait for a slider to rest (the summary line, the numbers
@@ -184,6 +186,7 @@ public:
     TimelinePanel *timelinePanel() const { return m_timeline; }
     CompareChart *compareChart() const { return m_compare; }
     PlanPanel *planPanel() const { return m_plan; }
+    SweepChart *sweepChart() const { return m_sweep; }
 
     /// On the window's spin boxes, combo boxes and sliders: a wheel turn without focus is
     /// ignored, so it scrolls the panel. On the breakdown's viewport: fits the donut.
@@ -251,6 +254,7 @@ private:
     CompareChart *m_compare = nullptr;
     LivePanel *m_live = nullptr;
     PlanPanel *m_plan = nullptr;
+    SweepChart *m_sweep = nullptr;
     bool m_shown = false;
     bool m_compact = false;                   ///< shorter than compactHeight: smaller type
     static constexpr int compactHeight = 800; ///< below this, presentation type steps down

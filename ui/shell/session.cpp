@@ -77,6 +77,23 @@ const std::array<StrategyVariant, 4> &Session::comparison() const
     return *m_comparison;
 }
 
+const StrategySweep &Session::sweep() const
+{
+    if (!m_sweep)
+        m_sweep = sweepStrategies(m_scenario, m_sweepAxis);
+    return *m_sweep;
+}
+
+void Session::setSweepAxis(SweepAxis axis)
+{
+    if (axis == m_sweepAxis)
+        return;
+    m_sweepAxis = axis;
+    m_sweep.reset();
+    ++m_revision;
+    emit changed();
+}
+
 const Timeline &Session::timeline() const
 {
     const ScheduleParams params = scheduleParameters();
@@ -128,6 +145,7 @@ void Session::invalidate()
     m_whatFits.reset();
     m_stepTime.reset();
     m_comparison.reset();
+    m_sweep.reset();
     const Training &t = m_scenario.training;
     if (t.schedule == PipelineSchedule::Interleaved1F1B && t.chunks >= 2)
         m_lastInterleavedChunks = t.chunks;

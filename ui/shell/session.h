@@ -9,6 +9,7 @@
 #include "planner.h"
 #include "schedule.h"
 #include "steptime.h"
+#include "sweep.h"
 #include "verdict.h"
 
 #include <QObject>
@@ -59,6 +60,16 @@ public:
     /// compareStrategies(scenario()): the scenario under DDP, ZeRO-1, ZeRO-2 and ZeRO-3,
     /// four estimates, computed on first use after a change.
     const std::array<StrategyVariant, 4> &comparison() const;
+    /// sweepStrategies(scenario(), sweepAxis()) (core/sweep.h): each strategy's peak memory
+    /// per GPU along the GPU count, sequence length or micro-batch size, for the Sweep tab
+    /// and `export --chart sweep`. About 60 estimates, computed on first use after a change
+    /// (so only while a view shows it) and cached until the scenario or the axis changes.
+    const StrategySweep &sweep() const;
+    /// What sweep() varies: the GPU count unless setSweepAxis() said otherwise.
+    SweepAxis sweepAxis() const { return m_sweepAxis; }
+    /// Makes sweep() vary `axis` (a view setting, like the unit: the scenario stays). One
+    /// changed() signal when it changes.
+    void setSweepAxis(SweepAxis axis);
     /// whatFits(scenario()): the fewest GPUs at which each strategy fits this model and
     /// card, and the fastest fitting layout at the current GPU count (core/planner.h;
     /// tens of microseconds, so the line under the verdict follows a drag).
@@ -161,6 +172,8 @@ private:
     mutable std::optional<WhatFits> m_whatFits;
     mutable std::optional<StepTime> m_stepTime;
     mutable std::optional<std::array<StrategyVariant, 4>> m_comparison;
+    mutable std::optional<StrategySweep> m_sweep; ///< sweep(), for m_sweepAxis
+    SweepAxis m_sweepAxis = SweepAxis::Gpus;
     mutable std::optional<Timeline> m_timeline;
     mutable ScheduleParams m_timelineParams;  ///< what m_timeline was simulated for
     int m_lastInterleavedChunks = 2;          ///< lastInterleavedChunks()
