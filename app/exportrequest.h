@@ -44,7 +44,7 @@ struct ExportChoices
 /// with: 0 after --help or --version (printed to `out`), 2 after a one-line error on
 /// `err` ("shardscope export: ..."): a parse error or stray argument, a bad scenario or
 /// flag, an unknown --chart, --out missing, of another type, or not valid UTF-8 (a
-/// name Qt would write under another name, issue 31 F13), a --size outside the bounds, a
+/// name Qt would write under another name, review finding F13), a --size outside the bounds, a
 /// --sweep other than gpus, seq or mbs.
 std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
                                                       const ExportChoices &choices,

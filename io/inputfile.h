@@ -37,7 +37,7 @@ void registerRawArguments(int argc, char **argv);
 
 /// True when `value` was decoded from a raw argument (registerRawArguments()) whose
 /// bytes are not its UTF-8: a name that is not valid UTF-8, which a file written under
-/// `value` would not have (issue 31, F13: `export --out $'bad-\xff.svg'` wrote
+/// `value` would not have (review finding F13: `export --out $'bad-\xff.svg'` wrote
 /// "bad-\xef\xbf\xbd.svg" and reported it written). False without raw arguments.
 bool argumentLosesBytes(const QString &value);
 

@@ -33,7 +33,7 @@ namespace {
 FILE *g_documents = nullptr;
 
 // The NVML (and CUDA) libraries run inside this process and may print to fd 1; a
-// driver's printf landed before the JSON and broke the reader (issue 31, F8). The
+// driver's printf landed before the JSON and broke the reader (review finding F8). The
 // documents keep a private copy of stdout and fd 1 becomes stderr, so such text goes
 // to stderr. Called after --help and --version, which print to stdout as usual.
 void keepDriverTextOffStdout()
@@ -162,7 +162,7 @@ bool intOption(const QCommandLineParser &parser, const QCommandLineOption &optio
 
 /// The bytes of the command line's value for `flag` ("--flag VALUE" or
 /// "--flag=VALUE") that decode to `value`, or empty: a file name that is not valid
-/// UTF-8 only survives as these bytes (issue 31, F13).
+/// UTF-8 only survives as these bytes (review finding F13).
 QByteArray rawValue(int argc, char **argv, QByteArrayView flag, const QString &value)
 {
     for (int i = 1; i < argc; ++i) {

@@ -99,7 +99,7 @@ private slots:
         test::verifyRefusal(parse(args), message);
     }
 
-    // Issue 31, F13: `export --out $'bad-\xff.svg'` wrote "bad-\xef\xbf\xbd.svg" (the
+    // Review finding F13: `export --out $'bad-\xff.svg'` wrote "bad-\xef\xbf\xbd.svg" (the
     // name decoded to U+FFFD and encoded back as UTF-8) and reported it written. Now
     // a name that is not valid UTF-8 is refused by name; a UTF-8 name with a real
     // U+FFFD in it is still fine.

@@ -258,7 +258,7 @@ void TestReportCommand::errorsStayOneLine()
 
 void TestReportCommand::namesCannotDriveTheTerminal()
 {
-    // Issue 31, review finding F9: a config.json's _name_or_path with ESC sequences, BEL
+    // Review finding F9: a config.json's _name_or_path with ESC sequences, BEL
     // and the right-to-left override reached stdout raw (it cleared the screen).
     QFile source(QFINDTESTDATA("../io/data/mistral-7b-v0.1.json"));
     QVERIFY(source.open(QIODevice::ReadOnly));
@@ -294,7 +294,7 @@ void TestReportCommand::namesCannotDriveTheTerminal()
 
 void TestReportCommand::fifoInputsAreRefusedAtOnce()
 {
-    // Issue 31, review finding F10: an input that blocks on read (/proc/kmsg) hung every
+    // Review finding F10: an input that blocks on read (/proc/kmsg) hung every
     // entry point. Every file flag of report, plan and export-config reads through
     // readInputFile(), which opens without blocking and reads only regular files; a FIFO
     // with no writer stands in for it (it blocks open() and read()).
@@ -545,7 +545,7 @@ void TestReportCommand::badArguments_data()
     QTest::newRow("cannot estimate")
         << QStringList{"--seq", "16777216", "--mbs", "64", "--flash-attention", "off"}
         << "shardscope report: cannot estimate: activation memory exceeds 1 EB per GPU";
-    // Issue 31, review finding F6: products past int64 are refused, never wrapped
+    // Review finding F6: products past int64 are refused, never wrapped
     // ("host_bytes_per_node": -8953666335687049216 with "host_fits": true before).
     QTest::newRow("host RAM per node past int64")
         << QStringList{"--layers",
@@ -596,7 +596,7 @@ void TestReportCommand::badArguments_data()
                        "on"}
         << "shardscope report: cannot estimate: activation offload moves more than 1 EB per GPU "
            "to host RAM";
-    // Issue 31, review finding F13: a repeated flag was silently the last one.
+    // Review finding F13: a repeated flag was silently the last one.
     QTest::newRow("flag given twice") << QStringList{"--gpus", "8", "--gpus", "16"}
                                       << "shardscope report: --gpus is given 2 times; give it once";
     QTest::newRow("bad value hidden by a repeat")

@@ -84,7 +84,7 @@ void BM_PlanLlama405bOn16384(benchmark::State &state)
 }
 BENCHMARK(BM_PlanLlama405bOn16384)->Unit(benchmark::kMillisecond);
 
-/// Issue 27's range search: `shardscope plan --model llama3-70b --gpus 1-16384` (the
+/// The planner's range search: `shardscope plan --model llama3-70b --gpus 1-16384` (the
 /// command line's defaults: s 4096, the 4M-token batch, t up to GPUs per node), every
 /// world size from 1 to 16,384 (921,441 candidates); the argument is PlanRequest::keep:
 /// 10 the command's default --top, 0 every fitting row (the window's Plan tab).

@@ -69,7 +69,7 @@ private slots:
 
 void TestLora::rankAboveTheMatrixWidths()
 {
-    // Issue 31, review finding F11: a rank above min(in, out) of a targeted matrix trained
+    // Review finding F11: a rank above min(in, out) of a targeted matrix trained
     // more parameters than the model has (qwen2.5-72b at rank 65536: 134.2B of 72.7B).
     // Llama 2 7B, q and v: both 4096 x 4096, so r <= 4096.
     QCOMPARE(loraRankLimit(llama2_7b(), LoraQ | LoraV), 4096LL);

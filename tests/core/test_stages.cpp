@@ -324,7 +324,7 @@ void TestStages::hostMemoryOfZeroOffload()
     QCOMPARE(offloadedActivationBytes(32, 0, 100, 0, ck), 30 * 100LL);
     QCOMPARE(offloadedActivationBytes(3, 58, 10, 100, ck), 3 * 10LL + 56 * 100LL);
     QVERIFY(!ck.overflow);
-    // Issue 31 (review F6): 2^62 bytes a GPU on 8 GPUs a node is 2^65, past int64: the
+    // Review finding F6: 2^62 bytes a GPU on 8 GPUs a node is 2^65, past int64: the
     // overflow is reported, never wrapped to a negative size. 99,998 offloaded blocks of
     // 2^50 bytes likewise.
     Checked wide;

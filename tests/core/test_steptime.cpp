@@ -380,7 +380,7 @@ private slots:
         QVERIFY(!stepTime(s, bad).valid());
     }
 
-    // Issue 31, review finding F12: a hand-set speed of 1e-300 gave a step of ~1e300 s
+    // Review finding F12: a hand-set speed of 1e-300 gave a step of ~1e300 s
     // and a step line cut at 159 characters. Speeds outside 1e-3..1e7 (TFLOP/s, GB/s)
     // are refused by name; 0 still means unknown.
     void absurdSpeedIsRefused()

@@ -803,7 +803,7 @@ void TestHfConfig::errors_data()
         << "config.json (mistral): missing vocab_size; hidden_size must be a positive whole "
            "number; intermediate_size must be a positive whole number; tie_word_embeddings "
            "must be true or false";
-    // Issue 31, review finding F13: a count past 1,000,000 was clamped silently and the
+    // Review finding F13: a count past 1,000,000 was clamped silently and the
     // message then spoke of 1,000,000 heads; a 15 MiB model_type was echoed twice.
     QTest::newRow("heads past the count limit")
         << QByteArray(R"({"model_type": "mistral", "hidden_size": 4096, "intermediate_size": 14336,

@@ -18,7 +18,7 @@ private slots:
         QTest::newRow("plain") << QStringLiteral("Llama 3 70B, 100% \\ /")
                                << QStringLiteral("Llama 3 70B, 100% \\ /")
                                << QStringLiteral("Llama 3 70B, 100% \\ /");
-        // Issue 31, review finding F9: the review's name "org/\e[2J\e[31mEVIL\a".
+        // Review finding F9: the review's name "org/\e[2J\e[31mEVIL\a".
         QTest::newRow("escape sequences") << QStringLiteral("\x1b[2J\x1b[31mEVIL\x07")
                                           << QStringLiteral("\\x1b[2J\\x1b[31mEVIL\\x07")
                                           << QStringLiteral("\\x1b[2J\\x1b[31mEVIL\\x07");

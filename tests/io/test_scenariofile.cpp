@@ -323,7 +323,7 @@ void TestScenarioFile::malformed_data()
         << head + R"("gpu": {"capacity_bytes": 80000000000, "memory_gbps": "fast"}})"
         << "\"gpu.memory_gbps\" must be 0 (unknown) or a number from 0.001 to 1e+07 (got "
            "\"fast\")";
-    // Issue 31, review finding F12: 1e-300 cut the step line and gave inf GPU-hours.
+    // Review finding F12: 1e-300 cut the step line and gave inf GPU-hours.
     QTest::newRow("tiny gpu speed")
         << head + R"("gpu": {"capacity_bytes": 80000000000, "bf16_tflops": 1e-300}})"
         << "\"gpu.bf16_tflops\" must be 0 (unknown) or a number from 0.001 to 1e+07 (got "
@@ -457,7 +457,7 @@ void TestScenarioFile::atomicSaveKeepsOldFileWhenTheDiskIsFull()
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("keep.json")});
 }
 
-/// Issue 31, F13: an SVG export on a full disk said "cannot write x.svg: Unknown error".
+/// Review finding F13: an SVG export on a full disk said "cannot write x.svg: Unknown error".
 /// A write larger than the device's buffer goes straight to the file; when the disk
 /// fills mid-write it is short, which is no error to QIODevice, so the reason was never
 /// recorded. writeAllBytes() writes on, and the next write fails with it (here EFBIG,

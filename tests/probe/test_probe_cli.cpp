@@ -203,7 +203,7 @@ private slots:
         QCOMPARE(r.first().value(QStringLiteral("nvml_return")).toInt(), nvmlReturn);
     }
 
-    // Issue 31, F8: text a driver library prints to stdout landed before the JSON
+    // Review finding F8: text a driver library prints to stdout landed before the JSON
     // document, so a reader of the stream saw garbage first. It now goes to stderr and
     // stdout holds the one document.
     void driverOutputStaysOffStdout()
@@ -215,7 +215,7 @@ private slots:
         QVERIFY2(r.errors.contains("fake driver: NVRM version banner\n"), r.errors.constData());
     }
 
-    // Issue 31, F8: a driver whose nvmlInit_v2 never returns hung the probe for good.
+    // Review finding F8: a driver whose nvmlInit_v2 never returns hung the probe for good.
     // --timeout bounds it (10 s without), the error document is printed and the probe
     // exits although the call is still blocked on its thread.
     void hangingInitEndsWithAnError()
@@ -311,7 +311,7 @@ private slots:
                  QStringLiteral("scenario_invalid"));
     }
 
-    // Issue 31, F13: a scenario whose name is not valid UTF-8 was "No such file or
+    // Review finding F13: a scenario whose name is not valid UTF-8 was "No such file or
     // directory" (the name decoded to U+FFFD and re-encoded). Now the raw bytes are
     // opened: the file is read and refused for what it holds. QProcess cannot pass
     // such bytes, so a shell does.
@@ -494,7 +494,7 @@ private slots:
         // C1 CSI (U+009B) and the Unicode line separator; other non-ASCII text stays.
         QCOMPARE(escapeControlCharacters(QStringLiteral(u"\u009b2J \u2028 H100 \u00e9")),
                  QStringLiteral(u"\\u009b2J \\u2028 H100 \u00e9"));
-        // Issue 31 (F9): the right-to-left override reorders what a reader sees.
+        // Review finding F9: the right-to-left override reorders what a reader sees.
         QCOMPARE(escapeControlCharacters(QStringLiteral(u"GPU \u202eevil\u2066")),
                  QStringLiteral(u"GPU \\u202eevil\\u2066"));
     }

@@ -291,7 +291,7 @@ private slots:
         QCOMPARE(g0.value(QStringLiteral("used_bytes")).toInteger(), 10737418240LL);
     }
 
-    // Issue 31, review finding F8: counts near 2^32 and impossible sizes from a
+    // Review finding F8: counts near 2^32 and impossible sizes from a
     // faulty driver are refused by name, never allocated or printed negative.
     void hugeDeviceCountIsRefused()
     {
@@ -303,7 +303,7 @@ private slots:
         QVERIFY(s.gpus.empty());
     }
 
-    // Issue 31, F8: an nvmlInit_v2 that never returns hung the probe. Now it is
+    // Review finding F8: an nvmlInit_v2 that never returns hung the probe. Now it is
     // reported once the init timeout passes; the blocked call is left behind (and
     // released here only so that the fake's thread ends with the test).
     void hangingInitIsReported()

@@ -739,7 +739,7 @@ private slots:
         QVERIFY2(elapsed < 300 + 5000, qPrintable(QString::number(elapsed)));
     }
 
-    // Issue 31, review finding F7: the series an answer may hold and the length of a
+    // Review finding F7: the series an answer may hold and the length of a
     // label are bounded, so memory follows the series kept, not the bytes sent.
     void boundsSeriesAndLabels()
     {
@@ -820,7 +820,7 @@ private slots:
                  quick.out.constData());
     }
 
-    // Issue 31, F7: the answer is parsed as its bytes arrive, never held whole. An
+    // Review finding F7: the answer is parsed as its bytes arrive, never held whole. An
     // answer that never ends is refused as soon as its bytes show it bad (not HTML, a
     // series past the bound), not when the timeout ends the download; before, the
     // client buffered every byte and parsed at the end, so both rows timed out.
@@ -995,7 +995,7 @@ private slots:
         }
     }
 
-    // Issue 31, review finding F4: a password with '/', '?', '#' or '@', a bad
+    // Review finding F4: a password with '/', '?', '#' or '@', a bad
     // port or host, a token as the user name, in the query or the fragment is
     // never printed: in the JSON document, the text output or stderr.
     void malformedUrlsNeverLeak_data()

@@ -43,7 +43,7 @@ QImage rasterize(const PaintFn &paint, QSize size, const QColor &background)
 
 // Drawn into memory first: QSvgGenerator writes through a QTextStream and reports
 // success however its device fails, so on a full disk the export said "Unknown error"
-// (issue 31, F13). The bytes then go out with writeAllBytes(), which records the reason.
+// (review finding F13). The bytes then go out with writeAllBytes(), which records the reason.
 bool writeSvg(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
 {
     QBuffer buffer;
