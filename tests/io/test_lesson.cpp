@@ -178,6 +178,10 @@ void TestLesson::zero3On8H100s()
     const MemoryReport claim = estimate(lessonDocument(*l, 0).scenario);
     QCOMPARE(claim.peakBytes(), std::int64_t(140'000'000'000)); // 1,120 GB / 8
     QVERIFY(!claim.fits());
+    // Checked against the 81,559 MiB the H100's driver reports: 140e9 - 85,520,809,984
+    // = 54,479,190,016 bytes over.
+    QCOMPARE(claim.capacityBytes, std::int64_t(81'559) * 1'048'576);
+    QCOMPARE(claim.headroomBytes(), std::int64_t(-54'479'190'016));
     // Optimizer offload: bf16 weight shards stay, 70e9 x 2 / 8 = 17.5 GB; host
     // 70e9 x 14 / 8 x 8 GPUs per node = 980 GB.
     const MemoryReport offload = estimate(lessonDocument(*l, 2).scenario);

@@ -169,11 +169,26 @@ void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const
     label->position->setCoords(1.0, plot->yAxis->pixelToCoord(top));
 }
 
-QString capacityText(const std::string &gpuName, std::int64_t capacityBytes, ByteUnit unit)
+QString cardName(const Gpu &gpu)
 {
-    QString text = toQString(gpuName) + u'\n' + toQString(formatBytes(capacityBytes, ByteUnit::GB));
+    const QString card = toQString(gpu.shortName.empty() ? gpu.name : gpu.shortName);
+    // Short names like "A100 40GB" already carry the size; "H100" does not.
+    if (card.contains(QLatin1String("GB")))
+        return card;
+    return card + u' ' + toQString(formatBytes(gpu.capacityBytes, ByteUnit::GB));
+}
+
+QString capacityText(const Gpu &gpu, ByteUnit unit, bool oneLine)
+{
+    if (gpu.driverReportedBytes > 0)
+        return cardName(gpu) + (oneLine ? QStringLiteral(": ") : QStringLiteral("\n")) +
+               toQString(formatBytes(gpu.usableBytes(), unit)) + QStringLiteral(" usable");
+    const QChar gap = oneLine ? u' ' : u'\n';
+    QString text =
+        toQString(gpu.shortName) + gap + toQString(formatBytes(gpu.capacityBytes, ByteUnit::GB));
     if (unit == ByteUnit::GiB)
-        text += QStringLiteral("\n= %1").arg(toQString(formatBytes(capacityBytes, ByteUnit::GiB)));
+        text += gap + QStringLiteral("= %1").arg(
+                          toQString(formatBytes(gpu.capacityBytes, ByteUnit::GiB)));
     return text;
 }
 

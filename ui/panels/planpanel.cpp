@@ -661,9 +661,8 @@ void PlanPanel::drawChart()
     m_capacityLabel->setVisible(m_capacityBytes > 0 && any);
     if (m_capacityBytes > 0) {
         placeHorizontalLine(m_capacityLine, capacity);
-        QString text = capacityText(m_session->scenario().gpu.shortName, m_capacityBytes, m_unit);
-        text.replace(u'\n', u' ');
-        m_capacityText = text + QStringLiteral(" capacity");
+        m_capacityText =
+            capacityText(m_session->scenario().gpu, m_unit, true) + QStringLiteral(" capacity");
         m_capacityLabel->setText(m_capacityText);
         m_capacityLabel->position->setCoords(1.0, capacity);
     }
