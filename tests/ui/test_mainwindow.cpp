@@ -1339,10 +1339,13 @@ void TestMainWindow::lessonStepSaysWhatChanged()
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: FlashAttention → off"));
     QVERIFY(w.stepLesson(-1));
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: FlashAttention → on"));
-    // 02-zero3-on-8-h100s.json: step 2 only switches the view, step 3 sets the offload.
+    // 02-zero3-on-8-h100s.json: step 2 shows GiB (GB against GiB), step 3 switches the
+    // view and back to GB, step 4 sets the offload.
     w.startLesson(1);
     QVERIFY(w.stepLesson(+1));
-    QCOMPARE(w.lessonChangesText(), QStringLiteral("No settings changed."));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Unit → GiB"));
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Unit → GB"));
     QVERIFY(w.stepLesson(+1));
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: CPU offload → optimizer"));
     QCOMPARE(w.session()->scenario().layout.offload, Offload::Optimizer);
