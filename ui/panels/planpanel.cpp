@@ -740,13 +740,19 @@ void PlanPanel::fitText()
         relayoutPlot(m_plot);
     if (clearAxisCorner(m_plot))
         relayoutPlot(m_plot);
-    // The capacity label inside the axis rect: "H100 80 GB" where the whole is wider.
+    // The capacity label inside the axis rect: without " capacity" where the whole is
+    // wider, then the line's value alone ("85.5 GB usable") where that is still too wide.
     if (m_capacityLabel->visible()) {
         area = m_plot->axisRect()->rect();
         QString shown = m_capacityText;
-        if (textBox(m_capacityLabel->font(), shown, m_capacityLabel->padding()).width() >
-            area.width())
+        const auto tooWide = [&] {
+            return textBox(m_capacityLabel->font(), shown, m_capacityLabel->padding()).width() >
+                   area.width();
+        };
+        if (tooWide())
             shown.chop(QStringLiteral(" capacity").size());
+        if (const qsizetype colon = shown.indexOf(QStringLiteral(": ")); tooWide() && colon > 0)
+            shown = shown.mid(colon + 2);
         if (m_capacityLabel->text() != shown)
             m_capacityLabel->setText(shown);
     }
