@@ -493,6 +493,10 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
             layouts.append(planCandidateJson(r.fitting[i]));
         const QJsonObject o{{"model", QString::fromStdString(q.base.model.id)},
                             {"gpu", QString::fromStdString(q.base.gpu.id)},
+                            // What headroom_percent and each layout's fit are measured
+                            // against, beside the figure the card is sold as.
+                            {"capacity_bytes", qint64(q.base.gpu.usableBytes())},
+                            {"datasheet_bytes", qint64(q.base.gpu.capacityBytes)},
                             {"min_gpus", qint64(q.minGpus)},
                             {"max_gpus", qint64(q.maxGpus)},
                             {"global_batch_tokens", qint64(q.globalBatchTokens)},
@@ -574,7 +578,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                                                : QStringLiteral("?");
         const QString mfu = cand.time.valid() ? QString::number(100 * cand.time.mfu, 'f', 1) + u'%'
                                               : QStringLiteral("?");
-        const double capacity = double(q.base.gpu.capacityBytes);
+        const double capacity = double(q.base.gpu.usableBytes());
         const QString free =
             capacity > 0
                 ? QString::number(100 * (capacity - double(cand.peakBytes)) / capacity, 'f', 1) +

@@ -282,7 +282,7 @@ template <FillPath Path>
     planBlockActivations(x, figures);
     planFp8Weights(x);
     report.parameters = prepared.parameters;
-    report.capacityBytes = s.gpu.capacityBytes;
+    report.capacityBytes = s.gpu.usableBytes();
     report.hostCapacityBytesPerNode = s.overheads.hostRamBytesPerNode;
     report.activationsModelled = x.activationsModelled;
     planFineTuning(x, report);

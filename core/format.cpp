@@ -91,9 +91,12 @@ std::string verdictText(const Verdict &v, const Scenario &s, const MemoryReport 
     if (v.kind == Verdict::Kind::Invalid)
         return "Cannot estimate: " + r.error;
     const std::string perGpu = r.gpuCount() == 1 ? "" : " per GPU";
+    // "usable" marks the driver-reported total (Gpu::usableBytes()), which is not the
+    // datasheet figure the card is sold as.
+    const std::string capacity =
+        formatBytes(r.capacityBytes, u) + (s.gpu.driverReportedBytes > 0 ? " usable" : "");
     if (v.kind == Verdict::Kind::Fits)
-        return "Fits: " + formatBytes(r.peakBytes(), u) + " of " + formatBytes(r.capacityBytes, u) +
-               perGpu;
+        return "Fits: " + formatBytes(r.peakBytes(), u) + " of " + capacity + perGpu;
 
     // Host RAM per node = offloaded bytes per GPU x GPUs per node: smaller shards (more
     // ranks to shard over) or more RAM help; so does offloading less, if the GPUs can
@@ -108,8 +111,7 @@ std::string verdictText(const Verdict &v, const Scenario &s, const MemoryReport 
         return "Overflows " + hostOver + " (" + formatBytes(r.hostBytesPerNode, u) +
                " offloaded per node, " + formatBytes(r.hostCapacityBytesPerNode, u) +
                " available); GPU memory fits (" + formatBytes(r.peakBytes(), u) + " of " +
-               formatBytes(r.capacityBytes, u) + perGpu + "): offload less, add host RAM, or use " +
-               shardOver;
+               capacity + perGpu + "): offload less, add host RAM, or use " + shardOver;
 
     // GPU memory overflows. When the busiest GPU's activations outweigh its model
     // states, no ZeRO stage or GPU count helps: data parallelism does not split them.

@@ -34,7 +34,9 @@ std::string formatParameters(std::int64_t parameters);
 
 /// One plain-language sentence on whether the scenario fits, written from
 /// verdict(s, r) (verdict.h), amounts in unit `u`, always positive. For example
-/// "Fits: 17.5 GB of 80 GB per GPU",
+/// "Fits: 17.5 GB of 85.5 GB usable per GPU" (the capacity is MemoryReport::capacityBytes,
+/// Gpu::usableBytes(): "usable" where it is the driver-reported total, as on an H100 sold
+/// as 80 GB; the datasheet figure alone, "of 80 GB", for a card with no driver figure),
 /// "Overflows by 1,040 GB per GPU: DDP keeps a full copy on every GPU",
 /// "Overflows host RAM by 140.1 GB per node (...); GPU memory fits (...): offload less, ..."
 /// or, when both overflow, "Overflows by X per GPU and host RAM by Y per node: ...".

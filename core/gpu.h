@@ -7,9 +7,10 @@ namespace shardscope {
 
 /// One accelerator model from the catalog (resources/gpus.json).
 ///
-/// `capacityBytes` is the vendor's datasheet figure in bytes (GB = 1e9), which
-/// is what the capacity line is drawn at. `driverReportedBytes` is the total the
-/// driver reports (nvidia-smi "Total", in MiB * 2^20) where known, else 0.
+/// `capacityBytes` is the vendor's datasheet figure in bytes (GB = 1e9): the "80 GB" the
+/// card is sold as. `driverReportedBytes` is the total the driver reports (nvidia-smi
+/// memory.total, torch.cuda.mem_get_info()'s total, rocm-smi VRAM Total: MiB * 2^20)
+/// where known, else 0. Fit verdicts and the capacity line use usableBytes().
 struct Gpu
 {
     std::string id;                       ///< e.g. "h100-sxm-80gb"
@@ -18,6 +19,16 @@ struct Gpu
     std::int64_t capacityBytes = 0;       ///< datasheet capacity, bytes
     std::int64_t driverReportedBytes = 0; ///< driver-reported total, bytes (0: unknown)
     std::string source;                   ///< datasheet or driver reading the figure follows
+
+    /// Bytes a process can be given on this card, what fit verdicts are checked against:
+    /// the driver-reported total where known, else the datasheet figure. An H100 SXM sold
+    /// as 80 GB reports 81,559 MiB (nvidia-smi memory.total; resources/data/gpus.json
+    /// cites each card's reading), 81,559 x 2^20 = 85,520,809,984 bytes = 85.5 GB.
+    /// The CUDA context and the allocator's reserve are counted in the estimate, not here.
+    std::int64_t usableBytes() const
+    {
+        return driverReportedBytes > 0 ? driverReportedBytes : capacityBytes;
+    }
 
     // Speeds for the step-time model (core/steptime.h, docs/steptime.md). Each is the
     // vendor datasheet's figure; 0 means unknown or not supported (no FP8 on A100), and

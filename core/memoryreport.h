@@ -144,7 +144,9 @@ struct MemoryReport
     /// Parameters that train: the LoRA adapters when fine-tuning with LoRA, else all of
     /// them (= parameters).
     std::int64_t trainableParameters = 0;
-    std::int64_t capacityBytes = 0;    ///< per-GPU capacity the report is checked against
+    /// Per-GPU capacity the report is checked against, bytes: Gpu::usableBytes() (the
+    /// driver-reported total where known, else the datasheet figure).
+    std::int64_t capacityBytes = 0;
     std::vector<GpuGroup> groups;      ///< every GPU belongs to exactly one group
     bool activationsModelled = false;  ///< false for plain parameter counts (no shape)
     std::vector<std::string> notes;    ///< caveats shown with the report (one sentence each)

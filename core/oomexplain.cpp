@@ -237,8 +237,7 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
     if (e.measuredBytes)
         e.measuredDemandBytes = *e.measuredBytes + m.triedToAllocateBytes.value_or(0);
     if (m.totalCapacityBytes) {
-        const std::int64_t card =
-            s.gpu.driverReportedBytes > 0 ? s.gpu.driverReportedBytes : s.gpu.capacityBytes;
+        const std::int64_t card = s.gpu.usableBytes();
         const double off = std::abs(double(*m.totalCapacityBytes) - double(card)) / double(card);
         if (card > 0 && off > 0.1)
             e.notes.push_back("The message's card has " + text(*m.totalCapacityBytes) +

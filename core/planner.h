@@ -73,8 +73,9 @@ struct PlanRequest
                      contextParallelDegrees = {}, expertParallelDegrees = {};
     /// When not empty, the only micro-batch sizes tried (each dividing G / d).
     std::vector<int> microBatchSizes = {};
-    /// Keep only layouts whose busiest GPU holds at most (100 - this)% of the card: room
-    /// for what no estimate sees (allocator spikes, a longer batch, a framework update).
+    /// Keep only layouts whose busiest GPU holds at most (100 - this)% of the card's usable
+    /// bytes (Gpu::usableBytes(), the driver's total): room for what no estimate sees (allocator
+    /// spikes, a longer batch, a framework update).
     int headroomPercent = 5;
     /// Also try HSDP for ZeRO-3: shard within a node (GPUs per node / t ranks).
     bool hsdp = true;

@@ -12,8 +12,8 @@ namespace shardscope {
 struct Verdict
 {
     /// Which of the two memories the report overflows: GPU memory (the busiest GPU's
-    /// total above the GPU's capacity) and host RAM per node (the offloaded bytes of one
-    /// node's GPUs above the host-RAM setting, MemoryReport::hostFits()).
+    /// total above the GPU's usable capacity, Gpu::usableBytes()) and host RAM per node (the
+    /// offloaded bytes of one node's GPUs above the host-RAM setting, MemoryReport::hostFits()).
     enum class Kind
     {
         Fits,       ///< every GPU and every node's host RAM holds its bytes
@@ -30,7 +30,8 @@ struct Verdict
     };
 
     Kind kind = Kind::Invalid;
-    /// Busiest GPU's total minus the GPU capacity when positive, else 0; bytes per GPU.
+    /// Busiest GPU's total minus the GPU's usable capacity (MemoryReport::capacityBytes)
+    /// when positive, else 0; bytes per GPU.
     std::int64_t gpuOverflowBytes = 0;
     /// Offloaded bytes per node minus the host RAM per node when positive, else 0
     /// (MemoryReport::hostBytesPerNode - hostCapacityBytesPerNode); bytes per node.

@@ -137,7 +137,8 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
                              {"bytes_per_parameter", qint64(s.recipe.totalBytesPerParameter())}};
     const QJsonObject gpu{{"id", QString::fromStdString(s.gpu.id)},
                           {"name", QString::fromStdString(s.gpu.name)},
-                          {"capacity_bytes", qint64(s.gpu.capacityBytes)},
+                          {"capacity_bytes", qint64(s.gpu.usableBytes())},
+                          {"datasheet_bytes", qint64(s.gpu.capacityBytes)},
                           {"driver_reported_bytes", qint64(s.gpu.driverReportedBytes)},
                           {"source", QString::fromStdString(s.gpu.source)}};
     const Layout &l = s.layout;
@@ -220,6 +221,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
             busiest = &g;
     QJsonObject out{{"parameters", qint64(r.parameters)},
                     {"capacity_bytes", qint64(r.capacityBytes)},
+                    {"datasheet_bytes", qint64(s.gpu.capacityBytes)},
                     {"peak_bytes", qint64(r.peakBytes())},
                     {"headroom_bytes", qint64(r.headroomBytes())},
                     {"fits", r.fits()},

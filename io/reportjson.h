@@ -10,10 +10,11 @@ namespace shardscope {
 
 /// The machine-readable report printed by `shardscope report --json`.
 ///
-/// Keys: "parameters", "capacity_bytes", "fits", "headroom_bytes", "peak_bytes",
-/// "model", "recipe", "gpu", "layout", "training", "overheads", "modelled",
-/// "host_bytes_per_node", "communication_bytes_per_step" (by collective, for the
-/// busiest stage), "notes", "step_seconds", "mfu", "hfu", "tokens_per_second",
+/// Keys: "parameters", "capacity_bytes" (the usable bytes "fits" and "headroom_bytes" are
+/// measured against, Gpu::usableBytes()), "datasheet_bytes" (the card's datasheet figure,
+/// GB = 1e9), "fits", "headroom_bytes", "peak_bytes", "model", "recipe", "gpu", "layout",
+/// "training", "overheads", "modelled", "host_bytes_per_node", "communication_bytes_per_step" (by
+/// collective, for the busiest stage), "notes", "step_seconds", "mfu", "hfu", "tokens_per_second",
 /// "step_breakdown" (stepBreakdownToJson), "matmul_efficiency" (stepTime(),
 /// core/steptime.h; null, with a note saying why, when the GPU's speeds are unknown),
 /// "inputs" (every settings-table entry by its scenario-file key, settingsToJson() in

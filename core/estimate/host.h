@@ -52,7 +52,8 @@ inline std::int64_t offloadedActivationBytes(std::int64_t denseBlocks, std::int6
 }
 
 /// Bytes of a GPU's optimizer states that a paged optimizer moves to host RAM: the
-/// excess of the GPU's total `b` over `capacity`, at most its pageable share of the
+/// excess of the GPU's total `b` over `capacity` (Gpu::usableBytes(): the driver pages
+/// when the memory it reports runs out), at most its pageable share of the
 /// optimizer states (`pageable` of every `trainable` parameters; equal counts when all
 /// are pageable). 0 when the GPU's bytes fit. bitsandbytes allocates the states with
 /// cudaMallocManaged (functional.py get_paged) and the driver evicts pages to host RAM
@@ -79,7 +80,7 @@ inline std::int64_t pagedOptimizerBytes(const ComponentBytes &b, std::int64_t ca
 {
     if (!x.pagedOptimizer) [[likely]]
         return 0;
-    const std::int64_t capacity = x.s.gpu.capacityBytes;
+    const std::int64_t capacity = x.s.gpu.usableBytes();
     const std::int64_t paged =
         x.lora ? pagedOptimizerBytes(g.bytes, capacity, x.pageablePerBlock, x.loraPerBlock)
                : pagedOptimizerBytes(g.bytes, capacity, 1, 1);

@@ -107,7 +107,7 @@ void TestExportCommand::svgAndPdf()
     QVERIFY(bytes.contains("<svg"));
     QVERIFY(bytes.contains("viewBox=\"0 0 1920 1080\""));
     // Title defaults to the verdict, the caption to the settings.
-    QVERIFY(bytes.contains("Fits: 37.3 GB of 80 GB per GPU"));
+    QVERIFY(bytes.contains("Fits: 37.3 GB of 85.5 GB usable per GPU"));
     QVERIFY(bytes.contains("t 8, p 4, d 2"));
     QCOMPARE(run({"--params", "70e9", "--gpus", "8", "--strategy", "zero3", "--out", pdf}).code, 0);
     QVERIFY(test::readFile(pdf).startsWith("%PDF"));

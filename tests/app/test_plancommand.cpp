@@ -50,8 +50,8 @@ private slots:
             QCOMPARE(l.value("microbatches").toInteger() * l.value("micro_batch_size").toInteger() *
                          l.value("dp").toInteger(),
                      qint64(512));
-            // Fits an 80 GB H100.
-            QVERIFY(l.value("peak_bytes").toInteger() <= 80'000'000'000LL);
+            // Fits an H100 80GB: 81,559 MiB = 85,520,809,984 bytes as its driver reports.
+            QVERIFY(l.value("peak_bytes").toInteger() <= 85'520'809'984LL);
             const double step = l.value("step_seconds").toDouble();
             QVERIFY(step >= last);
             last = step;
@@ -211,14 +211,19 @@ private slots:
 
     void headroomKeepsRoomOnTheCard()
     {
-        // --headroom-percent 10: every peak at most 72 GB of an 80 GB H100; the default
-        // 5% keeps 76 GB; 0 allows the whole card.
+        // The headroom is taken from the H100's usable 81,559 MiB = 85,520,809,984 bytes
+        // (85,520,809,984 / 100 = 855,208,099 per percent, rounded down):
+        // --headroom-percent 10 keeps every peak at most 85,520,809,984 - 8,552,080,990
+        // = 76,968,728,994 bytes; the default 5% at most 85,520,809,984 - 4,276,040,495
+        // = 81,244,769,489; 0 allows the whole card.
         for (const auto &[percent, limit] :
-             {std::pair{"10", 72'000'000'000LL}, std::pair{"0", 80'000'000'000LL}}) {
+             {std::pair{"10", 76'968'728'994LL}, std::pair{"0", 85'520'809'984LL}}) {
             const QJsonObject o =
                 planCli.json({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--max-mbs",
                               "2", "--top", "0", "--headroom-percent", percent});
             QCOMPARE(o.value("headroom_percent").toInteger(), QString(percent).toLongLong());
+            QCOMPARE(o.value("capacity_bytes").toInteger(), 85'520'809'984LL);
+            QCOMPARE(o.value("datasheet_bytes").toInteger(), 80'000'000'000LL);
             QVERIFY(!o.value("layouts").toArray().isEmpty());
             for (const QJsonValue &v : o.value("layouts").toArray())
                 QVERIFY(v.toObject().value("peak_bytes").toInteger() <= limit);
@@ -227,7 +232,7 @@ private slots:
             planCli.json({"--model", "llama3-70b", "--gpus", "64", "--seq", "8192", "--top", "0"});
         QCOMPARE(defaults.value("headroom_percent").toInteger(), qint64(5));
         for (const QJsonValue &v : defaults.value("layouts").toArray())
-            QVERIFY(v.toObject().value("peak_bytes").toInteger() <= 76'000'000'000LL);
+            QVERIFY(v.toObject().value("peak_bytes").toInteger() <= 81'244'769'489LL);
     }
 
     void contradictionsAreRefused()

@@ -131,7 +131,14 @@ void TestCatalog::gpuCapacities()
         QVERIFY2(g.source.find("reports") != std::string::npos, g.id.c_str());
         QVERIFY2(g.driverReportedBytes >= g.capacityBytes, g.id.c_str());
         QVERIFY2(g.driverReportedBytes < g.capacityBytes * 115 / 100, g.id.c_str());
+        QCOMPARE(g.usableBytes(), g.driverReportedBytes);
     }
+    // Fit is checked against the usable bytes: the driver's total where known,
+    // 81,559 x 2^20 = 85,520,809,984 bytes (85.5 GB) on an H100 sold as 80 GB, and
+    // the datasheet's 256e9 for the MI325X, which has no driver figure.
+    QCOMPARE(qint64(c.gpu("h100-sxm-80gb")->usableBytes()), 85'520'809'984LL);
+    QCOMPARE(qint64(c.gpu("a100-40gb")->usableBytes()), 42'949'672'960LL); // 40,960 MiB
+    QCOMPARE(qint64(c.gpu("mi325x-256gb")->usableBytes()), 256'000'000'000LL);
 }
 
 /// recipes.json's fine-tuning presets: the window's Full, LoRA and QLoRA buttons as

@@ -291,13 +291,15 @@ private slots:
 
     void whatFitsLlama3_70bZero3ByHand()
     {
-        // Llama 3 70B on H100 80GB (80e9 bytes), t 1 p 1 c 1, s 4096, b 1, m 8, full
+        // Llama 3 70B on H100 80GB (usable: the driver's 81,559 MiB = 85,520,809,984
+        // bytes), t 1 p 1 c 1, s 4096, b 1, m 8, full
         // recomputation (the scenario defaults). ZeRO-3 model states per GPU are
         // 16 B x 70,553,706,496 / d (2 + 2 + 4 + 8 bytes, mixed-precision Adam). At d 16
         // that is 70.55 GB, and the two gathered units plus one unit's gradient add
         // 3 x 1,050,673,152 (the largest unit, the V h = 128,256 x 8,192 embedding,
         // above one block's 855,654,400) x 2 bytes = 6.30 GB: 76.86 GB before
-        // activations, the CUDA context and the 5% reserve, which take it past 80. At
+        // activations, the CUDA context and the 5% reserve, which take it to 90.4 GB,
+        // past 85.5 (lesson 2 states the 90.4 GB). At
         // the slider's next count, 24, the states are 47.04 GB and it fits. DDP, ZeRO-1
         // and ZeRO-2 at t 1 keep the full 2-byte weights (141.1 GB) on every GPU: never.
         Scenario s = test::catalogScenario("llama3-70b", 64, ZeroStage::Zero3);
@@ -312,11 +314,11 @@ private slots:
         const MemoryReport r16 = estimate(at);
         QCOMPARE(r16.groups[0].bytes.modelStates(), 16 * ((70'553'706'496 + 15) / 16));
         QCOMPARE(r16.groups[0].buffers.gatheredUnits, 3 * 128'256LL * 8'192 * 2);
-        QVERIFY(r16.peakBytes() > 80'000'000'000);
+        QVERIFY(r16.peakBytes() > 85'520'809'984);
         at.layout.gpus = 24;
         const MemoryReport r24 = estimate(at);
         QCOMPARE(r24.groups[0].bytes.modelStates(), 16 * ((70'553'706'496 + 23) / 24));
-        QVERIFY(r24.peakBytes() <= 80'000'000'000);
+        QVERIFY(r24.peakBytes() <= 85'520'809'984);
         // The fastest at 64 fits there and is ZeRO-3 (nothing else fits at t 1).
         QVERIFY(w.fastestFound);
         QCOMPARE(w.fastest.layout.gpus, std::int64_t(64));

@@ -15,6 +15,9 @@ namespace {
 
 using test::llama70bZero3;
 
+// The catalog's H100 SXM 80GB is checked against the total its driver reports,
+// 81,559 MiB x 2^20 = 85,520,809,984 bytes = 85.5 GB (Gpu::usableBytes()).
+//
 // Hand counts of llama70bZero3() used below (the same terms as
 // tests/app/test_reportcommand.cpp):
 //   parameters 70,553,706,496; over 64 ranks 1,102,401,664 each (exact)
@@ -38,6 +41,7 @@ private slots:
     void hsdpShardsCoverPartOfTheRanks();
     void gpuAndHostOverflow();
     void fits();
+    void nearTheLine();
     void invalid();
 };
 
@@ -54,7 +58,7 @@ void TestVerdict::onlyHostRamOverflows()
     QCOMPARE(qint64(r.hostBytesPerNode), 141'107'412'992LL);
     QVERIFY(!r.hostFits());
     // The GPU keeps no model state: 15,570,305,024 + 5 % reserve 778,515,251
-    // = 16,348,820,275 bytes, well under 80 GB.
+    // = 16,348,820,275 bytes, well under 85,520,809,984.
     QCOMPARE(qint64(r.peakBytes()), 16'348'820'275LL);
 
     const Verdict v = verdict(s, r);
@@ -72,9 +76,9 @@ void TestVerdict::onlyHostRamOverflows()
 
     const QString t = text(s);
     QCOMPARE(t, QStringLiteral("Overflows host RAM by 140.1 GB per node (141.1 GB offloaded per "
-                               "node, 1 GB available); GPU memory fits (16.3 GB of 80 GB per "
-                               "GPU): offload less, add host RAM, or use more GPUs to shard "
-                               "over"));
+                               "node, 1 GB available); GPU memory fits (16.3 GB of 85.5 GB "
+                               "usable per GPU): offload less, add host RAM, or use more GPUs "
+                               "to shard over"));
     QVERIFY(t.contains(QStringLiteral("host RAM")));
     QVERIFY2(!t.contains(u'-'), qPrintable(t)); // no minus sign before any amount
 }
@@ -87,18 +91,18 @@ void TestVerdict::hsdpShardsCoverPartOfTheRanks()
     const MemoryReport r = estimate(s);
     // 70,553,706,496 / 8 = 8,819,213,312 parameters x 16 = 141,107,412,992 bytes of model
     // states; + 15,570,305,024 = 156,677,718,016; + 5 % reserve 7,833,885,900
-    // = 164,511,603,916 bytes per GPU: 84,511,603,916 over 80e9.
+    // = 164,511,603,916 bytes per GPU: 78,990,793,932 over 85,520,809,984.
     QCOMPARE(qint64(r.peakBytes()), 164'511'603'916LL);
     const Verdict v = verdict(s, r);
     QCOMPARE(v.kind, Verdict::Kind::Gpu);
-    QCOMPARE(qint64(v.gpuOverflowBytes), 84'511'603'916LL);
+    QCOMPARE(qint64(v.gpuOverflowBytes), 78'990'793'932LL);
     QCOMPARE(qint64(v.hostOverflowBytesPerNode), 0LL);
     QCOMPARE(v.dominant, Verdict::Dominant::ModelStates);
     QCOMPARE(qint64(v.shardRanks), 8LL);
     QCOMPARE(qint64(v.dataContextRanks), 64LL);
     QVERIFY(v.hsdpPartial());
     const QString t = text(s);
-    QCOMPARE(t, QStringLiteral("Overflows by 84.5 GB per GPU: ZeRO-3 shards cover only 8 of 64 "
+    QCOMPARE(t, QStringLiteral("Overflows by 79 GB per GPU: ZeRO-3 shards cover only 8 of 64 "
                                "data x context ranks (HSDP), so each GPU's share is too large: "
                                "use a larger shard group (up to 64)"));
     QVERIFY(!t.contains(QStringLiteral("fully sharded")));
@@ -107,7 +111,7 @@ void TestVerdict::hsdpShardsCoverPartOfTheRanks()
     // + 5 % = 34,869,168,230 bytes, which fits.
     s.layout.hsdpShardSize = 64;
     QVERIFY(!verdict(s, estimate(s)).hsdpPartial());
-    QCOMPARE(text(s), QStringLiteral("Fits: 34.9 GB of 80 GB per GPU"));
+    QCOMPARE(text(s), QStringLiteral("Fits: 34.9 GB of 85.5 GB usable per GPU"));
 
     // ZeRO-2 under HSDP names the shard group too.
     s.layout.zeroStage = ZeroStage::Zero2;
@@ -122,7 +126,8 @@ void TestVerdict::gpuAndHostOverflow()
 {
     // 70B, ZeRO-1 on 8 GPUs (one node), optimizer offload, 500 GB host RAM, model states
     // only. On the GPU the replicated bf16 weights and gradients:
-    //   70,553,706,496 x (2 + 2) = 282,214,825,984 bytes, 202,214,825,984 over 80e9.
+    //   70,553,706,496 x (2 + 2) = 282,214,825,984 bytes, 196,694,016,000 over
+    //   85,520,809,984.
     // On the host the master weight and Adam shards (ZeRO-1 keeps gradients on the GPU):
     //   70,553,706,496 / 8 = 8,819,213,312 x (4 + 8) = 105,830,559,744 per GPU,
     //   x 8 = 846,644,477,952 per node, 346,644,477,952 over 5e11.
@@ -138,10 +143,10 @@ void TestVerdict::gpuAndHostOverflow()
     const Verdict v = verdict(s, r);
     QCOMPARE(v.kind, Verdict::Kind::GpuAndHost);
     QVERIFY(v.gpuOverflows() && v.hostOverflows());
-    QCOMPARE(qint64(v.gpuOverflowBytes), 202'214'825'984LL);
+    QCOMPARE(qint64(v.gpuOverflowBytes), 196'694'016'000LL);
     QCOMPARE(qint64(v.hostOverflowBytesPerNode), 346'644'477'952LL);
     QCOMPARE(v.dominant, Verdict::Dominant::ModelStates);
-    QCOMPARE(text(s), QStringLiteral("Overflows by 202.2 GB per GPU and host RAM by 346.6 GB per "
+    QCOMPARE(text(s), QStringLiteral("Overflows by 196.7 GB per GPU and host RAM by 346.6 GB per "
                                      "node: ZeRO-1 shards only optimizer states; weights and "
                                      "gradients stay replicated; host RAM holds 500 GB of the "
                                      "846.6 GB offloaded per node: add host RAM or use more GPUs "
@@ -161,11 +166,33 @@ void TestVerdict::fits()
     QCOMPARE(qint64(v.hostOverflowBytesPerNode), 0LL);
     QCOMPARE(v.dominant, Verdict::Dominant::ModelStates); // 17.6 GB states > 8.7 GB activations
     QCOMPARE(qint64(v.busiestModelStateBytes), 17'638'426'624LL);
-    QCOMPARE(text(s), QStringLiteral("Fits: 34.9 GB of 80 GB per GPU"));
+    QCOMPARE(text(s), QStringLiteral("Fits: 34.9 GB of 85.5 GB usable per GPU"));
     // Offloading the optimizer within a 2 TB node still fits: host RAM is no overflow.
     Scenario offload = s;
     offload.layout.offload = Offload::Optimizer;
     QCOMPARE(verdict(offload, estimate(offload)).kind, Verdict::Kind::Fits);
+}
+
+void TestVerdict::nearTheLine()
+{
+    // 5.2e9 parameters x 16 bytes = 83.2e9 on one H100, model states only: over the
+    // 80e9 on the datasheet, under the 85,520,809,984 bytes the driver reports, so it
+    // fits with 2,320,809,984 bytes to spare.
+    Scenario s = test::catalogScenario("plain-70b", 1);
+    s.model.plainParameters = 5'200'000'000;
+    s.modelStatesOnly = true;
+    const MemoryReport r = estimate(s);
+    QCOMPARE(qint64(r.peakBytes()), 83'200'000'000LL);
+    QCOMPARE(qint64(r.capacityBytes), 85'520'809'984LL);
+    QCOMPARE(qint64(r.headroomBytes()), 2'320'809'984LL);
+    QVERIFY(r.fits());
+    QCOMPARE(text(s), QStringLiteral("Fits: 83.2 GB of 85.5 GB usable"));
+    // A card with no driver figure is checked against its datasheet: 3.2e9 over 80e9.
+    s.gpu.driverReportedBytes = 0;
+    const MemoryReport datasheet = estimate(s);
+    QCOMPARE(qint64(datasheet.capacityBytes), 80'000'000'000LL);
+    QCOMPARE(qint64(verdict(s, datasheet).gpuOverflowBytes), 3'200'000'000LL);
+    QCOMPARE(text(s), QStringLiteral("Overflows by 3.2 GB: one GPU must hold every model state"));
 }
 
 void TestVerdict::invalid()

@@ -178,16 +178,29 @@ void TestLesson::zero3On8H100s()
     const MemoryReport claim = estimate(lessonDocument(*l, 0).scenario);
     QCOMPARE(claim.peakBytes(), std::int64_t(140'000'000'000)); // 1,120 GB / 8
     QVERIFY(!claim.fits());
+    // Checked against the 81,559 MiB the H100's driver reports: 140e9 - 85,520,809,984
+    // = 54,479,190,016 bytes over.
+    QCOMPARE(claim.capacityBytes, std::int64_t(81'559) * 1'048'576);
+    QCOMPARE(claim.headroomBytes(), std::int64_t(-54'479'190'016));
+    // GB against GiB: the same scenario in GiB. 80e9 / 2^30 = 74.5 GiB on the box,
+    // 81,559 / 1,024 = 79.6 GiB usable, 140e9 / 2^30 = 130.4 GiB per card.
+    const ScenarioDocument gib = lessonDocument(*l, 1);
+    QCOMPARE(gib.unit, ByteUnit::GiB);
+    QCOMPARE(estimate(gib.scenario).peakBytes(), std::int64_t(140'000'000'000));
+    QCOMPARE(formatBytes(gib.scenario.gpu.capacityBytes, ByteUnit::GiB), std::string("74.5 GiB"));
+    QCOMPARE(formatBytes(gib.scenario.gpu.usableBytes(), ByteUnit::GiB), std::string("79.6 GiB"));
+    QCOMPARE(formatBytes(gib.scenario.gpu.usableBytes(), ByteUnit::GB), std::string("85.5 GB"));
+    QCOMPARE(lessonDocument(*l, 2).unit, ByteUnit::GB);
     // Optimizer offload: bf16 weight shards stay, 70e9 x 2 / 8 = 17.5 GB; host
     // 70e9 x 14 / 8 x 8 GPUs per node = 980 GB.
-    const MemoryReport offload = estimate(lessonDocument(*l, 2).scenario);
+    const MemoryReport offload = estimate(lessonDocument(*l, 3).scenario);
     QCOMPARE(offload.peakBytes(), std::int64_t(17'500'000'000));
     QCOMPARE(offload.hostBytesPerNode, std::int64_t(980'000'000'000));
     // 16 GPUs, and pure bf16 AdamW on 8: 70 GB before activations.
-    QCOMPARE(estimate(lessonDocument(*l, 3).scenario).peakBytes(), std::int64_t(70'000'000'000));
-    QCOMPARE(lessonDocument(*l, 4).scenario.recipe.totalBytesPerParameter(), std::int64_t(8));
     QCOMPARE(estimate(lessonDocument(*l, 4).scenario).peakBytes(), std::int64_t(70'000'000'000));
-    QVERIFY(!estimate(lessonDocument(*l, 5).scenario).fits());
+    QCOMPARE(lessonDocument(*l, 5).scenario.recipe.totalBytesPerParameter(), std::int64_t(8));
+    QCOMPARE(estimate(lessonDocument(*l, 5).scenario).peakBytes(), std::int64_t(70'000'000'000));
+    QVERIFY(!estimate(lessonDocument(*l, 6).scenario).fits());
 }
 
 void TestLesson::thirteenBOnA100s()

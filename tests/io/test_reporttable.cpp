@@ -37,7 +37,7 @@ void TestReportTable::zeroStatesOnlyByHand()
     // ZeRO-3 on 64 GPUs, model states only (the ZeRO paper's Figure 1 accounting): each
     // GPU holds ceil(70,553,706,496 / 64) = 1,102,401,664 parameters' shards, x 2 B
     // weights, 2 B gradients, 4 B master weights, 8 B Adam = 17,638,426,624 B in all,
-    // 22.0% of 80 GB.
+    // 20.6% of the 85,520,809,984 bytes (81,559 MiB) the H100's driver reports.
     Scenario s = seventyB(64, ZeroStage::Zero3);
     s.modelStatesOnly = true;
     const ReportTable t = reportTable(s, estimate(s), ByteUnit::GB);
@@ -50,10 +50,11 @@ void TestReportTable::zeroStatesOnlyByHand()
     QCOMPARE(row[6], std::int64_t(8) * 1'102'401'664);
     QCOMPARE(row[7], std::int64_t(0));
     QCOMPARE(row[9], std::int64_t(17'638'426'624));
-    QCOMPARE(row[10], std::int64_t(220)); // per mille: 17.638 / 80 = 0.2205 -> 220
+    // per mille: 17,638,426,624 x 1000 / 85,520,809,984 = 206.25 -> 206
+    QCOMPARE(row[10], std::int64_t(206));
     QCOMPARE(t.rankLabels.front(), QStringLiteral("GPU 0–63"));
     QCOMPARE(t.text(0, 9), QStringLiteral("17.6"));
-    QCOMPARE(t.text(0, 10), QStringLiteral("22.0%"));
+    QCOMPARE(t.text(0, 10), QStringLiteral("20.6%"));
     QCOMPARE(t.headers.value(9), QStringLiteral("Total (GB)"));
     QCOMPARE(t.headers.value(10), QStringLiteral("Of H100"));
 }
@@ -89,13 +90,13 @@ void TestReportTable::csvAndMarkdown()
                                       "Activations (bytes),Buffers (bytes),Total (bytes),"
                                       "Of H100 (fraction),Host offload (bytes)"));
     QCOMPARE(lines[1], QStringLiteral("GPU 0–63,64,0,2204803328,2204803328,4409606656,"
-                                      "8819213312,0,0,17638426624,0.220,0"));
+                                      "8819213312,0,0,17638426624,0.206,0"));
     const QStringList md = toMarkdown(t).split(u'\n', Qt::SkipEmptyParts);
     QCOMPARE(md.size(), 3);
     QVERIFY(md[0].startsWith(QStringLiteral("| GPUs | Count | Stage | Weights (GB) |")));
     QCOMPARE(md[1], QStringLiteral("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"));
     QCOMPARE(md[2], QStringLiteral("| GPU 0–63 | 64 | 0 | 2.2 | 2.2 | 4.4 | 8.8 | 0.0 | 0.0 | "
-                                   "17.6 | 22.0% | 0.0 |"));
+                                   "17.6 | 20.6% | 0.0 |"));
 }
 
 void TestReportTable::invalidReportHasNoRows()

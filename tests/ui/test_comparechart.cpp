@@ -224,6 +224,19 @@ void TestCompareChart::tooltipShowsBreakdownAndVerdict()
         plainTextOf(chart.tooltipText(3)).simplified().contains(QStringLiteral("Total 16.3 GiB")));
     QVERIFY(chart.tooltipText(4).isEmpty());
     QVERIFY(chart.tooltipText(-1).isEmpty());
+
+    // The catalog's H100 names the card as sold and its usable 81,559 MiB = 85.52 GB:
+    // DDP 1,120 - 85.52 = 1,034.5 GB over; ZeRO-3 85.52 - 17.5 = 68.02 GB to spare.
+    Scenario h100 = seventyB(64, ZeroStage::Zero3);
+    h100.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
+    chart.setScenario(h100, ByteUnit::GB);
+    QCOMPARE(chart.capacityValue(), 85.520809984);
+    const QString over = plainTextOf(chart.tooltipText(0)).simplified();
+    QVERIFY2(over.contains(QStringLiteral("Overflows the H100 80 GB (85.5 GB usable) by 1,034 GB")),
+             qPrintable(over));
+    const QString spare = plainTextOf(chart.tooltipText(3)).simplified();
+    QVERIFY2(spare.contains(QStringLiteral("Fits the H100 80 GB (85.5 GB usable), 68 GB to spare")),
+             qPrintable(spare));
 }
 
 void TestCompareChart::clickSelectsStrategy()

@@ -238,18 +238,20 @@ void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
     // Llama 3 70B: 70,553,706,496 x 16 B = 1,128.86 GB of model states per GPU under DDP,
     // plus 8.73 GB of activations (tests/app/test_reportcommand.cpp writes them out),
     // 0.54 GB CUDA context, a 25 MiB DDP bucket, and 5 % fragmentation reserve:
-    // (1,128.86 + 8.73 + 0.537 + 0.026) x 1.05 = 1,195.06 GB, 1,115 GB over 80 GB.
+    // (1,128.86 + 8.73 + 0.537 + 0.026) x 1.05 = 1,195.06 GB, 1,109.5 GB over the
+    // H100's usable 81,559 MiB = 85.52 GB.
     QCOMPARE(w.verdictSentence(),
-             QStringLiteral("Overflows by 1,115 GB per GPU: DDP keeps a full copy on every GPU"));
+             QStringLiteral("Overflows by 1,110 GB per GPU: DDP keeps a full copy on every GPU"));
     // The headline in the verdict's type, the reason under it.
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Overflows by 1,115 GB per GPU"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Overflows by 1,110 GB per GPU"));
     QCOMPARE(w.verdictReasonLabel()->text(), QStringLiteral("DDP keeps a full copy on every GPU"));
     QCOMPARE(w.chart()->barCount(), 1);
     const MemoryReport &r = w.session()->report();
     QCOMPARE(w.chart()->stackTop(0), double(r.peakBytes()) / 1e9);
     QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 70553706496.0 * 2 / 1e9);
     QCOMPARE(w.chart()->componentHeight(0, Component::Activations), 8729395200.0 / 1e9);
-    QCOMPARE(w.chart()->capacityValue(), 80.0);
+    // The line at the H100's usable 81,559 MiB = 85,520,809,984 bytes.
+    QCOMPARE(w.chart()->capacityValue(), 85.520809984);
     // The model-states-only view is 16 bytes per parameter exactly (ZeRO paper, Figure 1).
     w.modelStatesOnlyBox()->setChecked(true);
     QCOMPARE(w.chart()->stackTop(0), 70553706496.0 * 16 / 1e9);
@@ -268,7 +270,7 @@ void TestMainWindow::strategyButtonsReachZero3Fit()
         QCOMPARE(int(w.session()->scenario().layout.zeroStage), z);
         QCOMPARE(w.chart()->stackTop(0), expected[z]);
     }
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 80 GB per GPU"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 85.5 GB usable per GPU"));
     // The bar's parts are the sharded components: 2 + 2 + 4 + 8 bytes x 70e9 / 64.
     QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 2.1875);
     QCOMPARE(w.chart()->componentHeight(0, Component::OptimizerStates), 8.75);
@@ -286,10 +288,11 @@ void TestMainWindow::gpuSliderUpdatesWhileDragging()
     w.gpuSlider()->setSliderDown(true); // a drag in progress: no release yet
     w.gpuSlider()->setValue(at8);
     QCOMPARE(w.chart()->stackTop(0), 140.0); // 16 B x 70e9 / 8 = 140 GB
-    QVERIFY(w.verdictLabel()->text().startsWith(QStringLiteral("Overflows by 60 GB per GPU")));
+    // 140e9 - 85,520,809,984 usable = 54,479,190,016 bytes over.
+    QVERIFY(w.verdictLabel()->text().startsWith(QStringLiteral("Overflows by 54.5 GB per GPU")));
     w.gpuSlider()->setValue(at16);
     QCOMPARE(w.chart()->stackTop(0), 70.0);
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 70 GB of 80 GB per GPU"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 70 GB of 85.5 GB usable per GPU"));
     QCOMPARE(w.gpuSpin()->value(), 16);
     w.gpuSlider()->setSliderDown(false);
 }
@@ -382,9 +385,11 @@ void TestMainWindow::unitSwitchRedrawsInGib()
     MainWindow w;
     w.strategyButtons()->button(3)->click();
     w.session()->setUnit(ByteUnit::GiB);
-    QCOMPARE(w.chart()->capacityValue(), 80e9 / 1073741824.0);
-    QCOMPARE(w.chart()->capacityLabel(), QStringLiteral("H100\n80 GB\n= 74.5 GiB"));
-    QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("of 74.5 GiB")));
+    // The line at the driver's 81,559 MiB = 81,559 / 1,024 GiB = 79.65 GiB; the label
+    // names the card as sold (80 GB = 74.5 GiB) and what the line stands for.
+    QCOMPARE(w.chart()->capacityValue(), 81559 / 1024.0);
+    QCOMPARE(w.chart()->capacityLabel(), QStringLiteral("H100 80 GB\n79.6 GiB usable"));
+    QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("of 79.6 GiB usable")));
 }
 
 void TestMainWindow::groupsWhenTooManyGpus()
@@ -626,17 +631,18 @@ void TestMainWindow::lessonsStepThroughTheSeeds()
     w.startLesson(0); // resources/lessons/01-ddp-never-fits.json
     QCOMPARE(w.lessonStep(), 0);
     QVERIFY(!w.lessonText().isEmpty());
-    QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("1,040 GB")));
+    // 1,120e9 - 85,520,809,984 usable = 1,034,479,190,016 bytes over.
+    QVERIFY(w.verdictLabel()->text().contains(QStringLiteral("1,034 GB")));
     // Steps 2-6: 64 and 1,024 GPUs under DDP, then ZeRO-1, 2, 3 on 64 GPUs.
     for (int i = 0; i < 5; ++i)
         QVERIFY(w.stepLesson(+1));
     QCOMPARE(w.lessonStep(), 5);
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 80 GB per GPU"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 17.5 GB of 85.5 GB usable per GPU"));
     while (w.stepLesson(+1)) {
     }
     // The last step counts Llama 3 70B's activations and buffers too (the lesson's
     // sentence states 34.9 GB; tests/io/test_lesson.cpp checks it against the engine).
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 34.9 GB of 80 GB per GPU"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 34.9 GB of 85.5 GB usable per GPU"));
     QVERIFY(!w.stepLesson(+1));
     QVERIFY(w.stepLesson(-1));
     w.endLesson();
@@ -981,7 +987,8 @@ void TestMainWindow::lessonChartKeepsOneScale()
                 QStringLiteral("step %1: y axis to %2").arg(step + 1).arg(w.chart()->axisTop())));
         w.stepLesson(+1);
     }
-    // Without the option the axis fits the step: ZeRO-3's 17.5 GB under the 80 GB line.
+    // Without the option the axis fits the step: ZeRO-3's 17.5 GB under the H100's 85.5 GB
+    // line.
     w.lessonPlayer()->goToLessonStep(5);
     w.setLessonChartOptions(false, false);
     settleLayouts();
@@ -1321,10 +1328,13 @@ void TestMainWindow::lessonStepSaysWhatChanged()
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: FlashAttention → off"));
     QVERIFY(w.stepLesson(-1));
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: FlashAttention → on"));
-    // 02-zero3-on-8-h100s.json: step 2 only switches the view, step 3 sets the offload.
+    // 02-zero3-on-8-h100s.json: step 2 shows GiB (GB against GiB), step 3 switches the
+    // view and back to GB, step 4 sets the offload.
     w.startLesson(1);
     QVERIFY(w.stepLesson(+1));
-    QCOMPARE(w.lessonChangesText(), QStringLiteral("No settings changed."));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Unit → GiB"));
+    QVERIFY(w.stepLesson(+1));
+    QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: Unit → GB"));
     QVERIFY(w.stepLesson(+1));
     QCOMPARE(w.lessonChangesText(), QStringLiteral("Changed: CPU offload → optimizer"));
     QCOMPARE(w.session()->scenario().layout.offload, Offload::Optimizer);

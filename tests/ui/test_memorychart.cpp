@@ -19,6 +19,7 @@ private slots:
     void initTestCase() { QLocale::setDefault(QLocale::c()); }
     void stackTopIsSumOfParts();
     void capacityLineAndOverflowMarking();
+    void capacityLineAtTheDriverTotal();
     void overflowHiddenWhenItFits();
     void tooltipHasExactBytes();
     void invalidReportShowsMessage();
@@ -60,6 +61,27 @@ void TestMemoryChart::capacityLineAndOverflowMarking()
     const double topPx = chart.plot()->yAxis->coordToPixel(chart.stackTop(0));
     QVERIFY(linePx > topPx);
     QVERIFY(topPx > chart.plot()->axisRect()->top()); // the bar's top is on screen
+}
+
+void TestMemoryChart::capacityLineAtTheDriverTotal()
+{
+    // The catalog's H100 SXM 80GB: its driver reports 81,559 MiB = 85,520,809,984 bytes,
+    // where the line is drawn; the label names the card as sold and the line's value.
+    Scenario s = seventyB(64, ZeroStage::Ddp);
+    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
+    MemoryChart chart;
+    chart.setReport(s, estimate(s), ByteUnit::GB);
+    QCOMPARE(chart.capacityValue(), 85.520809984);
+    QCOMPARE(chart.capacityLabel(), QStringLiteral("H100 80 GB\n85.5 GB usable"));
+    // The overflow part starts at the line: 1,120 - 85.520809984 GB above it.
+    auto *overflow = qobject_cast<QCPBars *>(chart.plot()->plottable(componentCount));
+    QVERIFY(overflow);
+    QCOMPARE(overflow->baseValue(), 85.520809984);
+    QCOMPARE(overflow->data()->at(0)->value, 1120.0 - 85.520809984);
+    // In GiB: 81,559 / 1,024 = 79.65 GiB.
+    chart.setReport(s, estimate(s), ByteUnit::GiB);
+    QCOMPARE(chart.capacityValue(), 81559 / 1024.0);
+    QCOMPARE(chart.capacityLabel(), QStringLiteral("H100 80 GB\n79.6 GiB usable"));
 }
 
 void TestMemoryChart::overflowHiddenWhenItFits()

@@ -143,9 +143,9 @@ void TestPlanPanel::firstRowIsThePlannersFastest()
     // Every fitting layout keeps the 512 sequences: m x b x d = 2,097,152 / 4,096.
     for (const PlanCandidate &c : r.fitting)
         QCOMPARE(c.training.globalBatch(c.layout.dataParallel()), std::int64_t(512));
-    // And fits: its peak is at most the card's 80 GB.
+    // And fits: its peak is at most the card's usable 81,559 MiB = 85,520,809,984 bytes.
     for (const PlanCandidate &c : r.fitting)
-        QVERIFY(c.peakBytes <= 80'000'000'000);
+        QVERIFY(c.peakBytes <= 85'520'809'984);
     // The unit follows the session: GiB = 2^30 bytes.
     session.setUnit(ByteUnit::GiB);
     QCOMPARE(cell(PlanTableModel::PeakMemory),
@@ -270,10 +270,11 @@ void TestPlanPanel::frontierIsNonIncreasing()
             dominated = dominated || (f->key <= p->key && f->value <= p->value);
         QVERIFY(dominated);
     }
-    // The capacity line at the card's 80 GB, and every point under it.
-    QCOMPARE(panel.capacityLine()->point1->value(), 80.0);
+    // The capacity line at the H100's usable 81,559 MiB = 85.520809984 GB (not the
+    // datasheet's 80), and every point under it.
+    QCOMPARE(panel.capacityLine()->point1->value(), 85.520809984);
     for (auto p = points->data()->constBegin(); p != points->data()->constEnd(); ++p)
-        QVERIFY(p->value <= 80.0);
+        QVERIFY(p->value <= 85.520809984);
 }
 
 void TestPlanPanel::paretoFrontierByHand()
@@ -323,7 +324,7 @@ void TestPlanPanel::invalidScenarioShowsAMessage()
     QVERIFY(second.tableModel()->rowCount() > 0);
 
     // Nothing fits one GPU of Llama 3.1 405B: its 405,853,388,800 parameters (Meta's
-    // config.json, docs/models.md) x 16 B = 6.49 TB of model states overflow the 80 GB card
+    // config.json, docs/models.md) x 16 B = 6.49 TB of model states overflow the 85.5 GB card
     // and, offloaded, the node's 2 TB of host RAM: a message, no rows.
     other.setModelPreset("llama3.1-405b");
     other.setGpus(1);

@@ -29,7 +29,7 @@ CompareBars compareBars(const Scenario &s, const std::array<StrategyVariant, 4> 
             bar.label += (n == 0 ? "\n" : ", ") + notes[n];
     }
     const MemoryReport &own = variants[std::size_t(out.current)].report;
-    out.capacityBytes = own.valid() ? own.capacityBytes : s.gpu.capacityBytes;
+    out.capacityBytes = own.valid() ? own.capacityBytes : s.gpu.usableBytes();
     return out;
 }
 

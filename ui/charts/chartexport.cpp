@@ -1,5 +1,6 @@
 #include "chartexport.h"
 
+#include "chartparts.h"
 #include "format.h"
 #include "qtext.h"
 #include "scenariofile.h"
@@ -287,15 +288,7 @@ QString scenarioCaption(const Scenario &s)
                           params);
     else // a plain count has no name beyond its size
         parts << QStringLiteral("%1 params (plain count)").arg(params);
-    const QString card =
-        QString::fromStdString(s.gpu.shortName.empty() ? s.gpu.name : s.gpu.shortName);
-    // Short names like "A100 40GB" already carry the size; "H100" does not.
-    parts << (card.contains(QLatin1String("GB"))
-                  ? QStringLiteral("%1 × %2").arg(l.gpus).arg(card)
-                  : QStringLiteral("%1 × %2 %3")
-                        .arg(l.gpus)
-                        .arg(card, QString::fromStdString(
-                                       formatBytes(s.gpu.capacityBytes, ByteUnit::GB))));
+    parts << QStringLiteral("%1 × %2").arg(l.gpus).arg(cardName(s.gpu));
     QStringList layout;
     if (l.tensorParallel > 1)
         layout << QStringLiteral("t %1").arg(l.tensorParallel);

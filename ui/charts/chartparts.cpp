@@ -154,12 +154,30 @@ void styleCapacityLabel(QCPItemText *label, const ChartStyle &style, const QFont
 
 void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const QString &text)
 {
-    const QRect area = plot->axisRect()->rect();
+    QRect area = plot->axisRect()->rect();
     QString shown = text;
-    if (textBox(label->font(), shown, label->padding()).height() > area.height())
-        shown.replace(u'\n', u' ');
+    if (textBox(label->font(), shown, label->padding()).height() > area.height()) {
+        // One line: a label of usable bytes keeps the value its line marks ("85.5 GB
+        // usable", capacityText()); any other joins its lines ("H100 80 GB").
+        const qsizetype lastBreak = shown.lastIndexOf(u'\n');
+        if (lastBreak >= 0 && shown.endsWith(QStringLiteral(" usable")))
+            shown = shown.mid(lastBreak + 1);
+        else
+            shown.replace(u'\n', u' ');
+    }
     if (label->text() != shown)
         label->setText(shown);
+    // Room right of the axis rect for the label as shown: a chart's fixed right margin
+    // grows to the label's width ("85.5 GB usable" is wider than "H100 80 GB").
+    const int need = int(std::ceil(textBox(label->font(), shown, label->padding()).width())) + 2;
+    QMargins margins = plot->axisRect()->margins();
+    if (label->visible() && !(plot->axisRect()->autoMargins() & QCP::msRight) &&
+        margins.right() < need) {
+        margins.setRight(need);
+        plot->axisRect()->setMargins(margins);
+        relayoutPlot(plot);
+        area = plot->axisRect()->rect();
+    }
     // Centred on the line, moved no further than needed to stay inside the axis rect.
     const double height = textBox(label->font(), shown, label->padding()).height();
     const double linePx = plot->yAxis->coordToPixel(value);
@@ -169,11 +187,26 @@ void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const
     label->position->setCoords(1.0, plot->yAxis->pixelToCoord(top));
 }
 
-QString capacityText(const std::string &gpuName, std::int64_t capacityBytes, ByteUnit unit)
+QString cardName(const Gpu &gpu)
 {
-    QString text = toQString(gpuName) + u'\n' + toQString(formatBytes(capacityBytes, ByteUnit::GB));
+    const QString card = toQString(gpu.shortName.empty() ? gpu.name : gpu.shortName);
+    // Short names like "A100 40GB" already carry the size; "H100" does not.
+    if (card.contains(QLatin1String("GB")))
+        return card;
+    return card + u' ' + toQString(formatBytes(gpu.capacityBytes, ByteUnit::GB));
+}
+
+QString capacityText(const Gpu &gpu, ByteUnit unit, bool oneLine)
+{
+    if (gpu.driverReportedBytes > 0)
+        return cardName(gpu) + (oneLine ? QStringLiteral(": ") : QStringLiteral("\n")) +
+               toQString(formatBytes(gpu.usableBytes(), unit)) + QStringLiteral(" usable");
+    const QChar gap = oneLine ? u' ' : u'\n';
+    QString text =
+        toQString(gpu.shortName) + gap + toQString(formatBytes(gpu.capacityBytes, ByteUnit::GB));
     if (unit == ByteUnit::GiB)
-        text += QStringLiteral("\n= %1").arg(toQString(formatBytes(capacityBytes, ByteUnit::GiB)));
+        text += gap + QStringLiteral("= %1").arg(
+                          toQString(formatBytes(gpu.capacityBytes, ByteUnit::GiB)));
     return text;
 }
 

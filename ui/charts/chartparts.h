@@ -1,6 +1,7 @@
 #pragma once
 
 #include "format.h"
+#include "gpu.h"
 #include "memoryreport.h"
 #include "palette.h"
 #include "qtext.h"
@@ -98,9 +99,15 @@ void styleCapacityLabel(QCPItemText *label, const ChartStyle &style, const QFont
 /// no more than it must; on one line ("H100 80 GB") where the axis rect is shorter than
 /// its lines. Call it after the layout, with the label's full `text`.
 void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const QString &text);
-/// The label of a card's capacity: "H100\n80 GB", and "\n= 74.5 GiB" when `unit` is GiB
-/// (cards are sold in GB, 10^9 bytes).
-QString capacityText(const std::string &gpuName, std::int64_t capacityBytes, ByteUnit unit);
+/// A card by its short name and the datasheet size it is sold as, GB = 1e9 bytes:
+/// "H100 80 GB"; a short name that carries its size already ("A100 40GB") as it is.
+QString cardName(const Gpu &gpu);
+/// The label of a card's capacity line, which is drawn at Gpu::usableBytes(): the card
+/// as sold and, where the driver's total is known, that total in `unit`: "H100 80 GB\n85.5
+/// GB usable" (81,559 MiB = 85,520,809,984 bytes; "79.6 GiB usable" in GiB). A card with
+/// no driver figure keeps its datasheet label, "MI325X\n256 GB" ("\n= 238.4 GiB" added
+/// in GiB). `oneLine` joins the lines: "H100 80 GB: 85.5 GB usable", "MI325X 256 GB".
+QString capacityText(const Gpu &gpu, ByteUnit unit, bool oneLine = false);
 
 /// A text item for the value above a bar: anchored at its bottom centre, `gap` pixels above
 /// the point it is placed at.

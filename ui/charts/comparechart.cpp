@@ -84,12 +84,19 @@ QString CompareChart::tooltipText(int i) const
     // The verdict's figures are the engine's (core/verdict.h); the spare room is the one
     // difference left for display.
     const Verdict v = verdict(s, r);
-    const QString capacity = toQString(formatBytes(r.capacityBytes, m_unit));
+    // The card by the size it is sold as and its usable bytes where the driver's total is
+    // known ("the H100 80 GB (85.5 GB usable)"), else by its datasheet figure alone.
+    const QString capacity =
+        s.gpu.driverReportedBytes > 0
+            ? QStringLiteral("%1 (%2 usable)")
+                  .arg(cardName(s.gpu).toHtmlEscaped(),
+                       toQString(formatBytes(r.capacityBytes, m_unit)))
+            : toQString(formatBytes(r.capacityBytes, m_unit)) + QStringLiteral(" GPU");
     if (v.gpuOverflows())
-        text += QStringLiteral("<b>Overflows</b> the %1 GPU by %2")
+        text += QStringLiteral("<b>Overflows</b> the %1 by %2")
                     .arg(capacity, toQString(formatBytes(v.gpuOverflowBytes, m_unit)));
     else
-        text += QStringLiteral("<b>Fits</b> the %1 GPU, %2 to spare")
+        text += QStringLiteral("<b>Fits</b> the %1, %2 to spare")
                     .arg(capacity, toQString(formatBytes(r.capacityBytes - r.peakBytes(), m_unit)));
     if (v.hostOverflows())
         text += QStringLiteral("<br>host RAM per node overflows by %1")
@@ -225,7 +232,7 @@ void CompareChart::setComparison(const Scenario &s, const std::array<StrategyVar
     m_bars.setBars(keys, shown, scale);
 
     m_capacity = double(bars.capacityBytes) / scale;
-    m_capacityText = capacityText(s.gpu.shortName, bars.capacityBytes, unit);
+    m_capacityText = capacityText(s.gpu, unit);
     m_bars.setCapacity(m_capacity, m_capacityText);
     double top = 0;
     for (int i = 0; i < 4; ++i) {

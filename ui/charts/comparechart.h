@@ -100,7 +100,7 @@ private:
     double m_capacity = 0;
     double m_top = 0;         ///< the tallest stack, display units
     double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
-    QString m_capacityText;   ///< the capacity label in full, e.g. "H100\n80 GB"
+    QString m_capacityText;   ///< the capacity label in full, e.g. "H100 80 GB\n85.5 GB usable"
     int m_current = 0;
     int m_level = 0; ///< tick label length: 0 as written, 1 a part a line, 2 a word
     ByteUnit m_unit = ByteUnit::GB;

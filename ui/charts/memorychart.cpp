@@ -181,7 +181,7 @@ void MemoryChart::setReport(const Scenario &s, const MemoryReport &r, ByteUnit u
     m_staged = m_groups.size() > 1;
     m_capacity = double(r.capacityBytes) / m_scale;
     m_bars.setCapacityVisible(m_valid);
-    m_capacityText = capacityText(s.gpu.shortName, r.capacityBytes, unit);
+    m_capacityText = capacityText(s.gpu, unit);
 
     // Decide from the pixels of the last layout; the next layout checks again.
     const double width = plot()->axisRect()->width();

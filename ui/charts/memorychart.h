@@ -137,11 +137,11 @@ private:
     int m_level = 0;  ///< tick label length: 0 full, 1 one line, 2 a number
     int m_stride = 1; ///< every m_stride-th bar labelled
     double m_capacity = 0;
-    double m_top = 0;                    ///< the tallest stack, display units
-    double m_headroom = 1.14;            ///< value axis: max(top, capacity) x this
-    QString m_capacityText;              ///< the capacity label in full, e.g. "H100\n80 GB"
-    QString m_xTitle;                    ///< the GPU axis' title in full (fitText() may shorten it)
-    double m_scale = 1;                  ///< bytes per display unit
+    double m_top = 0;         ///< the tallest stack, display units
+    double m_headroom = 1.14; ///< value axis: max(top, capacity) x this
+    QString m_capacityText;   ///< the capacity label in full, e.g. "H100 80 GB\n85.5 GB usable"
+    QString m_xTitle;         ///< the GPU axis' title in full (fitText() may shorten it)
+    double m_scale = 1;       ///< bytes per display unit
     std::int64_t m_lessonScaleBytes = 0; ///< setLessonOverlay(): 0 for none
     std::vector<MemoryBar> m_previous;   ///< the previous step's group bars
     std::int64_t m_previousGpus = 0;     ///< GPUs in m_previous

@@ -293,9 +293,7 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
     m_capacityText->setVisible(m_capacityShown);
     placeHorizontalLine(m_capacityLine, m_capacity);
     m_capacityText->position->setCoords(0.005, m_capacity);
-    m_capacityText->setText(
-        QStringLiteral("%1 capacity %2")
-            .arg(toQString(s.gpu.shortName), toQString(formatBytes(r.capacityBytes, unit))));
+    m_capacityText->setText(capacityText(s.gpu, unit, true));
 
     // The same time axis as TimelineView: 1 % to spare on the right.
     plot()->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);

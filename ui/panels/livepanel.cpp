@@ -270,7 +270,8 @@ void LivePanel::rebuild()
     showInLegend(m_reservedBars, anyReserved);
 
     // Capacity: each GPU's driver total across its pair (runs of equal totals drawn as
-    // one line); before any reading, the scenario's datasheet figure across all pairs.
+    // one line); before any reading, the scenario's usable bytes (Gpu::usableBytes())
+    // across all pairs.
     struct Segment
     {
         double from, to, value;
@@ -309,9 +310,7 @@ void LivePanel::rebuild()
                 .arg(shortGpuName(last.name), toQString(formatBytes(last.totalBytes, m_unit))));
     } else if (n > 0) {
         m_predictedBars.setCapacity(double(r.capacityBytes) / scale,
-                                    tr("%1\n%2\ndatasheet")
-                                        .arg(toQString(m_session->scenario().gpu.shortName),
-                                             toQString(formatBytes(r.capacityBytes, m_unit))));
+                                    capacityText(m_session->scenario().gpu, m_unit));
     }
 
     // Room right of the axis rect for the capacity label, however long the GPU's name.

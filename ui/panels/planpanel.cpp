@@ -661,9 +661,8 @@ void PlanPanel::drawChart()
     m_capacityLabel->setVisible(m_capacityBytes > 0 && any);
     if (m_capacityBytes > 0) {
         placeHorizontalLine(m_capacityLine, capacity);
-        QString text = capacityText(m_session->scenario().gpu.shortName, m_capacityBytes, m_unit);
-        text.replace(u'\n', u' ');
-        m_capacityText = text + QStringLiteral(" capacity");
+        m_capacityText =
+            capacityText(m_session->scenario().gpu, m_unit, true) + QStringLiteral(" capacity");
         m_capacityLabel->setText(m_capacityText);
         m_capacityLabel->position->setCoords(1.0, capacity);
     }
@@ -741,13 +740,19 @@ void PlanPanel::fitText()
         relayoutPlot(m_plot);
     if (clearAxisCorner(m_plot))
         relayoutPlot(m_plot);
-    // The capacity label inside the axis rect: "H100 80 GB" where the whole is wider.
+    // The capacity label inside the axis rect: without " capacity" where the whole is
+    // wider, then the line's value alone ("85.5 GB usable") where that is still too wide.
     if (m_capacityLabel->visible()) {
         area = m_plot->axisRect()->rect();
         QString shown = m_capacityText;
-        if (textBox(m_capacityLabel->font(), shown, m_capacityLabel->padding()).width() >
-            area.width())
+        const auto tooWide = [&] {
+            return textBox(m_capacityLabel->font(), shown, m_capacityLabel->padding()).width() >
+                   area.width();
+        };
+        if (tooWide())
             shown.chop(QStringLiteral(" capacity").size());
+        if (const qsizetype colon = shown.indexOf(QStringLiteral(": ")); tooWide() && colon > 0)
+            shown = shown.mid(colon + 2);
         if (m_capacityLabel->text() != shown)
             m_capacityLabel->setText(shown);
     }

@@ -165,7 +165,7 @@ private:
         PlanRequest request;
         QByteArray key;
         QString error;
-        std::int64_t capacityBytes = 0; ///< the card's capacity as estimate() checks it
+        std::int64_t capacityBytes = 0; ///< the card's usable bytes, as estimate() checks it
     };
     Inputs currentInputs() const;
     /// The session's m × b × d × s (d at least 1), rounded to a multiple of s.
@@ -235,7 +235,7 @@ private:
     double m_top = 0;         ///< the tallest point, in m_unit
     double m_capacity = 0;    ///< the capacity line, in m_unit
     double m_headroom = 1.12; ///< the memory axis' top over the larger of the two
-    QString m_capacityText;   ///< the capacity label in full ("H100 80 GB capacity")
+    QString m_capacityText;   ///< the label in full ("H100 80 GB: 85.5 GB usable capacity")
 };
 
 } // namespace shardscope
