@@ -86,7 +86,7 @@ StrategySweep sweepStrategies(const Scenario &s, SweepAxis axis)
     StrategySweep out;
     out.axis = axis;
     out.values = sweepValues(axis);
-    out.capacityBytes = s.gpu.capacityBytes;
+    out.capacityBytes = s.gpu.usableBytes();
     for (auto &series : out.peakBytes)
         series.reserve(out.values.size());
     for (const std::int64_t x : out.values) {

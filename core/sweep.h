@@ -55,7 +55,7 @@ struct StrategySweep
     /// MemoryReport::peakBytes() at values[i], bytes per GPU (the busiest GPU); nullopt where
     /// the engine cannot estimate that layout.
     std::array<std::vector<std::optional<std::int64_t>>, 4> peakBytes;
-    /// The card's capacity, bytes per GPU (the scenario's gpu.capacityBytes).
+    /// The card's capacity, bytes per GPU: Gpu::usableBytes(), what fit verdicts use.
     std::int64_t capacityBytes = 0;
 };
 

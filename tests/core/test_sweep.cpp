@@ -102,6 +102,7 @@ void TestSweep::ddpIsFlatAndZeroFallsAsOneOverN()
     const StrategySweep sweep =
         sweepStrategies(plainModelStates(70'000'000'000, 64), SweepAxis::Gpus);
     QCOMPARE(sweep.axis, SweepAxis::Gpus);
+    // A card with no driver figure: its usable bytes are the datasheet's 80e9.
     QCOMPARE(sweep.capacityBytes, std::int64_t(80'000'000'000));
     for (std::size_t i = 0; i < sweep.values.size(); ++i)
         QCOMPARE(sweep.peakBytes[0][i], std::optional<std::int64_t>(1'120'000'000'000));

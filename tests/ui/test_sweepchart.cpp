@@ -136,12 +136,13 @@ void TestSweepChart::dotAndCapacity()
     QCOMPARE(valueAt(chart.line(3), 64), peak);
     QCOMPARE(chart.currentDot()->scatterStyle().brush().color(),
              SweepChart::strategyColor(3, false));
-    // 80 GB, labelled as the other charts label it; in GiB too.
-    QCOMPARE(chart.capacityValue(), 80.0);
-    QCOMPARE(chart.capacityItem()->text(),
-             capacityText(s.gpu.shortName, 80'000'000'000, ByteUnit::GB));
+    // The driver's 81,559 MiB = 85,520,809,984 bytes, labelled as the other charts label
+    // it; in GiB too (81,559 / 1,024 = 79.6474609375 GiB).
+    QCOMPARE(chart.capacityValue(), 85.520809984);
+    QCOMPARE(chart.capacityItem()->text(), QStringLiteral("H100 80 GB\n85.5 GB usable"));
+    QCOMPARE(chart.capacityItem()->text(), capacityText(s.gpu, ByteUnit::GB));
     chart.setScenario(s, SweepAxis::Gpus, ByteUnit::GiB);
-    QCOMPARE(chart.capacityValue(), 80e9 / double(1LL << 30));
+    QCOMPARE(chart.capacityValue(), 79.6474609375);
     QVERIFY(chart.plot()->yAxis->label().contains(QStringLiteral("GiB")));
     // Off the ladder (48 GPUs) the dot still stands at 48, between 32 and 64.
     chart.setScenario(llama70b(48, ZeroStage::Zero3), SweepAxis::Gpus, ByteUnit::GB);

@@ -158,10 +158,13 @@ void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const
     QString shown = text;
     if (textBox(label->font(), shown, label->padding()).height() > area.height()) {
         // One line: a label of usable bytes keeps the value its line marks ("85.5 GB
-        // usable", capacityText()); any other joins its lines ("H100 80 GB").
-        const qsizetype lastBreak = shown.lastIndexOf(u'\n');
-        if (lastBreak >= 0 && shown.endsWith(QStringLiteral(" usable")))
-            shown = shown.mid(lastBreak + 1);
+        // usable" of capacityText(), "85.5 GB" of "H100\n85.5 GB\nusable"); any other
+        // joins its lines ("H100 80 GB").
+        const QStringList lines = shown.split(u'\n');
+        if (lines.size() >= 2 && lines.back() == QStringLiteral("usable"))
+            shown = lines.at(lines.size() - 2);
+        else if (lines.size() >= 2 && lines.back().endsWith(QStringLiteral(" usable")))
+            shown = lines.back();
         else
             shown.replace(u'\n', u' ');
     }

@@ -125,7 +125,10 @@ void CompareChart::fitText()
     QRect area = plot()->axisRect()->rect();
     if (!plotLaidOut())
         return;
-    // Legend columns and value ticks first: they decide the axis rect's width.
+    // The capacity label's room first (fitCapacityLabel() widens the right margin to it),
+    // then legend columns and value ticks: they decide the axis rect's width.
+    fitCapacityLabel(plot(), m_bars.label(), m_capacity, m_capacityText);
+    area = plot()->axisRect()->rect();
     const int wrap = plot()->legend->wrap();
     fitLegendColumns(plot(), 7); // also for exports, which emit no beforeReplot
     // Headroom above the tallest bar or the line for one total and the line's pen.
@@ -232,7 +235,13 @@ void CompareChart::setComparison(const Scenario &s, const std::array<StrategyVar
     m_bars.setBars(keys, shown, scale);
 
     m_capacity = double(bars.capacityBytes) / scale;
-    m_capacityText = capacityText(s.gpu, unit);
+    // Three short lines, "H100\n85.5 GB\nusable", so the label keeps to the chart's
+    // right margin even at 600 px in the presentation style.
+    m_capacityText =
+        s.gpu.driverReportedBytes > 0
+            ? QStringLiteral("%1\n%2\nusable")
+                  .arg(toQString(s.gpu.shortName), toQString(formatBytes(bars.capacityBytes, unit)))
+            : capacityText(s.gpu, unit);
     m_bars.setCapacity(m_capacity, m_capacityText);
     double top = 0;
     for (int i = 0; i < 4; ++i) {

@@ -302,7 +302,10 @@ void MemoryChart::fitText()
     bool changed = false;
 
     if (real) {
-        // Legend columns and value ticks first: they decide the axis rect's width.
+        // The capacity label's room first (fitCapacityLabel() widens the right margin to
+        // it), then legend columns and value ticks: they decide the axis rect's width.
+        fitCapacityLabel(plot(), m_bars.label(), m_capacity, m_capacityText);
+        area = plot()->axisRect()->rect();
         const int wrap = plot()->legend->wrap();
         fitLegendColumns(plot(), 7); // also for exports, which emit no beforeReplot
         // Headroom above the tallest bar or the line for one total and the line's pen.

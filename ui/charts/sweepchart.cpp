@@ -191,7 +191,7 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
     m_dot->setScatterStyle(dot);
 
     m_capacity = double(sweep.capacityBytes) / scale;
-    m_capacityText = capacityText(s.gpu.shortName, sweep.capacityBytes, unit);
+    m_capacityText = capacityText(s.gpu, unit);
     const bool capacity = sweep.capacityBytes > 0;
     m_capacityLine->setVisible(capacity);
     m_capacityLabel->setVisible(capacity);

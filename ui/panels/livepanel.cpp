@@ -270,8 +270,8 @@ void LivePanel::rebuild()
     showInLegend(m_reservedBars, anyReserved);
 
     // Capacity: each GPU's driver total across its pair (runs of equal totals drawn as
-    // one line); before any reading, the scenario's usable bytes (Gpu::usableBytes())
-    // across all pairs.
+    // one line); before any reading, the scenario's datasheet figure across all pairs
+    // (the driver's total is what a reading brings).
     struct Segment
     {
         double from, to, value;
@@ -279,7 +279,7 @@ void LivePanel::rebuild()
     std::vector<Segment> segments;
     for (int i = 0; i < n; ++i) {
         const double cap = m_sample ? double(m_pairs[std::size_t(i)].measured->totalBytes) / scale
-                                    : double(r.capacityBytes) / scale;
+                                    : double(m_session->scenario().gpu.capacityBytes) / scale;
         if (!segments.empty() && segments.back().value == cap)
             segments.back().to = i + 1.5;
         else
@@ -309,8 +309,11 @@ void LivePanel::rebuild()
             tr("%1\n%2\ndriver total")
                 .arg(shortGpuName(last.name), toQString(formatBytes(last.totalBytes, m_unit))));
     } else if (n > 0) {
-        m_predictedBars.setCapacity(double(r.capacityBytes) / scale,
-                                    capacityText(m_session->scenario().gpu, m_unit));
+        const Gpu &gpu = m_session->scenario().gpu;
+        m_predictedBars.setCapacity(
+            double(gpu.capacityBytes) / scale,
+            tr("%1\n%2\ndatasheet")
+                .arg(toQString(gpu.shortName), toQString(formatBytes(gpu.capacityBytes, m_unit))));
     }
 
     // Room right of the axis rect for the capacity label, however long the GPU's name.
