@@ -23,7 +23,38 @@ private slots:
     void overflowHiddenWhenItFits();
     void tooltipHasExactBytes();
     void invalidReportShowsMessage();
+    void measuredLabelFitsItsPlot();
 };
+
+void TestMemoryChart::measuredLabelFitsItsPlot()
+{
+    // One bar in a narrow chart: "measured peak used 66.6 GB" does not fit between the
+    // line's start and the axis rect's end, so it reads "measured 66.6 GB" or "66.6 GB",
+    // inside the axis rect; a wide chart keeps the whole label.
+    const Scenario s = seventyB(1, ZeroStage::Ddp);
+    const QString label = QStringLiteral("measured peak used 66.6 GB");
+    for (const int width : {420, 1600}) {
+        MemoryChart chart;
+        QVERIFY(test::shownAt(chart, QSize(width, 500)));
+        chart.setMeasured(66'571'993'088, label);
+        drawReport(chart, s);
+        chart.plot()->replot();
+        const QCPItemText *text = chart.measuredItem();
+        QVERIFY(text->visible());
+        const QRectF box = itemTextRect(text);
+        QVERIFY2(box.right() <= chart.plot()->axisRect()->rect().right() + 1,
+                 qPrintable(QStringLiteral("%1 px wide: '%2' ends at %3, the axis rect at %4")
+                                .arg(width)
+                                .arg(text->text())
+                                .arg(box.right())
+                                .arg(chart.plot()->axisRect()->rect().right())));
+        if (width == 1600)
+            QCOMPARE(text->text(), label);
+        else
+            QVERIFY(text->text() == QStringLiteral("measured 66.6 GB") ||
+                    text->text() == QStringLiteral("66.6 GB"));
+    }
+}
 
 void TestMemoryChart::stackTopIsSumOfParts()
 {

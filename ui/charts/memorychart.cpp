@@ -1,5 +1,6 @@
 #include "memorychart.h"
 
+#include <QFontMetrics>
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
@@ -321,6 +322,23 @@ void MemoryChart::fitText()
         if (fitValueTicks(plot()->yAxis, m_valid) || plot()->legend->wrap() != wrap || rerange) {
             relayoutPlot(plot());
             area = plot()->axisRect()->rect();
+        }
+
+        // The measured line's label, shortened to what fits left of the axis rect's end:
+        // "measured peak used 66.6 GB", "measured 66.6 GB", "66.6 GB".
+        if (m_measuredText->visible()) {
+            const QStringList words = m_measuredLabel.split(u' ');
+            const QString size = words.mid(std::max<qsizetype>(0, words.size() - 2)).join(u' ');
+            const double room = area.right() - plot()->xAxis->coordToPixel(0.45) -
+                                2 * m_measuredText->padding().left();
+            const QFontMetrics metrics(m_measuredText->font());
+            QString fitted = size;
+            for (const QString &text : {m_measuredLabel, QStringLiteral("measured ") + size})
+                if (metrics.horizontalAdvance(text) <= room) {
+                    fitted = text;
+                    break;
+                }
+            m_measuredText->setText(fitted);
         }
 
         const bool grouped = !individualFits(area.width());

@@ -42,6 +42,8 @@ public:
     /// ("measured peak allocated 18.9 GB (snapshot.pickle)"), or none (nullopt). Call
     /// before setReport(), which draws it; the value axis reaches it.
     void setMeasured(std::optional<std::int64_t> bytes, const QString &label);
+    /// The measured line's label (for tests: its text, shortened to fit, and pixel box).
+    const QCPItemText *measuredItem() const { return m_measuredText; }
     /// The measured line's value in display units, or NaN without one.
     double measuredValue() const
     {
