@@ -96,8 +96,11 @@ QCPItemText *addCapacityLabel(QCustomPlot *plot,
 void styleCapacityLabel(QCPItemText *label, const ChartStyle &style, const QFont &base);
 /// Keeps a capacity label (addCapacityLabel()) beside its line at `value` (plot
 /// coordinates) and inside the axis rect's height: centred on the line, moved up or down
-/// no more than it must; on one line ("H100 80 GB") where the axis rect is shorter than
-/// its lines. Call it after the layout, with the label's full `text`.
+/// no more than it must. Where the axis rect is shorter than its lines it shows one: the
+/// usable bytes the line marks for a capacityText() of a driver total ("85.5 GB usable",
+/// or "85.5 GB" of the compare chart's "H100\n85.5 GB\nusable"), else the lines joined
+/// ("MI325X 256 GB"). A chart with a fixed right margin has it widened to the label as
+/// shown. Call it after the layout, with the label's full `text`.
 void fitCapacityLabel(QCustomPlot *plot, QCPItemText *label, double value, const QString &text);
 /// A card by its short name and the datasheet size it is sold as, GB = 1e9 bytes:
 /// "H100 80 GB"; a short name that carries its size already ("A100 40GB") as it is.
