@@ -336,7 +336,7 @@ void TestTimeline::measuredTraceOverTheStages()
     QVERIFY(plot->xAxis2->visible());
     QCOMPARE(plot->xAxis2->range().lower, 0.0);
     QCOMPARE(plot->xAxis2->range().upper, 3.03); // 1 % to spare, as the step's axis
-    // The 90 GB measured peak is above the 80 GB card and every stage: the memory axis
+    // The 90 GB measured peak is above the card's 85.5 GB usable and every stage: the memory axis
     // reaches 90 x 1.25.
     QCOMPARE(plot->yAxis->range().upper, 112.5);
     // Named on its own axis, in its colour; the legend keeps naming the stages.
