@@ -298,7 +298,7 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
     // The same time axis as TimelineView: 1 % to spare on the right.
     plot()->xAxis->setRange(0, (m_makespan > 0 ? m_makespan : 1) * 1.01);
     m_stagesTop = top;
-    setMeasuredTrace(std::vector<MeasuredPoint>(m_trace), m_measured->name());
+    drawMeasured(false); // redrawn only when the unit or its visibility changed
     const QString unitTitle = QStringLiteral("%1 per GPU").arg(toQString(unitName(unit)));
     if (plot()->yAxis->label() != unitTitle && plot()->yAxis->label() != toQString(unitName(unit)))
         plot()->yAxis->setLabel(unitTitle); // fitText() shortens it where it does not fit
@@ -311,21 +311,39 @@ void StageMemoryChart::setData(const Scenario &s, const MemoryReport &r, const T
 void StageMemoryChart::setMeasuredTrace(const std::vector<MeasuredPoint> &trace,
                                         const QString &label)
 {
-    m_trace = trace;
-    const bool shown = !trace.empty() && !m_stages.empty();
+    const bool same =
+        label == m_measured->name() && trace.size() == m_trace.size() &&
+        std::equal(trace.begin(), trace.end(), m_trace.begin(), [](const auto &a, const auto &b) {
+            return a.seconds == b.seconds && a.bytes == b.bytes;
+        });
+    if (!same) {
+        m_trace = trace;
+        m_measured->setName(label);
+    }
+    drawMeasured(!same);
+    plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StageMemoryChart::drawMeasured(bool traceChanged)
+{
+    const bool shown = !m_trace.empty() && !m_stages.empty();
+    if (!traceChanged && shown == m_measured->visible() && m_scale == m_measuredScale) {
+        setValueRange();
+        return;
+    }
+    m_measuredScale = m_scale;
     QVector<double> keys, values;
     m_measuredTop = 0;
     if (shown) {
-        keys.reserve(int(trace.size()));
-        values.reserve(int(trace.size()));
-        for (const MeasuredPoint &point : trace) {
+        keys.reserve(int(m_trace.size()));
+        values.reserve(int(m_trace.size()));
+        for (const MeasuredPoint &point : m_trace) {
             keys << point.seconds;
             values << double(point.bytes) / m_scale;
             m_measuredTop = std::max(m_measuredTop, values.back());
         }
     }
     m_measured->setData(keys, values, true);
-    m_measured->setName(label);
     m_measured->setVisible(shown);
     QCPAxis *top = plot()->xAxis2;
     top->setVisible(shown);
@@ -335,7 +353,6 @@ void StageMemoryChart::setMeasuredTrace(const std::vector<MeasuredPoint> &trace,
         top->setRange(first, last + (last - first) * 0.01);
     }
     setValueRange();
-    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 std::vector<std::pair<double, double>> StageMemoryChart::measuredLine() const

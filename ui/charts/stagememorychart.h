@@ -128,6 +128,9 @@ private:
     void styleLines();
     /// The memory axis' range: stages, capacity and measured trace, 25 % above the top.
     void setValueRange();
+    /// Redraws the measured trace when `traceChanged`, the unit changed or it is shown or
+    /// hidden now (a slider drag redraws none of its points), then setValueRange().
+    void drawMeasured(bool traceChanged);
 
     struct Stage
     {
@@ -140,6 +143,7 @@ private:
     std::vector<QCPGraph *> m_lines;
     QCPGraph *m_measured = nullptr; ///< setMeasuredTrace(), on xAxis2
     double m_measuredTop = 0;       ///< its largest value, display units
+    double m_measuredScale = 0;     ///< bytes per display unit it was drawn in
     std::vector<MeasuredPoint> m_trace;
     double m_stagesTop = 0; ///< the stage lines' largest value, display units
     std::vector<QCPGraph *> m_dots;

@@ -122,9 +122,10 @@ std::optional<MeasuredComparison> Session::measuredPeak() const
     return gap.comparisons.front();
 }
 
-std::vector<MeasuredPoint> Session::measuredTrace() const
+const std::vector<MeasuredPoint> &Session::measuredTrace() const
 {
-    return m_measurement ? m_measurement->trace : std::vector<MeasuredPoint>{};
+    static const std::vector<MeasuredPoint> none;
+    return m_measurement ? m_measurement->trace : none;
 }
 
 QString Session::measuredTraceLabel() const

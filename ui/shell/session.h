@@ -137,7 +137,7 @@ public:
     /// The open measurement's trace (Measurement::trace: seconds, bytes; empty without
     /// one) and the name the stage chart gives it: "Measured allocated, GPU 0", "used" for
     /// an nvidia-smi log.
-    std::vector<MeasuredPoint> measuredTrace() const;
+    const std::vector<MeasuredPoint> &measuredTrace() const;
     QString measuredTraceLabel() const;
     /// The running lesson and its step (0-based), or none (`lesson` null): what the
     /// memory chart's fixed scale and ghost are derived from. No signal of its own: the
