@@ -9,6 +9,7 @@
 #include "palette.h"
 #include "session.h"
 #include "timelinepanel.h"
+#include "timelineview.h"
 
 #include <QClipboard>
 #include <QFile>
@@ -16,9 +17,12 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLocale>
+#include <QPainter>
+#include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QVBoxLayout>
 #include <QXmlStreamReader>
 #include <qcustomplot.h>
 
@@ -93,6 +97,8 @@ private slots:
     void pdfIsPdf();
     void compareChartExports();
     void widgetExport();
+    void widgetPlotsStayVector();
+    void timelineSlideIsVector();
     void clipboard();
     void refusesBadNamesAndSizes();
     void caption();
@@ -261,6 +267,92 @@ void TestChartExport::widgetExport()
     QCOMPARE(QImage(dir.filePath(QStringLiteral("w.png"))).size(), QSize(1920, 1080));
     QVERIFY(fileBytes(dir.filePath(QStringLiteral("w.svg"))).contains("<svg"));
     QVERIFY(fileBytes(dir.filePath(QStringLiteral("w.pdf"))).startsWith("%PDF"));
+}
+
+void TestChartExport::widgetPlotsStayVector()
+{
+    // A panel like the timeline's: a label over a QCustomPlot. Rendered as a widget the
+    // plot would paint its cached pixmap (review finding: the timeline PDF was a raster);
+    // exported, the PDF holds no image wider than a hatch brush's 8 x 8 tile and the SVG
+    // no <image> at all, with the plot's axis label as text.
+    QWidget panel;
+    auto *layout = new QVBoxLayout(&panel);
+    layout->addWidget(new QLabel(QStringLiteral("Bubble 12%")));
+    auto *plot = new QCustomPlot;
+    plot->addGraph()->setData({0, 1, 2}, {1, 3, 2});
+    plot->xAxis->setLabel(QStringLiteral("vectoraxislabel"));
+    layout->addWidget(plot);
+    panel.resize(800, 450);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    plot->replot();
+    QTemporaryDir dir;
+    QString error;
+    const ExportOptions o{QSize(1920, 1080), QStringLiteral("Timeline"), QString()};
+    QVERIFY2(exportWidget(&panel, dir.filePath(QStringLiteral("p.pdf")), o, &error),
+             qPrintable(error));
+    QVERIFY2(exportWidget(&panel, dir.filePath(QStringLiteral("p.svg")), o, &error),
+             qPrintable(error));
+    const QByteArray pdf = fileBytes(dir.filePath(QStringLiteral("p.pdf")));
+    QVERIFY(pdf.startsWith("%PDF"));
+    static const QRegularExpression width(QStringLiteral("/Width (\\d+)"));
+    for (auto m = width.globalMatch(QString::fromLatin1(pdf)); m.hasNext();) {
+        const int w = m.next().captured(1).toInt();
+        QVERIFY2(w <= 8, qPrintable(QStringLiteral("a %1 px wide image in the PDF").arg(w)));
+    }
+    const QByteArray svg = fileBytes(dir.filePath(QStringLiteral("p.svg")));
+    QVERIFY(svg.contains("<svg"));
+    QVERIFY(!svg.contains("<image"));
+    QVERIFY(svg.contains("vectoraxislabel"));
+    QVERIFY(svg.contains("Bubble 12%"));
+}
+
+void TestChartExport::timelineSlideIsVector()
+{
+    // The Pipeline tab's slide (`shardscope export --chart timeline`), ZB-H1 so that the
+    // W blocks' hatch shows too: its blocks are cached pixmaps on screen, drawn as shapes
+    // in an export, and the hatches as lines. Neither the PDF nor the SVG holds an image,
+    // and the SVG drawn back shows as much of micro-batch 1's backward colour as the PNG
+    // export (within 10%).
+    Session session(Catalog::builtIn());
+    session.edit([](Scenario &s) {
+        s.layout.pipelineParallel = 4;
+        s.training.microBatches = 8;
+        s.training.schedule = PipelineSchedule::ZeroBubbleH1;
+    });
+    TimelinePanel panel(&session);
+    panel.resize(1280, 720);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QTest::qWait(200); // the deferred redraws
+    QTemporaryDir dir;
+    QString error;
+    const ExportOptions o{QSize(1920, 1080), QStringLiteral("Timeline"), QString()};
+    for (const char *name : {"t.pdf", "t.svg", "t.png"})
+        QVERIFY2(panel.exportSlide(dir.filePath(QLatin1String(name)), o, &error),
+                 qPrintable(error));
+    const QByteArray pdf = fileBytes(dir.filePath(QStringLiteral("t.pdf")));
+    QVERIFY(pdf.startsWith("%PDF"));
+    QVERIFY(!pdf.contains("/Subtype /Image"));
+    const QByteArray svg = fileBytes(dir.filePath(QStringLiteral("t.svg")));
+    QVERIFY(!svg.contains("<image"));
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QImage drawn(1920, 1080, QImage::Format_ARGB32_Premultiplied);
+    drawn.fill(Qt::white);
+    QPainter painter(&drawn);
+    renderer.render(&painter);
+    painter.end();
+    if (const QByteArray out = qgetenv("SHARDSCOPE_TEST_OUT"); !out.isEmpty())
+        drawn.save(QString::fromLocal8Bit(out) + QStringLiteral("/timeline-svg.png"));
+    const QImage png(dir.filePath(QStringLiteral("t.png")));
+    if (const QByteArray out = qgetenv("SHARDSCOPE_TEST_OUT"); !out.isEmpty())
+        png.save(QString::fromLocal8Bit(out) + QStringLiteral("/timeline.png"));
+    const QColor blue = TimelineView::microBatchColor(0);
+    const int expected = countColour(png, blue), got = countColour(drawn, blue);
+    QVERIFY2(expected > 5000, qPrintable(QString::number(expected)));
+    QVERIFY2(std::abs(got - expected) < expected / 10,
+             qPrintable(QStringLiteral("%1 against %2").arg(got).arg(expected)));
 }
 
 void TestChartExport::clipboard()

@@ -16,6 +16,8 @@
 #include <cmath>
 #include <functional>
 #include <qcustomplot.h>
+#include <utility>
+#include <vector>
 
 namespace shardscope {
 
@@ -243,8 +245,27 @@ PaintFn widgetPainter(QWidget *widget, const ExportOptions &o)
         painter.translate((logical.width() - source.width() * scale) / 2,
                           top + ((bottom - top) - source.height() * scale) / 2);
         painter.scale(scale, scale);
-        widget->render(&painter, QPoint(), QRegion(),
+        // A QCustomPlot paints its cached pixmaps when rendered as a widget, so a PDF or
+        // SVG would hold a raster image of it: the plots are left out of the widget's
+        // render and drawn by QCustomPlot::toPainter() in vector form at their places.
+        QRegion region(widget->rect());
+        std::vector<std::pair<QCustomPlot *, QPoint>> plots;
+        for (QCustomPlot *plot : widget->findChildren<QCustomPlot *>()) {
+            if (!plot->isVisibleTo(widget) || plot->size().isEmpty())
+                continue;
+            const QPoint at = plot->mapTo(widget, QPoint(0, 0));
+            region -= QRect(at, plot->size());
+            plots.push_back({plot, at});
+        }
+        widget->render(&painter, QPoint(), region,
                        QWidget::DrawWindowBackground | QWidget::DrawChildren);
+        for (const auto &[plot, at] : plots) {
+            painter.save();
+            painter.translate(at);
+            painter.setClipRect(QRect(QPoint(0, 0), plot->size()));
+            plot->toPainter(&painter, plot->width(), plot->height());
+            painter.restore();
+        }
         painter.restore();
     };
 }

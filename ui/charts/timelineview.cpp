@@ -1,5 +1,6 @@
 #include "timelineview.h"
 
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPixmap>
 #include <algorithm>
@@ -38,36 +39,79 @@ int paletteIndex(int microBatch)
     return ((microBatch % paletteSize) + paletteSize) % paletteSize;
 }
 
-/// Diagonal stripes `width` px wide every `period` px on `background`, as a brush texture.
-QBrush stripes(const QColor &line, const QColor &background, int period, double width, bool rising)
+/// Diagonal stripes `width` px wide every `period` px on `background`: on screen a brush
+/// texture (one tile, cheap to fill with), on a vector device (an SVG or PDF export) lines,
+/// since QSvgGenerator draws no texture brush at all and a PDF would embed the tile.
+struct Hatch
 {
-    QPixmap pix(period, period);
-    pix.fill(background);
-    QPainter p(&pix);
-    p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(QPen(line, width, Qt::SolidLine, Qt::FlatCap));
-    for (int k = -1; k <= 1; ++k) {
-        const double o = k * period;
-        if (rising)
-            p.drawLine(QPointF(o, period), QPointF(o + period, 0));
-        else
-            p.drawLine(QPointF(o, 0), QPointF(o + period, period));
+    QColor line, background;
+    int period = 10;
+    double width = 1;
+    bool rising = false;
+    QBrush brush; ///< the tile, made by make()
+
+    static Hatch make(const QColor &line, const QColor &background, int period, double width,
+                      bool rising)
+    {
+        Hatch h{line, background, period, width, rising, {}};
+        QPixmap pix(period, period);
+        pix.fill(background);
+        QPainter p(&pix);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(QPen(line, width, Qt::SolidLine, Qt::FlatCap));
+        for (int k = -1; k <= 1; ++k) {
+            const double o = k * period;
+            if (rising)
+                p.drawLine(QPointF(o, period), QPointF(o + period, 0));
+            else
+                p.drawLine(QPointF(o, 0), QPointF(o + period, period));
+        }
+        p.end();
+        h.brush = QBrush(pix);
+        return h;
     }
-    return QBrush(pix);
-}
+
+    /// Fills `r` with the stripes: the tile on a raster device, else the background and
+    /// the segments of the lines x + y = k period (rising) or x - y = k period inside `r`,
+    /// cut at its edges by hand (QSvgGenerator ignores clipping).
+    void fill(QPainter &painter, const QRectF &r) const
+    {
+        const QPaintEngine *engine = painter.paintEngine();
+        if (!engine || engine->type() == QPaintEngine::Raster || r.isEmpty()) {
+            painter.fillRect(r, brush);
+            return;
+        }
+        painter.fillRect(r, background);
+        painter.save();
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(line, width, Qt::SolidLine, Qt::FlatCap));
+        const double lo = rising ? r.left() + r.top() : r.left() - r.bottom();
+        const double hi = rising ? r.right() + r.bottom() : r.right() - r.top();
+        for (double c = std::floor(lo / period) * period; c <= hi; c += period) {
+            // The line's x range inside r: y = c - x (rising) or y = x - c within [top, bottom].
+            const double x0 = std::max(r.left(), rising ? c - r.bottom() : c + r.top());
+            const double x1 = std::min(r.right(), rising ? c - r.top() : c + r.bottom());
+            if (x1 <= x0)
+                continue;
+            const auto y = [&](double x) { return rising ? c - x : x - c; };
+            painter.drawLine(QPointF(x0, y(x0)), QPointF(x1, y(x1)));
+        }
+        painter.restore();
+    }
+};
 
 /// The W hatch of a micro-batch colour (cached per palette entry).
-const QBrush &weightHatch(int microBatch)
+const Hatch &weightHatch(int microBatch)
 {
-    static std::array<QBrush, paletteSize> brushes;
+    static std::array<Hatch, paletteSize> hatches;
     static std::array<bool, paletteSize> made{};
     const int i = paletteIndex(microBatch);
     if (!made[i]) {
         const QColor base = okabeIto()[i];
-        brushes[i] = stripes(base.darker(115), mixColors(base, Qt::white, 0.35), 9, 3.2, true);
+        hatches[i] = Hatch::make(base.darker(115), mixColors(base, Qt::white, 0.35), 9, 3.2, true);
         made[i] = true;
     }
-    return brushes[i];
+    return hatches[i];
 }
 
 QColor textColorOn(const QColor &fill)
@@ -108,7 +152,7 @@ public:
     /// The colours that follow the ChartStyle (the blocks' own colours do not).
     struct Look
     {
-        QBrush bubble;       ///< idle time: the hatch
+        Hatch bubble;        ///< idle time: the hatch
         QColor bubbleBorder; ///< the bubble's legend swatch outline
         QColor outline;      ///< blocks that have not started
         QColor canvas;       ///< under the running block
@@ -156,7 +200,8 @@ public:
 protected:
     /// Each frame is two blits: the fully drawn timeline left of the playhead (a wipe: the
     /// running block shows up to the playhead) and the faint outlines right of it. Both
-    /// images are drawn once per timeline, size and range (paintFilled, paintOutlines).
+    /// images are drawn once per timeline, size and range (paintFilled, paintOutlines). An
+    /// export (pmNoCaching) draws both directly instead, clipped at the playhead.
     void draw(QCPPainter *painter) override
     {
         if (m_legend != Legend::None || !timeline || !drawable)
@@ -164,19 +209,38 @@ protected:
         const QRect area = clipRect();
         if (area.isEmpty())
             return;
-        const double dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
-        ensureCache(area, dpr);
         const double px =
             std::round(keyAxis()->coordToPixel(std::min(playhead, timeline->makespan)));
         const int split = int(std::clamp(px - area.left(), 0.0, double(area.width())));
-        if (split > 0)
-            painter->drawPixmap(QRectF(area.left(), area.top(), split, area.height()), m_filled,
-                                QRectF(0, 0, split * dpr, area.height() * dpr));
-        if (split < area.width())
-            painter->drawPixmap(
-                QRectF(area.left() + split, area.top(), area.width() - split, area.height()),
-                m_outlines,
-                QRectF(split * dpr, 0, (area.width() - split) * dpr, area.height() * dpr));
+        if (painter->modes().testFlag(QCPPainter::pmNoCaching)) {
+            // An export (QCustomPlot::toPainter()): drawn, not blitted, so a PDF or SVG holds
+            // the blocks as vector shapes and text rather than two raster images.
+            const QRect parts[2] = {
+                QRect(area.left(), area.top(), split, area.height()),
+                QRect(area.left() + split, area.top(), area.width() - split, area.height())};
+            for (int k = 0; k < 2; ++k) {
+                if (parts[k].isEmpty())
+                    continue;
+                painter->save();
+                painter->setClipRect(parts[k], Qt::IntersectClip);
+                if (k == 0)
+                    paintFilled(*painter);
+                else
+                    paintOutlines(*painter);
+                painter->restore();
+            }
+        } else {
+            const double dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
+            ensureCache(area, dpr);
+            if (split > 0)
+                painter->drawPixmap(QRectF(area.left(), area.top(), split, area.height()), m_filled,
+                                    QRectF(0, 0, split * dpr, area.height() * dpr));
+            if (split < area.width())
+                painter->drawPixmap(
+                    QRectF(area.left() + split, area.top(), area.width() - split, area.height()),
+                    m_outlines,
+                    QRectF(split * dpr, 0, (area.width() - split) * dpr, area.height() * dpr));
+        }
 
         // The running blocks (one per stage at most) are drawn again over the wipe, so their
         // number sits centred in the part done rather than cut at the playhead.
@@ -207,7 +271,7 @@ protected:
                 const QRectF r = k == 0 ? left : right;
                 painter->fillRect(r, TimelineView::operationColor(kind, k));
                 if (kind == OpKind::BackwardWeight)
-                    painter->fillRect(r, weightHatch(k));
+                    weightHatch(k).fill(*painter, r);
                 painter->setPen(QPen(
                     TimelineView::microBatchColor(k).darker(kind == OpKind::Forward ? 125 : 170),
                     1));
@@ -226,7 +290,7 @@ protected:
             swatch(OpKind::BackwardWeight);
             break;
         case Legend::Bubble:
-            painter->fillRect(rect, look.bubble);
+            look.bubble.fill(*painter, rect);
             painter->setPen(QPen(look.bubbleBorder, 1));
             painter->drawRect(rect.adjusted(0, 0, -1, -1));
             break;
@@ -270,7 +334,7 @@ private:
             row.stage = i;
             row.start = 0;
             row.end = timeline->makespan;
-            painter.fillRect(rectOf(row), look.bubble);
+            look.bubble.fill(painter, rectOf(row));
         }
         const int chunks = chunksOf(*timeline);
         for (const StageTimeline &st : timeline->stages)
@@ -289,7 +353,7 @@ private:
         const QColor fill = TimelineView::operationColor(op.kind, op.microBatch);
         painter.fillRect(r, fill);
         if (op.kind == OpKind::BackwardWeight)
-            painter.fillRect(r, weightHatch(op.microBatch));
+            weightHatch(op.microBatch).fill(painter, r);
         const QColor base = TimelineView::microBatchColor(op.microBatch);
         painter.setPen(QPen(base.darker(op.kind == OpKind::Forward ? 125 : 170), 1));
         painter.setBrush(Qt::NoBrush);
@@ -502,7 +566,7 @@ void TimelineView::restyle()
     m_blocks->chunkFont = st.font(font(), 10, true);
     const auto [lines, fill] = bubbleColors(st);
     TimelineBlocks::Look look;
-    look.bubble = stripes(lines, fill, 10, 1.6, false);
+    look.bubble = Hatch::make(lines, fill, 10, 1.6, false);
     look.bubbleBorder = st.isDark() ? lines : QColor(0xBB, 0xBB, 0xBB);
     look.outline = st.isDark() ? mixColors(st.ink, st.background, 0.45) : QColor(0, 0, 0, 55);
     look.canvas = st.background;
