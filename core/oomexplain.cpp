@@ -210,22 +210,14 @@ std::vector<std::string> changedSettings(const Scenario &s, const PlanCandidate 
     return out;
 }
 
-OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryReport &r,
-                          ByteUnit unit, bool suggestFits, std::size_t keep)
-{
-    OomExplanation e;
-    if (!r.valid()) {
-        e.error = r.error;
-        return e;
-    }
-    const GpuGroup *busiest = r.peakGroup();
-    if (busiest)
-        e.predicted = busiest->bytes;
-    e.predictedPeakBytes = r.peakBytes();
-    e.predictedCapacityBytes = r.capacityBytes;
-    auto text = [unit](std::int64_t b) { return bytesText(b, unit); };
+namespace {
 
-    // What the message measured.
+/// What the message measured, into e.measuredBytes and e.measuredDemandBytes (in use, or
+/// reserved plus the CUDA context, plus the failed request), with a note when the
+/// message's card is not the scenario's (more than 10% apart).
+void readMeasured(OomExplanation &e, const OomMessage &m, const Scenario &s, ByteUnit unit)
+{
+    auto text = [unit](std::int64_t b) { return bytesText(b, unit); };
     if (m.inUseBytes) {
         e.measuredBytes = m.inUseBytes;
     } else if (m.reservedBytes) {
@@ -244,8 +236,14 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
                               " in total, the scenario's " + s.gpu.name + " " + text(card) +
                               ": is the scenario's GPU the one that ran?");
     }
+}
 
-    // The comparison.
+/// The verdict's first sentence: the predicted peak against the card and what the
+/// message measured.
+std::string comparisonText(const OomExplanation &e, const OomMessage &m, const Scenario &s,
+                           ByteUnit unit)
+{
+    auto text = [unit](std::int64_t b) { return bytesText(b, unit); };
     std::string v = "Predicted peak " + text(e.predictedPeakBytes) + " per GPU against " +
                     text(e.predictedCapacityBytes) + " (" + s.gpu.name + ")";
     if (e.measuredDemandBytes) {
@@ -256,99 +254,108 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
         if (m.totalCapacityBytes)
             v += " on a card of " + text(*m.totalCapacityBytes);
     }
-    v += ". ";
+    return v + ". ";
+}
 
-    // 1. One tensor above the card.
+/// Cause 3, no single tensor or fragmentation to blame: the largest predicted part of
+/// the busiest GPU (e.cause), as a sentence, and whether the prediction overflows too.
+std::string largestPartText(OomExplanation &e, ByteUnit unit)
+{
+    auto text = [unit](std::int64_t b) { return bytesText(b, unit); };
+    const ComponentBytes &p = e.predicted;
+    const std::pair<OomCause, std::int64_t> parts[] = {
+        {OomCause::Activations, p.activations},
+        {OomCause::OptimizerStates, p.masterWeights + p.optimizerStates},
+        {OomCause::WeightsAndGradients, p.weights + p.gradients},
+        {OomCause::Buffers, p.buffers}};
+    const auto *largest =
+        std::max_element(std::begin(parts), std::end(parts),
+                         [](const auto &a, const auto &b) { return a.second < b.second; });
+    e.cause = largest->first;
+    const char *name = e.cause == OomCause::Activations           ? "activations"
+                       : e.cause == OomCause::OptimizerStates     ? "optimizer states (master "
+                                                                    "weights and moments)"
+                       : e.cause == OomCause::WeightsAndGradients ? "weights and gradients"
+                                                                  : "buffers";
+    const double share =
+        e.predictedPeakBytes > 0 ? double(largest->second) / double(e.predictedPeakBytes) : 0;
+    std::string v = "The largest part of the busiest GPU is its " + std::string(name) + ": " +
+                    text(largest->second) + " of the " + text(e.predictedPeakBytes) +
+                    " predicted (" + percentText(share) + ").";
+    if (e.predictedPeakBytes > e.predictedCapacityBytes) {
+        v += " The prediction overflows too, by " +
+             text(e.predictedPeakBytes - e.predictedCapacityBytes) + ".";
+    } else if (e.measuredDemandBytes && *e.measuredDemandBytes > e.predictedPeakBytes) {
+        v += " The prediction fits, so the run held " +
+             text(*e.measuredDemandBytes - e.predictedPeakBytes) +
+             " more than predicted: check that the scenario is the run's (micro-batch, "
+             "sequence, recomputation, strategy).";
+    }
+    return v;
+}
+
+/// The cause (e.cause) and the sentence naming it, in order: one request larger than
+/// the card; fragmentation (reserved-unallocated bytes that would have held the request,
+/// above the scenario's fragmentation reserve); else the largest predicted part.
+std::string causeText(OomExplanation &e, const OomMessage &m, const Scenario &s, ByteUnit unit)
+{
+    auto text = [unit](std::int64_t b) { return bytesText(b, unit); };
     const std::int64_t tried = m.triedToAllocateBytes.value_or(0);
     const std::int64_t allocated = m.allocatedByPytorchBytes.value_or(0);
     const std::int64_t slack = m.reservedUnallocatedBytes.value_or(0);
     const std::int64_t shortfall = std::max<std::int64_t>(0, tried - m.freeBytes.value_or(0));
     if (m.triedToAllocateBytes && m.totalCapacityBytes && tried > *m.totalCapacityBytes) {
         e.cause = OomCause::TensorLargerThanGpu;
-        v += "One request of " + text(tried) + " is larger than the whole card.";
-    } else if (m.reservedUnallocatedBytes && m.triedToAllocateBytes && slack >= shortfall &&
-               slack * 100 > std::int64_t(s.overheads.fragmentationPercent) * allocated) {
-        // 2. Fragmentation: the bytes were there, in pieces.
+        return "One request of " + text(tried) + " is larger than the whole card.";
+    }
+    if (m.reservedUnallocatedBytes && m.triedToAllocateBytes && slack >= shortfall &&
+        slack * 100 > std::int64_t(s.overheads.fragmentationPercent) * allocated) {
         e.cause = OomCause::Fragmentation;
-        v += "Fragmentation: PyTorch held " + text(slack) +
-             " reserved but unallocated, enough for the request with the " +
-             text(m.freeBytes.value_or(0)) + " free, and more than the scenario's " +
-             std::to_string(s.overheads.fragmentationPercent) + "% fragmentation reserve of the " +
-             text(allocated) +
-             " allocated. PyTorch gives whole free segments back before it fails, so these "
-             "bytes sit in segments partly in use.";
-    } else {
-        // 3. The largest predicted part of the busiest GPU.
-        const ComponentBytes &p = e.predicted;
-        const std::pair<OomCause, std::int64_t> parts[] = {
-            {OomCause::Activations, p.activations},
-            {OomCause::OptimizerStates, p.masterWeights + p.optimizerStates},
-            {OomCause::WeightsAndGradients, p.weights + p.gradients},
-            {OomCause::Buffers, p.buffers}};
-        const auto *largest =
-            std::max_element(std::begin(parts), std::end(parts),
-                             [](const auto &a, const auto &b) { return a.second < b.second; });
-        e.cause = largest->first;
-        const char *name = e.cause == OomCause::Activations           ? "activations"
-                           : e.cause == OomCause::OptimizerStates     ? "optimizer states (master "
-                                                                        "weights and moments)"
-                           : e.cause == OomCause::WeightsAndGradients ? "weights and gradients"
-                                                                      : "buffers";
-        const double share =
-            e.predictedPeakBytes > 0 ? double(largest->second) / double(e.predictedPeakBytes) : 0;
-        v += "The largest part of the busiest GPU is its " + std::string(name) + ": " +
-             text(largest->second) + " of the " + text(e.predictedPeakBytes) + " predicted (" +
-             percentText(share) + ").";
-        if (e.predictedPeakBytes > e.predictedCapacityBytes) {
-            v += " The prediction overflows too, by " +
-                 text(e.predictedPeakBytes - e.predictedCapacityBytes) + ".";
-        } else if (e.measuredDemandBytes && *e.measuredDemandBytes > e.predictedPeakBytes) {
-            v += " The prediction fits, so the run held " +
-                 text(*e.measuredDemandBytes - e.predictedPeakBytes) +
-                 " more than predicted: check that the scenario is the run's (micro-batch, "
-                 "sequence, recomputation, strategy).";
-        }
-        if (m.reservedUnallocatedBytes && slack >= shortfall && m.triedToAllocateBytes)
-            e.notes.push_back(
-                "Reserved but unallocated (" + text(slack) + ") would have held this request, so " +
-                (m.wording == OomWording::Newer
-                     ? std::string("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
-                     : std::string("an allocator setting (this PyTorch's message advises "
-                                   "max_split_size_mb; expandable_segments came later)")) +
-                " may let this step through, but it is within the scenario's fragmentation "
-                "reserve: the lasting fix is to need less.");
+        return "Fragmentation: PyTorch held " + text(slack) +
+               " reserved but unallocated, enough for the request with the " +
+               text(m.freeBytes.value_or(0)) + " free, and more than the scenario's " +
+               std::to_string(s.overheads.fragmentationPercent) +
+               "% fragmentation reserve of the " + text(allocated) +
+               " allocated. PyTorch gives whole free segments back before it fails, so these "
+               "bytes sit in segments partly in use.";
     }
-    std::int64_t others = 0;
-    for (const OomProcess &o : m.otherProcesses)
-        others += o.bytes;
-    if (others > 0)
-        e.notes.push_back(std::to_string(m.otherProcesses.size()) +
-                          " other process(es) on the GPU hold " + text(others) +
-                          ", which no estimate of this run counts.");
-    if (e.cause == OomCause::Fragmentation && m.wording != OomWording::Newer)
-        e.notes.push_back("This message's wording predates expandable_segments; that PyTorch's "
-                          "own advice was PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N.");
-    e.verdict = v;
-    e.advice = adviceFor(e.cause, s);
+    const std::string v = largestPartText(e, unit);
+    if (m.reservedUnallocatedBytes && slack >= shortfall && m.triedToAllocateBytes)
+        e.notes.push_back(
+            "Reserved but unallocated (" + text(slack) + ") would have held this request, so " +
+            (m.wording == OomWording::Newer
+                 ? std::string("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
+                 : std::string("an allocator setting (this PyTorch's message advises "
+                               "max_split_size_mb; expandable_segments came later)")) +
+            " may let this step through, but it is within the scenario's fragmentation "
+            "reserve: the lasting fix is to need less.");
+    return v;
+}
 
-    // The headroom: 5%, or, when the run needed r = demand / prediction times what the
-    // scenario predicts, what keeps r x a layout's predicted peak within 95% of the card:
-    // 100 - 95 / r percent (at most 90, the planner's bound).
-    if (e.measuredDemandBytes && *e.measuredDemandBytes > e.predictedPeakBytes &&
-        e.predictedPeakBytes > 0) {
-        const double ratio = double(*e.measuredDemandBytes) / double(e.predictedPeakBytes);
-        const int pct = int(std::ceil(100.0 - 95.0 / ratio - 1e-9));
-        e.headroomPercent = std::clamp(pct, 5, 90);
-        char factor[32];
-        std::snprintf(factor, sizeof factor, "%.2f", ratio);
-        e.notes.push_back("The run needed " + std::string(factor) +
-                          " times the predicted peak, so the layouts below keep " +
-                          std::to_string(e.headroomPercent) + "% of the card free (" + factor +
-                          " x each one's predicted peak within 95% of the card).");
-    }
-    if (!suggestFits)
-        return e;
+/// e.headroomPercent: 5%, or, when the run needed r = demand / prediction times what
+/// the scenario predicts, what keeps r x a layout's predicted peak within 95% of the
+/// card: 100 - 95 / r percent (at most 90, the planner's bound), with a note.
+void headroomFromRun(OomExplanation &e)
+{
+    if (!e.measuredDemandBytes || *e.measuredDemandBytes <= e.predictedPeakBytes ||
+        e.predictedPeakBytes <= 0)
+        return;
+    const double ratio = double(*e.measuredDemandBytes) / double(e.predictedPeakBytes);
+    const int pct = int(std::ceil(100.0 - 95.0 / ratio - 1e-9));
+    e.headroomPercent = std::clamp(pct, 5, 90);
+    char factor[32];
+    std::snprintf(factor, sizeof factor, "%.2f", ratio);
+    e.notes.push_back("The run needed " + std::string(factor) +
+                      " times the predicted peak, so the layouts below keep " +
+                      std::to_string(e.headroomPercent) + "% of the card free (" + factor +
+                      " x each one's predicted peak within 95% of the card).");
+}
 
+/// e.suggestions: the layouts of s's GPU count and global batch that fit with
+/// e.headroomPercent (plan()), fewest changed settings first, at most `keep`; the
+/// scenario's own layout is never one.
+void suggestLayouts(OomExplanation &e, const Scenario &s, std::size_t keep)
+{
     PlanRequest q;
     q.base = s;
     q.minGpus = q.maxGpus = s.layout.gpus;
@@ -361,7 +368,7 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
     const PlanResult plan = shardscope::plan(q);
     if (!plan.valid()) {
         e.notes.push_back("No layouts were searched: " + plan.error);
-        return e;
+        return;
     }
     std::vector<OomSuggestion> all;
     all.reserve(plan.fitting.size());
@@ -387,6 +394,41 @@ OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryRe
         e.notes.push_back("No layout of " + std::to_string(s.layout.gpus) +
                           " GPUs fits this model and global batch: more GPUs are needed "
                           "(shardscope plan --gpus A-B).");
+}
+
+} // namespace
+
+OomExplanation explainOom(const OomMessage &m, const Scenario &s, const MemoryReport &r,
+                          ByteUnit unit, bool suggestFits, std::size_t keep)
+{
+    OomExplanation e;
+    if (!r.valid()) {
+        e.error = r.error;
+        return e;
+    }
+    const GpuGroup *busiest = r.peakGroup();
+    if (busiest)
+        e.predicted = busiest->bytes;
+    e.predictedPeakBytes = r.peakBytes();
+    e.predictedCapacityBytes = r.capacityBytes;
+    readMeasured(e, m, s, unit);
+    std::string v = comparisonText(e, m, s, unit);
+    v += causeText(e, m, s, unit);
+    std::int64_t others = 0;
+    for (const OomProcess &o : m.otherProcesses)
+        others += o.bytes;
+    if (others > 0)
+        e.notes.push_back(std::to_string(m.otherProcesses.size()) +
+                          " other process(es) on the GPU hold " + bytesText(others, unit) +
+                          ", which no estimate of this run counts.");
+    if (e.cause == OomCause::Fragmentation && m.wording != OomWording::Newer)
+        e.notes.push_back("This message's wording predates expandable_segments; that PyTorch's "
+                          "own advice was PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:N.");
+    e.verdict = v;
+    e.advice = adviceFor(e.cause, s);
+    headroomFromRun(e);
+    if (suggestFits)
+        suggestLayouts(e, s, keep);
     return e;
 }
 
