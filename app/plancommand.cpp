@@ -1,10 +1,12 @@
 #include "plancommand.h"
 
 #include "activations.h"
+#include "catalog.h"
 #include "format.h"
 #include "inputlimits.h"
 #include "launchconfig.h"
 #include "layout.h"
+#include "planexplain.h"
 #include "planner.h"
 #include "qtext.h"
 #include "reportcommand.h"
@@ -454,6 +456,10 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
     if (format)    // --export-config lists nothing: rows 1 to --row are all it needs
         q.keep = rowNumber;
     q.maxCandidates = limit;
+    // When nothing fits: the single changes that would (more GPUs, no headroom, a full
+    // search of a restricted setting, a leaner recipe of the built-in catalog).
+    q.explainNothingFits = !format; // an export only needs its row
+    q.recipes = Catalog::builtIn().recipes();
     // Progress on standard error, at most four lines a second: from the start with
     // --progress or on a terminal, else once the search has run a second.
     const auto *errFile = qobject_cast<const QFile *>(err.device());
@@ -491,25 +497,37 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         QJsonArray layouts;
         for (std::size_t i = 0; i < shown; ++i)
             layouts.append(planCandidateJson(r.fitting[i]));
-        const QJsonObject o{{"model", QString::fromStdString(q.base.model.id)},
-                            {"gpu", QString::fromStdString(q.base.gpu.id)},
-                            // What headroom_percent and each layout's fit are measured
-                            // against, beside the figure the card is sold as.
-                            {"capacity_bytes", qint64(q.base.gpu.usableBytes())},
-                            {"datasheet_bytes", qint64(q.base.gpu.capacityBytes)},
-                            {"min_gpus", qint64(q.minGpus)},
-                            {"max_gpus", qint64(q.maxGpus)},
-                            {"global_batch_tokens", qint64(q.globalBatchTokens)},
-                            {"sequence_length", qint64(q.base.training.sequenceLength)},
-                            {"objective", goal},
-                            {"headroom_percent", q.headroomPercent},
-                            {"candidates_evaluated", qint64(r.candidatesEvaluated)},
-                            {"candidates_pruned", qint64(r.candidatesPruned)},
-                            {"fitting", qint64(r.fittingCount)},
-                            // The scenario the search starts from, every table setting by
-                            // its key; each layout gives the degrees and batch it chose.
-                            {"inputs", settingsToJson(q.base)},
-                            {"layouts", layouts}};
+        QJsonArray fixes; // nothing fits: the single changes that would
+        for (const PlanFix &f : r.fixes)
+            fixes.append(QJsonObject{{"change", toQString(f.change)},
+                                     {"flags", toQString(f.flags)},
+                                     {"layout", planCandidateJson(f.best)}});
+        const QJsonObject o{
+            {"model", QString::fromStdString(q.base.model.id)},
+            {"gpu", QString::fromStdString(q.base.gpu.id)},
+            // What headroom_percent and each layout's fit are measured
+            // against, beside the figure the card is sold as.
+            {"capacity_bytes", qint64(q.base.gpu.usableBytes())},
+            {"datasheet_bytes", qint64(q.base.gpu.capacityBytes)},
+            {"min_gpus", qint64(q.minGpus)},
+            {"max_gpus", qint64(q.maxGpus)},
+            {"global_batch_tokens", qint64(q.globalBatchTokens)},
+            {"sequence_length", qint64(q.base.training.sequenceLength)},
+            {"objective", goal},
+            {"headroom_percent", q.headroomPercent},
+            {"candidates_evaluated", qint64(r.candidatesEvaluated)},
+            {"candidates_pruned", qint64(r.candidatesPruned)},
+            // Skipped unestimated, slower than the kept rows: "fitting"
+            // counts the estimated only (exact with --top 0).
+            {"candidates_slower", qint64(r.candidatesSlower)},
+            {"fitting", qint64(r.fittingCount)},
+            // The scenario the search starts from, every table setting by
+            // its key; each layout gives the degrees and batch it chose.
+            {"inputs", settingsToJson(q.base)},
+            {"layouts", layouts},
+            // Why the first row ranks above the second (two rows or more).
+            {"why", shown >= 2 ? toQString(whyFirstText(r.fitting[0], r.fitting[1])) : QString()},
+            {"fixes", fixes}};
         out << QJsonDocument(o).toJson(QJsonDocument::Indented);
         out.flush();
         return 0;
@@ -519,17 +537,27 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                              ? QString::number(q.minGpus)
                              : QStringLiteral("%1-%2").arg(q.minGpus).arg(q.maxGpus);
     // Names come from files (a config.json, a scenario's gpu.name): escaped on the way out.
-    out << QStringLiteral("%1 on %2 x %3, %4 tokens per step, s %5: %6 of %7 candidates fit "
-                          "with %9% headroom (%8 skipped by the model-states bound)\n")
+    // Layouts slower than the kept rows are skipped unestimated, so their fits are not
+    // counted: the count is then a floor ("at least"), exact with --top 0.
+    const QString slower =
+        r.candidatesSlower > 0
+            ? QStringLiteral(", %1 by the step-time bound as slower than the top %2")
+                  .arg(r.candidatesSlower)
+                  .arg(q.keep)
+            : QString();
+    out << QStringLiteral("%1 on %2 x %3, %4 tokens per step, s %5: %6%7 of %8 candidates fit "
+                          "with %9% headroom (%10 skipped by the model-states bound%11)\n")
                .arg(terminalText(QString::fromStdString(q.base.model.displayName)), gpus,
                     terminalText(QString::fromStdString(q.base.gpu.name)))
                .arg(q.globalBatchTokens)
                .arg(q.base.training.sequenceLength)
+               .arg(r.candidatesSlower > 0 ? QStringLiteral("at least ") : QString())
                .arg(r.fittingCount)
-               .arg(r.candidatesEvaluated + r.candidatesPruned)
+               .arg(r.candidates)
+               .arg(q.headroomPercent)
                .arg(r.candidatesPruned)
-               .arg(q.headroomPercent);
-    if (r.candidatesEvaluated + r.candidatesPruned == 0 && !r.cancelled) {
+               .arg(slower);
+    if (r.candidates == 0 && !r.cancelled) {
         // No layout to try at all (review finding F5: 720,720 GPUs printed "Nothing fits."
         // with no reason): d = GPUs / (t x p x c) must divide the global batch's sequences.
         const qint64 sequences = q.base.training.sequenceLength > 0
@@ -548,7 +576,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         return 0;
     }
     if (shown == 0) {
-        out << "Nothing fits.\n";
+        out << terminalText(toQString(nothingFitsText(r.fixes)), TextLines::Many);
         out.flush();
         return 0;
     }
@@ -611,6 +639,8 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                    .arg(r.fittingCount - std::int64_t(shown));
     if (!r.fitting.front().time.valid())
         out << terminalText(QString::fromStdString(r.fitting.front().time.error)) << "\n";
+    else if (shown >= 2)
+        out << terminalText(toQString(whyFirstText(r.fitting[0], r.fitting[1]))) << "\n";
     out.flush();
     return 0;
 }

@@ -3,11 +3,13 @@
 #include "defaults.h"
 #include "estimate.h"
 #include "inputlimits.h"
+#include "planexplain.h"
 #include "time/computetime.h"
 #include "verdict.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <tuple>
 
 namespace shardscope {
@@ -392,6 +394,34 @@ double stepLowerBound(const Scenario &s, const MemoryReport &r, const ComputeRat
     return out;
 }
 
+/// A lower bound on the step time of every candidate of one layout, whatever its
+/// schedule: over the micro-batch sizes `bs` (m = `sequences` / b) and the request's
+/// recomputations, the least of the whole model's compute (every layer, the head) divided
+/// by the p stages. The stages' layers partition the model and each stage's compute sums
+/// over its layers (stageCompute()), so the busiest stage computes at least the average,
+/// and every step includes its busiest stage's compute (stepLowerBound()). `work` is the
+/// layout's scenario; its training is restored.
+double layoutLowerBound(Scenario &work, const PlanRequest &q, const ComputeRates &rates,
+                        const int *bs, std::size_t count, std::int64_t sequences)
+{
+    const Training saved = work.training;
+    const int layers = work.model.architecture ? work.model.architecture->layers : 0;
+    const double p = double(work.layout.pipelineParallel);
+    double out = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < count; ++i) {
+        work.training.microBatchSize = bs[i];
+        work.training.microBatches = sequences / bs[i];
+        const double m = double(work.training.microBatches);
+        for (Recompute rc : q.recomputes) {
+            work.training.recompute = rc;
+            const StageCompute sc = stageCompute(work, rates, 0, layers, true);
+            out = std::min(out, m * (sc.forward + sc.backward + sc.recompute) / p);
+        }
+    }
+    work.training = saved;
+    return out;
+}
+
 } // namespace
 
 PlanResult plan(const PlanRequest &q)
@@ -419,7 +449,19 @@ PlanResult plan(const PlanRequest &q)
     auto limitOf = [&q](const MemoryReport &m) {
         return m.capacityBytes - m.capacityBytes / 100 * q.headroomPercent;
     };
+    // Kept rows: all of them (keep 0), else a heap of the best `keep` whose front is the
+    // worst kept.
+    const std::size_t keep = q.keep > 0 ? std::size_t(q.keep) : 0;
+    std::vector<Ranked> kept;
+    // The most GPUs first when ranking by step time, so the kept rows are fast early and
+    // the step-time bounds skip most timings and most layouts; each row keeps its place
+    // in the search order (degrees by GPU count, then the order within them) for the ties.
+    const bool fastestFirst = keep > 0 && q.objective == PlanObjective::Fastest;
+    const Space::Degrees *degrees = nullptr; // the degrees being enumerated
+    std::vector<int> sizes(sp.bs.size());    // their micro-batch sizes
+    bool slower = false; // the layout just refused was skipped by the step-time bound
     auto layoutOk = [&](const Layout &l, const Training &tr) {
+        slower = false;
         if (!q.prune)
             return true;
         // Model states only: no activations, no buffers. Every candidate of the layout
@@ -431,12 +473,20 @@ PlanResult plan(const PlanRequest &q)
         work.modelStatesOnly = true;
         estimate(prepared, work, r);
         work.modelStatesOnly = false;
-        return !(r.valid() && r.peakBytes() > limitOf(r));
+        if (r.valid() && r.peakBytes() > limitOf(r))
+            return false;
+        // Every kept row is faster than anything this layout can run: skip it unestimated.
+        if (fastestFirst && kept.size() == keep && kept.front().candidate.time.valid()) {
+            const std::size_t count = std::size_t(microBatchSizesFor(sp, degrees->d, sizes.data()));
+            const double bound =
+                layoutLowerBound(work, q, rates, sizes.data(), count, sp.sequences / degrees->d);
+            if (bound * (1 - 1e-9) > kept.front().candidate.time.stepSeconds) {
+                slower = true;
+                return false;
+            }
+        }
+        return true;
     };
-    // Kept rows: all of them (keep 0), else a heap of the best `keep` whose front is the
-    // worst kept.
-    const std::size_t keep = q.keep > 0 ? std::size_t(q.keep) : 0;
-    std::vector<Ranked> kept;
     auto worse = [&q](const Ranked &a, const Ranked &b) { return ranksBefore(q.objective, a, b); };
     Ranked next;
     std::int64_t degreeOrder = 0, fittingInDegree = 0; // a row's place in the search order
@@ -481,12 +531,16 @@ PlanResult plan(const PlanRequest &q)
         // this one's: when this floor overflows, none of them fits.
         return !(q.prune && growingFloorBytes(r) > limitOf(r));
     };
-    auto skipped = [&](std::int64_t count) { out.candidatesPruned += count; };
+    auto skipped = [&](std::int64_t count) {
+        (slower ? out.candidatesSlower : out.candidatesPruned) += count;
+        slower = false;
+    };
     constexpr std::int64_t progressEvery = 65536;
     std::int64_t nextProgress = progressEvery;
     auto stop = [&] {
         if (q.progress) {
-            const std::int64_t done = out.candidatesEvaluated + out.candidatesPruned;
+            const std::int64_t done =
+                out.candidatesEvaluated + out.candidatesPruned + out.candidatesSlower;
             if (done >= nextProgress) {
                 q.progress(done, sp.total);
                 nextProgress = (done / progressEvery + 1) * progressEvery;
@@ -494,28 +548,28 @@ PlanResult plan(const PlanRequest &q)
         }
         return q.cancel != nullptr && q.cancel->load(std::memory_order_relaxed);
     };
-    // The most GPUs first when ranking by step time, so the kept rows are fast early and
-    // the step-time bound skips most timings; each row keeps its place in the search
-    // order (degrees by GPU count, then the order within them) for the ties.
-    const bool fastestFirst = keep > 0 && q.objective == PlanObjective::Fastest;
     for (std::size_t k = 0; k < sp.degrees.size(); ++k) {
         const std::size_t gi = fastestFirst ? sp.degrees.size() - 1 - k : k;
+        degrees = &sp.degrees[gi];
         degreeOrder = std::int64_t(gi) << 31;
         fittingInDegree = 0;
         if (!enumerate(q, sp, sp.degrees[gi], layoutOk, visit, skipped, stop)) {
             out.cancelled = true;
             out.error = "the search was cancelled after " +
-                        std::to_string(out.candidatesEvaluated + out.candidatesPruned) + " of " +
-                        std::to_string(sp.total) + " candidates";
+                        std::to_string(out.candidatesEvaluated + out.candidatesPruned +
+                                       out.candidatesSlower) +
+                        " of " + std::to_string(sp.total) + " candidates";
             break;
         }
     }
     if (q.progress && !out.cancelled)
-        q.progress(out.candidatesEvaluated + out.candidatesPruned, sp.total);
+        q.progress(out.candidatesEvaluated + out.candidatesPruned + out.candidatesSlower, sp.total);
     std::sort(kept.begin(), kept.end(), worse);
     out.fitting.reserve(kept.size());
     for (Ranked &k : kept)
         out.fitting.push_back(std::move(k.candidate));
+    if (q.explainNothingFits && !out.cancelled && out.fittingCount == 0)
+        out.fixes = nothingFitsFixes(q, q.recipes);
     return out;
 }
 

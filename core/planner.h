@@ -88,10 +88,14 @@ struct PlanRequest
     bool prune = true;
     PlanObjective objective = PlanObjective::Fastest; ///< the order of PlanResult::fitting
     /// Keep only the best `keep` fitting layouts (0: all). The rows kept are exactly the
-    /// first `keep` of the full ranking; a candidate that cannot enter them is counted
-    /// (PlanResult::fittingCount) but neither kept nor, when a lower bound on its step time
-    /// (its busiest stage's compute, which every step time includes) already ranks it
-    /// below the kept rows, timed.
+    /// first `keep` of the full ranking. A fitting candidate that cannot enter them is
+    /// counted (PlanResult::fittingCount) but not kept, and not timed when a lower bound
+    /// on its step time (its busiest stage's compute, which every step time includes)
+    /// already ranks it below the kept rows. With PlanObjective::Fastest, once `keep` rows
+    /// are kept, a whole layout whose compute alone (the model's compute over its p stages,
+    /// at its fastest micro-batch size and recomputation) is slower than the worst kept
+    /// row is skipped without an estimate (PlanResult::candidatesSlower): its candidates
+    /// are neither estimated nor counted as fitting.
     std::int64_t keep = 0;
     /// Refuse (PlanResult::overLimit) a search of more candidates than this, counted before
     /// any is estimated; 0: no limit. Bounds the time and memory of a hostile request.
@@ -102,6 +106,11 @@ struct PlanRequest
     /// Called on the searching thread with (candidates done, candidates in the space)
     /// every 65,536 candidates or so, and once at the end; empty: not called.
     std::function<void(std::int64_t done, std::int64_t total)> progress;
+    /// When nothing fits (and the search was not cancelled), also work out which single
+    /// changes would fit (nothingFitsFixes(), core/planexplain.h) into PlanResult::fixes,
+    /// trying the leaner of `recipes` for the recipe.
+    bool explainNothingFits = false;
+    std::vector<Recipe> recipes = {}; ///< recipes a fix may switch to (a catalog's)
 };
 
 /// One layout that fits, with its memory and its time.
@@ -113,17 +122,33 @@ struct PlanCandidate
     StepTime time;              ///< stepTime() of the scenario
 };
 
+/// A change to a plan request under which some layout fits (nothingFitsFixes()).
+struct PlanFix
+{
+    std::string change; ///< for people, e.g. "16 GPUs", "full recomputation"
+    std::string flags;  ///< the `shardscope plan` flags that make it, e.g. "--gpus 16"
+    PlanCandidate best; ///< the fastest layout that fits under it
+};
+
 /// What plan() found.
 struct PlanResult
 {
     std::string error;                    ///< non-empty when the request was refused
     std::int64_t candidatesEvaluated = 0; ///< estimate() calls made on candidates
     std::int64_t candidatesPruned = 0;    ///< candidates skipped by the exact bounds
-    std::vector<PlanCandidate> fitting;   ///< fitting layouts kept, best first (objective)
-    std::int64_t fittingCount = 0;        ///< fitting layouts found, kept or not
-    std::int64_t candidates = 0;          ///< the search space's size (evaluated + pruned)
-    bool overLimit = false; ///< refused: the space has more than request.maxCandidates
-    bool cancelled = false; ///< stopped by request.cancel; the counts are those done so far
+    /// Candidates skipped unestimated by the step-time bound (PlanRequest::keep): slower
+    /// than every kept row whether they fit or not. 0 when keep is 0.
+    std::int64_t candidatesSlower = 0;
+    std::vector<PlanCandidate> fitting; ///< fitting layouts kept, best first (objective)
+    /// Fitting layouts found among the estimated, kept or not (exact when nothing was
+    /// skipped as slower: candidatesSlower 0).
+    std::int64_t fittingCount = 0;
+    std::int64_t candidates = 0; ///< the search space's size (evaluated + pruned + slower)
+    bool overLimit = false;      ///< refused: the space has more than request.maxCandidates
+    bool cancelled = false;      ///< stopped by request.cancel; the counts are those done so far
+    /// With PlanRequest::explainNothingFits and no layout fitting: the single changes that
+    /// would fit (nothingFitsFixes()); else empty.
+    std::vector<PlanFix> fixes;
 
     bool valid() const { return error.empty(); }
 };

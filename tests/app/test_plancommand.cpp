@@ -100,13 +100,14 @@ private slots:
     void maxCandidatesRefusesAHugeSearch()
     {
         // Llama 3 8B on 1-64 GPUs, b up to 4 searches 51,840 candidates (the JSON's
-        // evaluated + pruned): one fewer as the limit is refused before any estimate, in
+        // evaluated + pruned + slower): one fewer as the limit is refused before any estimate, in
         // one line with exit status 2; the default limit refuses a 1,024-layer model over
         // every count up to 1,048,576 GPUs at once.
         const QStringList small = {"--model", "llama3-8b", "--gpus", "1-64", "--max-mbs", "4"};
         const QJsonObject o = planCli.json(small);
-        const qint64 space =
-            o.value("candidates_evaluated").toInteger() + o.value("candidates_pruned").toInteger();
+        const qint64 space = o.value("candidates_evaluated").toInteger() +
+                             o.value("candidates_pruned").toInteger() +
+                             o.value("candidates_slower").toInteger();
         QCOMPARE(space, qint64(51840));
         verifyRefusal(planCli(small + QStringList{"--max-candidates", QString::number(space - 1)}),
                       QStringLiteral("shardscope plan: the search has more than 51839 layouts "
@@ -150,10 +151,45 @@ private slots:
         QCOMPARE(r.code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("candidates fit")), qPrintable(r.out));
         const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
-        // Summary, header, 3 rows, "... more".
-        QCOMPARE(lines.size(), qsizetype(6));
+        // Summary, header, 3 rows, "... more", why #1 beats #2.
+        QCOMPARE(lines.size(), qsizetype(7));
         QVERIFY(lines[2].trimmed().startsWith(QStringLiteral("1 ")));
         QVERIFY(lines[5].startsWith(QStringLiteral("...")));
+        QVERIFY2(lines[6].startsWith(QStringLiteral("Why #1 beats #2 by ")), qPrintable(r.out));
+        // The JSON says the same.
+        const QJsonObject o =
+            planCli.json({"--model", "llama3-8b", "--gpus", "8", "--seq", "8192", "--top", "3"});
+        QCOMPARE(o.value("why").toString(), lines[6]);
+        QVERIFY(o.value("fixes").toArray().isEmpty());
+    }
+
+    void nothingFitsSaysWhatWould()
+    {
+        // Llama 3 70B under DDP on one H100: 70.6e9 parameters x 16 B = 1.13 TB of states on
+        // every GPU. Each change alone that fits is listed with its fastest layout: more
+        // GPUs (t x p shard DDP's states too), other strategies (with CPU offload), a
+        // leaner recipe cannot bring 1.13 TB under 81 GB on one GPU.
+        const QStringList args{"--model", "llama3-70b",    "--gpus",     "1",
+                               "--gpu",   "h100-sxm-80gb", "--strategy", "ddp"};
+        const Run r = planCli(args);
+        QCOMPARE(r.code, 0);
+        QVERIFY2(
+            r.out.contains(QStringLiteral("Nothing fits. Each of these changes alone would:\n")),
+            qPrintable(r.out));
+        static const QRegularExpression gpus(
+            QStringLiteral("\n  (\\d+) GPUs \\(--gpus \\1\\): ddp, "));
+        const auto m = gpus.match(r.out);
+        QVERIFY2(m.hasMatch(), qPrintable(r.out));
+        // That count fits, and with DDP it is the first of the slider's counts to.
+        const QJsonObject at = planCli.json({"--model", "llama3-70b", "--gpus", m.captured(1),
+                                             "--gpu", "h100-sxm-80gb", "--strategy", "ddp"});
+        QVERIFY(at.value("fitting").toInteger() > 0);
+        const QJsonArray fixes = planCli.json(args)["fixes"].toArray();
+        QVERIFY(!fixes.isEmpty());
+        QCOMPARE(fixes[0].toObject()["flags"].toString(),
+                 QStringLiteral("--gpus ") + m.captured(1));
+        QCOMPARE(fixes[0].toObject()["layout"].toObject()["gpus"].toInteger(),
+                 m.captured(1).toLongLong());
     }
 
     void constraintsRestrictTheSearch()

@@ -21,7 +21,8 @@ void planCounters(benchmark::State &state, const PlanResult &r)
 {
     state.counters["evaluated"] = double(r.candidatesEvaluated);
     state.counters["pruned"] = double(r.candidatesPruned);
-    state.counters["space"] = double(r.candidatesEvaluated + r.candidatesPruned);
+    state.counters["slower"] = double(r.candidatesSlower);
+    state.counters["space"] = double(r.candidates);
     state.counters["fitting"] = double(r.fittingCount);
 }
 

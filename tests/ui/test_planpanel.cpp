@@ -131,6 +131,11 @@ void TestPlanPanel::firstRowIsThePlannersFastest()
              qPrintable(panel.summaryText()));
     QVERIFY(panel.summaryText().contains(QStringLiteral("%1 fit").arg(
         QLocale(QLocale::English).toString(qlonglong(r.fitting.size())))));
+    // The headroom: the H100's driver total, 81,559 MiB = 85,520,809,984 bytes, less 5%
+    // (855,208,099 x 5 = 4,276,040,495 bytes): at most 81,244,769,489 bytes per GPU.
+    QVERIFY2(
+        panel.summaryText().contains(QStringLiteral("fit with 5% headroom (peak at most 81.2 GB)")),
+        qPrintable(panel.summaryText()));
     // Row 0's cells are the candidate's figures: peak in GB, step in seconds, MFU in %.
     const PlanCandidate &best = r.fitting.front();
     const auto cell = [m](int col) { return m->data(m->index(0, col)).toString(); };

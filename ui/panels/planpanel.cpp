@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "inputlimits.h"
 #include "lazyrefresh.h"
+#include "planexplain.h"
 #include "planjob.h"
 #include "plantablemodel.h"
 #include "scenariofile.h"
@@ -330,6 +331,10 @@ PlanPanel::Inputs PlanPanel::currentInputs() const
     } else {
         q.minGpus = q.maxGpus = s.layout.gpus;
     }
+    // As `shardscope plan`: when nothing fits, the single changes that would (a leaner
+    // recipe among the catalog's).
+    q.explainNothingFits = true;
+    q.recipes = m_session->catalog().recipes();
     // As `shardscope plan`: t up to the GPUs per node.
     q.maxTensorParallel =
         int(std::clamp<std::int64_t>(s.layout.gpusPerNode, 1, std::int64_t(maxParallelDegree)));
@@ -490,7 +495,8 @@ void PlanPanel::planFinished(const QByteArray &key, const PlanResult &result, do
             // Cancelled by the user: say how far it got; a change of input plans again.
             showMessage(QStringLiteral("Plan cancelled after %1 of %2 layouts; change an input "
                                        "to plan again")
-                            .arg(number(result.candidatesEvaluated + result.candidatesPruned),
+                            .arg(number(result.candidatesEvaluated + result.candidatesPruned +
+                                        result.candidatesSlower),
                                  number(result.candidates)),
                         key);
             return;
@@ -540,11 +546,21 @@ void PlanPanel::showResult(PlanResult result, const Inputs &inputs, double milli
             .arg(toQString(q.base.model.displayName), gpus, toQString(q.base.gpu.name),
                  number(q.globalBatchTokens), number(q.base.training.sequenceLength));
     const std::int64_t fit = std::int64_t(m_result.fitting.size());
+    // The headroom every row keeps: its peak at most (100 - N)% of the card's usable bytes.
+    const std::int64_t limit =
+        q.base.gpu.usableBytes() - q.base.gpu.usableBytes() / 100 * q.headroomPercent;
     m_summary->setText(QStringLiteral("%1: %2 candidates evaluated (%3 more skipped by the exact "
-                                      "model-states bound), %4 fit; planned in %5 ms")
+                                      "model-states bound), %4 fit with %6% headroom (peak at "
+                                      "most %7); planned in %5 ms")
                            .arg(what, number(m_result.candidatesEvaluated),
                                 number(m_result.candidatesPruned), number(fit))
-                           .arg(milliseconds, 0, 'f', milliseconds < 10 ? 1 : 0));
+                           .arg(milliseconds, 0, 'f', milliseconds < 10 ? 1 : 0)
+                           .arg(q.headroomPercent)
+                           .arg(toQString(formatBytes(limit, m_unit))));
+    // Why the first row ranks above the second, on hover (the line stays short).
+    m_summary->setToolTip(m_result.fitting.size() >= 2
+                              ? toQString(whyFirstText(m_result.fitting[0], m_result.fitting[1]))
+                              : QString());
     m_summary->setVisible(true);
 
     m_model->setCandidates(m_result.fitting, m_unit);
@@ -561,10 +577,13 @@ void PlanPanel::showResult(PlanResult result, const Inputs &inputs, double milli
     m_model->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
 
     if (m_result.fitting.empty()) {
-        m_message->setText(
-            QStringLiteral("Nothing fits %1 × %2 at %3 tokens per step: more GPUs (GPU range), "
-                           "a smaller batch or a shorter sequence may fit")
-                .arg(gpus, toQString(q.base.gpu.name), number(q.globalBatchTokens)));
+        // What would fit: each single change the planner found (more GPUs, no headroom,
+        // a leaner recipe, ...), with its fastest layout.
+        QString text = toQString(nothingFitsText(m_result.fixes)).trimmed();
+        text.replace(0, int(std::string_view("Nothing fits").size()),
+                     QStringLiteral("Nothing fits %1 × %2 at %3 tokens per step")
+                         .arg(gpus, toQString(q.base.gpu.name), number(q.globalBatchTokens)));
+        m_message->setText(text);
         m_message->setVisible(true);
     } else {
         m_message->setVisible(false);
