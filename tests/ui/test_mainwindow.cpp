@@ -4,8 +4,10 @@
 #include "../testsupport.h"
 #include "advancedpanel.h"
 #include "breakdownview.h"
+#include "chartregistry.h"
 #include "comparechart.h"
 #include "defaults.h"
+#include "exportslidedialog.h"
 #include "lesson.h"
 #include "mainwindow.h"
 #include "memorychart.h"
@@ -29,6 +31,7 @@
 #include <QImage>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QMenuBar>
 #include <QMimeData>
@@ -736,6 +739,36 @@ void TestMainWindow::exportsTheCurrentChart()
     QFile f(pdf);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.read(4) == "%PDF");
+
+    // The slide's default title is the one `shardscope export --chart` gives the same
+    // chart (review: the window prefixed the tab's name, two or three colons in a row).
+    for (auto [v, id] : {std::pair{MainWindow::View::Memory, "memory"},
+                         std::pair{MainWindow::View::Compare, "compare"},
+                         std::pair{MainWindow::View::Timeline, "timeline"}}) {
+        w.showView(v);
+        QCOMPARE(w.slideOptions().title, findChart(QLatin1String(id))->slideTitle(*w.session()));
+    }
+    QCOMPARE(w.slideOptions().caption, scenarioCaption(w.session()->scenario()));
+    // File > Export chart's dialog: the fields start from those options, and what is typed
+    // is what the slide says.
+    w.showView(MainWindow::View::Memory);
+    ExportSlideDialog dialog(w.slideOptions(), &w);
+    QCOMPARE(dialog.titleEdit()->text(), w.slideOptions().title);
+    QCOMPARE(dialog.options().size, QSize(1920, 1080));
+    dialog.titleEdit()->setText(QStringLiteral("  Lecture 3: why DDP overflows  "));
+    dialog.captionEdit()->clear();
+    dialog.sizeCombo()->setCurrentIndex(dialog.sizeCombo()->findData(QSize(1280, 720)));
+    const ExportOptions typed = dialog.options();
+    QCOMPARE(typed.title, QStringLiteral("Lecture 3: why DDP overflows"));
+    QVERIFY(typed.caption.isEmpty());
+    QCOMPARE(typed.size, QSize(1280, 720));
+    const QString svg = dir.filePath(QStringLiteral("titled.svg"));
+    QVERIFY2(w.exportCurrentChart(svg, typed, &error), qPrintable(error));
+    QFile g(svg);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    const QByteArray bytes = g.readAll();
+    QVERIFY(bytes.contains("Lecture 3: why DDP overflows"));
+    QVERIFY(bytes.contains("viewBox=\"0 0 1280 720\""));
 }
 
 void TestMainWindow::lessonKeysWorkWhateverHasFocus()

@@ -6,6 +6,7 @@
 #include "chartregistry.h"
 #include "chartstyle.h"
 #include "comparechart.h"
+#include "exportslidedialog.h"
 #include "hfconfig.h"
 #include "inputfile.h"
 #include "launchconfigread.h"
@@ -435,26 +436,36 @@ void MainWindow::buildMenus()
         [this](const QString &path, QString *error) { return saveScenario(path, error); });
     save->setShortcut(QKeySequence::Save);
     file->addSeparator();
-    QAction *exportChart = addSaveAction(
-        QStringLiteral("&Export chart…"), QStringLiteral("Export chart"), QStringLiteral(".png"),
-        QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf)"),
-        [this](const QString &path, QString *error) {
-            return exportCurrentChart(path, QSize(1920, 1080), error);
+    // Export: the slide's title, caption and size first (editable), then where.
+    const auto addExportAction = [this, file](const QString &text, QSize size) {
+        QAction *action = file->addAction(text);
+        connect(action, &QAction::triggered, this, [this, size] {
+            ExportOptions defaults = slideOptions();
+            defaults.size = size;
+            ExportSlideDialog dialog(defaults, this);
+            if (dialog.exec() != QDialog::Accepted)
+                return;
+            const ExportOptions o = dialog.options();
+            const QString path = QFileDialog::getSaveFileName(
+                this, QStringLiteral("Export chart"),
+                defaultFileName(
+                    o.size == QSize(1920, 1080)
+                        ? QStringLiteral(".png")
+                        : QStringLiteral("-%1x%2.png").arg(o.size.width()).arg(o.size.height())),
+                QStringLiteral("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+            QString error;
+            if (!path.isEmpty() && !exportCurrentChart(path, o, &error))
+                showMessage(error);
         });
-    exportChart->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    addSaveAction(QStringLiteral("Export chart at 3840×2160…"), QStringLiteral("Export chart (4K)"),
-                  QStringLiteral("-4k.png"), QStringLiteral("PNG (*.png)"),
-                  [this](const QString &path, QString *error) {
-                      return exportCurrentChart(path, QSize(3840, 2160), error);
-                  });
+        return action;
+    };
+    addExportAction(QStringLiteral("&Export chart…"), QSize(1920, 1080))
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    addExportAction(QStringLiteral("Export chart at 3840×2160…"), QSize(3840, 2160));
     QAction *copy = file->addAction(QStringLiteral("&Copy chart"));
     copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    connect(copy, &QAction::triggered, this, [this] {
-        ExportOptions o;
-        o.title = m_tabs->tabText(m_tabs->currentIndex());
-        o.caption = scenarioCaption(m_session->scenario());
-        viewChart(View(m_tabs->currentIndex()))->copySlide(o);
-    });
+    connect(copy, &QAction::triggered, this,
+            [this] { viewChart(View(m_tabs->currentIndex()))->copySlide(slideOptions()); });
     QAction *dataAction = addSaveAction(
         QStringLiteral("Export &data…"), QStringLiteral("Export data"), QStringLiteral(".csv"),
         QStringLiteral("CSV (*.csv);;JSON (*.json)"),
@@ -742,14 +753,31 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->setEnabled(!files.isEmpty());
 }
 
-bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
+ExportOptions MainWindow::slideOptions() const
 {
     ExportOptions o;
-    o.size = size;
-    o.title =
-        QStringLiteral("%1: %2").arg(m_tabs->tabText(m_tabs->currentIndex()), m_verdictSentence);
+    // The registry's title for the tab's chart, as `shardscope export --chart` titles it;
+    // the Live and Plan tabs, outside the registry, by their names.
+    static const char *const ids[] = {"memory", "timeline", "compare", nullptr, nullptr, "sweep"};
+    const int tab = m_tabs->currentIndex();
+    const char *id = tab >= 0 && tab < int(std::size(ids)) ? ids[tab] : nullptr;
+    const ChartEntry *entry = id ? findChart(QLatin1String(id)) : nullptr;
+    o.title = entry && entry->slideTitle ? entry->slideTitle(*m_session) : m_tabs->tabText(tab);
     o.caption = scenarioCaption(m_session->scenario());
-    return viewChart(View(m_tabs->currentIndex()))->exportSlide(path, o, error);
+    return o;
+}
+
+bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
+{
+    ExportOptions o = slideOptions();
+    o.size = size;
+    return exportCurrentChart(path, o, error);
+}
+
+bool MainWindow::exportCurrentChart(const QString &path, const ExportOptions &options,
+                                    QString *error)
+{
+    return viewChart(View(m_tabs->currentIndex()))->exportSlide(path, options, error);
 }
 
 QString MainWindow::defaultFileName(const QString &suffix) const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "chartexport.h"
 #include "headlinecontrols.h"
 #include "lessonplayer.h"
 #include "session.h"
@@ -142,9 +143,15 @@ public:
     void setLessonChartOptions(bool fixedScale, bool ghost);
     /// Saves every setting to a versioned scenario file, atomically.
     bool saveScenario(const QString &path, QString *error);
+    /// The current tab's slide options at 1920 x 1080: the title `shardscope export
+    /// --chart` gives the same chart (chartregistry.h slideTitle, e.g. the verdict; the
+    /// tab's name for Live and Plan) and the settings as caption (scenarioCaption()).
+    ExportOptions slideOptions() const;
     /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
-    /// with a title and the settings as caption.
+    /// with slideOptions()' title and caption.
     bool exportCurrentChart(const QString &path, QSize size, QString *error);
+    /// The same with the options given (File > Export chart's dialog, ExportSlideDialog).
+    bool exportCurrentChart(const QString &path, const ExportOptions &options, QString *error);
     /// Writes the current numbers (File > Export data): a path ending in .json gets the
     /// report as `shardscope report --json` writes it, any other the per-GPU table as CSV
     /// (toCsv(), exact bytes). Atomic; on failure sets `*error` and writes nothing.
