@@ -208,6 +208,16 @@ std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name
     return limit;
 }
 
+std::int64_t largestLinearElements(const Architecture &a)
+{
+    Linear m[7];
+    denseLinears(a, m);
+    std::int64_t largest = 0;
+    for (const Linear &l : m)
+        largest = std::max(largest, l.in * l.out);
+    return largest;
+}
+
 FrozenBlock frozenBlock(const Architecture &a, BaseFormat format)
 {
     Linear m[7];

@@ -163,6 +163,12 @@ std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int target
 /// name ("q", "k", "v", "o", "gate", "up", "down").
 std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name = nullptr);
 
+/// Elements of the largest linear weight of a dense block with ordinary attention (q, k,
+/// v, o, gate, up, down: in x out each), before any tensor-parallel split: the largest
+/// single parameter autograd makes a whole gradient for, and the largest weight a
+/// quantized base dequantizes at once. Llama 2 7B: 4096 x 11008 = 45,088,768.
+std::int64_t largestLinearElements(const Architecture &a);
+
 /// The frozen bytes of one dense block's linear weights in `format` (each matrix by
 /// frozenMatrixBytes), and the elements they hold; the block's other parameters (norms,
 /// biases) stay in bf16.

@@ -361,6 +361,13 @@ void bufferSettings(std::vector<Setting> &v)
                         0, maxBufferSize,
                         SHARDSCOPE_FIELD(overheads.stage3PersistenceThreshold, std::int64_t),
                         "elements"));
+    v.push_back(integer(
+        "stage3_max_reuse_distance", "stage3-max-reuse-distance", "ZeRO-3 max reuse distance",
+        "DeepSpeed ZeRO-3: a gathered parameter used again within this many "
+        "elements is kept, so the last blocks stay gathered from the forward "
+        "into the backward (stage3_max_reuse_distance, 1e9).",
+        0, maxBufferSize, SHARDSCOPE_FIELD(overheads.stage3MaxReuseDistance, std::int64_t),
+        "elements"));
     v.push_back(integer("sub_group_elements", "sub-group-elements", "ZeRO-3 sub-group",
                         "DeepSpeed ZeRO-3 optimizer sub-group whose fp32 gradient exists at "
                         "once, elements (sub_group_size, 1e9).",
