@@ -58,7 +58,7 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
            "fragmentation_percent", "host_ram_bytes_per_node"});
     group(QStringLiteral("Framework and fine-tuning"),
           {"framework", "fsdp_reshard_after_forward", "lora_rank", "lora_alpha", "lora_targets",
-           "base_format", "stage3_prefetch_elements",
+           "base_format", "lora_dropout", "fp32_unquantized", "stage3_prefetch_elements",
            "stage3_max_live_parameters", "stage3_persistence_threshold",
            "stage3_max_reuse_distance", "sub_group_elements"});
     group(QStringLiteral("Cluster and speed"),
