@@ -142,10 +142,25 @@ std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t
         return elements + 4 * rows;
     case BaseFormat::Nf4: {
         const std::int64_t blocks = (elements + 63) / 64;
-        return (elements + 1) / 2 + blocks + 4 * ((blocks + 255) / 256);
+        return (elements + 1) / 2 + blocks + 4 * ((blocks + 255) / 256) + nf4QuantStateBytes;
     }
     }
     return 2 * elements;
+}
+
+std::int64_t dequantizationWorkspaceBytes(BaseFormat f, std::int64_t elements,
+                                          std::int64_t activationBytes)
+{
+    switch (f) {
+    case BaseFormat::Bf16:
+    case BaseFormat::Fp16:
+        return 0;
+    case BaseFormat::Int8:
+        return elements * activationBytes;
+    case BaseFormat::Nf4:
+        return elements * activationBytes + 4 * ((elements + 63) / 64);
+    }
+    return 0;
 }
 
 namespace {

@@ -51,10 +51,13 @@ enum class GatherPolicy
     /// Overheads::gatheredUnits units (the one in use and those prefetched) plus one
     /// unit's unsharded gradient, in the compute dtype.
     WholeUnits,
-    /// The unit in use plus a prefetch bucket of Overheads::stage3PrefetchElements,
-    /// capped by Overheads::stage3MaxLiveParameters, plus the persistent parameters
+    /// DeepSpeed's parameter coordinator: the unit in use, or at the turn from the
+    /// forward to the backward the last blocks (and the head) whose next use lies within
+    /// Overheads::stage3MaxReuseDistance elements of the trace, whichever is larger,
+    /// never capped; plus a prefetch bucket of Overheads::stage3PrefetchElements as far
+    /// as Overheads::stage3MaxLiveParameters leaves room; plus the persistent parameters
     /// (norm weights of at most Overheads::stage3PersistenceThreshold elements kept
-    /// whole on every GPU).
+    /// whole on every GPU). buffers.h deepSpeedLiveParameters().
     LiveParameterBudget
 };
 
@@ -88,6 +91,11 @@ struct FrameworkProfile
     /// Under ZeRO-3 the Buckets policy keeps its reduce bucket too (DeepSpeed's
     /// stage-3 ipg bucket); otherwise ZeRO-3 has none.
     bool zero3ReduceBucket = false;
+    /// Under ZeRO-3 the reduce-scatter of a full reduce bucket interleaves its gradients
+    /// into a second flat buffer of the bucket's size before the collective (DeepSpeed's
+    /// reduce_scatter_coalesced), so the bucket counts twice. Read by buffers.h
+    /// communicationBucketBytes() with zero3ReduceBucket.
+    bool zero3ReduceScatterCopy = false;
     GatherPolicy zero3Gather = GatherPolicy::WholeUnits;
     Fp8Implementation fp8 = Fp8Implementation::TransformerEngine;
     /// What Recompute::Selective keeps (core/activations.h).

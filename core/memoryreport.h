@@ -59,10 +59,12 @@ struct BufferBytes
 /// What makes up ComponentBytes::activations, bytes per GPU at the stage's peak.
 struct ActivationBytes
 {
-    std::int64_t layers = 0;     ///< stored layer activations of every micro-batch in flight
-    std::int64_t workingSet = 0; ///< one layer recomputed during backward (recompute on)
-    std::int64_t embedding = 0;  ///< first stage: embedding dropout mask
-    std::int64_t output = 0;     ///< last stage: final norm and logits
+    std::int64_t layers = 0; ///< stored layer activations of every micro-batch in flight
+    /// One layer's backward working set: the layer recomputed (recompute on), and under a
+    /// quantized LoRA base bitsandbytes' dequantized copy of its largest weight.
+    std::int64_t workingSet = 0;
+    std::int64_t embedding = 0; ///< first stage: embedding dropout mask
+    std::int64_t output = 0;    ///< last stage: final norm and logits
     /// Last stage: the eager loss backward's two extra logits-sized tensors, one
     /// micro-batch at a time (lossBackwardBytes); 0 with a fused loss.
     std::int64_t lossBackward = 0;

@@ -208,6 +208,23 @@ std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name
     return limit;
 }
 
+std::int64_t loraInputElements(const Architecture &a, int targets)
+{
+    std::int64_t n = 0;
+    forEachTargeted(a, targets, [&](int, const Linear &l) { n += l.in; });
+    return n;
+}
+
+std::int64_t largestLinearElements(const Architecture &a)
+{
+    Linear m[7];
+    denseLinears(a, m);
+    std::int64_t largest = 0;
+    for (const Linear &l : m)
+        largest = std::max(largest, l.in * l.out);
+    return largest;
+}
+
 FrozenBlock frozenBlock(const Architecture &a, BaseFormat format)
 {
     Linear m[7];

@@ -163,6 +163,18 @@ std::int64_t loraLayerParameterCount(const Architecture &a, int rank, int target
 /// name ("q", "k", "v", "o", "gate", "up", "down").
 std::int64_t loraRankLimit(const Architecture &a, int targets, const char **name = nullptr);
 
+/// The input width summed over the matrices of a dense block that LoRA `targets`
+/// (LoraTarget bits) adapt, elements per token: what each adapter's dropout drops (q, k,
+/// v, gate and up read the hidden state, o the attention output, down the MLP's inner
+/// activation). Llama 2 7B on q and v: 4096 + 4096 = 8,192.
+std::int64_t loraInputElements(const Architecture &a, int targets);
+
+/// Elements of the largest linear weight of a dense block with ordinary attention (q, k,
+/// v, o, gate, up, down: in x out each), before any tensor-parallel split: the largest
+/// single parameter autograd makes a whole gradient for, and the largest weight a
+/// quantized base dequantizes at once. Llama 2 7B: 4096 x 11008 = 45,088,768.
+std::int64_t largestLinearElements(const Architecture &a);
+
 /// The frozen bytes of one dense block's linear weights in `format` (each matrix by
 /// frozenMatrixBytes), and the elements they hold; the block's other parameters (norms,
 /// biases) stay in bf16.

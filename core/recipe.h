@@ -54,8 +54,27 @@ std::optional<BaseFormat> parseBaseFormat(std::string_view text);
 /// Bytes of one frozen weight matrix of `elements` weights and `rows` output rows in
 /// format `f`: bf16/fp16 2 x elements; int8 elements + 4 x rows; nf4 ceil(elements / 2)
 /// + ceil(elements / 64) + 4 x ceil(ceil(elements / 64) / 256) (0.5 + 0.127 / 8 bytes
-/// per weight, QLoRA section 3 "Double Quantization").
+/// per weight, QLoRA section 3 "Double Quantization") + nf4QuantStateBytes.
 std::int64_t frozenMatrixBytes(BaseFormat f, std::int64_t elements, std::int64_t rows);
+
+/// bitsandbytes' per-matrix constants of an nf4 weight with double quantization, besides
+/// the absmax of every block (bitsandbytes/functional.py at 95f9af3): the 16-entry fp32
+/// NF4 code (get_4bit_type, line 854, called by quantize_4bit, line 936; 64 bytes), the
+/// fp32 offset subtracted from the
+/// absmax before it is quantized (quantize_4bit, line 939, 4 bytes), and the nested
+/// state's own copy of the 256-entry fp32 dynamic code (quantize_blockwise,
+/// code.to(A.device, copy=True), line 670, 1,024 bytes): 1,092 bytes.
+inline constexpr std::int64_t nf4QuantStateBytes = 16 * 4 + 4 + 256 * 4;
+
+/// The transient copy bitsandbytes makes of one frozen matrix of `elements` weights in
+/// format `f` to multiply with it in training, bytes: nf4 dequantizes the whole weight
+/// to the activation dtype (`activationBytes` each) with its absmax to fp32 (4 bytes per
+/// 64-weight block) before F.linear (backends/cuda/ops.py _dequant_linear_fallback, lines
+/// 904-916, whenever the tokens exceed 1,536) and again for the input gradient
+/// (autograd/_functions.py MatMul4Bit.backward, line 384); int8 builds the weight in the
+/// activation dtype for the input gradient (MatMul8bitLt, line 237); 0 for bf16/fp16.
+std::int64_t dequantizationWorkspaceBytes(BaseFormat f, std::int64_t elements,
+                                          std::int64_t activationBytes);
 
 /// FP8 training of the linear layers (docs/frameworks.md "FP8 training"). Off by default:
 /// every tensor in the recipe's and the activation dtype.
@@ -123,6 +142,15 @@ struct FineTuning
     int loraAlpha = 16;                       ///< scaling alpha / r (no memory effect)
     int loraTargets = LoraQ | LoraV;          ///< LoraTarget bits (PEFT's Llama default q, v)
     BaseFormat baseFormat = BaseFormat::Bf16; ///< the frozen base's storage
+    /// LoRA dropout above 0 (PEFT LoraConfig lora_dropout; its default is 0.0, QLoRA's
+    /// Guanaco runs use 0.1 and 0.05): each adapted matrix's nn.Dropout keeps its mask and
+    /// its dropped input for lora_A's backward (src/peft/tuners/lora/layer.py lines
+    /// 255-258 and 1063 at huggingface/peft 5d602fd).
+    bool loraDropout = false;
+    /// PEFT's prepare_model_for_kbit_training on an int8 or nf4 base: every fp16/bf16
+    /// parameter that is not quantized (embedding, head, norms) is cast to fp32
+    /// (src/peft/utils/other.py lines 204-209 at 5d602fd). No effect on a bf16/fp16 base.
+    bool fp32Unquantized = false;
     bool enabled() const { return loraRank > 0; }
 };
 

@@ -74,6 +74,12 @@ struct Overheads
     /// DeepSpeed ZeRO-3 only: parameters this small or smaller stay whole on every GPU,
     /// elements (stage3_param_persistence_threshold, 1e5, deepspeed/runtime/zero/config.py).
     std::int64_t stage3PersistenceThreshold = 100'000;
+    /// DeepSpeed ZeRO-3 only: a gathered parameter used again within this many elements
+    /// of the parameter trace is not released, elements (stage3_max_reuse_distance, 1e9,
+    /// deepspeed/runtime/zero/config.py line 244; partitioned_param_coordinator.py
+    /// __params_to_release, lines 653-661): the last blocks of the forward stay gathered
+    /// into the backward.
+    std::int64_t stage3MaxReuseDistance = 1'000'000'000;
     /// DeepSpeed ZeRO-3 only: optimizer sub-group whose fp32 gradient exists at once,
     /// elements (sub_group_size, 1e9, deepspeed/runtime/zero/config.py).
     std::int64_t subGroupElements = 1'000'000'000;

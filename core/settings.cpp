@@ -320,6 +320,15 @@ void fineTuningSettings(std::vector<Setting> &v)
                        "(LLM.int8) or nf4 (QLoRA 4-bit NormalFloat, double quantization).",
                        baseFormatIds, parseEnum<BaseFormat, parseBaseFormat>,
                        SHARDSCOPE_FIELD(fineTuning.baseFormat, BaseFormat)));
+    v.push_back(boolean("lora_dropout", "lora-dropout", "LoRA dropout",
+                        "LoRA dropout above 0 (PEFT lora_dropout; QLoRA's runs 0.1 or "
+                        "0.05): each adapted matrix keeps its dropout mask and dropped input "
+                        "for the backward.",
+                        false, SHARDSCOPE_FIELD(fineTuning.loraDropout, bool)));
+    v.push_back(boolean("fp32_unquantized", "fp32-unquantized", "Unquantized base in fp32",
+                        "PEFT prepare_model_for_kbit_training on an int8 or nf4 base: the "
+                        "embedding, head and norms are cast to fp32.",
+                        false, SHARDSCOPE_FIELD(fineTuning.fp32Unquantized, bool)));
 }
 
 /// Buffers and host: the settings table's rows, appended to `v`.
@@ -361,6 +370,13 @@ void bufferSettings(std::vector<Setting> &v)
                         0, maxBufferSize,
                         SHARDSCOPE_FIELD(overheads.stage3PersistenceThreshold, std::int64_t),
                         "elements"));
+    v.push_back(integer(
+        "stage3_max_reuse_distance", "stage3-max-reuse-distance", "ZeRO-3 max reuse distance",
+        "DeepSpeed ZeRO-3: a gathered parameter used again within this many "
+        "elements is kept, so the last blocks stay gathered from the forward "
+        "into the backward (stage3_max_reuse_distance, 1e9).",
+        0, maxBufferSize, SHARDSCOPE_FIELD(overheads.stage3MaxReuseDistance, std::int64_t),
+        "elements"));
     v.push_back(integer("sub_group_elements", "sub-group-elements", "ZeRO-3 sub-group",
                         "DeepSpeed ZeRO-3 optimizer sub-group whose fp32 gradient exists at "
                         "once, elements (sub_group_size, 1e9).",

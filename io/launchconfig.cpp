@@ -119,6 +119,7 @@ std::optional<LaunchConfig> deepSpeed(const Scenario &s, QString *error)
                         qint64(o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0));
             zero.insert("stage3_max_live_parameters", qint64(o.stage3MaxLiveParameters));
             zero.insert("stage3_param_persistence_threshold", qint64(o.stage3PersistenceThreshold));
+            zero.insert("stage3_max_reuse_distance", qint64(o.stage3MaxReuseDistance));
             zero.insert("sub_group_size", qint64(o.subGroupElements));
         } else if (const std::int64_t unit = gatheredUnitElements(s); unit > 0) {
             zero.insert("stage3_prefetch_bucket_size",

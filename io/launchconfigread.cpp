@@ -174,6 +174,9 @@ void readZeroOptimization(Reading &r, const QJsonObject &root)
     if (const auto n = dsNumber(r, zero, "stage3_param_persistence_threshold",
                                 z + "stage3_param_persistence_threshold", 0))
         r.set("stage3_persistence_threshold", *n);
+    if (const auto n =
+            dsNumber(r, zero, "stage3_max_reuse_distance", z + "stage3_max_reuse_distance", 0))
+        r.set("stage3_max_reuse_distance", *n);
     if (const auto n = dsNumber(r, zero, "sub_group_size", z + "sub_group_size"))
         r.set("sub_group_elements", *n);
 }

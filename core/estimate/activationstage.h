@@ -46,13 +46,30 @@ inline ActivationSettings activationSettings(const Scenario &s)
     return a;
 }
 
+/// What LoRA dropout keeps for the backward of one block, bytes: every adapted matrix has
+/// its own nn.Dropout before lora_A (src/peft/tuners/lora/layer.py lines 255-258;
+/// `lora_B(lora_A(dropout(x)))`, line 1063), which keeps its mask (1 byte per element,
+/// PyTorch's native_dropout saves a bool mask) and whose output lora_A saves for its
+/// weight gradient (`activationBytes` per element); without dropout (nn.Identity) lora_A
+/// saves the input the frozen layer already keeps. `tokens` per rank times
+/// `inputElements` (loraInputElements()) times (activationBytes + 1). Llama 2 7B on q and
+/// v, 4,096 tokens in bf16: 4,096 x 8,192 x 3 = 100,663,296.
+inline std::int64_t loraDropoutBytes(std::int64_t tokens, std::int64_t inputElements,
+                                     std::int64_t activationBytes)
+{
+    return tokens * inputElements * (activationBytes + 1);
+}
+
 /// The activations stage's per-scenario part: each kind of block's bytes per
 /// micro-batch (activation) and what recomputing it adds in its backward (working set:
 /// the whole block under full recomputation, the part not saved under selective), the
 /// embedding's, the logits' and the eager loss backward's bytes, from `figures`
 /// (activationFigures). Under LoRA each adapted matrix also keeps its rank-r
 /// intermediate (lora_A's output, the input of lora_B's weight gradient): tokens x r
-/// elements, rebuilt with the block (so in its working set) under full recomputation.
+/// elements, and with LoRA dropout its mask and dropped input (loraDropoutBytes()), all
+/// rebuilt with the block (so in its working set) under full recomputation; a quantized
+/// base adds bitsandbytes' dequantized copy of the block's largest matrix
+/// (dequantizationWorkspaceBytes()) to the working set of whichever block computes.
 [[gnu::always_inline]] inline void planBlockActivations(EstimateContext &x,
                                                         const ActivationFigures &figures)
 {
@@ -77,11 +94,18 @@ inline ActivationSettings activationSettings(const Scenario &s)
         const FineTuning &ft = x.s.fineTuning;
         const int present = x.arch->gatedMlp ? LoraAllLinear : (LoraAllLinear & ~LoraGate);
         const int adapted = std::popcount(unsigned(ft.loraTargets & present));
-        const std::int64_t extra = x.tokensPerRank * ft.loraRank * adapted * tr.activationBytes;
+        const std::int64_t extra =
+            x.tokensPerRank * ft.loraRank * adapted * tr.activationBytes +
+            (ft.loraDropout
+                 ? loraDropoutBytes(x.tokensPerRank, loraInputElements(*x.arch, ft.loraTargets),
+                                    tr.activationBytes)
+                 : 0);
         if (tr.recompute == Recompute::Full)
             x.kinds[0].workingSet += extra;
         else
             x.kinds[0].activation += extra;
+        x.kinds[0].workingSet += dequantizationWorkspaceBytes(
+            ft.baseFormat, largestLinearElements(*x.arch), tr.activationBytes);
     }
 }
 

@@ -39,8 +39,9 @@ inline std::int64_t float8GatheredUnitBytes(std::int64_t elements, std::int64_t 
 /// The bucket a gradient reduction fills, bytes, for `trained` parameters per GPU that
 /// train on a stage whose largest unit is `unit`: DDP's bucket (at most the gradients),
 /// DeepSpeed ZeRO's reduce bucket of zeroBucketElements (ZeRO-3's ipg bucket too:
-/// stage3.py allocates reduce_bucket_size elements), FSDP2's one unit's unsharded
-/// gradient before its reduce-scatter (no flat reduce bucket: _fsdp_collectives.py
+/// stage3.py allocates reduce_bucket_size elements, twice with
+/// FrameworkProfile::zero3ReduceScatterCopy: the reduce-scatter's interleaved copy), FSDP2's one
+/// unit's unsharded gradient before its reduce-scatter (no flat reduce bucket: _fsdp_collectives.py
 /// foreach_reduce; under ZeRO-3 the gathered-units buffer holds it; whole accumulated
 /// gradients under pipeline parallelism need none, modelstates.h wholeStates()), none under
 /// Megatron-Core (gradients are reduced in place in the grad buffer). 0 on one rank.
@@ -60,15 +61,56 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
         return x.z != ZeroStage::Zero3 && !x.statesOnly && !x.wholeGradients
                    ? (x.lora ? x.loraPerBlock : unit) * gr
                    : 0;
-    if (x.z != ZeroStage::Zero3 || f.zero3ReduceBucket)
+    if (x.z != ZeroStage::Zero3)
         return std::min(o.zeroBucketElements, trained) * gr;
+    if (f.zero3ReduceBucket)
+        return (f.zero3ReduceScatterCopy ? 2 : 1) * std::min(o.zeroBucketElements, trained) * gr;
     return 0;
+}
+
+/// DeepSpeed ZeRO-3's gathered parameters kept from the forward into the backward,
+/// elements: a module's parameters are not released after its forward when the trace
+/// uses them again within `reuseDistance` elements (partitioned_param_coordinator.py
+/// __params_to_release, lines 653-661, stage3_max_reuse_distance). Between the forward
+/// of the k-th block from the end (k = 0 the last) and its backward the trace runs
+/// through the k later blocks' forwards, the head's forward and backward and the k later
+/// blocks' backwards: 2 head + 2 k block elements. So the head (`head` elements, 0 when
+/// the stage holds none) stays when reuseDistance > 0, and the last k blocks of `block`
+/// elements with 2 head + 2 k block < reuseDistance: ceil((reuseDistance - 2 head) /
+/// (2 block)) of them, at most `blocks`. Llama 2 7B (block 202,383,360, head 131,072,000)
+/// at 1e9: ceil(737,856,000 / 404,766,720) = 2 blocks, 535,838,720 elements.
+inline std::int64_t deepSpeedRetainedAtTurn(std::int64_t block, std::int64_t head,
+                                            std::int64_t blocks, std::int64_t reuseDistance)
+{
+    if (reuseDistance <= 0)
+        return 0;
+    const std::int64_t room = reuseDistance - 2 * head;
+    const std::int64_t kept =
+        room > 0 && block > 0 ? std::min(blocks, (room + 2 * block - 1) / (2 * block)) : 0;
+    return head + kept * block;
+}
+
+/// DeepSpeed ZeRO-3's live gathered parameters (GatherPolicy::LiveParameterBudget),
+/// elements, without the persistent ones: the module in use (`unit`, the largest) or
+/// the parameters kept at the forward's end (`retained`, deepSpeedRetainedAtTurn()),
+/// whichever is larger, fetched whatever stage3_max_live_parameters says
+/// (fetch_sub_module); plus, with prefetch, at most `prefetch` elements more and only
+/// as far as `maxLive` leaves room (partitioned_param_coordinator.py lines 452-454:
+/// min(max available - available, prefetch_bucket_size)).
+inline std::int64_t deepSpeedLiveParameters(std::int64_t unit, std::int64_t retained,
+                                            std::int64_t prefetch, std::int64_t maxLive)
+{
+    const std::int64_t fetched = std::max(unit, retained);
+    return fetched + std::clamp<std::int64_t>(maxLive - fetched, 0, prefetch);
 }
 
 /// ZeRO-3's gathered units on stage `g` into g.buffers.gatheredUnits and
 /// g.gatheredUnitParameters (nothing without sharding, an architecture or buffers).
-/// DeepSpeed: the unit in use and the prefetch bucket, capped by
-/// stage3_max_live_parameters, in the compute dtype, plus the persistent parameters (each
+/// DeepSpeed: the live parameters of deepSpeedLiveParameters() (the unit in use or the
+/// blocks kept from the forward into the backward, and the prefetch under
+/// stage3_max_live_parameters) and the largest single parameter's whole gradient (a
+/// block's largest matrix, or the vocabulary matrix on the end stages) in the compute
+/// dtype, plus the persistent parameters (each
 /// norm weight at or under stage3_param_persistence_threshold elements stays whole on
 /// every GPU; stage3.py persistent_parameters). Otherwise the gathered weights of each
 /// unit plus one unit's unsharded gradient, both in the compute dtype before
@@ -90,17 +132,31 @@ communicationBucketBytes(const EstimateContext &x, std::int64_t trained, std::in
     BufferBytes &buf = g.buffers;
     if (x.hasArch && x.profile->zero3Gather == GatherPolicy::LiveParameterBudget) {
         const Architecture &a = *x.arch;
-        const std::int64_t live =
-            std::min(unit + (o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0),
-                     std::max(unit, o.stage3MaxLiveParameters));
+        std::int64_t block = 0;
+        for (int k = 0; k < 2; ++k)
+            if (share.blocks[k] > 0)
+                block = std::max(block, x.kinds[k].perRank.total());
+        const std::int64_t retained = deepSpeedRetainedAtTurn(
+            block, g.holdsOutputHead ? x.vocabPerRank : 0, g.layerCount, o.stage3MaxReuseDistance);
+        const std::int64_t live = deepSpeedLiveParameters(
+            unit, retained, o.gatheredUnits == 2 ? o.stage3PrefetchElements : 0,
+            o.stage3MaxLiveParameters);
         const std::int64_t normElements = a.hidden * (a.layerNormBias ? 2 : 1);
         const std::int64_t persistent =
             a.hidden <= o.stage3PersistenceThreshold
                 ? (std::int64_t(g.layerCount) * a.normsPerLayer + (g.holdsOutputHead ? 1 : 0)) *
                       normElements
                 : 0;
+        // The largest single parameter's whole gradient: autograd makes it whole before
+        // the hook copies it into the reduce bucket (stage3.py
+        // reduce_independent_p_g_buckets_and_remove_grads, lines 1519-1539, which may
+        // first reduce the full bucket), and one larger than the bucket keeps it (line
+        // 1548).
+        std::int64_t largest = shardElements(largestLinearElements(a), x.t);
+        if (g.holdsEmbedding || g.holdsOutputHead)
+            largest = std::max(largest, x.vocabPerRank);
         g.gatheredUnitParameters = unit;
-        buf.gatheredUnits = live * computeBytes + persistent * r.weightBytes;
+        buf.gatheredUnits = (live + largest) * computeBytes + persistent * r.weightBytes;
     } else if (x.hasArch) {
         // Whole weights need no gathered copy, whole gradients no unit's unsharded one.
         const std::int64_t copies =

@@ -75,7 +75,9 @@ struct BlockKind
 {
     BlockShare perRank;          ///< parameters of one block on one GPU (stageplan.h)
     std::int64_t activation = 0; ///< bytes one block keeps per micro-batch (activationstage.h)
-    std::int64_t workingSet = 0; ///< bytes recomputing one block adds in its backward
+    /// Bytes one block's backward adds on top of what it keeps: what recomputing it
+    /// rebuilds, and under a quantized LoRA base the dequantized weight it multiplies with.
+    std::int64_t workingSet = 0;
 };
 
 /// Overheads that add nothing (Scenario::modelStatesOnly).

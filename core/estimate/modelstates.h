@@ -43,11 +43,21 @@ struct Trained
     std::int64_t frozenBytes = 0;
 };
 
+/// Bytes per parameter of a frozen LoRA base's parameters that are not block matrices
+/// (embedding, head, norms): 2 (bf16), or 4 when PEFT's prepare_model_for_kbit_training
+/// casts them to fp32 on an int8 or nf4 base (FineTuning::fp32Unquantized;
+/// src/peft/utils/other.py lines 204-209: "cast all non INT8 parameters to fp32").
+inline std::int64_t unquantizedBaseBytes(const FineTuning &ft)
+{
+    const bool kbit = ft.baseFormat == BaseFormat::Int8 || ft.baseFormat == BaseFormat::Nf4;
+    return kbit && ft.fp32Unquantized ? 4 : 2;
+}
+
 /// What trains on stage `g`: every parameter, sharded over the shard group (routed
 /// experts over the expert shard group), or with LoRA the stage's adapters, whose states
 /// follow the recipe; the frozen base then adds its weights only (block matrices in the
-/// base format, norms, embedding and head in bf16), sharded under ZeRO-3
-/// (docs/frameworks.md "Fine-tuning").
+/// base format, norms, embedding and head in bf16, or fp32 under
+/// unquantizedBaseBytes()), sharded under ZeRO-3 (docs/frameworks.md "Fine-tuning").
 [[gnu::always_inline]] inline Trained trainedParameters(const EstimateContext &x,
                                                         const StageShare &share, const GpuGroup &g)
 {
@@ -59,8 +69,9 @@ struct Trained
     if (x.lora) {
         t.perGpu = g.layerCount * x.loraPerBlock;
         t.shard = shardElements(t.perGpu, x.shardGroup);
-        const std::int64_t base = g.layerCount * x.frozen.linearBytes +
-                                  (psi - g.layerCount * x.frozen.linearElements) * 2;
+        const std::int64_t base =
+            g.layerCount * x.frozen.linearBytes +
+            (psi - g.layerCount * x.frozen.linearElements) * unquantizedBaseBytes(x.s.fineTuning);
         t.frozenBytes =
             x.z == ZeroStage::Zero3 && !x.wholeWeights ? shardElements(base, x.shardGroup) : base;
     }

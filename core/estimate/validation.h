@@ -293,6 +293,8 @@ checkFineTuningAndOffload(const std::optional<Architecture> &arch, const Scenari
         return refuse(error, "ZeRO-3 max live parameters must be between 0 and 1e12");
     if (o.stage3PersistenceThreshold < 0 || o.stage3PersistenceThreshold > maxBufferSize)
         return refuse(error, "ZeRO-3 persistence threshold must be between 0 and 1e12");
+    if (o.stage3MaxReuseDistance < 0 || o.stage3MaxReuseDistance > maxBufferSize)
+        return refuse(error, "ZeRO-3 max reuse distance must be between 0 and 1e12");
     if (o.subGroupElements < 1 || o.subGroupElements > maxBufferSize)
         return refuse(error, "ZeRO sub-group elements must be between 1 and 1e12");
     if (o.hostRamBytesPerNode < 0 || o.hostRamBytesPerNode > maxHostRamBytes)

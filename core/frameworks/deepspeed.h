@@ -22,8 +22,20 @@ inline constexpr FrameworkProfile deepSpeed{
     // bucket (stage3.py).
     .reduceBucket = ReduceBucketPolicy::Buckets,
     .zero3ReduceBucket = true,
-    // stage3_prefetch_bucket_size, stage3_max_live_parameters and
-    // stage3_param_persistence_threshold (stage3.py persistent_parameters).
+    // reduce_scatter is on by default (config.py line 108), so a full bucket goes
+    // through __avg_scatter_grads (stage3.py lines 1595-1599, 1813), whose
+    // reduce_scatter_coalesced cats the bucket's gradients, interleaved per rank, into a
+    // new flat buffer before the collective (runtime/comm/coalesced_collectives.py lines
+    // 184-199, at deepspeedai/DeepSpeed edaa722): a second bucket-sized buffer.
+    .zero3ReduceScatterCopy = true,
+    // The parameter coordinator (partitioned_param_coordinator.py at edaa722): the
+    // module in use is always fetched (fetch_sub_module), prefetch only fills what
+    // stage3_max_live_parameters leaves (lines 452-454, min(max available - available,
+    // stage3_prefetch_bucket_size)), and a module's parameters are not released when
+    // they are used again within stage3_max_reuse_distance elements of the trace (lines
+    // 653-661), which keeps the last blocks and the head gathered from the forward into
+    // the backward; stage3_param_persistence_threshold keeps small parameters whole
+    // (parameter_offload.py mark_persistent_parameters, lines 311-323).
     .zero3Gather = GatherPolicy::LiveParameterBudget,
     .fp8 = Fp8Implementation::TransformerEngine,
     .selective = SelectivePolicy::AttentionCore,

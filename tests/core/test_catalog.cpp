@@ -162,6 +162,10 @@ void TestCatalog::fineTuningPresets()
     QCOMPARE(s.fineTuning.loraAlpha, 16);
     QCOMPARE(s.fineTuning.loraTargets, int(LoraAllLinear));
     QCOMPARE(s.fineTuning.baseFormat, BaseFormat::Nf4);
+    // The Guanaco scripts' --lora_dropout 0.1 / 0.05; qlora.py casts the embedding and
+    // head back to bf16 after prepare_model_for_kbit_training.
+    QVERIFY(s.fineTuning.loraDropout);
+    QVERIFY(!s.fineTuning.fp32Unquantized);
     QVERIFY(s.training.pagedOptimizer);
     QCOMPARE(s.recipe.id, std::string("qlora"));
     // LoRA names no recipe: it leaves QLoRA's for the catalog's first (mixed-adam).
@@ -169,6 +173,7 @@ void TestCatalog::fineTuningPresets()
     QCOMPARE(s.fineTuning.loraRank, 8);
     QCOMPARE(s.fineTuning.loraTargets, int(LoraQ | LoraV));
     QCOMPARE(s.fineTuning.baseFormat, BaseFormat::Bf16);
+    QVERIFY(!s.fineTuning.loraDropout); // PEFT's default lora_dropout 0.0
     QVERIFY(!s.training.pagedOptimizer);
     QCOMPARE(s.recipe.id, std::string("mixed-adam"));
     // A recipe picked by hand stays.

@@ -204,19 +204,30 @@ void TestFrameworks::deepSpeedZero3ModelStates()
 void TestFrameworks::deepSpeedZero3Buffers()
 {
     // DeepSpeed ZeRO-3 buffers for Llama 2 7B on 8 GPUs (config.py defaults), no
-    // fragmentation reserve:
-    //  - ipg reduce bucket, reduce_bucket_size 5e8 elements in bf16 (stage3.py line 538):
-    //    1,000,000,000 bytes;
-    //  - live parameters: the largest unit (one block: 4 x 4096^2 + 3 x 4096 x 11008 +
-    //    2 x 4096 = 202,383,360) plus stage3_prefetch_bucket_size 5e7, under
-    //    stage3_max_live_parameters 1e9: 252,383,360 x 2 bytes = 504,766,720;
+    // fragmentation reserve (sources in core/frameworks/deepspeed.h):
+    //  - ipg reduce bucket, reduce_bucket_size 5e8 elements in bf16 (stage3.py), and the
+    //    reduce-scatter's interleaved copy of it (coalesced_collectives.py torch.cat):
+    //    2 x 5e8 x 2 = 2,000,000,000 bytes;
+    //  - parameters kept from the forward into the backward under
+    //    stage3_max_reuse_distance 1e9: the head (32,000 x 4096 = 131,072,000) and the
+    //    last k blocks (202,383,360 each) with 2 x 131,072,000 + 2 k x 202,383,360 < 1e9:
+    //    k = 0 (262,144,000) and 1 (666,910,720), not 2 (1,071,677,440); 131,072,000 +
+    //    2 x 202,383,360 = 535,838,720, above the one block in use;
+    //  - the prefetch, 5e7, fits under stage3_max_live_parameters 1e9 - 535,838,720;
+    //  - the largest parameter's whole gradient: the head, 131,072,000;
+    //    (535,838,720 + 50,000,000 + 131,072,000) x 2 = 1,433,821,440 bytes;
     //  - persistent parameters (numel <= 1e5): the 65 RMSNorm weights of 4096,
     //    65 x 4096 x 2 = 532,480 bytes.
     Scenario s = llama7b(Framework::DeepSpeed, 8, ZeroStage::Zero3);
     s.overheads.fragmentationPercent = 0;
     const GpuGroup g = estimate(s).groups[0];
-    QCOMPARE(qint64(g.buffers.communicationBuckets), 1'000'000'000LL);
-    QCOMPARE(qint64(g.buffers.gatheredUnits), 504'766'720LL + 532'480LL);
+    QCOMPARE(qint64(g.buffers.communicationBuckets), 2'000'000'000LL);
+    QCOMPARE(qint64(g.buffers.gatheredUnits), 1'433'821'440LL + 532'480LL);
+    // stage3_max_reuse_distance 0 releases every module after its forward: the block in
+    // use and the prefetch, (202,383,360 + 50,000,000 + 131,072,000) x 2.
+    s.overheads.stage3MaxReuseDistance = 0;
+    QCOMPARE(qint64(estimate(s).groups[0].buffers.gatheredUnits),
+             (202'383'360LL + 50'000'000 + 131'072'000) * 2 + 532'480);
     // The generic profile: no bucket under ZeRO-3, (2 + 1) units x 202,383,360 x 2.
     s.layout.framework = Framework::Generic;
     const GpuGroup generic = estimate(s).groups[0];

@@ -38,7 +38,9 @@ private slots:
         }
         // Every scalar field of Layout, Training, Overheads, Throughput and FineTuning, and
         // modelStatesOnly.
-        QCOMPARE(settings().size(), std::size_t(51)); // + fp8, activation_offload, paged, NICs
+        // + fp8, activation_offload, paged, NICs, stage3_max_reuse_distance, lora_dropout,
+        // fp32_unquantized
+        QCOMPARE(settings().size(), std::size_t(54));
     }
 
     void accessorsRoundTrip()

@@ -101,6 +101,7 @@ private slots:
     void activationsOfKorthikantiTable2();
     // Buffers
     void buffersOfDdpAndZero3();
+    void buffersOfDeepSpeedZero3();
     // Host
     void hostMemoryOfZeroOffload();
     void pagedOptimizerMovesTheExcess();
@@ -300,6 +301,42 @@ void TestStages::buffersOfDdpAndZero3()
         });
     QCOMPARE(percentOf(1'000, 5), 50LL);
     QCOMPARE(percentOf(1'019, 5), 50LL); // 50.95 truncated
+}
+
+void TestStages::buffersOfDeepSpeedZero3()
+{
+    // stage3_max_reuse_distance (partitioned_param_coordinator.py __params_to_release):
+    // blocks of 100 elements, a head of 150, reuse distance 1,000: the head stays, and the
+    // k-th block from the end while 300 + 200 k < 1,000: k = 0, 1, 2, 3 (900 < 1,000;
+    // k = 4 gives 1,100), so 150 + 4 x 100 = 550.
+    QCOMPARE(deepSpeedRetainedAtTurn(100, 150, 32, 1'000), 550LL);
+    QCOMPARE(deepSpeedRetainedAtTurn(100, 150, 3, 1'000), 450LL);  // only 3 blocks
+    QCOMPARE(deepSpeedRetainedAtTurn(100, 0, 32, 1'000), 500LL);   // 200 k < 1,000: k <= 4
+    QCOMPARE(deepSpeedRetainedAtTurn(100, 500, 32, 1'000), 500LL); // 2 x head = 1,000
+    QCOMPARE(deepSpeedRetainedAtTurn(100, 150, 32, 0), 0LL);       // released after each forward
+    // Live: the larger of the unit in use and the retained, never capped, plus the
+    // prefetch as far as max live leaves room (lines 452-454).
+    QCOMPARE(deepSpeedLiveParameters(100, 550, 50, 1'000), 600LL);
+    QCOMPARE(deepSpeedLiveParameters(100, 550, 500, 1'000), 1'000LL);
+    QCOMPARE(deepSpeedLiveParameters(1'200, 0, 50, 1'000), 1'200LL); // over the cap, no prefetch
+    // Llama 3 70B, ZeRO-3 on 8 GPUs with optimizer and parameter offload (the review's
+    // full-offload case, M2): the head (128,256 x 8192 = 1,050,673,152) is the largest
+    // unit and twice it passes the 1e9 reuse distance, so it alone stays at the turn;
+    // max live 1e9 leaves no room to prefetch; its whole gradient adds as much:
+    // 2 x 1,050,673,152 x 2 = 4,202,692,608, plus the 161 persistent RMSNorm weights,
+    // 161 x 8192 x 2 = 2,637,824. The reduce bucket and its reduce-scatter copy:
+    // 2 x 5e8 x 2 = 2e9. 6,205,330,432 in all, within 1.6% of the generic profile's
+    // 3 x 1,050,673,152 x 2 = 6,304,038,912 (which the review measured within about 4%),
+    // where the capped unit alone gave 3,103,984,128.
+    Scenario s = test::onH100s(test::llama3_70b(), 8, ZeroStage::Zero3);
+    s.layout.framework = Framework::DeepSpeed;
+    s.layout.offload = Offload::OptimizerAndParams;
+    withStages(
+        s, [](const EstimateContext &x, std::vector<StageShare> &shares, std::vector<GpuGroup> &g) {
+            stageBuffers(x, shares[0], modelStates(x, shares[0], g[0]), g[0]);
+            QCOMPARE(g[0].buffers.gatheredUnits, 4'202'692'608LL + 2'637'824LL);
+            QCOMPARE(g[0].buffers.communicationBuckets, 2'000'000'000LL);
+        });
 }
 
 void TestStages::hostMemoryOfZeroOffload()

@@ -270,13 +270,15 @@ void TestLaunchConfig::deepSpeedProfileExportsItsZero3Knobs()
     // Under --framework deepspeed the estimate used DeepSpeed's ZeRO-3 defaults
     // (deepspeed/runtime/zero/config.py: stage3_prefetch_bucket_size 5e7,
     // stage3_max_live_parameters 1e9, stage3_param_persistence_threshold 1e5,
-    // sub_group_size 1e9); the exported config carries those same values.
+    // stage3_max_reuse_distance 1e9, sub_group_size 1e9); the exported config carries
+    // those same values.
     Scenario s = llama70bZero3();
     s.layout.framework = Framework::DeepSpeed;
     const QJsonObject z = deepSpeedJson(s)["zero_optimization"].toObject();
     QCOMPARE(z["stage3_prefetch_bucket_size"].toInteger(), 50'000'000LL);
     QCOMPARE(z["stage3_max_live_parameters"].toInteger(), 1'000'000'000LL);
     QCOMPARE(z["stage3_param_persistence_threshold"].toInteger(), 100'000LL);
+    QCOMPARE(z["stage3_max_reuse_distance"].toInteger(), 1'000'000'000LL);
     QCOMPARE(z["sub_group_size"].toInteger(), 1'000'000'000LL);
     // The generic profile exports the engine's own unit instead
     // (deepSpeedPrefetchBucketCountsElements).

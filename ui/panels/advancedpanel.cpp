@@ -58,8 +58,9 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
            "fragmentation_percent", "host_ram_bytes_per_node"});
     group(QStringLiteral("Framework and fine-tuning"),
           {"framework", "fsdp_reshard_after_forward", "lora_rank", "lora_alpha", "lora_targets",
-           "base_format", "stage3_prefetch_elements", "stage3_max_live_parameters",
-           "stage3_persistence_threshold", "sub_group_elements"});
+           "base_format", "lora_dropout", "fp32_unquantized", "stage3_prefetch_elements",
+           "stage3_max_live_parameters", "stage3_persistence_threshold",
+           "stage3_max_reuse_distance", "sub_group_elements"});
     group(QStringLiteral("Cluster and speed"),
           {"nic_bytes_per_second", "nics_per_node", "host_link_bytes_per_second",
            "compute_efficiency_percent", "nvlink_latency_ns", "nic_latency_ns",
