@@ -243,6 +243,8 @@ private slots:
     void compareChartTextNeverCollides();
     void sweepChartTextNeverCollides();
     void sweepTabInTheWindowNeverCollides();
+    void compareTabAfterPresentationElsewhere_data();
+    void compareTabAfterPresentationElsewhere();
     void timelineTextNeverCollides();
     void planChartTextNeverCollides();
     void liveChartTextNeverCollides();
@@ -445,6 +447,57 @@ void TestChartCollision::sweepTabInTheWindowNeverCollides()
             }
         }
     }
+}
+
+void TestChartCollision::compareTabAfterPresentationElsewhere_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("dark");
+    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
+    QTest::newRow("1280x720 dark") << QSize(1280, 720) << true;
+}
+
+void TestChartCollision::compareTabAfterPresentationElsewhere()
+{
+    // The review's path (issue 29): the window opens on the Memory tab, F5 there turns
+    // presentation on while the Compare tab is hidden, then a click shows Compare. Its chart
+    // was restyled while hidden and must fit its text to the presentation type when shown:
+    // "ZeRO-2" and "ZeRO-3 / FSDP" apart, the capacity line clear of every total. No
+    // replot is forced here: what is checked is what the window drew by itself.
+    QFETCH(QSize, size);
+    QFETCH(bool, dark);
+    MainWindow w;
+    w.setDarkTheme(dark);
+    QVERIFY(test::shownAt(w, size));
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::View::Memory));
+    QCoreApplication::processEvents();
+    w.setPresentationMode(true); // F5 on the Memory tab
+    QCoreApplication::processEvents();
+    w.showView(MainWindow::View::Compare); // then a click on the Compare tab
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    const QImage shown = w.grab().toImage(); // a paint, as the screen gets
+    CompareChart *chart = w.compareChart();
+    QVERIFY(chart->isVisible());
+    QCOMPARE(chart->chartStyle().fontScale, ChartStyle::presentation(dark).fontScale);
+    QVector<const QCPItemText *> totals;
+    for (int i = 0; i < 4; ++i)
+        totals << chart->totalItem(i);
+    const QString failure = collisions(chart->plot(), totals, chart->capacityItem(),
+                                       chart->capacityValue(), 3 * chart->chartStyle().lineScale);
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QDir().mkpath(dir);
+        QVERIFY(shown.save(QDir(dir).filePath(QStringLiteral("compare-after-f5-%1x%2%3.png")
+                                                  .arg(size.width())
+                                                  .arg(size.height())
+                                                  .arg(dark ? "-dark" : ""))));
+    }
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    // The plot whole inside its tab.
+    const QWidget *page = w.tabs()->currentWidget();
+    QVERIFY(QRect(QPoint(0, 0), page->size())
+                .contains(QRect(chart->plot()->mapTo(page, QPoint(0, 0)), chart->plot()->size())));
 }
 
 void TestChartCollision::planChartTextNeverCollides()
