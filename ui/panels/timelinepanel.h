@@ -100,9 +100,10 @@ public:
     void setControlsShown(bool shown);
     bool controlsShown() const { return m_controlsShown; }
     /// Compact type for a short screen (a 1280 x 720 projector, either type): the controls a
-    /// step smaller (10 pt, at most 12 pt in presentation type), the bubble figure too (18
-    /// pt x fontScale) with its formula lines in its tooltip, and the two charts' type at
-    /// most compactChartScale, so that the controls, the bubble, the timeline and the
+    /// step smaller (10 pt, at most 12 pt in presentation type) and the step buttons their
+    /// icons, the bubble figure too (18 pt x fontScale) at the end of the playback row where
+    /// it fits, its formula lines in its tooltip, and the two charts' type at most
+    /// compactChartScale, so that the controls, the bubble, the timeline and the
     /// memory-over-time chart are on screen together without scrolling.
     void setCompact(bool compact);
     bool isCompact() const { return m_compact; }
