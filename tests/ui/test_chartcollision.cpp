@@ -29,6 +29,7 @@
 #include <QLayout>
 #include <QLocale>
 #include <QPainter>
+#include <QScrollArea>
 #include <QTabWidget>
 #include <QTest>
 #include <cmath>
@@ -56,7 +57,7 @@ QVector<Box> textBoxes(const QCustomPlot *plot, const QVector<const QCPItemText 
         if (const QRectF r = axisTitleRect(axis); !r.isEmpty())
             boxes.push_back({QStringLiteral("title \"%1\"").arg(axis->label()), r});
     for (const QCPItemText *t : items)
-        if (t && t->visible() && t->realVisibility())
+        if (t && t->visible() && t->realVisibility() && !t->text().isEmpty())
             boxes.push_back({QStringLiteral("text \"%1\"").arg(t->text()), itemTextRect(t)});
     for (int i = 0; i < plot->legend->itemCount(); ++i)
         if (const QCPAbstractLegendItem *item = plot->legend->item(i))
@@ -243,6 +244,10 @@ private slots:
     void compareChartTextNeverCollides();
     void sweepChartTextNeverCollides();
     void sweepTabInTheWindowNeverCollides();
+    void compareTabAfterPresentationElsewhere_data();
+    void compareTabAfterPresentationElsewhere();
+    void everyTabFitsAndNeverCollides_data();
+    void everyTabFitsAndNeverCollides();
     void timelineTextNeverCollides();
     void planChartTextNeverCollides();
     void liveChartTextNeverCollides();
@@ -443,6 +448,190 @@ void TestChartCollision::sweepTabInTheWindowNeverCollides()
                             .contains(QRect(chart->plot()->mapTo(page, QPoint(0, 0)),
                                             chart->plot()->size())));
             }
+        }
+    }
+}
+
+void TestChartCollision::compareTabAfterPresentationElsewhere_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("dark");
+    QTest::newRow("1280x720") << QSize(1280, 720) << false;
+    QTest::newRow("1920x1080") << QSize(1920, 1080) << false;
+    QTest::newRow("1280x720 dark") << QSize(1280, 720) << true;
+}
+
+void TestChartCollision::compareTabAfterPresentationElsewhere()
+{
+    // The review's path (issue 29): the window opens on the Memory tab, F5 there turns
+    // presentation on while the Compare tab is hidden, then a click shows Compare. Its chart
+    // was restyled while hidden and must fit its text to the presentation type when shown:
+    // "ZeRO-2" and "ZeRO-3 / FSDP" apart, the capacity line clear of every total. No
+    // replot is forced here: what is checked is what the window drew by itself.
+    QFETCH(QSize, size);
+    QFETCH(bool, dark);
+    MainWindow w;
+    w.setDarkTheme(dark);
+    QVERIFY(test::shownAt(w, size));
+    QCOMPARE(w.tabs()->currentIndex(), int(MainWindow::View::Memory));
+    QCoreApplication::processEvents();
+    w.setPresentationMode(true); // F5 on the Memory tab
+    QCoreApplication::processEvents();
+    w.showView(MainWindow::View::Compare); // then a click on the Compare tab
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    const QImage shown = w.grab().toImage(); // a paint, as the screen gets
+    CompareChart *chart = w.compareChart();
+    QVERIFY(chart->isVisible());
+    QCOMPARE(chart->chartStyle().fontScale, ChartStyle::presentation(dark).fontScale);
+    QVector<const QCPItemText *> totals;
+    for (int i = 0; i < 4; ++i)
+        totals << chart->totalItem(i);
+    const QString failure = collisions(chart->plot(), totals, chart->capacityItem(),
+                                       chart->capacityValue(), 3 * chart->chartStyle().lineScale);
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QDir().mkpath(dir);
+        QVERIFY(shown.save(QDir(dir).filePath(QStringLiteral("compare-after-f5-%1x%2%3.png")
+                                                  .arg(size.width())
+                                                  .arg(size.height())
+                                                  .arg(dark ? "-dark" : ""))));
+    }
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    // The plot whole inside its tab.
+    const QWidget *page = w.tabs()->currentWidget();
+    QVERIFY(QRect(QPoint(0, 0), page->size())
+                .contains(QRect(chart->plot()->mapTo(page, QPoint(0, 0)), chart->plot()->size())));
+}
+
+void TestChartCollision::everyTabFitsAndNeverCollides_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("presentation");
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+        for (const bool presentation : {false, true})
+            QTest::addRow("%dx%d %s", size.width(), size.height(),
+                          presentation ? "presentation" : "normal")
+                << size << presentation;
+}
+
+void TestChartCollision::everyTabFitsAndNeverCollides()
+{
+    // Every tab of the window at 1280 x 720 (a classroom projector) and 1920 x 1080, in the
+    // normal type and in presentation type turned on from the Memory tab (F5 there, as a
+    // lecture starts), then each tab clicked in turn (issue 29): each tab's charts are
+    // whole on screen without scrolling, with room for their plot, and no text of theirs
+    // collides. Nothing forces a replot: what is checked is what the window drew.
+    QFETCH(QSize, size);
+    QFETCH(bool, presentation);
+    MainWindow w;
+    QVERIFY(test::shownAt(w, size));
+    w.setPresentationMode(presentation);
+    QCoreApplication::processEvents();
+    struct Chart
+    {
+        const char *what;
+        QCustomPlot *plot;
+        QVector<const QCPItemText *> totals; ///< bar totals, kept clear of the capacity line
+        QVector<const QCPItemText *> items;  ///< other text (capacity label, message)
+        double capacity = 0;                 ///< the capacity line's value with totals
+    };
+    const auto chartsOf = [&w](MainWindow::View view) {
+        QVector<Chart> charts;
+        switch (view) {
+        case MainWindow::View::Memory: {
+            Chart c{"memory", w.chart()->plot(), {}, {w.chart()->capacityItem()}};
+            for (int i = 0; i < w.chart()->barCount(); ++i)
+                c.totals << w.chart()->totalItem(i);
+            c.capacity = w.chart()->capacityValue();
+            charts << c;
+            break;
+        }
+        case MainWindow::View::Timeline: {
+            const TimelinePanel *panel = w.timelinePanel();
+            charts << Chart{"timeline", panel->timelineView()->plot(), {}, {}}
+                   << Chart{"stage memory",
+                            panel->memoryChart()->plot(),
+                            {},
+                            {panel->memoryChart()->capacityItem()}};
+            break;
+        }
+        case MainWindow::View::Compare: {
+            Chart c{"compare", w.compareChart()->plot(), {}, {w.compareChart()->capacityItem()}};
+            for (int i = 0; i < 4; ++i)
+                c.totals << w.compareChart()->totalItem(i);
+            c.capacity = w.compareChart()->capacityValue();
+            charts << c;
+            break;
+        }
+        case MainWindow::View::Live: {
+            auto *live = qobject_cast<LivePanel *>(w.viewChart(view));
+            Chart c{"live", live->plot(), live->valueItems(), {live->capacityLabel()}};
+            c.capacity = live->capacityValue(0) > 0 ? live->capacityValue(0) : 80.0;
+            charts << c;
+            break;
+        }
+        case MainWindow::View::Plan:
+            charts << Chart{"plan",
+                            w.planPanel()->plot(),
+                            {},
+                            {w.planPanel()->capacityLabel(), w.planPanel()->plotMessage()}};
+            break;
+        case MainWindow::View::Sweep:
+            charts << Chart{"sweep",
+                            w.sweepChart()->plot(),
+                            {},
+                            {w.sweepChart()->capacityItem(), w.sweepChart()->messageItem()}};
+            break;
+        }
+        return charts;
+    };
+    const QString where = QStringLiteral("%1x%2 %3")
+                              .arg(size.width())
+                              .arg(size.height())
+                              .arg(styleName(presentation));
+    for (int tab = 0; tab < w.tabs()->count(); ++tab) {
+        const auto view = MainWindow::View(tab);
+        w.showView(view); // a click on the tab
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::processEvents();
+        QCOMPARE(w.tabs()->currentIndex(), tab);
+        // What is on screen of the tab: its scroll area's viewport, else the whole page.
+        QWidget *page = w.tabs()->currentWidget();
+        if (auto *scroll = qobject_cast<QScrollArea *>(page))
+            page = scroll->viewport();
+        for (const Chart &c : chartsOf(view)) {
+            const QString name = where + QStringLiteral(", %1 tab, %2 chart")
+                                             .arg(w.tabs()->tabText(tab), QLatin1String(c.what));
+            QVERIFY2(c.plot->isVisible(), qPrintable(name + QStringLiteral(" hidden")));
+            const QRect r(c.plot->mapTo(page, QPoint(0, 0)), c.plot->size());
+            if (view == MainWindow::View::Plan && presentation && size.height() < 800) {
+                // Not fixed yet (issue 29, N2): in presentation type on a 720-pixel screen the
+                // Plan tab's controls and table push its chart below the fold.
+                QEXPECT_FAIL("", "the Plan tab scrolls in presentation type at 1280x720", Continue);
+                QVERIFY(page->rect().contains(r));
+                continue;
+            }
+            QVERIFY2(page->rect().contains(r),
+                     qPrintable(name + QStringLiteral(": plot %1 outside the %2x%3 tab")
+                                           .arg(describe(r))
+                                           .arg(page->width())
+                                           .arg(page->height())));
+            const QRect area = c.plot->axisRect()->rect();
+            QVERIFY2(area.height() >= 60 && area.width() >= 200,
+                     qPrintable(name + QStringLiteral(": axis rect %1").arg(describe(area))));
+            const QString failure = c.totals.isEmpty()
+                                        ? textCollisions(c.plot, c.items)
+                                        : collisions(c.plot, c.totals, c.items.front(), c.capacity,
+                                                     3 * ChartStyle::presentation(false).lineScale);
+            QVERIFY2(failure.isEmpty(), qPrintable(name + QStringLiteral(": ") + failure));
+        }
+        if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QDir().mkpath(dir);
+            QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("tab%1-%2x%3-%4.png")
+                                                         .arg(tab)
+                                                         .arg(size.width())
+                                                         .arg(size.height())
+                                                         .arg(styleName(presentation)))));
         }
     }
 }

@@ -513,21 +513,33 @@ void TestTimeline::presentationFitsA720pTab()
     QCOMPARE(bubble->text(), QStringLiteral("Bubble 49.8% of the step"));
 
     // Compact (a 1280 x 720 presentation, whose tab is about 850 x 510): the controls,
-    // the bubble and the timeline fit without scrolling; the memory-over-time chart and
-    // the formula lines give way, and come back when the screen is tall again.
+    // the bubble, the timeline and the memory-over-time chart fit without scrolling; the
+    // formula lines go into the bubble's tooltip, and come back when the screen is tall
+    // again. The memory chart labels the time axis the timeline shares.
     QVERIFY(panel.memoryChart()->isVisible());
     panel.setCompact(true);
     panel.resize(850, 510);
     QCoreApplication::processEvents();
-    QVERIFY(!panel.memoryChart()->isVisible());
+    QVERIFY(panel.memoryChart()->isVisible());
     QVERIFY(panel.timelineView()->isVisible());
+    QVERIFY(!panel.timelineView()->timeAxisLabelled());
     QVERIFY2(panel.minimumSizeHint().height() <= 510,
              qPrintable(QString::number(panel.minimumSizeHint().height())));
-    QVERIFY(panel.timelineView()->height() >= 240);
+    QCOMPARE(panel.memoryChart()->chartStyle().fontScale, TimelinePanel::compactChartScale);
+    QVERIFY(panel.bubbleLabel()->toolTip().contains(QStringLiteral("idle share")));
     QCOMPARE(bubble->text(), QStringLiteral("Bubble 49.8% of the step")); // smaller type
+    // A lesson's bar takes the memory chart's room: the timeline labels its own axis.
+    panel.setMemoryChartShown(false);
+    QCoreApplication::processEvents();
+    QVERIFY(!panel.memoryChart()->isVisible());
+    QVERIFY(panel.timelineView()->timeAxisLabelled());
+    QVERIFY(panel.timelineView()->height() >= 240);
+    panel.setMemoryChartShown(true);
     panel.setCompact(false);
     QCoreApplication::processEvents();
     QVERIFY(panel.memoryChart()->isVisible());
+    QCOMPARE(panel.memoryChart()->chartStyle().fontScale, 1.5);
+    QVERIFY(panel.bubbleLabel()->toolTip().isEmpty());
 
     // Under a running lesson on a short screen the schedule settings give way (the
     // lesson step names what it set); playback stays, and a slide export's

@@ -6,11 +6,15 @@
 #include "mainwindow.h"
 #include "planpanel.h"
 #include "session.h"
+#include "stagememorychart.h"
 #include "sweepchart.h"
+#include "timelinepanel.h"
+#include "timelineview.h"
 #include "widgettest.h"
 #include "wraprow.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QFile>
 #include <QPushButton>
 #include <QScreen>
@@ -31,6 +35,8 @@ private slots:
     void aRequestedSizeIsKept();
     void planTabNeedsNoSidewaysScroll();
     void sweepTabFitsTheScreen();
+    void pipelineTabFitsTheScreen_data();
+    void pipelineTabFitsTheScreen();
 };
 
 void TestWindowSize::opensInsideAProjectorScreen()
@@ -159,6 +165,88 @@ void TestWindowSize::sweepTabFitsTheScreen()
         // The scenario's dot: Llama 3 70B on 64 GPUs under DDP, on the DDP line.
         QCOMPARE(chart->currentDot()->dataCount(), 1);
         QCOMPARE(chart->currentDot()->data()->begin()->key, 64.0);
+    }
+}
+
+void TestWindowSize::pipelineTabFitsTheScreen_data()
+{
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<bool>("presentation");
+    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+        for (const bool presentation : {false, true})
+            QTest::addRow("%dx%d %s", size.width(), size.height(),
+                          presentation ? "presentation" : "normal")
+                << size << presentation;
+}
+
+void TestWindowSize::pipelineTabFitsTheScreen()
+{
+    // The Pipeline tab (issue 29, N3): Play, the timeline and the memory-per-stage chart on
+    // screen together, with no scrolling, on a 1280 x 720 projector and at 1080p, in the
+    // normal and the presentation type; four stages, as the review's lesson had.
+    QFETCH(QSize, size);
+    QFETCH(bool, presentation);
+    MainWindow w;
+    w.session()->edit([](Scenario &s) { s.layout.pipelineParallel = 4; });
+    QVERIFY(test::shownAt(w, size));
+    w.setPresentationMode(presentation);
+    w.showView(MainWindow::View::Timeline);
+    for (int i = 0; i < 3; ++i)
+        QCoreApplication::processEvents();
+    // At 1280 x 720 the window keeps its frame on the screen too (a few pixels less).
+    QVERIFY(w.width() <= size.width() && w.width() >= size.width() - 8);
+    QVERIFY(w.height() <= size.height() && w.height() >= size.height() - 8);
+    TimelinePanel *panel = w.timelinePanel();
+    QVERIFY(panel->isVisible());
+    QVERIFY(panel->timeline().valid());
+    QWidget *viewport = panel->parentWidget(); // the tab's scroll area's viewport
+    const QString where = QStringLiteral("%1x%2 %3")
+                              .arg(size.width())
+                              .arg(size.height())
+                              .arg(presentation ? "presentation" : "normal");
+    QVERIFY2(panel->height() <= viewport->height() && panel->width() <= viewport->width(),
+             qPrintable(QStringLiteral("%1: the panel needs %2x%3 of a %4x%5 tab")
+                            .arg(where)
+                            .arg(panel->width())
+                            .arg(panel->height())
+                            .arg(viewport->width())
+                            .arg(viewport->height())));
+    const QRect visible = viewport->rect();
+    const auto onScreen = [&](const QWidget *widget, const char *what) {
+        const QRect r(widget->mapTo(viewport, QPoint(0, 0)), widget->size());
+        return std::pair{widget->isVisible() && visible.contains(r),
+                         QStringLiteral("%1: %2 at %3,%4 %5x%6 outside the %7x%8 tab")
+                             .arg(where, QLatin1String(what))
+                             .arg(r.x())
+                             .arg(r.y())
+                             .arg(r.width())
+                             .arg(r.height())
+                             .arg(visible.width())
+                             .arg(visible.height())};
+    };
+    for (const auto &[widget, what] :
+         std::initializer_list<std::pair<const QWidget *, const char *>>{
+             {panel->playButton(), "Play"},
+             {panel->scrubSlider(), "the scrub bar"},
+             {panel->timelineView()->plot(), "the timeline"},
+             {panel->memoryChart()->plot(), "the stage memory chart"}}) {
+        const auto [ok, message] = onScreen(widget, what);
+        QVERIFY2(ok, qPrintable(message));
+    }
+    if (const QString dir = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QDir().mkpath(dir);
+        QVERIFY(
+            w.grab().save(QDir(dir).filePath(QStringLiteral("pipeline-%1x%2-%3.png")
+                                                 .arg(size.width())
+                                                 .arg(size.height())
+                                                 .arg(presentation ? "presentation" : "normal"))));
+    }
+    // Each plot with room for its lines: four stage rows, four memory lines.
+    for (const QCustomPlot *plot : {panel->timelineView()->plot(), panel->memoryChart()->plot()}) {
+        QVERIFY2(plot->axisRect()->height() >= 80,
+                 qPrintable(QStringLiteral("%1: axis rect %2 px high")
+                                .arg(where)
+                                .arg(plot->axisRect()->height())));
     }
 }
 

@@ -3,6 +3,7 @@
 #include "chartparts.h"
 
 #include <QClipboard>
+#include <QEvent>
 #include <QGuiApplication>
 #include <QScopedValueRollback>
 #include <qcustomplot.h>
@@ -41,6 +42,19 @@ void ChartView::adoptPlot(QCustomPlot *plot, Slide slide)
     m_slide = slide;
     // Every layout, on screen or for an export, fits the text to the pixels it has.
     connect(m_plot, &QCustomPlot::afterLayout, this, &ChartView::runFitText);
+    // A layout while hidden cannot fit: the Show event lays the plot out again.
+    m_plot->installEventFilter(this);
+}
+
+bool ChartView::eventFilter(QObject *watched, QEvent *event)
+{
+    // Qt sends a widget's pending resize before it is visible (QWidget::show()), so a tab
+    // shown with no redraw of its own (only restyled while hidden: F5 on another tab) was
+    // last laid out, at its real size, when fitText() could not run. Lay it out again now,
+    // before its first paint.
+    if (watched == m_plot && event->type() == QEvent::Show && m_unfitted)
+        m_plot->replot(QCustomPlot::rpQueuedRefresh);
+    return QWidget::eventFilter(watched, event);
 }
 
 void ChartView::setChartStyle(const ChartStyle &style)
@@ -55,6 +69,10 @@ void ChartView::runFitText()
 {
     if (m_fitting)
         return;
+    // A layout for the screen (an export's has a viewport of its own size) tells whether the
+    // plot's on-screen text is fitted.
+    if (m_plot->viewport() == m_plot->rect())
+        m_unfitted = !m_plot->isVisible();
     const QScopedValueRollback<bool> guard(m_fitting, true);
     fitText();
 }

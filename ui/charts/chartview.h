@@ -77,6 +77,10 @@ protected:
     bool plotLaidOut() const;
     /// The widget font at `points` x the style's font scale (bold when asked).
     QFont scaledFont(double points, bool bold = false) const;
+    /// Watches plot() for its Show event: a plot laid out while it was not on screen (a
+    /// hidden tab restyled by presentation mode or a theme, then shown) is laid out again
+    /// there, so fitText() runs on the pixels it is shown at. Returns false (the event goes on).
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     /// fitText() behind the re-entrance guard.
@@ -86,6 +90,9 @@ private:
     Slide m_slide = Slide::Widget;
     ChartStyle m_style;
     bool m_fitting = false; ///< inside fitText()
+    /// The plot's last layout for the screen ran while it was not shown: fitText() could
+    /// not fit it (plotLaidOut() is false there), so the Show event lays it out again.
+    bool m_unfitted = false;
 };
 
 } // namespace shardscope

@@ -546,7 +546,17 @@ void TimelineView::fitText()
         m_secondsPerUnit > 0 ? QStringList{QStringLiteral("Time (s)"), QStringLiteral("s")}
                              : QStringList{timeTitle, QStringLiteral("Time (forward passes)"),
                                            QStringLiteral("Time")};
-    if (fitAxisTitle(plot()->xAxis, timeTitles) || changed)
+    // Unlabelled, the axis keeps its line and ticks; the chart under it names the time.
+    QCPAxis *x = plot()->xAxis;
+    if (x->tickLabels() != m_timeAxisLabelled) {
+        x->setTickLabels(m_timeAxisLabelled);
+        changed = true;
+    }
+    if (!m_timeAxisLabelled && !x->label().isEmpty()) {
+        x->setLabel(QString());
+        changed = true;
+    }
+    if ((m_timeAxisLabelled && fitAxisTitle(x, timeTitles)) || changed)
         relayoutPlot(plot());
     if (clearAxisCorner(plot()))
         relayoutPlot(plot());
@@ -556,6 +566,14 @@ void TimelineView::setSecondsPerUnit(double seconds)
 {
     if (setTimeAxisSeconds(plot()->xAxis, seconds, &m_secondsPerUnit, timeTitle))
         plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::setTimeAxisLabelled(bool labelled)
+{
+    if (labelled == m_timeAxisLabelled)
+        return;
+    m_timeAxisLabelled = labelled;
+    plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineView::restyle()

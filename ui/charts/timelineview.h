@@ -76,6 +76,12 @@ public:
     void setSecondsPerUnit(double seconds);
     /// Seconds to a time unit, 0 when the axis is in units.
     double secondsPerUnit() const { return m_secondsPerUnit; }
+    /// Writes the time axis' numbers and title (the default), or only draws its line and
+    /// ticks: the pipeline tab's memory chart right under the timeline labels the same
+    /// time axis (the same fixed margins), and a short screen needs the height for the
+    /// rows. Queued replot.
+    void setTimeAxisLabelled(bool labelled);
+    bool timeAxisLabelled() const { return m_timeAxisLabelled; }
 
     /// Operations in the timeline (all stages), drawn or not.
     int blockCount() const;
@@ -141,6 +147,7 @@ private:
     int m_stageStride = 1;       ///< every m_stageStride-th stage labelled
     bool m_stageNumbers = false; ///< stage labels are bare numbers
     double m_secondsPerUnit = 0;
+    bool m_timeAxisLabelled = true; ///< setTimeAxisLabelled()
 };
 
 } // namespace shardscope

@@ -129,11 +129,13 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
     m_stepBack = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekBackward),
                                  QStringLiteral("Step"), this);
     m_stepBack->setToolTip(QStringLiteral("Back one operation boundary (Left arrow)"));
+    m_stepBack->setAccessibleName(QStringLiteral("Step back"));
     m_play = new QPushButton(this);
     m_play->setToolTip(QStringLiteral("Play / pause (Space)"));
     m_stepForward = new QPushButton(style()->standardIcon(QStyle::SP_MediaSeekForward),
                                     QStringLiteral("Step"), this);
     m_stepForward->setToolTip(QStringLiteral("Forward one operation boundary (Right arrow)"));
+    m_stepForward->setAccessibleName(QStringLiteral("Step forward"));
     m_speed = new QComboBox(this);
     for (double s : speeds)
         m_speed->addItem(QStringLiteral("%1×").arg(s), s);
@@ -158,6 +160,7 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
     auto *first = new QHBoxLayout(m_settingsHalves[0]);
     auto *second = new QHBoxLayout(m_settingsHalves[1]);
     auto *playback = new QHBoxLayout(m_playbackRow);
+    m_playbackLayout = playback;
     for (QHBoxLayout *row : {first, second, playback}) {
         row->setContentsMargins(0, 0, 0, 0);
         row->setSpacing(8);
@@ -229,9 +232,11 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
     layout->addLayout(m_controls);
     layout->addLayout(m_bubbleRow);
     layout->addWidget(m_error);
+    // The memory chart under the timeline labels the time axis both share; the scrub bar
+    // runs under those numbers (under the timeline's own when the memory chart is out).
     layout->addWidget(m_view, 5);
-    layout->addLayout(scrubRow);
     layout->addWidget(m_memory, 3);
+    layout->addLayout(scrubRow);
     // Only the wider group bounds the panel's width (arrangeControls() stacks them);
     // explicit minimums stop the side-by-side layout from adding the two together.
     m_settingsRow->setMinimumWidth(1);
@@ -271,10 +276,7 @@ TimelinePanel::TimelinePanel(Session *session, QWidget *parent)
 
 void TimelinePanel::restyle()
 {
-    const ChartStyle &style = chartStyle();
-    m_view->setChartStyle(style);
-    m_memory->setChartStyle(style);
-    applyPanelStyle(this, style);
+    applyPanelStyle(this, chartStyle());
     applyStyle();
 }
 
@@ -293,7 +295,18 @@ void TimelinePanel::endSlide()
 void TimelinePanel::applyStyle()
 {
     const ChartStyle &st = chartStyle();
-    const QFont controlFont = st.font(font(), m_compact ? 10 : 13);
+    // Compact, the charts' type steps down (presentation's 1.5 to 1.2), as the window's
+    // verdict and tabs do on a short screen: two charts with their legends and a time axis
+    // fit a 720-pixel screen's tab only so.
+    ChartStyle charts = st;
+    if (m_compact)
+        charts.fontScale = std::min(st.fontScale, compactChartScale);
+    m_view->setChartStyle(charts);
+    m_memory->setChartStyle(charts);
+    // Compact controls 10 pt, at most 12 pt in presentation type: the settings on one row.
+    QFont controlFont = st.font(font(), 13);
+    if (m_compact)
+        controlFont.setPointSizeF(10 * std::min(st.fontScale, 1.2));
     for (QLabel *label : m_controlLabels)
         label->setFont(controlFont);
     for (QWidget *w : {static_cast<QWidget *>(m_schedule), static_cast<QWidget *>(m_stages),
@@ -305,16 +318,27 @@ void TimelinePanel::applyStyle()
     const int icon = int(16 * st.fontScale);
     for (QPushButton *b : {m_stepBack, m_play, m_stepForward})
         b->setIconSize(QSize(icon, icon));
-    m_play->setMinimumWidth(int(120 * st.fontScale));
+    m_play->setMinimumWidth(int(120 * (m_compact ? std::min(st.fontScale, 1.2) : st.fontScale)));
+    // Compact, the step buttons are their icons (their tooltips and names say the rest), so
+    // that the bubble figure fits at the end of the row.
+    m_stepBack->setText(m_compact ? QString() : QStringLiteral("Step"));
+    m_stepForward->setText(m_compact ? QString() : QStringLiteral("Step"));
     m_bubble->setFont(st.font(font(), m_compact ? 18 : 30, true));
     m_formula->setFont(st.font(font(), 15));
     m_formula->setVisible(!m_compact);
+    m_bubble->setToolTip(m_compact ? m_formula->text() : QString());
     m_error->setFont(st.font(font(), 15, true));
-    // Legend, capacity label and axis in the style's type over a plot area of 130 px.
-    // Compact, the memory chart gives the timeline its room: at presentation type a
-    // 720-pixel screen's tab holds one readable plot, not two squeezed ones.
-    m_memory->setMinimumHeight(int(110 * st.fontScale) + 130);
-    m_memory->setVisible(!m_compact && m_view->isVisibleTo(this));
+    // Minimum heights: the legend row and the time axis grow with the type (about 110 px
+    // at 1x; 50 px for the timeline's legend and bare axis line under which the memory
+    // chart labels the time), over rows of 100 px for the stages and 80 px for the memory
+    // lines, 60 and 70 px in compact type. The rest of the tab goes 5 : 3 to them, 2 : 3
+    // in compact type (the memory axis' second number needs the height).
+    m_memory->setMinimumHeight(int(110 * charts.fontScale) + (m_compact ? 70 : 80));
+    if (auto *box = qobject_cast<QBoxLayout *>(layout())) {
+        box->setStretchFactor(m_view, m_compact ? 2 : 5);
+        box->setStretchFactor(m_memory, 3);
+    }
+    updateChartVisibility();
 
     updateMinimumWidth();
     arrangeControls();
@@ -382,12 +406,29 @@ void TimelinePanel::refresh()
     m_error->setText(error);
     m_error->setVisible(!error.isEmpty());
     // An impossible layout shows its one message, not empty plots with broken axes.
-    const bool drawable = error.isEmpty();
-    m_view->setVisible(drawable);
-    m_memory->setVisible(drawable && !m_compact);
-    m_scrub->setVisible(drawable && m_controlsShown);
+    m_drawable = error.isEmpty();
+    updateChartVisibility();
     updateBubbleText();
     updatePlaybackControls();
+}
+
+void TimelinePanel::updateChartVisibility()
+{
+    const bool memory = m_drawable && m_memoryShown;
+    m_view->setVisible(m_drawable);
+    m_memory->setVisible(memory);
+    m_scrub->setVisible(m_drawable && m_controlsShown);
+    m_view->setTimeAxisLabelled(!memory);
+    const double scale = m_view->chartStyle().fontScale;
+    m_view->setMinimumHeight(int((memory ? 50 : 110) * scale) + (m_compact ? 60 : 100));
+}
+
+void TimelinePanel::setMemoryChartShown(bool shown)
+{
+    if (shown == m_memoryShown)
+        return;
+    m_memoryShown = shown;
+    updateChartVisibility();
 }
 
 void TimelinePanel::setCompact(bool compact)
@@ -412,9 +453,8 @@ void TimelinePanel::setControlsShown(bool shown)
     m_controlsShown = shown;
     m_settingsRow->setVisible(shown && m_settingsShown);
     m_playbackRow->setVisible(shown);
-    m_scrub->setVisible(shown && m_view->isVisibleTo(this));
-    if (shown)
-        arrangeControls();
+    m_scrub->setVisible(shown && m_drawable);
+    arrangeControls(); // the bubble figure leaves the playback row for a slide
     layout()->activate();
 }
 
@@ -434,6 +474,7 @@ void TimelinePanel::updateBubbleText()
         m_bubbleLine = QStringLiteral("Bubble: no schedule");
         m_bubble->setText(m_bubbleLine);
         m_formula->setText(QString());
+        m_bubble->setToolTip(QString());
         arrangeControls();
         return;
     }
@@ -441,6 +482,7 @@ void TimelinePanel::updateBubbleText()
     m_bubble->setText(m_bubbleLine);
     const Explanation e = explain(m_params, m_timeline);
     m_formula->setText(e.shareLine + QStringLiteral("<br>") + e.overIdealLine);
+    m_bubble->setToolTip(m_compact ? m_formula->text() : QString());
     arrangeControls(); // the new text may need another line
 }
 
@@ -607,8 +649,51 @@ void TimelinePanel::arrangeControls()
                                                     : QBoxLayout::TopToBottom);
     m_settingsLayout->setSpacing(settingsInOneRow ? halvesSpacing : 4);
 
+    // Compact, the bubble figure ends the playback row where it fits there ("Bubble 27.3% of
+    // the step", else "Bubble 27.3%"): a 720-pixel screen's tab gives its own row to the
+    // charts. A slide, without the playback row, has it on its own row.
+    const QFontMetrics bubbleMetrics(m_bubble->font());
+    const QString shortBubble = m_bubbleLine.section(QStringLiteral(" of "), 0, 0);
+    const bool inRow = m_bubble->parentWidget() == m_playbackRow;
+    int playbackAlone = 0; // the playback controls' width, without the figure
+    for (int i = 0; i < m_playbackLayout->count(); ++i) {
+        QLayoutItem *item = m_playbackLayout->itemAt(i);
+        if (item->spacerItem())
+            playbackAlone += item->sizeHint().width();
+        else if (item->widget() != m_bubble && !item->isEmpty())
+            playbackAlone += item->minimumSize().width() + m_playbackLayout->spacing();
+    }
+    const int free =
+        (sideBySide ? room - settings - m_controls->spacing() : room) - playbackAlone - 8;
+    QString rowText;
+    if (m_compact && m_controlsShown) {
+        if (bubbleMetrics.horizontalAdvance(m_bubbleLine) <= free)
+            rowText = m_bubbleLine;
+        else if (bubbleMetrics.horizontalAdvance(shortBubble) <= free)
+            rowText = shortBubble;
+    }
+    const bool bubbleInRow = !rowText.isEmpty();
+    if (bubbleInRow != inRow) {
+        if (bubbleInRow) {
+            m_bubbleRow->removeWidget(m_bubble);
+            m_playbackLayout->addWidget(m_bubble); // after the row's stretch: at its end
+        } else {
+            m_playbackLayout->removeWidget(m_bubble);
+            m_bubbleRow->insertWidget(0, m_bubble);
+        }
+        m_bubble->show();
+    }
+    if (bubbleInRow) {
+        if (m_bubble->text() != rowText)
+            m_bubble->setText(rowText);
+        return;
+    }
+
     // The formula beside the bubble figure, or under it where that is less tall (large
     // type in a narrow panel), and never squeezed below the height its lines need.
+    // QLabel's height for a width is at least its minimum height: measure without it, or a
+    // narrow panel's (a restyle while hidden) would stay the formula's height.
+    m_formula->setMinimumHeight(0);
     const auto formulaHeight = [this](int width) {
         return std::max(0, m_formula->heightForWidth(width)); // -1: no text yet
     };
@@ -627,6 +712,12 @@ void TimelinePanel::arrangeControls()
     const bool formulaBeside = beside <= under;
     m_bubbleRow->setDirection(formulaBeside ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
     m_formula->setMinimumHeight(formulaHeight(formulaBeside ? besideWidth : room));
+}
+
+void TimelinePanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    arrangeControls();
 }
 
 void TimelinePanel::hideEvent(QHideEvent *event)

@@ -99,12 +99,22 @@ public:
     /// slide export draws the bubble line, the timeline and the memory chart only.
     void setControlsShown(bool shown);
     bool controlsShown() const { return m_controlsShown; }
-    /// Compact type for presentation on a short screen (a 1280 x 720 projector): the
-    /// bubble figure and the controls a step smaller, the formula lines (the figure says
-    /// the share) and the memory-over-time chart left out, so the controls, the bubble
-    /// and the whole timeline are on screen without scrolling.
+    /// Compact type for a short screen (a 1280 x 720 projector, either type): the controls a
+    /// step smaller (10 pt, at most 12 pt in presentation type) and the step buttons their
+    /// icons, the bubble figure too (18 pt x fontScale) at the end of the playback row where
+    /// it fits, its formula lines in its tooltip, and the two charts' type at most
+    /// compactChartScale, so that the controls, the bubble, the timeline and the
+    /// memory-over-time chart are on screen together without scrolling.
     void setCompact(bool compact);
     bool isCompact() const { return m_compact; }
+    /// Shows the memory-over-time chart under the timeline (the default), or leaves it out
+    /// (a running lesson's bar on a short screen takes its room). Shown, it labels the time
+    /// axis both charts share and the timeline draws only its line
+    /// (TimelineView::setTimeAxisLabelled()); left out, the timeline labels its own.
+    void setMemoryChartShown(bool shown);
+    /// The largest chart type scale in compact type: presentation's 1.5 steps down to
+    /// this, as a lesson's text does on a short screen (LessonPlayer::setTypeScale()).
+    static constexpr double compactChartScale = 1.2;
     /// Shows or hides the schedule settings row alone (schedule, p, m, v); playback
     /// stays. A lesson running in presentation on a short screen hides it: its step
     /// says what it changed, and the timeline needs the room.
@@ -143,17 +153,25 @@ protected:
     void endSlide() override;
     void keyPressEvent(QKeyEvent *event) override;
     void hideEvent(QHideEvent *event) override;
+    /// Arranges the controls again: a restyle while hidden (presentation mode turned on in
+    /// another tab) measured them against a stale width.
+    void showEvent(QShowEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
 
 private:
     /// Puts the schedule settings and the playback controls side by side when both fit,
     /// else one above the other, and the settings' two halves (schedule and p; m and v)
-    /// likewise; the bubble figure and its formula side by side or one above the other,
+    /// likewise; compact, the bubble figure at the end of the playback row where it fits
+    /// there; else the figure and its formula side by side or one above the other,
     /// whichever is less tall, the figure wrapped where one line is wider than the panel.
     void arrangeControls();
     /// Fonts and sizes of the panel's own controls and labels in chartStyle() (the palette is
-    /// the window's until setChartStyle() gives the panel one).
+    /// the window's until setChartStyle() gives the panel one), the two charts' style (type
+    /// stepped down in compact) and their minimum heights.
     void applyStyle();
+    /// Which of the timeline, the memory chart and the scrub bar show (an impossible
+    /// layout shows its message alone), and whether the timeline labels its time axis.
+    void updateChartVisibility();
     /// The time readout's width for this step's digits and the panel's minimum width: the
     /// widest of the control groups (the settings' halves, the playback row).
     void updateMinimumWidth();
@@ -167,6 +185,8 @@ private:
     bool m_controlsBeforeSlide = true; ///< controlsShown() when beginSlide() hid them
     bool m_compact = false;            ///< setCompact()
     bool m_settingsShown = true;       ///< setScheduleSettingsShown()
+    bool m_memoryShown = true;         ///< setMemoryChartShown()
+    bool m_drawable = true;            ///< no error: the charts can draw
     Timeline m_timeline;
     ScheduleParams m_params;
     bool m_haveTimeline = false;
@@ -185,6 +205,7 @@ private:
     std::array<QWidget *, 2> m_settingsHalves{}; ///< schedule and p; m and v
     QBoxLayout *m_settingsLayout = nullptr;      ///< the halves; direction set by arrangeControls()
     QWidget *m_playbackRow = nullptr;            ///< step, play, step, speed, time
+    QBoxLayout *m_playbackLayout = nullptr;      ///< its row; compact, the bubble figure ends it
     QBoxLayout *m_controls = nullptr;  ///< holds the two rows; direction set by arrangeControls()
     QBoxLayout *m_bubbleRow = nullptr; ///< bubble figure and formula; arrangeControls() too
     QPushButton *m_play = nullptr;

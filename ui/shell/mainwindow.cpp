@@ -922,11 +922,13 @@ void MainWindow::applyTextSizes()
     // 14 pt on a short screen: all six tabs' names whole at 1280 x 720, with no scroll arrows.
     tf.setPointSizeF(m_presentation ? (m_compact ? 14 : 18) : 13);
     m_tabs->tabBar()->setFont(tf);
-    // The pipeline tab compact (the memory-over-time chart gives the timeline its room)
-    // in presentation on a short screen or under a running lesson's bar, and under a
-    // lesson on a short screen in either mode, there also without the schedule settings
-    // the step names.
-    m_timeline->setCompact((m_presentation && (m_compact || lesson)) || (m_compact && lesson));
+    // The pipeline tab compact on a short screen in either type, and under a running
+    // lesson's bar in presentation: Play, the timeline and the memory-over-time chart on
+    // screen together (tests/ui/test_windowsize.cpp). Under a lesson's bar in presentation
+    // or on a short screen the memory chart gives the timeline its room, and on a short
+    // screen the schedule settings (the step names what it set) go too.
+    m_timeline->setCompact(m_compact || (m_presentation && lesson));
+    m_timeline->setMemoryChartShown(!(lesson && (m_presentation || m_compact)));
     m_timeline->setScheduleSettingsShown(!(m_compact && lesson));
     // The control column gives way to the chart; the headline controls stay in it.
     m_controlScroll->setMinimumWidth(m_presentation ? (m_compact ? 370 : 420) : 430);
