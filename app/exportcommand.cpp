@@ -81,7 +81,7 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
             again.words << QStringLiteral("--caption") << *request.caption;
         const QList<QPair<QString, QString>> commands{
             {QStringLiteral("Open this view in ShardScope"), window.text()},
-            {QStringLiteral("Print the same numbers"),
+            {QStringLiteral("Print the report of these settings as text"),
              reportCommandLine(doc.scenario, doc.unit).text()},
             {QStringLiteral("Write this page again"), again.text()}};
         if (!exportHtml(*entry, &session, o, commands, window.notes, file, &error))

@@ -38,6 +38,7 @@
 #include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -228,6 +229,7 @@ private slots:
     void worksAt1280x720();
     void lessonStepSaysWhatChanged();
     void undoRedoAndReset();
+    void copiesTheCommandLine();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -1568,6 +1570,43 @@ void TestMainWindow::fineTuningChoiceInFront()
     w.session()->edit([](Scenario &sc) { sc.fineTuning.baseFormat = BaseFormat::Fp16; });
     QCoreApplication::processEvents();
     QCOMPARE(tuning->checkedId(), -1);
+}
+
+/// Edit > Copy as command line (Ctrl+Alt+C): the clipboard gets the shardscope command of
+/// the scenario, tab, sweep axis and mode, and the status bar (which the window has no
+/// other use for, so it appears only now) shows it; Copy as report command line gives the
+/// report's.
+void TestMainWindow::copiesTheCommandLine()
+{
+    MainWindow w;
+    showActive(w, QSize(1600, 950));
+    QVERIFY(!w.findChild<QStatusBar *>()); // the usual layout has no status bar
+    w.session()->setGpus(512);
+    w.session()->setZeroStage(ZeroStage::Zero3);
+    w.session()->setSweepAxis(SweepAxis::SequenceLength);
+    w.showView(MainWindow::View::Sweep);
+    w.setPresentationMode(true);
+    QGuiApplication::clipboard()->clear();
+    QTest::keyClick(&w, Qt::Key_C, Qt::ControlModifier | Qt::AltModifier);
+    const QString line = QStringLiteral("shardscope --model llama3-70b --gpu h100-sxm-80gb "
+                                        "--recipe mixed-adam --gpus 512 --strategy zero3 "
+                                        "--view sweep --present --sweep seq");
+    QCOMPARE(QGuiApplication::clipboard()->text(), line);
+    QStatusBar *bar = w.findChild<QStatusBar *>();
+    QVERIFY(bar && bar->isVisible());
+    QCOMPARE(bar->currentMessage(), QStringLiteral("Copied: ") + line);
+
+    auto *report = w.findChild<QAction *>(QStringLiteral("copyReportCommandLine"));
+    QVERIFY(report);
+    w.showView(MainWindow::View::Memory);
+    w.session()->setUnit(ByteUnit::GiB);
+    report->trigger();
+    QCOMPARE(QGuiApplication::clipboard()->text(),
+             QStringLiteral("shardscope report --model llama3-70b --gpu h100-sxm-80gb --recipe "
+                            "mixed-adam --gpus 512 --strategy zero3 --unit gib"));
+    // The bar goes again with its message.
+    bar->clearMessage();
+    QVERIFY(!bar->isVisible());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -5,6 +5,7 @@
 #include "chartexport.h"
 #include "chartregistry.h"
 #include "chartstyle.h"
+#include "commandline.h"
 #include "comparechart.h"
 #include "hfconfig.h"
 #include "inputfile.h"
@@ -37,6 +38,7 @@
 #include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -67,6 +69,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabBar>
 #include <QTabWidget>
@@ -487,6 +490,19 @@ void MainWindow::buildMenus()
     reset->setToolTip(QStringLiteral("Llama 3 70B on 64 x H100, DDP, mixed-precision AdamW "
                                      "(undoable)"));
     connect(reset, &QAction::triggered, this, &MainWindow::resetToDefaults);
+    edit->addSeparator();
+    // What students type to see the same thing (issue 29): Ctrl+Shift+C is Copy chart.
+    QAction *copyLine = edit->addAction(QStringLiteral("Copy as co&mmand line"));
+    copyLine->setObjectName(QStringLiteral("copyCommandLine"));
+    copyLine->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C));
+    copyLine->setToolTip(QStringLiteral("The shardscope command that opens these settings, this "
+                                        "tab and this mode"));
+    connect(copyLine, &QAction::triggered, this, [this] { copyCommandLine(false); });
+    QAction *copyReport = edit->addAction(QStringLiteral("Copy as &report command line"));
+    copyReport->setObjectName(QStringLiteral("copyReportCommandLine"));
+    copyReport->setToolTip(QStringLiteral("shardscope report with these settings: the same "
+                                          "numbers as text, without a window"));
+    connect(copyReport, &QAction::triggered, this, [this] { copyCommandLine(true); });
 
     m_lessonsMenu = menuBar()->addMenu(QStringLiteral("&Lessons"));
     rebuildLessonsMenu();
@@ -569,6 +585,54 @@ void MainWindow::showMessage(const QString &text)
                                .arg(overflowsColor().name(), text.toHtmlEscaped()));
         m_summary->setVisible(true); // an error shows even where the summary is hidden
     }
+}
+
+QString MainWindow::commandLine(bool report, QStringList *notes) const
+{
+    const Scenario &s = m_session->scenario();
+    CommandLine line;
+    if (report) {
+        line = reportCommandLine(s, m_session->unit());
+    } else {
+        static const QString views[] = {QStringLiteral("memory"),  QStringLiteral("timeline"),
+                                        QStringLiteral("compare"), QStringLiteral("live"),
+                                        QStringLiteral("plan"),    QStringLiteral("sweep")};
+        const int tab = m_tabs->currentIndex();
+        WindowView view;
+        // The memory tab is where the window starts: no --view for it.
+        if (tab > 0 && tab < int(std::size(views)))
+            view.view = views[tab];
+        view.presentation = m_presentation;
+        if (tab == int(View::Sweep))
+            view.sweepAxis = toQString(sweepAxisId(m_session->sweepAxis()));
+        line = windowCommandLine(s, m_session->unit(), view);
+    }
+    if (notes)
+        *notes = line.notes;
+    return line.text();
+}
+
+void MainWindow::copyCommandLine(bool report)
+{
+    QStringList notes;
+    const QString text = commandLine(report, &notes);
+    QGuiApplication::clipboard()->setText(text);
+    QStatusBar *bar = statusBar();
+    if (!m_statusBarFollowsMessage) {
+        // Shown only while it holds a message, so the window's layout is the usual one
+        // otherwise (screenshots, the fit tests).
+        m_statusBarFollowsMessage = true;
+        connect(bar, &QStatusBar::messageChanged, bar,
+                [bar](const QString &message) { bar->setVisible(!message.isEmpty()); });
+    }
+    bar->setVisible(true);
+    bar->showMessage(
+        QStringLiteral("Copied: %1%2")
+            .arg(oneLineText(text),
+                 notes.isEmpty()
+                     ? QString()
+                     : QStringLiteral(" (note: %1)").arg(oneLineText(notes.join(u' ')))),
+        10'000);
 }
 
 void MainWindow::showView(View v)
