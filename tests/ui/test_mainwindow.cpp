@@ -230,6 +230,7 @@ private slots:
     void lessonStepSaysWhatChanged();
     void undoRedoAndReset();
     void copiesTheCommandLine();
+    void exportsAnHtmlPage();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -1607,6 +1608,27 @@ void TestMainWindow::copiesTheCommandLine()
     // The bar goes again with its message.
     bar->clearMessage();
     QVERIFY(!bar->isVisible());
+}
+
+/// File > Export chart to an .html name: the tab's chart as one page with its numbers and
+/// the window's command line; a tab without a registered chart is refused in one line.
+void TestMainWindow::exportsAnHtmlPage()
+{
+    MainWindow w;
+    showActive(w, QSize(1600, 950));
+    w.showView(MainWindow::View::Compare);
+    QTemporaryDir dir;
+    const QString page = dir.filePath(QStringLiteral("compare.html"));
+    QString error;
+    QVERIFY2(w.exportCurrentChart(page, QSize(1920, 1080), &error), qPrintable(error));
+    const QByteArray html = test::readFile(page);
+    QCOMPARE(html.count("<svg"), 1);
+    QCOMPARE(html.count("<tr><td>"), 4); // DDP, ZeRO-1, ZeRO-2, ZeRO-3
+    QVERIFY(html.contains(w.commandLine().toHtmlEscaped().toUtf8()));
+    QVERIFY(w.commandLine().endsWith(QStringLiteral("--view compare")));
+    w.showView(MainWindow::View::Live);
+    QVERIFY(!w.exportCurrentChart(page, QSize(1920, 1080), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("An HTML page holds the Memory")), qPrintable(error));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -8,6 +8,7 @@
 #include "commandline.h"
 #include "comparechart.h"
 #include "hfconfig.h"
+#include "htmlexport.h"
 #include "inputfile.h"
 #include "launchconfigread.h"
 #include "lazyrefresh.h"
@@ -440,7 +441,8 @@ void MainWindow::buildMenus()
     file->addSeparator();
     QAction *exportChart = addSaveAction(
         QStringLiteral("&Export chart…"), QStringLiteral("Export chart"), QStringLiteral(".png"),
-        QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf)"),
+        QStringLiteral("PNG 1920x1080 (*.png);;SVG (*.svg);;PDF (*.pdf);;HTML page with the "
+                       "numbers and command line (*.html)"),
         [this](const QString &path, QString *error) {
             return exportCurrentChart(path, QSize(1920, 1080), error);
         });
@@ -813,6 +815,35 @@ bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *er
     o.title =
         QStringLiteral("%1: %2").arg(m_tabs->tabText(m_tabs->currentIndex()), m_verdictSentence);
     o.caption = scenarioCaption(m_session->scenario());
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QStringLiteral("html") || suffix == QStringLiteral("htm")) {
+        // The page for students (htmlexport.h): the tab's chart from the registry, as
+        // `shardscope export --format html` draws it, with the lines that reproduce it.
+        static const char *const charts[] = {"memory", "timeline", "compare",
+                                             nullptr,  nullptr,    "sweep"};
+        const int tab = m_tabs->currentIndex();
+        const ChartEntry *entry = tab >= 0 && tab < int(std::size(charts)) && charts[tab]
+                                      ? findChart(QString::fromLatin1(charts[tab]))
+                                      : nullptr;
+        if (!entry) {
+            *error = QStringLiteral("An HTML page holds the Memory, Pipeline, Compare or Sweep "
+                                    "chart; export this tab as PNG, SVG or PDF");
+            return false;
+        }
+        QStringList notes;
+        const QString window = commandLine(false, &notes);
+        const Scenario &s = m_session->scenario();
+        const QString axis =
+            tab == int(View::Sweep) ? toQString(sweepAxisId(m_session->sweepAxis())) : QString();
+        const QList<QPair<QString, QString>> commands{
+            {QStringLiteral("Open this view in ShardScope"), window},
+            {QStringLiteral("Print the report of these settings as text"), commandLine(true)},
+            {QStringLiteral("Write this page again"),
+             exportCommandLine(s, m_session->unit(), entry->id, axis, QStringLiteral("html"),
+                               QFileInfo(path).fileName())
+                 .text()}};
+        return exportHtml(*entry, m_session, o, commands, notes, path, error);
+    }
     return viewChart(View(m_tabs->currentIndex()))->exportSlide(path, o, error);
 }
 

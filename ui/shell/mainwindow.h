@@ -143,7 +143,9 @@ public:
     /// Saves every setting to a versioned scenario file, atomically.
     bool saveScenario(const QString &path, QString *error);
     /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
-    /// with a title and the settings as caption.
+    /// with a title and the settings as caption; a name ending in .html (or .htm) gets one
+    /// self-contained page of the Memory, Pipeline, Compare or Sweep chart with its numbers
+    /// and the command lines (exportHtml(), ui/charts/htmlexport.h).
     bool exportCurrentChart(const QString &path, QSize size, QString *error);
     /// Writes the current numbers (File > Export data): a path ending in .json gets the
     /// report as `shardscope report --json` writes it, any other the per-GPU table as CSV
