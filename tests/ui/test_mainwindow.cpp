@@ -1596,6 +1596,12 @@ void TestMainWindow::copiesTheCommandLine()
     QStatusBar *bar = w.findChild<QStatusBar *>();
     QVERIFY(bar && bar->isVisible());
     QCOMPARE(bar->currentMessage(), QStringLiteral("Copied: ") + line);
+    // SHARDSCOPE_COPY_SCREENSHOT=FILE keeps the window with its message, to look at.
+    if (const QString keep = qEnvironmentVariable("SHARDSCOPE_COPY_SCREENSHOT"); !keep.isEmpty()) {
+        QTest::qWait(200); // the new bar laid out, as on a screen
+        w.settle();
+        w.grab().save(keep);
+    }
 
     auto *report = w.findChild<QAction *>(QStringLiteral("copyReportCommandLine"));
     QVERIFY(report);
