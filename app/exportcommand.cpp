@@ -2,7 +2,9 @@
 
 #include "chartexport.h"
 #include "chartregistry.h"
+#include "commandline.h"
 #include "exportrequest.h"
+#include "htmlexport.h"
 #include "qtext.h"
 #include "reportcommand.h"
 #include "scenariofile.h"
@@ -14,6 +16,21 @@
 #include <variant>
 
 namespace shardscope {
+
+namespace {
+
+/// The window's tab (--view) that shows chart `chart`: the stage chart is on the pipeline
+/// tab and the step-time bar under the memory bars.
+QString viewOfChart(const QString &chart)
+{
+    if (chart == QStringLiteral("stages"))
+        return QStringLiteral("timeline");
+    if (chart == QStringLiteral("steptime"))
+        return QStringLiteral("memory");
+    return chart;
+}
+
+} // namespace
 
 int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err)
 {
@@ -48,6 +65,31 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     session.setSweepAxis(request.sweep);
     o.caption = request.caption.value_or(scenarioCaption(doc.scenario));
     o.title = request.title ? *request.title : entry->slideTitle(session);
+    if (request.format == QStringLiteral("html")) {
+        // The page: the chart as SVG, its numbers, and the lines that reproduce it.
+        const QString axis = toQString(sweepAxisId(request.sweep));
+        const QString chart = entry->id;
+        const CommandLine window = windowCommandLine(
+            doc.scenario, doc.unit,
+            {viewOfChart(chart), false, chart == QStringLiteral("sweep") ? axis : QString()});
+        CommandLine again = exportCommandLine(doc.scenario, doc.unit, chart,
+                                              chart == QStringLiteral("sweep") ? axis : QString(),
+                                              QStringLiteral("html"), file);
+        if (request.title)
+            again.words << QStringLiteral("--title") << *request.title;
+        if (request.caption)
+            again.words << QStringLiteral("--caption") << *request.caption;
+        const QList<QPair<QString, QString>> commands{
+            {QStringLiteral("Open this view in ShardScope"), window.text()},
+            {QStringLiteral("Print the report of these settings as text"),
+             reportCommandLine(doc.scenario, doc.unit).text()},
+            {QStringLiteral("Write this page again"), again.text()}};
+        if (!exportHtml(*entry, &session, o, commands, window.notes, file, &error))
+            return fail(error, 1);
+        out << QStringLiteral("wrote %1\n").arg(terminalText(file));
+        out.flush();
+        return 0;
+    }
     const std::unique_ptr<ChartView> view =
         makeOffscreenChart(*entry, &session, exportLayoutSize(o.size));
     const bool ok = view->exportSlide(file, o, &error);

@@ -15,12 +15,21 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
     const ScenarioOptions options;
     describeSubcommand(
         p, QStringLiteral("export"),
-        QStringLiteral("Render a chart to a PNG, SVG or PDF slide, without a window."), options);
+        QStringLiteral("Render a chart to a PNG, SVG or PDF slide, or to one self-contained HTML "
+                       "page (the chart as SVG, its numbers and the command line that "
+                       "reproduces it), without a window."),
+        options);
     const QCommandLineOption chart =
         valueOption("chart", choices.chartIds + QStringLiteral(" (default memory)."), "name",
                     QStringLiteral("memory"));
     const QCommandLineOption outFile =
-        valueOption("out", QStringLiteral("Output file: .png, .svg or .pdf."), "file");
+        valueOption("out", QStringLiteral("Output file: .png, .svg, .pdf or .html."), "file");
+    const QCommandLineOption format = valueOption(
+        "format",
+        QStringLiteral("png, svg, pdf or html (default: from --out's suffix). html writes one "
+                       "self-contained page: the chart as SVG, the numbers behind it and the "
+                       "command lines that reproduce it."),
+        "format");
     const QCommandLineOption size =
         valueOption("size", QStringLiteral("WIDTHxHEIGHT in pixels (default 1920x1080)."), "size",
                     QStringLiteral("1920x1080"));
@@ -33,7 +42,7 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
         QStringLiteral("What the sweep chart varies: gpus, seq (sequence length) or mbs "
                        "(micro-batch size) (default gpus)."),
         "axis", QStringLiteral("gpus"));
-    p.addOptions({chart, outFile, size, title, caption, sweep});
+    p.addOptions({chart, outFile, format, size, title, caption, sweep});
 
     auto fail = [&err](const QString &message) {
         return subcommandError(err, QStringLiteral("export"), message, 2);
@@ -54,10 +63,29 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
 
     // Where and how big.
     if (!p.isSet(outFile) || p.value(outFile).isEmpty())
-        return fail(QStringLiteral("--out FILE is required (a .png, .svg or .pdf file)"));
+        return fail(QStringLiteral("--out FILE is required (a .png, .svg, .pdf or .html file)"));
     r.file = p.value(outFile);
-    if (!choices.isFormat(r.file))
-        return fail(QStringLiteral("--out must end in .png, .svg or .pdf (got '%1')").arg(r.file));
+    const QString suffix = r.file.mid(r.file.lastIndexOf(u'.') + 1).toLower();
+    const bool htmlName = r.file.contains(u'.') &&
+                          (suffix == QStringLiteral("html") || suffix == QStringLiteral("htm"));
+    if (p.isSet(format)) {
+        r.format = p.value(format).toLower();
+        static const QStringList formats{QStringLiteral("png"), QStringLiteral("svg"),
+                                         QStringLiteral("pdf"), QStringLiteral("html")};
+        if (!formats.contains(r.format))
+            return fail(QStringLiteral("--format must be png, svg, pdf or html (got '%1')")
+                            .arg(p.value(format)));
+        if (r.format != QStringLiteral("html") && (!choices.isFormat(r.file) || suffix != r.format))
+            return fail(QStringLiteral("--out must end in .%1 for --format %1 (got '%2')")
+                            .arg(r.format, r.file));
+    } else if (htmlName) {
+        r.format = QStringLiteral("html");
+    } else if (choices.isFormat(r.file)) {
+        r.format = suffix;
+    } else {
+        return fail(
+            QStringLiteral("--out must end in .png, .svg, .pdf or .html (got '%1')").arg(r.file));
+    }
     if (argumentLosesBytes(r.file))
         return fail(QStringLiteral("--out '%1' is not valid UTF-8, so it would be written under "
                                    "another name; choose a UTF-8 file name")

@@ -17,9 +17,12 @@ namespace shardscope {
 /// What `shardscope export` draws and where, once its arguments are checked.
 struct ExportRequest
 {
-    ScenarioDocument doc;           ///< --scenario and the scenario flags over it
-    QString chart;                  ///< --chart: a registered chart id
-    QString file;                   ///< --out: a name ExportChoices::isFormat accepts
+    ScenarioDocument doc; ///< --scenario and the scenario flags over it
+    QString chart;        ///< --chart: a registered chart id
+    QString file;         ///< --out: a name ExportChoices::isFormat accepts, or any for html
+    /// What to write: "png", "svg" or "pdf" (the --out suffix, which --format must agree
+    /// with), or "html" (--format html or an .html / .htm --out: one self-contained page).
+    QString format;
     QSize size;                     ///< --size in pixels, each side within the choices' bounds
     std::optional<QString> title;   ///< --title when given (else the chart's own)
     std::optional<QString> caption; ///< --caption when given, possibly empty (else the settings)
@@ -43,7 +46,9 @@ struct ExportChoices
 /// "export") without drawing anything. Returns the request, or the exit code to end
 /// with: 0 after --help or --version (printed to `out`), 2 after a one-line error on
 /// `err` ("shardscope export: ..."): a parse error or stray argument, a bad scenario or
-/// flag, an unknown --chart, --out missing, of another type, or not valid UTF-8 (a
+/// flag, an unknown --chart, --out missing, of another type (without --format html), a
+/// --format other than png, svg, pdf or html or one the --out suffix disagrees with, or
+/// --out not valid UTF-8 (a
 /// name Qt would write under another name, review finding F13), a --size outside the bounds, a
 /// --sweep other than gpus, seq or mbs.
 std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,

@@ -66,6 +66,30 @@ private slots:
         QCOMPARE(r->caption, std::optional<QString>(QString()));
     }
 
+    /// The page format: from --format html whatever the name, or from an .html name.
+    void htmlFormat_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("format");
+        QTest::newRow("html name") << QStringList{"--out", "a.HTML"} << QStringLiteral("html");
+        QTest::newRow("htm name") << QStringList{"--out", "a.htm"} << QStringLiteral("html");
+        QTest::newRow("flag, any name")
+            << QStringList{"--out", "page", "--format", "html"} << QStringLiteral("html");
+        QTest::newRow("flag agrees")
+            << QStringList{"--out", "a.pdf", "--format", "PDF"} << QStringLiteral("pdf");
+        QTest::newRow("suffix") << QStringList{"--out", "a.svg"} << QStringLiteral("svg");
+    }
+    void htmlFormat()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, format);
+        std::optional<ExportRequest> r;
+        const test::Run run = parse(args, &r);
+        QCOMPARE(run.code, 0);
+        QVERIFY(r);
+        QCOMPARE(r->format, format);
+    }
+
     void refusals_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -75,11 +99,19 @@ private slots:
             << QStringLiteral("shardscope export: --chart must be memory, timeline (got 'pie')");
         QTest::newRow("no --out") << QStringList{}
                                   << QStringLiteral("shardscope export: --out FILE is required "
-                                                    "(a .png, .svg or .pdf file)");
+                                                    "(a .png, .svg, .pdf or .html file)");
         QTest::newRow("other type")
             << QStringList{"--out", "x.gif"}
             << QStringLiteral(
-                   "shardscope export: --out must end in .png, .svg or .pdf (got 'x.gif')");
+                   "shardscope export: --out must end in .png, .svg, .pdf or .html (got 'x.gif')");
+        QTest::newRow("unknown format")
+            << QStringList{"--out", "x.png", "--format", "jpeg"}
+            << QStringLiteral(
+                   "shardscope export: --format must be png, svg, pdf or html (got 'jpeg')");
+        QTest::newRow("format against suffix")
+            << QStringList{"--out", "x.svg", "--format", "png"}
+            << QStringLiteral(
+                   "shardscope export: --out must end in .png for --format png (got 'x.svg')");
         QTest::newRow("size too large")
             << QStringList{"--out", "x.png", "--size", "99999x480"}
             << QStringLiteral("shardscope export: --size must be WIDTHxHEIGHT from 320x320 to "

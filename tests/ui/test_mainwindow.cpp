@@ -41,6 +41,7 @@
 #include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -231,6 +232,8 @@ private slots:
     void worksAt1280x720();
     void lessonStepSaysWhatChanged();
     void undoRedoAndReset();
+    void copiesTheCommandLine();
+    void exportsAnHtmlPage();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -1601,6 +1604,70 @@ void TestMainWindow::fineTuningChoiceInFront()
     w.session()->edit([](Scenario &sc) { sc.fineTuning.baseFormat = BaseFormat::Fp16; });
     QCoreApplication::processEvents();
     QCOMPARE(tuning->checkedId(), -1);
+}
+
+/// Edit > Copy as command line (Ctrl+Alt+C): the clipboard gets the shardscope command of
+/// the scenario, tab, sweep axis and mode, and the status bar (which the window has no
+/// other use for, so it appears only now) shows it; Copy as report command line gives the
+/// report's.
+void TestMainWindow::copiesTheCommandLine()
+{
+    MainWindow w;
+    showActive(w, QSize(1600, 950));
+    QVERIFY(!w.findChild<QStatusBar *>()); // the usual layout has no status bar
+    w.session()->setGpus(512);
+    w.session()->setZeroStage(ZeroStage::Zero3);
+    w.session()->setSweepAxis(SweepAxis::SequenceLength);
+    w.showView(MainWindow::View::Sweep);
+    w.setPresentationMode(true);
+    QGuiApplication::clipboard()->clear();
+    QTest::keyClick(&w, Qt::Key_C, Qt::ControlModifier | Qt::AltModifier);
+    const QString line = QStringLiteral("shardscope --model llama3-70b --gpu h100-sxm-80gb "
+                                        "--recipe mixed-adam --gpus 512 --strategy zero3 "
+                                        "--view sweep --present --sweep seq");
+    QCOMPARE(QGuiApplication::clipboard()->text(), line);
+    QStatusBar *bar = w.findChild<QStatusBar *>();
+    QVERIFY(bar && bar->isVisible());
+    QCOMPARE(bar->currentMessage(), QStringLiteral("Copied: ") + line);
+    // SHARDSCOPE_COPY_SCREENSHOT=FILE keeps the window with its message, to look at.
+    if (const QString keep = qEnvironmentVariable("SHARDSCOPE_COPY_SCREENSHOT"); !keep.isEmpty()) {
+        QTest::qWait(200); // the new bar laid out, as on a screen
+        w.settle();
+        w.grab().save(keep);
+    }
+
+    auto *report = w.findChild<QAction *>(QStringLiteral("copyReportCommandLine"));
+    QVERIFY(report);
+    w.showView(MainWindow::View::Memory);
+    w.session()->setUnit(ByteUnit::GiB);
+    report->trigger();
+    QCOMPARE(QGuiApplication::clipboard()->text(),
+             QStringLiteral("shardscope report --model llama3-70b --gpu h100-sxm-80gb --recipe "
+                            "mixed-adam --gpus 512 --strategy zero3 --unit gib"));
+    // The bar goes again with its message.
+    bar->clearMessage();
+    QVERIFY(!bar->isVisible());
+}
+
+/// File > Export chart to an .html name: the tab's chart as one page with its numbers and
+/// the window's command line; a tab without a registered chart is refused in one line.
+void TestMainWindow::exportsAnHtmlPage()
+{
+    MainWindow w;
+    showActive(w, QSize(1600, 950));
+    w.showView(MainWindow::View::Compare);
+    QTemporaryDir dir;
+    const QString page = dir.filePath(QStringLiteral("compare.html"));
+    QString error;
+    QVERIFY2(w.exportCurrentChart(page, QSize(1920, 1080), &error), qPrintable(error));
+    const QByteArray html = test::readFile(page);
+    QCOMPARE(html.count("<svg"), 1);
+    QCOMPARE(html.count("<tr><td>"), 4); // DDP, ZeRO-1, ZeRO-2, ZeRO-3
+    QVERIFY(html.contains(w.commandLine().toHtmlEscaped().toUtf8()));
+    QVERIFY(w.commandLine().endsWith(QStringLiteral("--view compare")));
+    w.showView(MainWindow::View::Live);
+    QVERIFY(!w.exportCurrentChart(page, QSize(1920, 1080), &error));
+    QVERIFY2(error.startsWith(QStringLiteral("An HTML page holds the Memory")), qPrintable(error));
 }
 
 QTEST_MAIN(TestMainWindow)

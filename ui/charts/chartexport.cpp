@@ -44,10 +44,9 @@ QImage rasterize(const PaintFn &paint, QSize size, const QColor &background)
     return image;
 }
 
-// Drawn into memory first: QSvgGenerator writes through a QTextStream and reports
-// success however its device fails, so on a full disk the export said "Unknown error"
-// (review finding F13). The bytes then go out with writeAllBytes(), which records the reason.
-bool writeSvg(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
+/// The SVG document of `paint` at o.size (the viewBox), drawn into memory; empty when the
+/// painter cannot start or finish.
+QByteArray svgBytes(const PaintFn &paint, const ExportOptions &o)
 {
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
@@ -61,13 +60,24 @@ bool writeSvg(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
     const QSize logical = exportLayoutSize(o.size);
     QCPPainter painter;
     if (!painter.begin(&svg))
-        return false;
+        return {};
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNonCosmetic);
     painter.scale(o.size.width() / double(logical.width()),
                   o.size.height() / double(logical.height()));
     paint(painter, logical);
-    return painter.end() && writeAllBytes(file, buffer.data());
+    if (!painter.end())
+        return {};
+    return buffer.data();
+}
+
+// Drawn into memory first: QSvgGenerator writes through a QTextStream and reports
+// success however its device fails, so on a full disk the export said "Unknown error"
+// (review finding F13). The bytes then go out with writeAllBytes(), which records the reason.
+bool writeSvg(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
+{
+    const QByteArray bytes = svgBytes(paint, o);
+    return !bytes.isEmpty() && writeAllBytes(file, bytes);
 }
 
 bool writePdf(const PaintFn &paint, QSaveFile &file, const ExportOptions &o)
@@ -372,6 +382,17 @@ bool exportWidget(QWidget *widget, const QString &fileName, const ExportOptions 
 {
     return writeFile(widgetPainter(widget, options), fileName, options,
                      widget->palette().color(QPalette::Window), error);
+}
+
+QByteArray plotSvg(QCustomPlot *plot, const ExportOptions &options)
+{
+    const PlotDecorations decorations(plot, options);
+    return svgBytes(plotPainter(plot), options);
+}
+
+QByteArray widgetSvg(QWidget *widget, const ExportOptions &options)
+{
+    return svgBytes(widgetPainter(widget, options), options);
 }
 
 } // namespace shardscope

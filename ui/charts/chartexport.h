@@ -2,6 +2,7 @@
 
 #include "scenario.h"
 
+#include <QByteArray>
 #include <QImage>
 #include <QSize>
 #include <QString>
@@ -75,5 +76,11 @@ bool exportPlot(QCustomPlot *plot, const QString &fileName, const ExportOptions 
 /// Writes any widget to `fileName` in the format its suffix names (as exportPlot).
 bool exportWidget(QWidget *widget, const QString &fileName, const ExportOptions &options,
                   QString *error);
+
+/// The SVG document exportPlot() writes to a .svg file, in memory (for a page that holds the
+/// chart inline, htmlexport.h); empty when it cannot be drawn.
+QByteArray plotSvg(QCustomPlot *plot, const ExportOptions &options);
+/// The SVG document exportWidget() writes to a .svg file, in memory; empty on failure.
+QByteArray widgetSvg(QWidget *widget, const ExportOptions &options);
 
 } // namespace shardscope

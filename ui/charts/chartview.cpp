@@ -104,6 +104,12 @@ bool ChartView::exportSlide(const QString &fileName, const ExportOptions &option
                                             : exportWidget(this, fileName, options, error);
 }
 
+QByteArray ChartView::slideSvg(const ExportOptions &options)
+{
+    const SlideScope scope([this] { beginSlide(); }, [this] { endSlide(); });
+    return m_plot && m_slide == Slide::Plot ? plotSvg(m_plot, options) : widgetSvg(this, options);
+}
+
 void ChartView::copySlide(const ExportOptions &options)
 {
     QGuiApplication::clipboard()->setImage(renderSlide(options));

@@ -40,6 +40,9 @@ public:
     /// Writes the slide to `fileName` in the format its suffix names (.png, .svg, .pdf),
     /// atomically. False plus a one-line `*error` when the file cannot be written.
     bool exportSlide(const QString &fileName, const ExportOptions &options, QString *error);
+    /// The slide as an SVG document in memory, the picture exportSlide() writes to a .svg
+    /// file; empty when it cannot be drawn.
+    QByteArray slideSvg(const ExportOptions &options);
     /// Puts renderSlide(options) on the clipboard as an image.
     void copySlide(const ExportOptions &options);
 

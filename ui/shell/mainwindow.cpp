@@ -5,9 +5,11 @@
 #include "chartexport.h"
 #include "chartregistry.h"
 #include "chartstyle.h"
+#include "commandline.h"
 #include "comparechart.h"
 #include "exportslidedialog.h"
 #include "hfconfig.h"
+#include "htmlexport.h"
 #include "inputfile.h"
 #include "launchconfigread.h"
 #include "lazyrefresh.h"
@@ -38,6 +40,7 @@
 #include <QApplication>
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -68,6 +71,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStatusBar>
 #include <QStyleFactory>
 #include <QTabBar>
 #include <QTabWidget>
@@ -96,6 +100,15 @@ const ChartEntry &chartEntry(const char *id)
     const ChartEntry *entry = findChart(QLatin1String(id));
     Q_ASSERT(entry);
     return *entry;
+}
+
+/// The registry's entry of tab `tab` (MainWindow::View order): Memory, Pipeline, Compare
+/// and Sweep; null for Live and Plan, which are not in the registry.
+const ChartEntry *tabChart(int tab)
+{
+    static const char *const ids[] = {"memory", "timeline", "compare", nullptr, nullptr, "sweep"};
+    return tab >= 0 && tab < int(std::size(ids)) && ids[tab] ? findChart(QLatin1String(ids[tab]))
+                                                             : nullptr;
 }
 
 /// The registry's chart `id`, built on `session`.
@@ -452,7 +465,8 @@ void MainWindow::buildMenus()
                     o.size == QSize(1920, 1080)
                         ? QStringLiteral(".png")
                         : QStringLiteral("-%1x%2.png").arg(o.size.width()).arg(o.size.height())),
-                QStringLiteral("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+                QStringLiteral("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;HTML page with the numbers "
+                               "and command line (*.html)"));
             QString error;
             if (!path.isEmpty() && !exportCurrentChart(path, o, &error))
                 showMessage(error);
@@ -498,6 +512,19 @@ void MainWindow::buildMenus()
     reset->setToolTip(QStringLiteral("Llama 3 70B on 64 x H100, DDP, mixed-precision AdamW "
                                      "(undoable)"));
     connect(reset, &QAction::triggered, this, &MainWindow::resetToDefaults);
+    edit->addSeparator();
+    // What students type to see the same thing (issue 29): Ctrl+Shift+C is Copy chart.
+    QAction *copyLine = edit->addAction(QStringLiteral("Copy as co&mmand line"));
+    copyLine->setObjectName(QStringLiteral("copyCommandLine"));
+    copyLine->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C));
+    copyLine->setToolTip(QStringLiteral("The shardscope command that opens these settings, this "
+                                        "tab and this mode"));
+    connect(copyLine, &QAction::triggered, this, [this] { copyCommandLine(false); });
+    QAction *copyReport = edit->addAction(QStringLiteral("Copy as &report command line"));
+    copyReport->setObjectName(QStringLiteral("copyReportCommandLine"));
+    copyReport->setToolTip(QStringLiteral("shardscope report with these settings: the same "
+                                          "numbers as text, without a window"));
+    connect(copyReport, &QAction::triggered, this, [this] { copyCommandLine(true); });
 
     m_lessonsMenu = menuBar()->addMenu(QStringLiteral("&Lessons"));
     rebuildLessonsMenu();
@@ -580,6 +607,54 @@ void MainWindow::showMessage(const QString &text)
                                .arg(overflowsColor().name(), text.toHtmlEscaped()));
         m_summary->setVisible(true); // an error shows even where the summary is hidden
     }
+}
+
+QString MainWindow::commandLine(bool report, QStringList *notes) const
+{
+    const Scenario &s = m_session->scenario();
+    CommandLine line;
+    if (report) {
+        line = reportCommandLine(s, m_session->unit());
+    } else {
+        static const QString views[] = {QStringLiteral("memory"),  QStringLiteral("timeline"),
+                                        QStringLiteral("compare"), QStringLiteral("live"),
+                                        QStringLiteral("plan"),    QStringLiteral("sweep")};
+        const int tab = m_tabs->currentIndex();
+        WindowView view;
+        // The memory tab is where the window starts: no --view for it.
+        if (tab > 0 && tab < int(std::size(views)))
+            view.view = views[tab];
+        view.presentation = m_presentation;
+        if (tab == int(View::Sweep))
+            view.sweepAxis = toQString(sweepAxisId(m_session->sweepAxis()));
+        line = windowCommandLine(s, m_session->unit(), view);
+    }
+    if (notes)
+        *notes = line.notes;
+    return line.text();
+}
+
+void MainWindow::copyCommandLine(bool report)
+{
+    QStringList notes;
+    const QString text = commandLine(report, &notes);
+    QGuiApplication::clipboard()->setText(text);
+    QStatusBar *bar = statusBar();
+    if (!m_statusBarFollowsMessage) {
+        // Shown only while it holds a message, so the window's layout is the usual one
+        // otherwise (screenshots, the fit tests).
+        m_statusBarFollowsMessage = true;
+        connect(bar, &QStatusBar::messageChanged, bar,
+                [bar](const QString &message) { bar->setVisible(!message.isEmpty()); });
+    }
+    bar->setVisible(true);
+    bar->showMessage(
+        QStringLiteral("Copied: %1%2")
+            .arg(oneLineText(text),
+                 notes.isEmpty()
+                     ? QString()
+                     : QStringLiteral(" (note: %1)").arg(oneLineText(notes.join(u' ')))),
+        10'000);
 }
 
 void MainWindow::showView(View v)
@@ -758,10 +833,8 @@ ExportOptions MainWindow::slideOptions() const
     ExportOptions o;
     // The registry's title for the tab's chart, as `shardscope export --chart` titles it;
     // the Live and Plan tabs, outside the registry, by their names.
-    static const char *const ids[] = {"memory", "timeline", "compare", nullptr, nullptr, "sweep"};
     const int tab = m_tabs->currentIndex();
-    const char *id = tab >= 0 && tab < int(std::size(ids)) ? ids[tab] : nullptr;
-    const ChartEntry *entry = id ? findChart(QLatin1String(id)) : nullptr;
+    const ChartEntry *entry = tabChart(tab);
     o.title = entry && entry->slideTitle ? entry->slideTitle(*m_session) : m_tabs->tabText(tab);
     o.caption = scenarioCaption(m_session->scenario());
     return o;
@@ -774,10 +847,34 @@ bool MainWindow::exportCurrentChart(const QString &path, QSize size, QString *er
     return exportCurrentChart(path, o, error);
 }
 
-bool MainWindow::exportCurrentChart(const QString &path, const ExportOptions &options,
-                                    QString *error)
+bool MainWindow::exportCurrentChart(const QString &path, const ExportOptions &o, QString *error)
 {
-    return viewChart(View(m_tabs->currentIndex()))->exportSlide(path, options, error);
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QStringLiteral("html") || suffix == QStringLiteral("htm")) {
+        // The page for students (htmlexport.h): the tab's chart from the registry, as
+        // `shardscope export --format html` draws it, with the lines that reproduce it.
+        const int tab = m_tabs->currentIndex();
+        const ChartEntry *entry = tabChart(tab);
+        if (!entry) {
+            *error = QStringLiteral("An HTML page holds the Memory, Pipeline, Compare or Sweep "
+                                    "chart; export this tab as PNG, SVG or PDF");
+            return false;
+        }
+        QStringList notes;
+        const QString window = commandLine(false, &notes);
+        const Scenario &s = m_session->scenario();
+        const QString axis =
+            tab == int(View::Sweep) ? toQString(sweepAxisId(m_session->sweepAxis())) : QString();
+        const QList<QPair<QString, QString>> commands{
+            {QStringLiteral("Open this view in ShardScope"), window},
+            {QStringLiteral("Print the report of these settings as text"), commandLine(true)},
+            {QStringLiteral("Write this page again"),
+             exportCommandLine(s, m_session->unit(), entry->id, axis, QStringLiteral("html"),
+                               QFileInfo(path).fileName())
+                 .text()}};
+        return exportHtml(*entry, m_session, o, commands, notes, path, error);
+    }
+    return viewChart(View(m_tabs->currentIndex()))->exportSlide(path, o, error);
 }
 
 QString MainWindow::defaultFileName(const QString &suffix) const

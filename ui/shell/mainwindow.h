@@ -148,7 +148,9 @@ public:
     /// tab's name for Live and Plan) and the settings as caption (scenarioCaption()).
     ExportOptions slideOptions() const;
     /// Exports the current tab's chart to PNG, SVG or PDF (by extension) at `size`,
-    /// with slideOptions()' title and caption.
+    /// with slideOptions()' title and caption; a name ending in .html (or .htm) gets one
+    /// self-contained page of the Memory, Pipeline, Compare or Sweep chart with its numbers
+    /// and the command lines (exportHtml(), ui/charts/htmlexport.h).
     bool exportCurrentChart(const QString &path, QSize size, QString *error);
     /// The same with the options given (File > Export chart's dialog, ExportSlideDialog).
     bool exportCurrentChart(const QString &path, const ExportOptions &options, QString *error);
@@ -172,6 +174,15 @@ public:
     /// Puts every setting back to the window's start (Llama 3 70B, 64 x H100 SXM, DDP,
     /// mixed-precision AdamW, GB) as one undoable step, and leaves any lesson.
     void resetToDefaults();
+    /// The `shardscope` command line that opens this window's scenario, unit, tab, sweep axis
+    /// and presentation mode (windowCommandLine(), io/commandline.h), quoted for a shell.
+    /// With `report` true, `shardscope report ...` for the same scenario and unit instead.
+    /// `*notes` (when not null) gets what the flags cannot state.
+    QString commandLine(bool report = false, QStringList *notes = nullptr) const;
+    /// Edit > Copy as command line (Ctrl+Alt+C), and Copy as report command line: puts
+    /// commandLine(report) on the clipboard and shows it, with any notes, in the status
+    /// bar for ten seconds (the bar shows only while it holds a message).
+    void copyCommandLine(bool report = false);
 
     /// The lessons (LessonPlayer): start one at its first step (index into
     /// builtInLessons()), step it, leave it, and read its bar.
@@ -256,6 +267,7 @@ private:
     QTabWidget *m_tabs = nullptr;
     int m_selectedGroup = -1; ///< group shown in the breakdown (-1: the peak group)
     bool m_presentation = false;
+    bool m_statusBarFollowsMessage = false; ///< copyCommandLine() hid the bar once it empties
     bool m_dark = false;
     TimelinePanel *m_timeline = nullptr;
     CompareChart *m_compare = nullptr;
