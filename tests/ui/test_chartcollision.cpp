@@ -463,7 +463,7 @@ void TestChartCollision::compareTabAfterPresentationElsewhere_data()
 
 void TestChartCollision::compareTabAfterPresentationElsewhere()
 {
-    // The review's path (issue 29): the window opens on the Memory tab, F5 there turns
+    // The review's path (review): the window opens on the Memory tab, F5 there turns
     // presentation on while the Compare tab is hidden, then a click shows Compare. Its chart
     // was restyled while hidden and must fit its text to the presentation type when shown:
     // "ZeRO-2" and "ZeRO-3 / FSDP" apart, the capacity line clear of every total. No
@@ -518,7 +518,7 @@ void TestChartCollision::everyTabFitsAndNeverCollides()
 {
     // Every tab of the window at 1280 x 720 (a classroom projector) and 1920 x 1080, in the
     // normal type and in presentation type turned on from the Memory tab (F5 there, as a
-    // lecture starts), then each tab clicked in turn (issue 29): each tab's charts are
+    // lecture starts), then each tab clicked in turn (review): each tab's charts are
     // whole on screen without scrolling, with room for their plot, and no text of theirs
     // collides. Nothing forces a replot: what is checked is what the window drew.
     QFETCH(QSize, size);
@@ -605,7 +605,7 @@ void TestChartCollision::everyTabFitsAndNeverCollides()
             QVERIFY2(c.plot->isVisible(), qPrintable(name + QStringLiteral(" hidden")));
             const QRect r(c.plot->mapTo(page, QPoint(0, 0)), c.plot->size());
             if (view == MainWindow::View::Plan && presentation && size.height() < 800) {
-                // Not fixed yet (issue 29, N2): in presentation type on a 720-pixel screen the
+                // Not fixed yet (review finding N2): in presentation type on a 720-pixel screen the
                 // Plan tab's controls and table push its chart below the fold.
                 QEXPECT_FAIL("", "the Plan tab scrolls in presentation type at 1280x720", Continue);
                 QVERIFY(page->rect().contains(r));

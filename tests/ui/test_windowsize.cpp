@@ -181,7 +181,7 @@ void TestWindowSize::pipelineTabFitsTheScreen_data()
 
 void TestWindowSize::pipelineTabFitsTheScreen()
 {
-    // The Pipeline tab (issue 29, N3): Play, the timeline and the memory-per-stage chart on
+    // The Pipeline tab (review finding N3): Play, the timeline and the memory-per-stage chart on
     // screen together, with no scrolling, on a 1280 x 720 projector and at 1080p, in the
     // normal and the presentation type; four stages, as the review's lesson had.
     QFETCH(QSize, size);

@@ -513,7 +513,7 @@ void MainWindow::buildMenus()
                                      "(undoable)"));
     connect(reset, &QAction::triggered, this, &MainWindow::resetToDefaults);
     edit->addSeparator();
-    // What students type to see the same thing (issue 29): Ctrl+Shift+C is Copy chart.
+    // What students type to see the same thing (review): Ctrl+Shift+C is Copy chart.
     QAction *copyLine = edit->addAction(QStringLiteral("Copy as co&mmand line"));
     copyLine->setObjectName(QStringLiteral("copyCommandLine"));
     copyLine->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C));
