@@ -505,13 +505,7 @@ void TestChartCollision::compareTabAfterPresentationElsewhere()
 
 void TestChartCollision::everyTabFitsAndNeverCollides_data()
 {
-    QTest::addColumn<QSize>("size");
-    QTest::addColumn<bool>("presentation");
-    for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
-        for (const bool presentation : {false, true})
-            QTest::addRow("%dx%d %s", size.width(), size.height(),
-                          presentation ? "presentation" : "normal")
-                << size << presentation;
+    test::addScreenRows();
 }
 
 void TestChartCollision::everyTabFitsAndNeverCollides()
