@@ -197,6 +197,14 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
     m_table->horizontalHeader()->setSortIndicator(PlanTableModel::Rank, Qt::AscendingOrder);
     m_table->setSortingEnabled(true);
     m_table->setAccessibleName(QStringLiteral("Layouts that fit, fastest first"));
+    // What a row achieves first, then the layout that achieves it: the step, MFU and peak
+    // columns beside the rank, on screen in a narrow tab without sideways scrolling (the
+    // model's columns keep their order; only the view's sections move).
+    int section = 1;
+    for (const int column :
+         {PlanTableModel::StepSeconds, PlanTableModel::Mfu, PlanTableModel::PeakMemory})
+        m_table->horizontalHeader()->moveSection(m_table->horizontalHeader()->visualIndex(column),
+                                                 section++);
 
     // The chart: points, frontier, the chosen row, the capacity line.
     m_plot = new QCustomPlot(this);
@@ -213,7 +221,9 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
     for (QCPGraph *g : {m_points, m_frontier, m_selected})
         g->setSelectable(QCP::stNone);
     m_capacityLine = new QCPItemStraightLine(m_plot);
+    m_capacityLine->setVisible(false); // drawChart() places and shows it once points exist
     m_capacityLabel = addCapacityLabel(m_plot, Qt::AlignRight | Qt::AlignBottom);
+    m_capacityLabel->setVisible(false);
     m_plotMessage = addPlotMessage(m_plot);
     m_plot->xAxis->setLabel(QStringLiteral("Step time (s)"));
     setMemoryAxis(m_plot->yAxis, 0, 1, 1.12, m_unit);
@@ -225,6 +235,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
     split->addWidget(m_table);
     split->addWidget(m_plot);
     split->setChildrenCollapsible(false);
+    connect(split, &QSplitter::splitterMoved, this, [this] { m_splitDragged = true; });
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(10, 8, 10, 6);
@@ -575,6 +586,10 @@ void PlanPanel::showResult(PlanResult result, const Inputs &inputs, double milli
     // Re-apply the header's sort (a reset shows rank order).
     const QHeaderView *header = m_table->horizontalHeader();
     m_model->sort(header->sortIndicatorSection(), header->sortIndicatorOrder());
+    // Side by side, the rows' numbers widen the columns: the table keeps its four first
+    // columns on screen unless the splitter was dragged.
+    if (m_compact && m_splitPlaced && !m_splitDragged)
+        placeSplit();
 
     if (m_result.fitting.empty()) {
         // What would fit: each single change the planner found (more GPUs, no headroom,
@@ -877,15 +892,46 @@ int PlanPanel::heightForWidth(int width) const
     return layout() ? layout()->totalMinimumHeightForWidth(width) : QWidget::heightForWidth(width);
 }
 
+void PlanPanel::placeSplit()
+{
+    // The table 45 % of the height, the chart the rest. Side by side, the table as wide as
+    // its rank, step, MFU and peak columns with a vertical scroll bar (at most 55 % of the
+    // width), the chart the rest.
+    layout()->activate();
+    if (m_split->orientation() == Qt::Vertical) {
+        const int h = m_split->height();
+        m_split->setSizes({h * 9 / 20, h - h * 9 / 20});
+        return;
+    }
+    const int w = m_split->width();
+    QHeaderView *header = m_table->horizontalHeader();
+    header->resizeSections(QHeaderView::ResizeToContents); // in the type just set
+    const int last = header->logicalIndex(3);              // the fourth section: the peak
+    const int needed = header->sectionPosition(last) + header->sectionSize(last) +
+                       m_table->verticalScrollBar()->sizeHint().width() +
+                       2 * m_table->frameWidth() + 4;
+    const int table = std::clamp(needed, w * 2 / 5, w * 11 / 20);
+    m_split->setSizes({table, w - table});
+}
+
+void PlanPanel::setCompact(bool compact)
+{
+    if (compact == m_compact)
+        return;
+    m_compact = compact;
+    m_split->setOrientation(compact ? Qt::Horizontal : Qt::Vertical);
+    applyStyle();
+    if (m_splitPlaced)
+        placeSplit();
+    updateGeometry(); // the tab's scroll area sizes the panel by heightForWidth()
+}
+
 void PlanPanel::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
     if (!m_splitPlaced) {
-        // The first time on screen: the table 45 % of the height, the chart the rest.
         m_splitPlaced = true;
-        layout()->activate();
-        const int h = m_split->height();
-        m_split->setSizes({h * 9 / 20, h - h * 9 / 20});
+        placeSplit();
     }
     if (m_deferred) {
         m_deferred = false;
@@ -905,7 +951,10 @@ void PlanPanel::restyle()
 
 void PlanPanel::applyStyle()
 {
-    const ChartStyle &st = chartStyle();
+    // Compact, the type steps down to compactChartScale (see setCompact()).
+    ChartStyle st = chartStyle();
+    if (m_compact)
+        st.fontScale = std::min(st.fontScale, compactChartScale);
     const QFont controls = st.font(font(), 12);
     for (QWidget *w :
          std::initializer_list<QWidget *>{m_batchLabel, m_batch, m_batchReset, m_range, m_minGpus,
@@ -925,8 +974,10 @@ void PlanPanel::applyStyle()
             : 0);
 
     applyAxisStyle(m_plot, st, font());
-    // Room for the legend, the axes and a readable field in large type.
-    m_plot->setMinimumHeight(int(std::lround(240 * st.fontScale)));
+    // Room for the legend, the axes and a readable field in large type; beside the table
+    // (compact), the chart is as tall as the table's three rows allow on a short screen.
+    m_plot->setMinimumHeight(int(std::lround((m_compact ? 200 : 240) * st.fontScale)));
+    m_plot->setMinimumWidth(m_compact ? 300 : 360);
     styleLegend(m_plot, st, font(), 13, QSize(28, 20));
     const QColor points = pointsColor(st);
     QColor fill = points;

@@ -141,8 +141,16 @@ public:
     /// the exporter refuses the layout, or the file cannot be written.
     bool exportLaunchConfig(const QString &path, LaunchFormat format, QString *error);
 
-    /// Styles the chart, the table and the controls (see StyledView); queued replot.
-    /// The current look.
+    /// Side-by-side type for a short screen in presentation type (a 1280 x 720
+    /// projector): the table left of the chart instead of above it, and the chart's type
+    /// stepped down to compactChartScale, so that the controls, at least three rows and the
+    /// whole chart fit the tab without scrolling. MainWindow sets it with its other
+    /// short-screen choices.
+    void setCompact(bool compact);
+    bool isCompact() const { return m_compact; }
+    /// The largest type scale of the chart and the table in compact type (presentation's
+    /// 1.5 steps down to it, as the Pipeline tab's charts do).
+    static constexpr double compactChartScale = 1.2;
 
     /// The least height, pixels, at which the panel's layout holds its controls, summary,
     /// table and chart at `width` (QLayout::totalMinimumHeightForWidth). The tab's scroll
@@ -194,9 +202,12 @@ private:
     void restyle() override;
     void updateSelectedPoint();
     void applyStyle();
+    /// Shares the splitter: the table 45 % of its length, the chart the rest.
+    void placeSplit();
     void chooseExportFile();
 
     Session *m_session;
+    bool m_compact = false;  ///< setCompact()
     QPointer<PlanJob> m_job; ///< the session's (Session::planJob()); null once it is gone
     PlanResult m_result;
     PlanRequest m_shownRequest; ///< the request of what is on screen
@@ -224,7 +235,8 @@ private:
     PlanTableModel *m_model = nullptr;
     QTableView *m_table = nullptr;
     QSplitter *m_split = nullptr;
-    bool m_splitPlaced = false; ///< the splitter got its shares (first show)
+    bool m_splitPlaced = false;  ///< the splitter got its shares (first show)
+    bool m_splitDragged = false; ///< the user moved the splitter: placeSplit() no more
     QCustomPlot *m_plot = nullptr;
     QCPGraph *m_points = nullptr;
     QCPGraph *m_frontier = nullptr;

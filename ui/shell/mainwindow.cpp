@@ -1027,6 +1027,9 @@ void MainWindow::applyTextSizes()
     m_timeline->setCompact(m_compact || (m_presentation && lesson));
     m_timeline->setMemoryChartShown(!(lesson && (m_presentation || m_compact)));
     m_timeline->setScheduleSettingsShown(!(m_compact && lesson));
+    // The Plan tab's table beside its chart on a short screen in presentation type: the
+    // controls, three rows and the whole chart without scrolling.
+    m_plan->setCompact(m_presentation && m_compact);
     // The control column gives way to the chart; the headline controls stay in it.
     m_controlScroll->setMinimumWidth(m_presentation ? (m_compact ? 370 : 420) : 430);
     m_controlScroll->setMaximumWidth(m_presentation ? (m_compact ? 380 : 460) : 540);
