@@ -615,6 +615,15 @@ void TestChartCollision::everyTabFitsAndNeverCollides()
                                                      3 * ChartStyle::presentation(false).lineScale);
             QVERIFY2(failure.isEmpty(), qPrintable(name + QStringLiteral(": ") + failure));
         }
+        if (view == MainWindow::View::Compare) {
+            // Every strategy's total is on screen: the lesson's sentence reads them out
+            // (review finding N5: ZeRO-2's "175.1 GB" touched ZeRO-1's "321 GB" by 3 px at
+            // 1280 x 720 in presentation and was hidden).
+            for (int i = 0; i < 4; ++i)
+                QVERIFY2(w.compareChart()->totalItem(i)->visible(),
+                         qPrintable(where + QStringLiteral(": the Compare tab hides %1's total")
+                                                .arg(w.compareChart()->strategyLabel(i))));
+        }
         if (view == MainWindow::View::Plan) {
             // What a row achieves (step, MFU, peak) is on screen beside its rank, never
             // behind the table's sideways scroll bar (review finding N2).

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <QWidget>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <qcustomplot.h>
@@ -284,14 +285,40 @@ int placeBarValues(QCustomPlot *plot, const std::vector<QCPItemText *> &items,
         bottom = std::max(bottom, area.top() + box.height()); // hang below the top
         if (line && bottom + clear > linePx && bottom - box.height() - clear < linePx)
             bottom = linePx + clear + box.height();
-        const QRectF r(centre - box.width() / 2, bottom - box.height(), box.width(), box.height());
-        bool fits = box.width() <= area.width() && r.bottom() <= area.bottom();
-        for (int j = 0; j < n && fits; ++j)
-            fits = j == i || !bars[std::size_t(j)].intersects(r);
-        const bool free = std::none_of(placed.begin(), placed.end(), [&r](const QRectF &p) {
-            return p.adjusted(-2, -2, 2, 2).intersects(r);
-        });
-        if (!fits || !free) {
+        QRectF r(centre - box.width() / 2, bottom - box.height(), box.width(), box.height());
+        const auto fitsAt = [&](const QRectF &at) {
+            if (at.width() > area.width() || at.bottom() > area.bottom() ||
+                at.left() < area.left() || at.right() > area.right())
+                return false;
+            for (int j = 0; j < n; ++j)
+                if (j != i && bars[std::size_t(j)].intersects(at))
+                    return false;
+            return true;
+        };
+        const auto freeAt = [&placed](const QRectF &at) {
+            return std::none_of(placed.begin(), placed.end(), [&at](const QRectF &p) {
+                return p.adjusted(-2, -2, 2, 2).intersects(at);
+            });
+        };
+        if (fitsAt(r) && !freeAt(r)) {
+            // A neighbour's wide total touches this one: slide it sideways, by at most a
+            // third of its width (it still stands over its own bar), rather than hide it.
+            double right = 0, left = 0;
+            for (const QRectF &p : placed)
+                if (p.adjusted(-2, -2, 2, 2).intersects(r)) {
+                    right = std::max(right, p.right() + 3 - r.left());
+                    left = std::max(left, r.right() - (p.left() - 3));
+                }
+            for (const double shift :
+                 right <= left ? std::array{right, -left} : std::array{-left, right})
+                if (std::abs(shift) <= box.width() / 3 && fitsAt(r.translated(shift, 0)) &&
+                    freeAt(r.translated(shift, 0))) {
+                    r.translate(shift, 0);
+                    centre += shift;
+                    break;
+                }
+        }
+        if (!fitsAt(r) || !freeAt(r)) {
             item->setVisible(false);
             ++hidden;
             continue;
