@@ -48,7 +48,24 @@ private slots:
     void tooltipShowsBreakdownAndVerdict();
     void clickSelectsStrategy();
     void clickInTheWindowIsUndoable();
+    void currentStrategyIsMarked();
 };
+
+void TestCompareChart::currentStrategyIsMarked()
+{
+    // The band behind the scenario's own strategy spans its slot (key i + 1, +-0.48) and the
+    // axis rect's height, and follows the strategy.
+    CompareChart chart;
+    for (const auto &[stage, index] : {std::pair{ZeroStage::Zero2, 2}, {ZeroStage::Ddp, 0}}) {
+        chart.setScenario(seventyB(64, stage), ByteUnit::GB);
+        const QCPItemRect *band = chart.currentBand();
+        QVERIFY(band->visible());
+        QCOMPARE(band->topLeft->key(), index + 1 - 0.48);
+        QCOMPARE(band->bottomRight->key(), index + 1 + 0.48);
+        QCOMPARE(band->topLeft->value(), 0.0);     // the axis rect's top (ratio)
+        QCOMPARE(band->bottomRight->value(), 1.0); // and bottom
+    }
+}
 
 void TestCompareChart::zeroPaperNumbers()
 {

@@ -33,6 +33,17 @@ CompareChart::CompareChart(QWidget *parent)
         t->setClipToAxisRect(false);
     }
 
+    // The current strategy's column: behind the grid and the bars, from the axis rect's
+    // top to its bottom, one category slot wide.
+    m_currentBand = new QCPItemRect(plot());
+    m_currentBand->setLayer(QStringLiteral("background"));
+    m_currentBand->setSelectable(false);
+    for (QCPItemPosition *p : {m_currentBand->topLeft, m_currentBand->bottomRight}) {
+        p->setTypeX(QCPItemPosition::ptPlotCoords);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    m_currentBand->setVisible(false);
+
     // Legend in a row above the axis rect, as in MemoryChart.
     placeLegendAbove(plot(), 7, 18);
     plot()->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
@@ -206,6 +217,10 @@ void CompareChart::restyle()
         t->setColor(st.ink);
     }
     styleLegend(plot(), st, font(), 13, QSize(24, 18));
+    QColor band = st.ink;
+    band.setAlpha(st.isDark() ? 40 : 22);
+    m_currentBand->setPen(Qt::NoPen);
+    m_currentBand->setBrush(band);
     plot()->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
 }
 
@@ -221,6 +236,9 @@ void CompareChart::setComparison(const Scenario &s, const std::array<StrategyVar
     const double scale = unitBytes(unit);
     const CompareBars bars = compareBars(s, variants);
     m_current = bars.current;
+    m_currentBand->setVisible(m_current >= 0 && m_current < 4);
+    m_currentBand->topLeft->setCoords(m_current + 1 - 0.48, 0);
+    m_currentBand->bottomRight->setCoords(m_current + 1 + 0.48, 1);
     QVector<double> keys(4);
     std::vector<ComponentBytes> shown(4);
     for (int i = 0; i < 4; ++i) {

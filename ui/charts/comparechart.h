@@ -9,6 +9,7 @@
 #include <array>
 
 class QCustomPlot;
+class QCPItemRect;
 class QCPItemText;
 
 namespace shardscope {
@@ -57,6 +58,9 @@ public:
     const QCPItemText *capacityItem() const { return m_bars.label(); }
     /// Index of the scenario's own strategy, 0 (DDP) .. 3 (ZeRO-3).
     int currentIndex() const { return m_current; }
+    /// The faint band behind the current strategy's column, the axis rect's full height,
+    /// so that a class sees which bar the window's settings are (hidden out of range).
+    const QCPItemRect *currentBand() const { return m_currentBand; }
     /// The total drawn above strategy i's bar (0..3); null out of range.
     QCPItemText *totalItem(int i) const
     {
@@ -94,6 +98,7 @@ private:
 
     CapacityBars m_bars; ///< the stacks, the hatch above capacity, the capacity line
     std::array<QCPItemText *, 4> m_totals{};
+    QCPItemRect *m_currentBand = nullptr; ///< currentBand()
     std::array<MemoryReport, 4> m_reports;
     std::array<Scenario, 4> m_scenarios;
     std::array<QString, 4> m_labels;
