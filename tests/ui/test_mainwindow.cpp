@@ -3,6 +3,7 @@
 #include "../testfiles.h"
 #include "../testsupport.h"
 #include "advancedpanel.h"
+#include "blankscreen.h"
 #include "breakdownview.h"
 #include "chartregistry.h"
 #include "comparechart.h"
@@ -234,6 +235,7 @@ private slots:
     void undoRedoAndReset();
     void copiesTheCommandLine();
     void exportsAnHtmlPage();
+    void blankScreenAndControlColumn();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -846,6 +848,52 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     w.endLesson();
     QTest::keyClick(w.gpuSpin(), Qt::Key_Up);
     QCOMPARE(qint64(w.session()->scenario().layout.gpus), 33LL);
+}
+
+void TestMainWindow::blankScreenAndControlColumn()
+{
+    // B blanks the window black, as slide software does; any key returns to the same view
+    // and gives the focus back. In the GPU box, B and '.' are typing, not the blank key.
+    // Ctrl+B hides the control column (a presenter view): the chart widens, nothing else
+    // changes, and Ctrl+B brings it back.
+    MainWindow w;
+    showActive(w, QSize(1280, 720));
+    w.setPresentationMode(true);
+    QCoreApplication::processEvents();
+    const QByteArray before = scenarioJson(w);
+    w.tabs()->setFocus();
+    QTest::keyClick(w.tabs(), Qt::Key_B);
+    QVERIFY(w.blankScreen()->isBlank());
+    QCOMPARE(w.blankScreen()->geometry(), w.rect());
+    QCOMPARE(w.blankScreen()->grab().toImage().pixelColor(20, 20), QColor(Qt::black));
+    QVERIFY(w.blankScreen()->hasFocus());
+    QTest::keyClick(w.blankScreen(), Qt::Key_Right); // a clicker's next key
+    QVERIFY(!w.blankScreen()->isBlank());
+    QVERIFY(w.tabs()->hasFocus());
+    QCOMPARE(scenarioJson(w), before);
+    QTest::keyClick(w.tabs(), Qt::Key_Period);
+    QVERIFY(w.blankScreen()->isBlank());
+    QTest::mouseClick(w.blankScreen(), Qt::LeftButton);
+    QVERIFY(!w.blankScreen()->isBlank());
+    QSpinBox *spin = w.gpuSpin();
+    spin->setFocus();
+    QTest::keyClick(spin, Qt::Key_B);
+    QTest::keyClick(spin, Qt::Key_Period);
+    QVERIFY(!w.blankScreen()->isBlank());
+
+    const int chartWidth = w.chart()->width();
+    QVERIFY(w.controlColumnShown());
+    QTest::keyClick(w.tabs(), Qt::Key_B, Qt::ControlModifier);
+    QCoreApplication::processEvents();
+    QVERIFY(!w.controlColumnShown());
+    QVERIFY(!w.gpuSpin()->isVisible());
+    QVERIFY2(w.chart()->width() > chartWidth + 300,
+             qPrintable(QStringLiteral("%1 -> %2").arg(chartWidth).arg(w.chart()->width())));
+    QTest::keyClick(w.tabs(), Qt::Key_B, Qt::ControlModifier);
+    QCoreApplication::processEvents();
+    QVERIFY(w.controlColumnShown());
+    QVERIFY(w.gpuSpin()->isVisible());
+    QCOMPARE(scenarioJson(w), before);
 }
 
 void TestMainWindow::lessonKeysLeaveTextFieldsAlone()

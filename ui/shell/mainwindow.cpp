@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "advancedpanel.h"
+#include "blankscreen.h"
 #include "breakdownview.h"
 #include "chartexport.h"
 #include "chartregistry.h"
@@ -583,6 +584,18 @@ void MainWindow::buildMenus()
     QAction *full = view->addAction(QStringLiteral("&Full screen"));
     full->setShortcuts({QKeySequence(Qt::Key_F), QKeySequence(Qt::Key_F11)});
     connect(full, &QAction::triggered, this, &MainWindow::toggleFullScreen);
+    // A presenter view: the charts the window's width; the menus and keys still work.
+    m_controlColumnAction = view->addAction(QStringLiteral("&Control column"));
+    m_controlColumnAction->setCheckable(true);
+    m_controlColumnAction->setChecked(true);
+    m_controlColumnAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    connect(m_controlColumnAction, &QAction::toggled, m_controlScroll, &QWidget::setVisible);
+    // Black, as slide software does on B or '.' (what clickers send for their blank key).
+    // A text field with the focus keeps the letters it is typed (its shortcut override).
+    m_blank = new BlankScreen(this);
+    QAction *blank = view->addAction(QStringLiteral("&Blank screen"));
+    blank->setShortcuts({QKeySequence(Qt::Key_B), QKeySequence(Qt::Key_Period)});
+    connect(blank, &QAction::triggered, m_blank, &BlankScreen::blank);
     QMenu *tools = menuBar()->addMenu(QStringLiteral("&Tools"));
     QAction *oom = tools->addAction(QStringLiteral("E&xplain an out-of-memory message…"));
     oom->setObjectName(QStringLiteral("action:explain-oom"));
@@ -597,6 +610,16 @@ void MainWindow::buildMenus()
         if (isFullScreen())
             toggleFullScreen();
     });
+}
+
+void MainWindow::setControlColumnShown(bool shown)
+{
+    m_controlColumnAction->setChecked(shown); // toggled() shows or hides the column
+}
+
+bool MainWindow::controlColumnShown() const
+{
+    return m_controlColumnAction->isChecked();
 }
 
 void MainWindow::showMessage(const QString &text)

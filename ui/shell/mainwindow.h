@@ -9,6 +9,7 @@
 #include <QMainWindow>
 #include <functional>
 
+class QAction;
 class QButtonGroup;
 class QPushButton;
 class QUndoStack;
@@ -26,6 +27,7 @@ class QTimer;
 namespace shardscope {
 
 class AdvancedPanel;
+class BlankScreen;
 class ScenarioHistory;
 class BreakdownView;
 class ChartView;
@@ -97,6 +99,14 @@ public:
     bool darkTheme() const { return m_dark; }
     /// Toggles full screen (key F).
     void toggleFullScreen();
+    /// Shows or hides the control column (View > Control column, Ctrl+B): hidden, the
+    /// charts take the window's width, as a presenter view; the menus and keys still
+    /// drive every setting.
+    void setControlColumnShown(bool shown);
+    bool controlColumnShown() const;
+    /// The black cover of View > Blank screen (keys B and '.', as slide software and
+    /// clickers send); any key or click ends it.
+    BlankScreen *blankScreen() const { return m_blank; }
 
     /// Tabs, in order.
     enum class View
@@ -258,7 +268,9 @@ private:
     QLabel *m_whatFitsTitle = nullptr;
     QLabel *m_whatFits = nullptr;
     QString m_whatFitsText;
-    QScrollArea *m_controlScroll = nullptr; ///< holds m_controls
+    QScrollArea *m_controlScroll = nullptr;   ///< holds m_controls
+    QAction *m_controlColumnAction = nullptr; ///< View > Control column
+    BlankScreen *m_blank = nullptr;           ///< View > Blank screen
     QLabel *m_summary = nullptr;
     QTimer *m_summaryTimer = nullptr; ///< the summary line follows once a drag rests
     QColor m_verdictColor;            ///< the verdict's background, whose style sheet is set
