@@ -236,6 +236,7 @@ private slots:
     void copiesTheCommandLine();
     void exportsAnHtmlPage();
     void blankScreenAndControlColumn();
+    void batchControlsInFront();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -848,6 +849,35 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     w.endLesson();
     QTest::keyClick(w.gpuSpin(), Qt::Key_Up);
     QCOMPARE(qint64(w.session()->scenario().layout.gpus), 33LL);
+}
+
+void TestMainWindow::batchControlsInFront()
+{
+    // Sequence length and micro-batch size sit in the front column, in presentation type
+    // too (the activation lessons turn them), and edit the session as the Advanced panel's
+    // controls do: 4,096 -> 8,192 tokens doubles the activations of a micro-batch
+    // (core/activations.h: every stored tensor is s x b x h wide, no s^2 term with flash
+    // attention).
+    MainWindow w;
+    showActive(w, QSize(1280, 720));
+    w.setPresentationMode(true);
+    QCoreApplication::processEvents();
+    auto *seq = w.findChild<QSpinBox *>(QStringLiteral("headline:seq"));
+    auto *mbs = w.findChild<QSpinBox *>(QStringLiteral("headline:mbs"));
+    QVERIFY(seq && mbs);
+    QVERIFY(seq->isVisible() && mbs->isVisible());
+    QCOMPARE(seq->value(), 4096);
+    QCOMPARE(mbs->value(), 1);
+    const double before = double(w.session()->report().peakGroup()->bytes.activations);
+    seq->setValue(8192);
+    QCOMPARE(w.session()->scenario().training.sequenceLength, 8192LL);
+    QCOMPARE(double(w.session()->report().peakGroup()->bytes.activations), 2 * before);
+    mbs->setValue(2);
+    QCOMPARE(w.session()->scenario().training.microBatchSize, 2LL);
+    // The undo stack holds each edit; the controls follow an undo.
+    w.undoStack()->undo();
+    QCoreApplication::processEvents();
+    QCOMPARE(mbs->value(), 1);
 }
 
 void TestMainWindow::blankScreenAndControlColumn()

@@ -5,6 +5,7 @@
 #include "lazyrefresh.h"
 #include "qtext.h"
 #include "session.h"
+#include "settingeditor.h"
 #include "settings.h"
 #include "wraplabel.h"
 
@@ -232,6 +233,24 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
         });
     });
 
+    // What one micro-batch holds: sequence length and micro-batch size, the two settings
+    // activations grow with (lessons 5 and 6 turn them), in front and in presentation too.
+    // The settings table's editors: the Advanced panel's ranges, tooltips and edits.
+    auto *batchBox = new QGroupBox(QStringLiteral("Batch"));
+    batchBox->setObjectName(QStringLiteral("batch"));
+    auto *batchForm = new QFormLayout(batchBox);
+    for (const char *key : {"seq", "mbs"}) {
+        auto *editor = new SettingEditor(*settingByKey(key), m_session, this);
+        editor->widget()->setObjectName(QStringLiteral("headline:") + QLatin1String(key));
+        // The field takes the column's width, not its longest value's (16,777,216 tokens
+        // would widen the column past a 1280 x 720 projector's).
+        editor->widget()->setMinimumWidth(110);
+        editor->widget()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        batchForm->addRow(toQString(editor->setting().label), editor->widget());
+        m_editors.push_back(editor);
+    }
+    layout->addWidget(batchBox);
+
     // Recipe: preset plus editable bytes per parameter.
     auto *recipeBox = new QGroupBox(QStringLiteral("Training recipe (bytes per parameter)"));
     auto *recipeForm = new QFormLayout(recipeBox);
@@ -421,6 +440,8 @@ void HeadlineControls::sync()
 {
     syncInputs();
     const Scenario &s = m_session->scenario();
+    for (SettingEditor *e : m_editors)
+        e->sync(s);
 
     m_modelSize->setText(s.model.architecture && s.model.architecture->isMoe()
                              ? QStringLiteral("%1 parameters, %2 active")

@@ -17,13 +17,15 @@ class QSpinBox;
 namespace shardscope {
 
 class AdvancedPanel;
+class SettingEditor;
 class Catalog;
 class Session;
 struct Scenario;
 
 /// The window's left column: the headline controls (model preset and log-scale size
-/// slider, GPU count slider and box, GPU card, strategy buttons), the recipe's bytes per
-/// parameter, the unit and accounting switches, and the collapsed AdvancedPanel.
+/// slider, GPU count slider and box, GPU card, strategy and fine-tuning buttons, sequence length
+/// and micro-batch size), the recipe's bytes per parameter, the unit and accounting switches, and
+/// the collapsed AdvancedPanel.
 ///
 /// Every control writes to the Session; sync() (run by LazyRefresh after each change)
 /// puts every control back to the Session's values, so two controls for one setting
@@ -57,8 +59,9 @@ public:
     AdvancedPanel *advancedPanel() const { return m_advanced; }
     QCheckBox *modelStatesOnlyBox() const { return m_statesOnly; }
 
-    /// Presentation mode shows only the headline controls (model, GPUs, strategy); the
-    /// recipe, unit, model description and advanced settings come back when it ends.
+    /// Presentation mode shows only the headline controls (model, GPUs, strategy,
+    /// fine-tuning, batch); the recipe, unit, model description and advanced settings come
+    /// back when it ends.
     void setPresentation(bool on);
     /// The panel's type size (points) and the strategy and unit buttons' colours for the
     /// light or dark theme (WCAG contrast of the selected face: 5.0:1 light, 5.9:1 dark).
@@ -90,8 +93,9 @@ private:
     QButtonGroup *m_unit = nullptr;
     QCheckBox *m_statesOnly = nullptr;
     AdvancedPanel *m_advanced = nullptr;
-    std::vector<std::int64_t> m_gpuCounts; ///< what the GPU slider steps through now
-    QList<QWidget *> m_secondaryControls;  ///< hidden in presentation mode
+    std::vector<std::int64_t> m_gpuCounts;  ///< what the GPU slider steps through now
+    QList<QWidget *> m_secondaryControls;   ///< hidden in presentation mode
+    std::vector<SettingEditor *> m_editors; ///< sequence length and micro-batch size
 };
 
 } // namespace shardscope
