@@ -34,6 +34,15 @@ Run run(const QStringList &args)
     return test::runCommand(runExportCommand, "export", args);
 }
 
+/// One row per registered chart id (chartIds()), in an "id" column: the rows of the
+/// tests that export every chart.
+void addChartIdRows()
+{
+    QTest::addColumn<QString>("id");
+    for (const QString &id : chartIds())
+        QTest::newRow(qPrintable(id)) << id;
+}
+
 /// Checks that run `r` succeeded, printing nothing on standard error, and wrote a `size`
 /// picture to `png` that is no blank page: more than `leastColours` distinct colours among
 /// every `step`-th pixel both ways. A failed check fails the test.
@@ -310,9 +319,7 @@ void TestExportCommand::sweepAlongEachAxis()
 
 void TestExportCommand::everyRegisteredChart_data()
 {
-    QTest::addColumn<QString>("id");
-    for (const QString &id : chartIds())
-        QTest::newRow(qPrintable(id)) << id;
+    addChartIdRows();
 }
 
 void TestExportCommand::everyRegisteredChart()
@@ -415,9 +422,7 @@ void TestExportCommand::htmlPageOfCompare()
 
 void TestExportCommand::htmlPageOfEveryChart_data()
 {
-    QTest::addColumn<QString>("id");
-    for (const QString &id : chartIds())
-        QTest::newRow(qPrintable(id)) << id;
+    addChartIdRows();
 }
 
 void TestExportCommand::htmlPageOfEveryChart()
