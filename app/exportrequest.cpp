@@ -112,4 +112,18 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
     return r;
 }
 
+ExportChoices standInExportChoices()
+{
+    ExportChoices c;
+    c.chartIds = QStringLiteral("memory, timeline");
+    c.isChart = [](const QString &id) {
+        return id == QLatin1String("memory") || id == QLatin1String("timeline");
+    };
+    c.isFormat = [](const QString &file) {
+        return file.endsWith(QLatin1String(".png")) || file.endsWith(QLatin1String(".svg")) ||
+               file.endsWith(QLatin1String(".pdf"));
+    };
+    return c;
+}
+
 } // namespace shardscope

@@ -42,6 +42,11 @@ struct ExportChoices
     int maxSide = 8192;                            ///< largest --size side, pixels
 };
 
+/// Stand-ins for the chart layer, for checking the argument handling without Widgets (the
+/// fuzzer and tests/app/test_exportrequest.cpp): two charts, "memory" and "timeline", and
+/// the file types .png, .svg and .pdf.
+ExportChoices standInExportChoices();
+
 /// Parses and checks `shardscope export` arguments (args[0] the program, args[1]
 /// "export") without drawing anything. Returns the request, or the exit code to end
 /// with: 0 after --help or --version (printed to `out`), 2 after a one-line error on

@@ -119,6 +119,8 @@ struct Architecture
     /// Value elements per token, also the attention output width: kv heads x head dim
     /// (MLA: heads x vHeadDim).
     std::int64_t valueWidth() const;
+    /// Every field equal, member by member (a field added above is compared too).
+    bool operator==(const Architecture &) const = default;
 };
 
 /// Weights of one block's query/key norms in elements: 0 (QkNorm::None), 2 x head dim

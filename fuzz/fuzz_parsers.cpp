@@ -159,15 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (args.size() > 66)
         return 0;
     // Stand-ins for the chart layer (ui/charts/chartregistry.h), which needs Widgets.
-    ExportChoices choices;
-    choices.chartIds = QStringLiteral("memory, timeline");
-    choices.isChart = [](const QString &id) {
-        return id == QLatin1String("memory") || id == QLatin1String("timeline");
-    };
-    choices.isFormat = [](const QString &file) {
-        return file.endsWith(QLatin1String(".png")) || file.endsWith(QLatin1String(".svg")) ||
-               file.endsWith(QLatin1String(".pdf"));
-    };
+    const ExportChoices choices = standInExportChoices();
     QString printed, errors;
     QTextStream out(&printed), err(&errors);
     const auto parsed = parseExportArguments(args, choices, out, err);

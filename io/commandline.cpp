@@ -20,28 +20,12 @@ QString number(std::int64_t v)
     return QString::number(qlonglong(v));
 }
 
-/// Every field of two shapes equal (Architecture has no operator==; a field added there
-/// belongs here and in unstatedShape()).
-bool sameShape(const Architecture &a, const Architecture &b)
-{
-    return a.layers == b.layers && a.hidden == b.hidden && a.ffn == b.ffn && a.heads == b.heads &&
-           a.kvHeads == b.kvHeads && a.vocab == b.vocab && a.headDim == b.headDim &&
-           a.tiedEmbeddings == b.tiedEmbeddings && a.gatedMlp == b.gatedMlp &&
-           a.linearBiases == b.linearBiases && a.layerNormBias == b.layerNormBias &&
-           a.qkvBiases == b.qkvBiases && a.normsPerLayer == b.normsPerLayer &&
-           a.positionEmbeddings == b.positionEmbeddings && a.experts == b.experts &&
-           a.activeExperts == b.activeExperts && a.expertFfn == b.expertFfn &&
-           a.sharedExperts == b.sharedExperts && a.denseLayers == b.denseLayers &&
-           a.routerBias == b.routerBias && a.moeLayerStep == b.moeLayerStep &&
-           a.qLoraRank == b.qLoraRank && a.kvLoraRank == b.kvLoraRank &&
-           a.qkRopeHeadDim == b.qkRopeHeadDim && a.qkNopeHeadDim == b.qkNopeHeadDim &&
-           a.vHeadDim == b.vHeadDim && a.qkNorm == b.qkNorm;
-}
-
+/// The same shape: two architectures equal in every field (Architecture::operator==;
+/// a field added there belongs in unstatedShape() too), or two plain counts equal.
 bool sameModelShape(const Model &a, const Model &b)
 {
     return a.architecture.has_value() == b.architecture.has_value() &&
-           (a.architecture ? sameShape(*a.architecture, *b.architecture)
+           (a.architecture ? *a.architecture == *b.architecture
                            : a.plainParameters == b.plainParameters);
 }
 

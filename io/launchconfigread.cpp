@@ -502,29 +502,34 @@ std::optional<std::int64_t> tomlNumber(Reading &r, const toml::table *t, const c
     return v;
 }
 
+/// The value of toml type `T` under `key` of `t` (toml::node::is<T>), or nullopt: absent,
+/// or of another type (a note that it is not `what`).
+template <typename T>
+std::optional<T> tomlValue(Reading &r, const toml::table *t, const char *key, const QString &path,
+                           const char *what)
+{
+    const toml::node *n = tomlNode(t, key);
+    if (!n)
+        return std::nullopt;
+    if (!n->is<T>()) {
+        r.note(QStringLiteral("%1 is not %2; ignored.").arg(path, QLatin1String(what)));
+        return std::nullopt;
+    }
+    return n->value<T>();
+}
+
+/// A string under `key` of `t`; a value of another type is a note.
 std::optional<QString> tomlText(Reading &r, const toml::table *t, const char *key,
                                 const QString &path)
 {
-    const toml::node *n = tomlNode(t, key);
-    if (!n)
-        return std::nullopt;
-    if (!n->is_string()) {
-        r.note(QStringLiteral("%1 is not a string; ignored.").arg(path));
-        return std::nullopt;
-    }
-    return QString::fromStdString(std::string(*n->value<std::string_view>()));
+    const auto text = tomlValue<std::string>(r, t, key, path, "a string");
+    return text ? std::optional(QString::fromStdString(*text)) : std::nullopt;
 }
 
+/// A boolean under `key` of `t`; a value of another type is a note.
 std::optional<bool> tomlBool(Reading &r, const toml::table *t, const char *key, const QString &path)
 {
-    const toml::node *n = tomlNode(t, key);
-    if (!n)
-        return std::nullopt;
-    if (!n->is_boolean()) {
-        r.note(QStringLiteral("%1 is not true or false; ignored.").arg(path));
-        return std::nullopt;
-    }
-    return n->value<bool>();
+    return tomlValue<bool>(r, t, key, path, "true or false");
 }
 
 /// The [parallelism] data-parallel mesh: strategy, HSDP group and data-parallel degree.

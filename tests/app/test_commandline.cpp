@@ -2,6 +2,7 @@
 // parser every subcommand and the window use (ScenarioOptions, app/reportcommand.h), give
 // the same scenario, setting by setting, over scenarios drawn from the settings table; and
 // the quoted line means the same words to a POSIX shell.
+#include "../settingdraw.h"
 #include "catalog.h"
 #include "commandline.h"
 #include "defaults.h"
@@ -105,49 +106,11 @@ struct Draw
     bool oneIn(std::uint64_t n) { return below(n) == 0; }
 };
 
-/// A value of table setting `s`, drawn as tests/core/test_equivalence.cpp's
-/// drawSettingValue draws it (a choice or allowed value, a switch either way, an integer
-/// at an edge, near `current` or anywhere in a decade of the range), then rounded to whole
-/// display units, which is what the window's editors and scenario flags hold.
-std::int64_t drawSettingValue(const Setting &s, std::int64_t current, Draw &d)
+/// A value of table setting `s` drawn as test::drawSettingValue draws it, then rounded to
+/// whole display units, which is what the window's editors and scenario flags hold.
+std::int64_t drawShownSettingValue(const Setting &s, std::int64_t current, Draw &d)
 {
-    switch (s.kind) {
-    case SettingKind::Boolean:
-        return std::int64_t(d.below(2));
-    case SettingKind::Choice:
-        return std::int64_t(d.below(s.choices.size()));
-    case SettingKind::Integer:
-        break;
-    }
-    if (!s.choices.empty())
-        return std::stoll(std::string(s.choices[d.below(s.choices.size())]));
-    const std::uint64_t span = std::uint64_t(s.max - s.min);
-    std::int64_t v = current;
-    switch (d.below(8)) {
-    case 0:
-        v = s.min;
-        break;
-    case 1:
-        v = s.max;
-        break;
-    case 2:
-        v = current > s.min && current < s.max ? current + (d.oneIn(2) ? 1 : -1) : s.min;
-        break;
-    case 3:
-        v = s.min + std::int64_t(d.below(std::min<std::uint64_t>(span, 16) + 1));
-        break;
-    case 4:
-    case 5: {
-        std::uint64_t width = 1;
-        const int decades = int(d.below(19));
-        for (int k = 0; k < decades && width <= span / 10; ++k)
-            width *= 10;
-        v = s.min + std::int64_t(d.below(std::min(width, span) + 1));
-        break;
-    }
-    default:
-        break;
-    }
+    const std::int64_t v = test::drawSettingValue(s, current, d);
     const std::int64_t shown = std::clamp(v / s.scale, s.displayMin(), s.displayMax());
     return shown * s.scale;
 }
@@ -186,7 +149,7 @@ Scenario drawScenario(Draw &d)
     std::vector<SettingValue> values;
     for (const Setting &setting : settings())
         if (d.oneIn(4))
-            values.push_back({&setting, drawSettingValue(setting, setting.get(s), d)});
+            values.push_back({&setting, drawShownSettingValue(setting, setting.get(s), d)});
     applySettings(s, values);
     return s;
 }

@@ -1,5 +1,6 @@
 // `shardscope export`, in-process: files of the requested size and format from a
 // scenario file or the scenario flags, and one-line errors (exit 2) naming the argument.
+#include "../svgimage.h"
 #include "chartexport.h"
 #include "chartregistry.h"
 #include "commandline.h"
@@ -16,9 +17,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLocale>
-#include <QPainter>
 #include <QPushButton>
-#include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -32,6 +31,15 @@ using test::verifyRefusal;
 Run run(const QStringList &args)
 {
     return test::runCommand(runExportCommand, "export", args);
+}
+
+/// One row per registered chart id (chartIds()), in an "id" column: the rows of the
+/// tests that export every chart.
+void addChartIdRows()
+{
+    QTest::addColumn<QString>("id");
+    for (const QString &id : chartIds())
+        QTest::newRow(qPrintable(id)) << id;
 }
 
 /// Checks that run `r` succeeded, printing nothing on standard error, and wrote a `size`
@@ -118,13 +126,8 @@ void verifySelfContained(const Page &page)
     for (const QString &reference : page.references)
         QVERIFY2(reference.startsWith(QLatin1String("data:image/")),
                  qPrintable(reference.left(80)));
-    QSvgRenderer svg(page.svg);
-    QVERIFY(svg.isValid());
-    QImage image(960, 540, QImage::Format_ARGB32);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    svg.render(&painter);
-    painter.end();
+    const QImage image = test::svgOnWhite(page.svg, QSize(960, 540), QImage::Format_ARGB32);
+    QVERIFY2(!image.isNull(), "QSvgRenderer cannot read the page's <svg>");
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 4)
         for (int x = 0; x < image.width(); x += 4)
@@ -310,9 +313,7 @@ void TestExportCommand::sweepAlongEachAxis()
 
 void TestExportCommand::everyRegisteredChart_data()
 {
-    QTest::addColumn<QString>("id");
-    for (const QString &id : chartIds())
-        QTest::newRow(qPrintable(id)) << id;
+    addChartIdRows();
 }
 
 void TestExportCommand::everyRegisteredChart()
@@ -415,9 +416,7 @@ void TestExportCommand::htmlPageOfCompare()
 
 void TestExportCommand::htmlPageOfEveryChart_data()
 {
-    QTest::addColumn<QString>("id");
-    for (const QString &id : chartIds())
-        QTest::newRow(qPrintable(id)) << id;
+    addChartIdRows();
 }
 
 void TestExportCommand::htmlPageOfEveryChart()

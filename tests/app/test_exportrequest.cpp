@@ -10,27 +10,12 @@ using namespace shardscope;
 
 namespace {
 
-// Stand-ins for the chart layer: two charts, the three file types.
-ExportChoices choices()
-{
-    ExportChoices c;
-    c.chartIds = QStringLiteral("memory, timeline");
-    c.isChart = [](const QString &id) {
-        return id == QLatin1String("memory") || id == QLatin1String("timeline");
-    };
-    c.isFormat = [](const QString &file) {
-        return file.endsWith(QLatin1String(".png")) || file.endsWith(QLatin1String(".svg")) ||
-               file.endsWith(QLatin1String(".pdf"));
-    };
-    return c;
-}
-
 // parseExportArguments() on "shardscope export <rest>": the run and, when accepted, the request.
 test::Run parse(const QStringList &rest, std::optional<ExportRequest> *request = nullptr)
 {
     return test::runCommand(
         [request](const QStringList &args, QTextStream &out, QTextStream &err) {
-            auto parsed = parseExportArguments(args, choices(), out, err);
+            auto parsed = parseExportArguments(args, standInExportChoices(), out, err);
             if (auto *r = std::get_if<ExportRequest>(&parsed)) {
                 if (request)
                     *request = *r;

@@ -11,6 +11,7 @@
 // GPUs are looked up by id in the built-in catalog (resources/data), so adding a
 // catalog entry changes nothing here; editing one that is listed changes the digest.
 // Fields added to Scenario after the digest was recorded stay at their defaults.
+#include "../settingdraw.h"
 #include "catalog.h"
 #include "estimate.h"
 #include "settings.h"
@@ -405,45 +406,6 @@ Scenario randomScenario(Draw &d, const Catalog &catalog, int *catalogModel)
     return s;
 }
 
-/// A value of table setting `s` for the table-drawn scenarios: a choice or an allowed
-/// value at random, a switch either way, an integer at an edge of its range, near the
-/// current value, or anywhere in a decade of the range (the range spans up to 1e18).
-std::int64_t drawSettingValue(const Setting &s, std::int64_t current, Draw &d)
-{
-    switch (s.kind) {
-    case SettingKind::Boolean:
-        return std::int64_t(d.below(2));
-    case SettingKind::Choice:
-        return std::int64_t(d.below(s.choices.size()));
-    case SettingKind::Integer:
-        break;
-    }
-    if (!s.choices.empty())
-        return std::stoll(std::string(s.choices[d.below(s.choices.size())]));
-    const std::uint64_t span = std::uint64_t(s.max - s.min);
-    switch (d.below(8)) {
-    case 0:
-        return s.min;
-    case 1:
-        return s.max;
-    case 6:
-    case 7:
-        return current;
-    case 2:
-        return current > s.min && current < s.max ? current + (d.oneIn(2) ? 1 : -1) : s.min;
-    case 3:
-        return s.min + std::int64_t(d.below(std::min<std::uint64_t>(span, 16) + 1));
-    default: {
-        // A decade of the range: 10^k wide for k drawn up to the span's own size.
-        std::uint64_t width = 1;
-        const int decades = int(d.below(19));
-        for (int k = 0; k < decades && width <= span / 10; ++k)
-            width *= 10;
-        return s.min + std::int64_t(d.below(std::min(width, span) + 1));
-    }
-    }
-}
-
 /// randomScenario, then each setting of the settings table (core/settings.h) set with
 /// probability 1/8 to a drawn value and applied through applySettings, as every front
 /// end applies them: so the framework profile, LoRA, FP8, activation offload, the
@@ -457,7 +419,7 @@ Scenario tableScenario(Draw &d, const Catalog &catalog)
     for (const Setting &setting : settings()) {
         if (!d.oneIn(8))
             continue;
-        values.push_back({&setting, drawSettingValue(setting, setting.get(s), d)});
+        values.push_back({&setting, test::drawSettingValue(setting, setting.get(s), d)});
     }
     applySettings(s, values);
     return s;

@@ -4,6 +4,7 @@
 // launch config"), export-config -> read round trips over ZeRO-1/2/3, HSDP, TP x PP with
 // interleaving, recomputation modes and offload, malformed files' one-line errors, and
 // shell words that keep a quoted `; rm -rf /` inside one word.
+#include "../testfiles.h"
 #include "../testsupport.h"
 #include "catalog.h"
 #include "estimate.h"
@@ -20,91 +21,19 @@ Q_DECLARE_METATYPE(shardscope::LaunchFormat)
 
 namespace {
 
-/// A DeepSpeed config as the Hugging Face DeepSpeed guide writes them, with an "auto".
-const char *const deepSpeedText = R"({
-  "train_batch_size": 256,
-  "train_micro_batch_size_per_gpu": 2,
-  "gradient_accumulation_steps": 4,
-  "bf16": {"enabled": true},
-  "zero_optimization": {
-    "stage": 3,
-    "offload_optimizer": {"device": "cpu", "pin_memory": true},
-    "reduce_bucket_size": "auto",
-    "stage3_prefetch_bucket_size": 0
-  },
-  "gradient_clipping": 1.0
+/// One hand-written launch file of each format, read whole (empty when missing): the seeds
+/// of the launch_config fuzz target (fuzz/corpus/launch_config/), which these tests read to
+/// exact fields. deepspeed.json: a DeepSpeed config as the Hugging Face DeepSpeed guide
+/// writes them, with an "auto". accelerate-fsdp.yaml: Accelerate's FSDP plugin across 4
+/// machines of 8 GPUs. accelerate-deepspeed.yaml: Accelerate's DeepSpeed plugin, fp32 ('no'
+/// quoted, as accelerate writes it). torchtitan.toml: torchtitan's llama3_8b.toml shape,
+/// FSDP over the rest (-1), TP 2, selective AC. megatron.sh: a Megatron-LM launch script
+/// with a hostile quoted path and shell variables.
+QByteArray launchFile(const char *name)
+{
+    return test::readFile(
+        QFINDTESTDATA(QStringLiteral("../../fuzz/corpus/launch_config/") + QLatin1String(name)));
 }
-)";
-
-/// Accelerate's FSDP plugin across 4 machines of 8 GPUs.
-const char *const accelerateFsdpText = R"(compute_environment: LOCAL_MACHINE
-distributed_type: FSDP
-fsdp_config:
-  fsdp_sharding_strategy: HYBRID_SHARD
-  fsdp_offload_params: false
-  fsdp_activation_checkpointing: true
-  fsdp_backward_prefetch: BACKWARD_PRE
-mixed_precision: bf16
-num_machines: 4
-num_processes: 32
-)";
-
-/// Accelerate's DeepSpeed plugin, fp32 ('no' quoted, as accelerate writes it).
-const char *const accelerateDeepSpeedText = R"(distributed_type: DEEPSPEED
-deepspeed_config:
-  zero_stage: 2
-  offload_optimizer_device: cpu
-  offload_param_device: none
-  gradient_accumulation_steps: 16
-  zero3_init_flag: false
-mixed_precision: 'no'
-num_machines: 1
-num_processes: 8
-)";
-
-/// torchtitan's llama3_8b.toml shape: FSDP over the rest (-1), TP 2, selective AC.
-const char *const torchtitanText = R"([job]
-description = "Llama 3 8B training"
-
-[training]
-local_batch_size = 8
-global_batch_size = 128
-seq_len = 8192
-mixed_precision_param = "bfloat16"
-
-[parallelism]
-data_parallel_replicate_degree = 1
-data_parallel_shard_degree = -1
-tensor_parallel_degree = 2
-pipeline_parallel_degree = 1
-context_parallel_degree = 1
-fsdp_reshard_after_forward = "default"
-
-[activation_checkpoint]
-mode = "selective"
-selective_ac_option = "op"
-)";
-
-/// A Megatron-LM launch script with a hostile quoted path and shell variables.
-const char *const megatronText = R"(#!/bin/bash
-# Llama-2 7B shape on 2 nodes of 8 GPUs
-GPUS_PER_NODE=8
-torchrun --nproc_per_node $GPUS_PER_NODE --nnodes 2 pretrain_gpt.py \
-    --tensor-model-parallel-size 2 \
-    --pipeline-model-parallel-size 2 \
-    --num-layers 32 \
-    --hidden-size 4096 \
-    --num-layers-per-virtual-pipeline-stage 4 \
-    --sequence-parallel \
-    --use-distributed-optimizer \
-    --micro-batch-size 1 \
-    --global-batch-size 64 \
-    --seq-length 4096 \
-    --recompute-granularity selective \
-    --bf16 \
-    --data-path "/data/my corpus_text_document; rm -rf /" \
-    --save '/tmp/ckpt; rm -rf /'
-)";
 
 /// `bytes` read as `name` and applied to `base` (defaultScenario() when null) with no
 /// flags; fails the test (returning an empty scenario) on an error.
@@ -205,10 +134,12 @@ void TestLaunchConfigRead::detectsTheFormat()
     QCOMPARE(detectLaunchFormat("", QStringLiteral("x.args")), LaunchFormat::Megatron);
     // By content, for a name with no known extension.
     QCOMPARE(detectLaunchFormat(" {\"a\": 1}", QStringLiteral("cfg")), LaunchFormat::DeepSpeed);
-    QCOMPARE(detectLaunchFormat(accelerateFsdpText, QStringLiteral("cfg")),
+    QCOMPARE(detectLaunchFormat(launchFile("accelerate-fsdp.yaml"), QStringLiteral("cfg")),
              LaunchFormat::Accelerate);
-    QCOMPARE(detectLaunchFormat(torchtitanText, QStringLiteral("cfg")), LaunchFormat::Torchtitan);
-    QCOMPARE(detectLaunchFormat(megatronText, QStringLiteral("cfg")), LaunchFormat::Megatron);
+    QCOMPARE(detectLaunchFormat(launchFile("torchtitan.toml"), QStringLiteral("cfg")),
+             LaunchFormat::Torchtitan);
+    QCOMPARE(detectLaunchFormat(launchFile("megatron.sh"), QStringLiteral("cfg")),
+             LaunchFormat::Megatron);
     QCOMPARE(detectLaunchFormat("hello", QStringLiteral("cfg")), std::nullopt);
     QString error;
     QVERIFY(!readLaunchConfig("hello", QStringLiteral("notes.md"), &error));
@@ -218,7 +149,8 @@ void TestLaunchConfigRead::detectsTheFormat()
 void TestLaunchConfigRead::deepSpeedFixture()
 {
     QStringList notes;
-    const Scenario s = applied(deepSpeedText, QStringLiteral("ds_config.json"), &notes);
+    const Scenario s =
+        applied(launchFile("deepspeed.json"), QStringLiteral("ds_config.json"), &notes);
     // train_batch_size = micro x accumulation x d: d = 256 / (2 x 4) = 32 GPUs at t p c 1.
     QCOMPARE(s.layout.gpus, 32);
     QCOMPARE(s.layout.dataParallel(), 32);
@@ -240,7 +172,8 @@ void TestLaunchConfigRead::deepSpeedFixture()
 void TestLaunchConfigRead::accelerateFsdpFixture()
 {
     QStringList notes;
-    const Scenario s = applied(accelerateFsdpText, QStringLiteral("fsdp.yaml"), &notes);
+    const Scenario s =
+        applied(launchFile("accelerate-fsdp.yaml"), QStringLiteral("fsdp.yaml"), &notes);
     QCOMPARE(s.layout.gpus, 32);         // num_processes
     QCOMPARE(s.layout.gpusPerNode, 8);   // 32 processes / 4 machines
     QCOMPARE(s.layout.hsdpShardSize, 8); // HYBRID_SHARD: shard within a node of 8
@@ -256,7 +189,8 @@ void TestLaunchConfigRead::accelerateFsdpFixture()
 void TestLaunchConfigRead::accelerateDeepSpeedFixture()
 {
     QStringList notes;
-    const Scenario s = applied(accelerateDeepSpeedText, QStringLiteral("ds.yml"), &notes);
+    const Scenario s =
+        applied(launchFile("accelerate-deepspeed.yaml"), QStringLiteral("ds.yml"), &notes);
     QCOMPARE(s.layout.gpus, 8);
     QCOMPARE(s.layout.zeroStage, ZeroStage::Zero2);
     QCOMPARE(s.layout.offload, Offload::Optimizer);
@@ -273,7 +207,8 @@ void TestLaunchConfigRead::torchtitanFixture()
     QStringList notes;
     Scenario base = defaultScenario();
     base.layout.gpus = 16; // what --gpus 16 gives: dp_shard -1 takes the rest
-    const Scenario s = applied(torchtitanText, QStringLiteral("llama3_8b.toml"), &notes, &base);
+    const Scenario s =
+        applied(launchFile("torchtitan.toml"), QStringLiteral("llama3_8b.toml"), &notes, &base);
     QCOMPARE(s.layout.gpus, 16);
     QCOMPARE(s.layout.tensorParallel, 2);
     QCOMPARE(s.layout.dataParallel(), 8); // 16 / 2
@@ -295,7 +230,8 @@ void TestLaunchConfigRead::megatronFixture()
     QStringList notes;
     Scenario base = defaultScenario(); // Llama 3 70B (80 layers), 64 GPUs
     base.layout.gpus = 16;             // torchrun's world: --gpus 16
-    const Scenario s = applied(megatronText, QStringLiteral("train.sh"), &notes, &base);
+    const Scenario s =
+        applied(launchFile("megatron.sh"), QStringLiteral("train.sh"), &notes, &base);
     QCOMPARE(s.layout.tensorParallel, 2);
     QCOMPARE(s.layout.pipelineParallel, 2);
     QCOMPARE(s.layout.dataParallel(), 4); // 16 / (2 x 2)
@@ -317,7 +253,7 @@ void TestLaunchConfigRead::megatronFixture()
 void TestLaunchConfigRead::megatronQuotesStayOneWord()
 {
     QString error;
-    const auto words = shellWords(QString::fromUtf8(megatronText), &error);
+    const auto words = shellWords(QString::fromUtf8(launchFile("megatron.sh")), &error);
     QVERIFY2(words, qPrintable(error));
     QVERIFY(words->contains(QStringLiteral("/data/my corpus_text_document; rm -rf /")));
     QVERIFY(words->contains(QStringLiteral("/tmp/ckpt; rm -rf /")));
@@ -519,7 +455,8 @@ void TestLaunchConfigRead::flagsWin()
     // --tp 4 given beside a file with t 2: the flag's value stays, the note says so, and
     // the batch derived from the file sees it: d = 16 / (4 x 2) = 2, m = 64 / (1 x 2) = 32.
     QString error;
-    const auto read = readLaunchConfig(megatronText, QStringLiteral("train.sh"), &error);
+    const auto read =
+        readLaunchConfig(launchFile("megatron.sh"), QStringLiteral("train.sh"), &error);
     QVERIFY2(read, qPrintable(error));
     ScenarioDocument doc{defaultScenario(), ByteUnit::GB};
     doc.scenario.layout.gpus = 16;

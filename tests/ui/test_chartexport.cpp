@@ -1,5 +1,6 @@
 // Exporting charts for slides: exact PNG sizes, SVG and PDF that parse, the title and
 // caption drawn and removed again, slide-sized type, the clipboard, and the caption text.
+#include "../svgimage.h"
 #include "../testsupport.h"
 #include "catalog.h"
 #include "chartexport.h"
@@ -17,7 +18,6 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLocale>
-#include <QPainter>
 #include <QRegularExpression>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
@@ -336,13 +336,9 @@ void TestChartExport::timelineSlideIsVector()
     QVERIFY(!pdf.contains("/Subtype /Image"));
     const QByteArray svg = fileBytes(dir.filePath(QStringLiteral("t.svg")));
     QVERIFY(!svg.contains("<image"));
-    QSvgRenderer renderer(svg);
-    QVERIFY(renderer.isValid());
-    QImage drawn(1920, 1080, QImage::Format_ARGB32_Premultiplied);
-    drawn.fill(Qt::white);
-    QPainter painter(&drawn);
-    renderer.render(&painter);
-    painter.end();
+    const QImage drawn =
+        test::svgOnWhite(svg, QSize(1920, 1080), QImage::Format_ARGB32_Premultiplied);
+    QVERIFY2(!drawn.isNull(), "QSvgRenderer cannot read the slide's SVG");
     if (const QByteArray out = qgetenv("SHARDSCOPE_TEST_OUT"); !out.isEmpty())
         drawn.save(QString::fromLocal8Bit(out) + QStringLiteral("/timeline-svg.png"));
     const QImage png(dir.filePath(QStringLiteral("t.png")));

@@ -1,6 +1,7 @@
 // The strategy sweep chart (ui/charts/sweepchart.h) and the Session's sweep: four lines of
 // the engine's peaks (core/sweep.h), in the legend's colours, gaps where the engine
 // refuses a layout, the capacity line and the scenario's own dot.
+#include "../testsupport.h"
 #include "catalog.h"
 #include "chartparts.h"
 #include "chartregistry.h"
@@ -19,16 +20,11 @@ using namespace shardscope;
 
 namespace {
 
-/// Llama 3 70B on `gpus` H100 80 GB (the catalog's) under `z`, t `t`.
+/// Llama 3 70B on `gpus` H100 80 GB (the catalog's, mixed-precision Adam) under `z`, t `t`.
 Scenario llama70b(qint64 gpus, ZeroStage z, int t = 1)
 {
-    Scenario s;
-    s.model = *Catalog::builtIn().model("llama3-70b");
-    s.recipe = *Catalog::builtIn().recipe("mixed-adam");
-    s.gpu = *Catalog::builtIn().gpu("h100-sxm-80gb");
-    s.layout.gpus = gpus;
+    Scenario s = test::catalogScenario("llama3-70b", gpus, z);
     s.layout.tensorParallel = t;
-    s.layout.zeroStage = z;
     return s;
 }
 
