@@ -14,6 +14,7 @@ namespace {
 constexpr std::int64_t maxMicroBatchSize = 1'000'000;
 constexpr std::int64_t maxSequenceLength = 1'000'000'000;
 constexpr int maxParallelSize = 1'048'576;
+constexpr int maxChunksOfLoss = 65536; // inputlimits.h maxLossChunks
 
 // Plain int64 arithmetic, for extents whose products and sums provably fit
 // (cannotOverflow): the same values as Checked (intmath.h), without the checks.
@@ -283,8 +284,18 @@ computeOutput(const Architecture &a, const ActivationSettings &s, const Local &l
     OutputActivationTerms r;
     r.finalNormInput = c.product(l.normTokens, l.b, l.h, l.e);
     r.outputInput = r.finalNormInput;
-    r.logits = c.product(l.tokens, l.b, vocabPerRank, logitBytes);
-    r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product(r.logits, 2) : 0;
+    if (s.lossChunks <= 1) {
+        r.logits = c.product(l.tokens, l.b, vocabPerRank, logitBytes);
+        r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product(r.logits, 2) : 0;
+        return r;
+    }
+    // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, docs/activations.md): the
+    // output projection's chunks stay in the activation dtype; the backward upcasts one
+    // chunk of ceil(tokens / n) tokens per sequence (torch.chunk's split) at a time.
+    r.logits = c.product(l.tokens, l.b, vocabPerRank, l.e);
+    const std::int64_t chunkTokens = quotient(l.tokens + s.lossChunks - 1, s.lossChunks);
+    const std::int64_t chunk = c.product(chunkTokens, l.b, vocabPerRank, logitBytes);
+    r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product(chunk, 3) : chunk;
     return r;
 }
 
@@ -523,7 +534,8 @@ std::string activationFigures(const Architecture &a, const ActivationSettings &s
     } counts[] = {{"micro-batch size", s.microBatchSize, maxMicroBatchSize},
                   {"sequence length", s.sequenceLength, maxSequenceLength},
                   {"tensor parallel size", s.tensorParallel, maxParallelSize},
-                  {"context parallel size", s.contextParallel, maxParallelSize}};
+                  {"context parallel size", s.contextParallel, maxParallelSize},
+                  {"loss chunks", s.lossChunks, maxChunksOfLoss}};
     for (const auto &c : counts) {
         if (c.value < 1)
             return atLeastOne(c.what, c.value);

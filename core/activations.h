@@ -90,6 +90,10 @@ struct ActivationSettings
     std::int64_t activationBytes = 2; ///< bytes per activation element: 2 (bf16), 4, 1 or 8
     bool fp32Logits = true; ///< logits kept in fp32 (4 bytes) for the loss, else activationBytes
     LossKernel lossKernel = LossKernel::Fused; ///< cross-entropy implementation
+    /// n, chunks the loss runs over (torchtune CEWithChunkedOutputLoss): with n > 1 the
+    /// logits are kept in the activation dtype and the loss's backward holds one chunk of
+    /// ceil((s / c) / n) tokens upcast; 1 keeps whole logits (docs/activations.md).
+    int lossChunks = 1;
     /// Transformer Engine FP8: the inputs the linear layers save for their weight
     /// gradient (qkvInput, projectionInput, mlpInput, downInput, and in a MoE block
     /// expertInput and expertDownInput) take fp8TensorBytes(fp8, elements) instead of
@@ -177,9 +181,14 @@ struct OutputActivationTerms
 {
     std::int64_t finalNormInput = 0; ///< s b h e, norm region
     std::int64_t outputInput = 0;    ///< s b h e, norm region (input of the output projection)
-    std::int64_t logits = 0;         ///< s b ceil(V / t) x (4 if fp32Logits else e) / c
+    /// s b ceil(V / t) x (4 if fp32Logits else e) / c; with lossChunks n > 1 always x e
+    /// (the chunks' logits in the activation dtype, upcast one chunk at a time).
+    std::int64_t logits = 0;
     /// Not kept: what the loss's backward adds for a moment beside the logits, 2 x logits
-    /// for LossKernel::Eager, 0 for Fused (lossBackwardBytes).
+    /// for LossKernel::Eager, 0 for Fused (lossBackwardBytes). With n > 1 chunks, one
+    /// chunk of b ceil((s / c) / n) tokens upcast (4 or e bytes per logit): three such
+    /// tensors for Eager (the recomputed log-softmax, nll's gradient and its input
+    /// gradient), one for Fused (the upcast, written over by its gradient).
     std::int64_t lossBackward = 0;
 
     /// Sum of the kept fields (finalNormInput, outputInput, logits), bytes.

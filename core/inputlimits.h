@@ -22,6 +22,9 @@ inline constexpr int maxPipelineStages = 1024;
 inline constexpr int maxMicroBatches = 65536;
 /// Largest number of model chunks per stage (interleaved 1F1B).
 inline constexpr int maxModelChunks = 64;
+/// Most chunks a chunked cross-entropy may split the sequence into (torchtune's default
+/// is 8; more chunks than tokens leave one-token chunks).
+inline constexpr int maxLossChunks = 65536;
 /// Largest stages x micro-batches x chunks one simulated schedule may have: bounds
 /// the operations generated (at most three per cell) and so one call's time and memory.
 inline constexpr std::int64_t maxScheduleCells = 1'048'576;

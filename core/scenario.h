@@ -44,6 +44,23 @@ struct Training
     /// CUDA unified memory, and what of them does not fit in GPU memory is paged to host
     /// RAM instead of running out of memory.
     bool pagedOptimizer = false;
+    /// Chunked cross-entropy: the output projection and the loss run over this many chunks
+    /// of the sequence, so the logits are kept in the activation dtype and only one
+    /// chunk at a time is upcast for the loss (torchtune CEWithChunkedOutputLoss,
+    /// num_output_chunks = 8; docs/activations.md "Beyond the layers"). 1: whole logits.
+    int lossChunks = 1;
+    /// Optimizer step in backward (torchtune optimizer_in_bwd): each parameter is stepped
+    /// and its gradient freed as soon as it is accumulated, so about one parameter's
+    /// gradient exists at a time, the largest (docs/frameworks.md "Memory-saving
+    /// switches"). Needs one micro-batch per step and no ZeRO sharding or LoRA.
+    bool optimizerInBackward = false;
+    /// Hugging Face use_cache left on while training: each attention layer keeps its keys
+    /// and values in a DynamicCache (docs/frameworks.md "Memory-saving switches" says when
+    /// that is extra to what autograd saves).
+    bool useCache = false;
+    /// torch.compile on. Adds no bytes: its measured effect is stated as a range with its
+    /// sources in a note (docs/frameworks.md "Memory-saving switches").
+    bool torchCompile = false;
 
     /// Global batch in sequences for a data-parallel degree d: m x b x d.
     std::int64_t globalBatch(std::int64_t d) const { return microBatches * microBatchSize * d; }

@@ -36,6 +36,7 @@ inline ActivationSettings activationSettings(const Scenario &s)
     a.activationBytes = s.training.activationBytes;
     a.fp32Logits = s.training.fp32Logits;
     a.lossKernel = s.training.lossKernel;
+    a.lossChunks = s.training.lossChunks;
     // Transformer Engine saves the linear layers' inputs in FP8; torchao Float8 (the
     // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
     // 45, ctx.save_for_backward(input_hp, weight_hp_t)).
@@ -58,6 +59,25 @@ inline std::int64_t loraDropoutBytes(std::int64_t tokens, std::int64_t inputElem
                                      std::int64_t activationBytes)
 {
     return tokens * inputElements * (activationBytes + 1);
+}
+
+/// What Hugging Face's use_cache adds to one block while training, bytes on one GPU per
+/// micro-batch (docs/frameworks.md "Memory-saving switches"). DynamicLayer.update keeps
+/// torch.cat([empty, k]) and the same of v (transformers src/transformers/cache_utils.py
+/// lines 92-96 and 119-120 at 004999d), a copy that the attention then reads in place of
+/// k and v. A fused kernel (SDPA, FlashAttention) saves those very tensors, so nothing is
+/// added; the eager path saves repeat_kv's expanded copies instead, so the cache's
+/// unexpanded keys and values, 2 x tokens x (g / t) d x e, are extra when g < a
+/// (repeat_kv returns its input when g = a). Under full recomputation Hugging Face
+/// switches use_cache off (src/transformers/modeling_layers.py lines 61-68 at 00029cf),
+/// and multi-head latent attention is not counted: 0 for both.
+inline std::int64_t trainingCacheBytes(const Architecture &a, const Training &tr, int t,
+                                       std::int64_t tokensPerRank)
+{
+    if (!tr.useCache || tr.flashAttention || tr.recompute == Recompute::Full ||
+        a.usesLatentAttention() || a.kvHeads >= a.heads)
+        return 0;
+    return 2 * tokensPerRank * (a.kvHeads / t) * a.effectiveHeadDim() * tr.activationBytes;
 }
 
 /// The activations stage's per-scenario part: each kind of block's bytes per
@@ -85,6 +105,16 @@ inline std::int64_t loraDropoutBytes(std::int64_t tokens, std::int64_t inputElem
             const std::int64_t full =
                 k == 0 ? figures.firstBlockNoRecompute : figures.moeBlockNoRecompute;
             kind.workingSet = tr.recompute == Recompute::Full ? full : full - kind.activation;
+        }
+    }
+    if (tr.useCache) [[unlikely]] {
+        // At most the block's own K and V terms (q-wide, unfused), so within int64; the
+        // sum saturates, and a saturated block is refused as past 1 EB below.
+        const std::int64_t cache = trainingCacheBytes(*x.arch, tr, x.t, x.tokensPerRank);
+        for (int k = 0; k < (x.moe ? 2 : 1); ++k) {
+            std::int64_t &kept = x.kinds[k].activation;
+            if (__builtin_add_overflow(kept, cache, &kept))
+                kept = std::numeric_limits<std::int64_t>::max();
         }
     }
     x.embeddingActivation = figures.embedding;

@@ -183,6 +183,39 @@ inline std::int64_t fp8WeightCopyBytes(Fp8Recipe r, std::int64_t blocks, std::in
     report.trainableParameters = std::int64_t(a.layers) * x.loraPerBlock;
 }
 
+/// The largest parameter tensor one GPU of stage `g` trains, elements: the widest block
+/// matrix split t ways (largestLinearElements(), and one routed expert's matrix of a MoE
+/// model), or on the first and last stage the vocab-parallel embedding or head.
+inline std::int64_t largestParameterElements(const EstimateContext &x, const GpuGroup &g)
+{
+    const Architecture &a = *x.arch;
+    const auto split = [&](std::int64_t n) { return quotient(n + x.t - 1, x.t); };
+    std::int64_t largest = split(largestLinearElements(a));
+    if (a.isMoe())
+        largest = std::max(largest, split(a.effectiveExpertFfn() * a.hidden));
+    if (g.holdsEmbedding || g.holdsOutputHead)
+        largest = std::max(largest, x.vocabPerRank);
+    return largest;
+}
+
+/// Gradients under an optimizer step in backward (torchtune optimizer_in_bwd,
+/// torchtune/training/memory.py lines 236-242 at 1814feb: a post-accumulate-grad hook
+/// per parameter runs its optimizer's step() and zero_grad(), which frees the
+/// gradient): at most one parameter's gradient is alive at once, the largest
+/// (largestParameterElements()) at the bytes per element the gradients had, never more
+/// than `gradients` itself. Llama 3.2 3B (tied 128,256 x 3,072 embedding), bf16:
+/// 394,002,432 x 2 = 788,004,864 bytes. Validation refuses it with more than one
+/// micro-batch, LoRA, ZeRO over several ranks and CPU offload
+/// (checkOptimizerInBackward()).
+inline std::int64_t gradientsInBackward(std::int64_t gradients, std::int64_t perGpu,
+                                        std::int64_t largest)
+{
+    if (perGpu <= 0)
+        return gradients;
+    const std::int64_t bytesPerElement = quotient(gradients + perGpu - 1, perGpu);
+    return std::min(gradients, largest * bytesPerElement);
+}
+
 /// Model states of one GPU of stage `g` (planned by planStage into `share`) into
 /// g.bytes: the ZeRO table over what trains, the frozen base, the framework's fp32
 /// gradients, CPU offload to host RAM (g.hostBytes), and Transformer Engine's FP8
@@ -205,6 +238,8 @@ inline std::int64_t fp8WeightCopyBytes(Fp8Recipe r, std::int64_t blocks, std::in
         if (x.wholeWeights)
             b.weights += t.frozenBytes; // whole too (trainedParameters)
     }
+    if (x.s.training.optimizerInBackward) [[unlikely]]
+        b.gradients = gradientsInBackward(b.gradients, t.perGpu, largestParameterElements(x, g));
     if (x.teFp8) [[unlikely]]
         b.weights += fp8WeightCopyBytes(x.fp8, share.blocks[0], x.fp8Linear[0]) +
                      fp8WeightCopyBytes(x.fp8, share.blocks[1], x.fp8Linear[1]) +

@@ -63,6 +63,31 @@ inline std::string checkFp8AndOffload(const Scenario &s, bool hasArchitecture)
     return {};
 }
 
+/// What validate() says of an optimizer step in backward (empty when valid): it is
+/// modelled as torchtune's optimizer_in_bwd runs it, on a model with layer shapes, one
+/// micro-batch per step (recipes/full_finetune_single_device.py lines 153-156 at
+/// 1814feb: "Gradient accumulation is not supported with optimizer in bwd"), every
+/// parameter trained (torchtune's LoRA recipes have no optimizer_in_bwd), no ZeRO
+/// sharding over more than one rank and no CPU offload.
+inline std::string checkOptimizerInBackward(bool hasArchitecture, const Scenario &s)
+{
+    const Layout &l = s.layout;
+    if (!hasArchitecture)
+        return "optimizer step in backward needs the model's architecture (its largest "
+               "parameter)";
+    if (s.training.microBatches > 1)
+        return "optimizer step in backward needs one micro-batch per step (torchtune refuses "
+               "gradient accumulation with optimizer_in_bwd)";
+    if (s.fineTuning.enabled())
+        return "optimizer step in backward with LoRA is not modelled: turn one of them off";
+    if (l.zeroStage != ZeroStage::Ddp && l.dataParallel() * l.contextParallel > 1)
+        return "optimizer step in backward is modelled without ZeRO sharding: use DDP or one "
+               "data-parallel rank";
+    if (l.offload != Offload::None)
+        return "optimizer step in backward with CPU offload is not modelled";
+    return {};
+}
+
 /// The GPU count and the parallel degrees: each in range, t x p x c dividing the GPUs,
 /// and the layers dividing into the p stages (evenly, unevenly when allowed, or
 /// balanced: p dividing L + 2). Tensor and pipeline parallelism need an architecture.
@@ -221,6 +246,12 @@ checkFineTuningAndOffload(const std::optional<Architecture> &arch, const Scenari
     if (t.chunks < 1 || t.chunks > maxModelChunks)
         return refuse(error, "chunks must be between 1 and " + str(maxModelChunks) + " (got " +
                                  str(t.chunks) + ")");
+    if (t.lossChunks < 1 || t.lossChunks > maxLossChunks)
+        return refuse(error, "loss chunks must be between 1 and " + str(maxLossChunks) + " (got " +
+                                 str(t.lossChunks) + ")");
+    if (t.optimizerInBackward) [[unlikely]]
+        if (auto e = checkOptimizerInBackward(arch.has_value(), s); !e.empty())
+            return refuse(error, e);
     if (l.pipelineParallel > 1) {
         ScheduleParams sp;
         sp.schedule = t.schedule;

@@ -69,11 +69,17 @@ constexpr int scenarioCount = 100'000;
 /// workspace and quant-state constants, with the new rows lora_dropout and
 /// fp32_unquantized (with these and stage3_max_reuse_distance skipped, the draws
 /// reproduced the 25,828 valid scenarios before all three, their digest with the new
-/// figures 8873349526673962741; recordedDigest's draws leave LoRA off and did not move).
+/// figures 8873349526673962741; recordedDigest's draws leave LoRA off and did not move);
+/// and when the table gained the memory-saving switches loss_chunks,
+/// optimizer_in_backward, use_cache and torch_compile (appended last; a new row changes
+/// every draw after it: with the four skipped the draws reproduced 1698127703747388489
+/// and its 25,845 valid scenarios, so nothing else moved; with them 1,677 more draws are
+/// refused, mostly an optimizer step in backward with the default 8 micro-batches;
+/// recordedDigest's draws leave the switches off and did not move).
 /// Like recordedDigest, change it only deliberately.
-constexpr std::uint64_t recordedTableDigest = 1698127703747388489ULL;
+constexpr std::uint64_t recordedTableDigest = 7358612779199122934ULL;
 /// How many of the table-drawn scenarios are valid, recorded with the digest.
-constexpr int recordedTableValid = 25845;
+constexpr int recordedTableValid = 24168;
 
 /// 64-bit FNV-1a over bytes; integers are fed as 8 little-endian bytes, strings as
 /// their length and then their bytes, so the digest is the same on every platform.

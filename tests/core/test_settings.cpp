@@ -39,8 +39,8 @@ private slots:
         // Every scalar field of Layout, Training, Overheads, Throughput and FineTuning, and
         // modelStatesOnly.
         // + fp8, activation_offload, paged, NICs, stage3_max_reuse_distance, lora_dropout,
-        // fp32_unquantized
-        QCOMPARE(settings().size(), std::size_t(54));
+        // fp32_unquantized, loss_chunks, optimizer_in_backward, use_cache, torch_compile
+        QCOMPARE(settings().size(), std::size_t(58));
     }
 
     void accessorsRoundTrip()

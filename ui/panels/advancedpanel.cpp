@@ -52,7 +52,8 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
     group(QStringLiteral("Training step"),
           {"mbs", "seq", "microbatches", "recompute", "schedule", "chunks", "loss_kernel",
            "activation_bytes", "fp8", "flash_attention", "sequence_parallel", "fp32_logits",
-           "dropout", "activation_offload", "paged_optimizer"});
+           "dropout", "activation_offload", "paged_optimizer", "loss_chunks",
+           "optimizer_in_backward", "use_cache", "torch_compile"});
     group(QStringLiteral("Buffers and host"),
           {"cuda_context_bytes", "ddp_bucket_bytes", "zero_bucket_elements", "gathered_units",
            "fragmentation_percent", "host_ram_bytes_per_node"});
