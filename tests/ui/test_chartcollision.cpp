@@ -615,6 +615,18 @@ void TestChartCollision::everyTabFitsAndNeverCollides()
                                                      3 * ChartStyle::presentation(false).lineScale);
             QVERIFY2(failure.isEmpty(), qPrintable(name + QStringLiteral(": ") + failure));
         }
+        if (view == MainWindow::View::Live) {
+            // Its bar values read from a classroom's back row: never under 8 pt times the
+            // style's scale (12 pt in presentation type); the number drops its words and unit
+            // before its type shrinks.
+            auto *live = qobject_cast<LivePanel *>(w.viewChart(view));
+            const double least = 8 * std::max(1.0, live->chartStyle().fontScale);
+            for (const QCPItemText *t : live->valueItems())
+                QVERIFY2(!t->visible() || t->font().pointSizeF() >= least,
+                         qPrintable(where + QStringLiteral(": Live value '%1' at %2 pt")
+                                                .arg(t->text())
+                                                .arg(t->font().pointSizeF())));
+        }
         if (view == MainWindow::View::Compare) {
             // Every strategy's total is on screen: the lesson's sentence reads them out
             // (review finding N5: ZeRO-2's "175.1 GB" touched ZeRO-1's "321 GB" by 3 px at

@@ -360,6 +360,17 @@ void LivePanel::rebuild()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+namespace {
+
+/// "1,195 GB" without its unit, "1,195": the value axis' title names the unit.
+QString bareNumber(const QString &value)
+{
+    const qsizetype space = value.lastIndexOf(u' ');
+    return space > 0 ? value.left(space) : value;
+}
+
+} // namespace
+
 QString LivePanel::valueText(int k, int level) const
 {
     const Pair &p = m_pairs[std::size_t(k / 2)];
@@ -367,11 +378,11 @@ QString LivePanel::valueText(int k, int level) const
         if (!p.predicted)
             return tr("Not in the\nscenario");
         const QString value = toQString(formatBytes(p.predicted->total(), m_unit));
-        return level == 0 ? tr("Predicted\n%1").arg(value) : value;
+        return level == 0 ? tr("Predicted\n%1").arg(value) : level == 1 ? value : bareNumber(value);
     }
     const QString value = toQString(formatBytes(p.measured->usedBytes, m_unit));
     if (level > 0)
-        return value;
+        return level == 1 ? value : bareNumber(value);
     QString text = tr("Measured\n%1").arg(value);
     // The reserve is a thin segment; with room, say its size too.
     if (p.measured->reservedBytes && *p.measured->reservedBytes > 0)
@@ -506,10 +517,17 @@ void LivePanel::fitText()
                     texts << valueText(k, level);
             return widestText(font, texts);
         };
-        const int level = widest(0, valueFont(0, 0)) > perBar ? 1 : 0;
+        // Words, then the value alone, then the bare number (the axis title names the
+        // unit); smaller type last, and never under 8 pt times the style's scale (12 pt
+        // in presentation type: legible from a classroom's back row). A text still too
+        // wide is hidden by placeBarValues() where it would touch a neighbour's.
+        int level = 0;
+        while (level < 2 && widest(level, valueFont(level, 0)) > perBar)
+            ++level;
         QFont f = valueFont(level, 0);
         double points = 0;
-        while (widest(level, f) > perBar && f.pointSizeF() > 8) {
+        const double least = 8 * std::max(1.0, chartStyle().fontScale);
+        while (widest(level, f) > perBar && f.pointSizeF() > least) {
             f.setPointSizeF(f.pointSizeF() - 0.5);
             points = f.pointSizeF();
         }

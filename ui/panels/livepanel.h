@@ -123,7 +123,8 @@ private:
 
     void rebuild();
     /// Value text k (pair k / 2; even: predicted, odd: measured) in words of `level`
-    /// (0: "Predicted\n1,195 GB", 1: the figure alone).
+    /// (0: "Predicted\n1,195 GB", 1: the figure alone, "1,195 GB", 2: the bare number,
+    /// "1,195", the value axis naming the unit).
     QString valueText(int k, int level) const;
     /// Tick label of pair i at `level` (0: pairLabel(), 1: the rank and the difference,
     /// 2: the rank alone).
