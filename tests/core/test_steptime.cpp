@@ -453,6 +453,9 @@ private slots:
                              "in 72.2 days, 28.4M GPU-hours"));
         QCOMPARE(stepTimeText(t, 16384, 0),
                  std::string("Step: 6.50 s, 40.0% MFU, 2.5M tokens/s on 16384 GPUs"));
+        // One GPU is singular (review finding: "on 1 GPUs").
+        QCOMPARE(stepTimeText(t, 1, 0),
+                 std::string("Step: 6.50 s, 40.0% MFU, 2.5M tokens/s on 1 GPU"));
         // 1e9 tokens at 1e5 tokens/s: 1e4 s = 2.8 hours on 8 GPUs, 22.2 GPU-hours.
         StepTime small;
         small.stepSeconds = 12.25;

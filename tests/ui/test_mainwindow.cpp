@@ -237,6 +237,7 @@ private slots:
     void exportsAnHtmlPage();
     void blankScreenAndControlColumn();
     void batchControlsInFront();
+    void oneGpuIsSingular();
 };
 
 void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
@@ -849,6 +850,24 @@ void TestMainWindow::lessonKeysWorkWhateverHasFocus()
     w.endLesson();
     QTest::keyClick(w.gpuSpin(), Qt::Key_Up);
     QCOMPARE(qint64(w.session()->scenario().layout.gpus), 33LL);
+}
+
+void TestMainWindow::oneGpuIsSingular()
+{
+    // "1 GPU", not "1 GPUs" (review finding), whether the count comes from the session or
+    // is typed; and typing 16 over it gives 16 GPUs.
+    MainWindow w;
+    showActive(w, QSize(1280, 720));
+    w.session()->edit([](Scenario &s) { s.layout.gpus = 1; });
+    QCoreApplication::processEvents();
+    QCOMPARE(w.gpuSpin()->text(), QStringLiteral("1 GPU"));
+    QSpinBox *spin = w.gpuSpin();
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("16"));
+    QTest::keyClick(spin, Qt::Key_Return);
+    QCOMPARE(qint64(w.session()->scenario().layout.gpus), 16LL);
+    QCOMPARE(spin->text(), QStringLiteral("16 GPUs"));
 }
 
 void TestMainWindow::batchControlsInFront()

@@ -119,9 +119,10 @@ void BreakdownView::setReport(const Scenario &s, const MemoryReport &r, ByteUnit
     parts += QStringLiteral("</table><br>");
     styleSlices();
     const CommunicationBytes &cm = g.communication;
+    // Nothing sent reads "none", not "0 GB" (one GPU, or d = 1: no data-parallel traffic).
     auto row = [unit](const QString &name, std::int64_t bytes) {
         return QStringLiteral("<tr><td>%1</td><td align=right>&nbsp;&nbsp;%2</td></tr>")
-            .arg(name, toQString(formatBytes(bytes, unit)));
+            .arg(name, bytes > 0 ? toQString(formatBytes(bytes, unit)) : QStringLiteral("none"));
     };
     const char *dpName = s.layout.zeroStage == ZeroStage::Zero3
                              ? "Data parallel (gathers + reduce-scatter)"

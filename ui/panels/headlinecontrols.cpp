@@ -29,6 +29,15 @@ namespace shardscope {
 
 namespace {
 
+/// "1 GPU", "64 GPUs": the GPU box's suffix for `value`, set only when the plural changes
+/// (a new suffix re-writes the field, and typing 16 over 1 must keep its cursor).
+void setGpuSuffix(QSpinBox *spin, int value)
+{
+    const QString suffix = value == 1 ? QStringLiteral(" GPU") : QStringLiteral(" GPUs");
+    if (spin->suffix() != suffix)
+        spin->setSuffix(suffix);
+}
+
 /// Selects the item whose data is `id`. An id not in the list (a custom recipe or GPU
 /// from a file or a lesson) selects a trailing item with data `customId`, added once and
 /// showing `name` (or `customText` when the name is empty), so the box never names a
@@ -162,6 +171,10 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
         QString::fromUtf8(gpusSetting.help.data(), qsizetype(gpusSetting.help.size())));
     m_gpuSpin->setGroupSeparatorShown(true);
     m_gpuSpin->setSuffix(QStringLiteral(" GPUs"));
+    // "1 GPU", "64 GPUs": the suffix follows the count (only when the plural changes, so
+    // typing 16 over 1 keeps the cursor where it was).
+    connect(m_gpuSpin, &QSpinBox::valueChanged, m_gpuSpin,
+            [spin = m_gpuSpin](int value) { setGpuSuffix(spin, value); });
     m_gpuSpin->setAccessibleName(QStringLiteral("GPUs"));
     m_gpuSpin->setMinimumWidth(140);
     auto *countRow = new QHBoxLayout;
@@ -400,6 +413,7 @@ void HeadlineControls::syncInputs()
     if (!m_modelSlider->isSliderDown() && !m_session->modelIsScaled())
         m_modelSlider->setValue(modelSliderPosition(s.model.parameters()));
     m_gpuSpin->setValue(int(std::min<std::int64_t>(s.layout.gpus, m_gpuSpin->maximum())));
+    setGpuSuffix(m_gpuSpin, m_gpuSpin->value()); // its valueChanged() is blocked here
     const std::int64_t multiple =
         std::min<std::int64_t>(s.layout.modelParallel(), maxGpuSliderCount);
     if (m_gpuCounts.front() != multiple) {
