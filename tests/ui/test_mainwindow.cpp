@@ -766,6 +766,12 @@ void TestMainWindow::exportsTheCurrentChart()
     dialog.captionEdit()->clear();
     dialog.sizeCombo()->setCurrentIndex(dialog.sizeCombo()->findData(QSize(1280, 720)));
     const ExportOptions typed = dialog.options();
+    if (const QString shots = qEnvironmentVariable("SHARDSCOPE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+        QDir().mkpath(shots);
+        dialog.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+        QVERIFY(dialog.grab().save(QDir(shots).filePath(QStringLiteral("export-dialog.png"))));
+    }
     QCOMPARE(typed.title, QStringLiteral("Lecture 3: why DDP overflows"));
     QVERIFY(typed.caption.isEmpty());
     QCOMPARE(typed.size, QSize(1280, 720));
