@@ -40,7 +40,7 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
     const QCommandLineOption sweep = valueOption(
         "sweep",
         QStringLiteral("What the sweep chart varies: gpus, seq (sequence length) or mbs "
-                       "(micro-batch size) (default gpus)."),
+                       "(micro-batch size), or time (step time against gpus) (default gpus)."),
         "axis", QStringLiteral("gpus"));
     p.addOptions({chart, outFile, format, size, title, caption, sweep});
 
@@ -102,8 +102,8 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
     const QByteArray axis = p.value(sweep).toUtf8();
     const auto parsedAxis = parseSweepAxis(std::string_view(axis.constData(), axis.size()));
     if (!parsedAxis)
-        return fail(
-            QStringLiteral("--sweep must be gpus, seq or mbs (got '%1')").arg(p.value(sweep)));
+        return fail(QStringLiteral("--sweep must be gpus, seq, mbs or time (got '%1')")
+                        .arg(p.value(sweep)));
     r.sweep = *parsedAxis;
     if (p.isSet(title))
         r.title = p.value(title);

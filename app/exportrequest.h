@@ -55,7 +55,7 @@ ExportChoices standInExportChoices();
 /// --format other than png, svg, pdf or html or one the --out suffix disagrees with, or
 /// --out not valid UTF-8 (a
 /// name Qt would write under another name, review finding F13), a --size outside the bounds, a
-/// --sweep other than gpus, seq or mbs.
+/// --sweep other than gpus, seq, mbs or time.
 std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
                                                       const ExportChoices &choices,
                                                       QTextStream &out, QTextStream &err);

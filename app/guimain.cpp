@@ -44,7 +44,7 @@ struct GuiFlags
     const QCommandLineOption sweep{
         QStringLiteral("sweep"),
         QStringLiteral("What the Sweep tab varies: gpus, seq (sequence length) or mbs "
-                       "(micro-batch size) (default gpus)."),
+                       "(micro-batch size), or time (step time against gpus) (default gpus)."),
         QStringLiteral("axis")};
     const QCommandLineOption lesson{
         QStringLiteral("lesson"),
@@ -256,7 +256,7 @@ int runGui(int argc, char **argv)
         const QByteArray id = p.value(flags.sweep).toUtf8();
         const auto axis = shardscope::parseSweepAxis(std::string_view(id.constData(), id.size()));
         if (!axis) {
-            err << "shardscope: --sweep must be gpus, seq or mbs (got '"
+            err << "shardscope: --sweep must be gpus, seq, mbs or time (got '"
                 << shardscope::terminalText(p.value(flags.sweep)) << "')\n";
             return 2;
         }

@@ -2,15 +2,19 @@
 
 #include "enumtable.h"
 #include "inputlimits.h"
+#include "steptime.h"
+
+#include <cmath>
 
 namespace shardscope {
 
 namespace {
 
-constexpr EnumTable<SweepAxis, 3> sweepAxes{{
+constexpr EnumTable<SweepAxis, 4> sweepAxes{{
     {SweepAxis::Gpus, "gpus", "GPUs", {"gpu"}},
     {SweepAxis::SequenceLength, "seq", "Sequence length (tokens)", {"sequence"}},
     {SweepAxis::MicroBatchSize, "mbs", "Micro-batch size", {"micro-batch"}},
+    {SweepAxis::StepTimeGpus, "time", "Step time against GPUs", {"step-time"}},
 }};
 
 /// Powers of two from `first` to `last`, both included (first a power of two).
@@ -47,6 +51,7 @@ std::vector<std::int64_t> sweepValues(SweepAxis axis)
     case SweepAxis::MicroBatchSize:
         return powersOfTwo(1, 64);
     case SweepAxis::Gpus:
+    case SweepAxis::StepTimeGpus:
         break;
     }
     return powersOfTwo(1, maxGpuSliderCount);
@@ -60,6 +65,7 @@ std::int64_t sweepValueOf(const Scenario &s, SweepAxis axis)
     case SweepAxis::MicroBatchSize:
         return s.training.microBatchSize;
     case SweepAxis::Gpus:
+    case SweepAxis::StepTimeGpus:
         break;
     }
     return s.layout.gpus;
@@ -77,6 +83,16 @@ Scenario withSweepValue(Scenario s, SweepAxis axis, std::int64_t value)
     case SweepAxis::Gpus:
         s.layout.gpus = value;
         break;
+    case SweepAxis::StepTimeGpus: {
+        // Strong scaling: the global batch m x b x d x s stays, so m follows d; a d that
+        // does not divide m x d gets m = 0, which the engine refuses (a gap in the line).
+        const std::int64_t d = s.layout.dataParallel();
+        const std::int64_t sequences = s.training.microBatches * d; // per micro-batch slot
+        s.layout.gpus = value;
+        const std::int64_t next = s.layout.dataParallel();
+        s.training.microBatches = d > 0 && next > 0 && sequences % next == 0 ? sequences / next : 0;
+        break;
+    }
     }
     return s;
 }
@@ -96,6 +112,13 @@ StrategySweep sweepStrategies(const Scenario &s, SweepAxis axis)
             const MemoryReport &r = variants[k].report;
             out.peakBytes[k].push_back(r.valid() ? std::optional<std::int64_t>(r.peakBytes())
                                                  : std::nullopt);
+            if (sweepsStepTime(axis)) {
+                const StepTime t = r.valid() ? stepTime(variants[k].scenario, r) : StepTime{};
+                out.stepSeconds[k].push_back(t.valid() && std::isfinite(t.stepSeconds) &&
+                                                     t.stepSeconds > 0
+                                                 ? std::optional<double>(t.stepSeconds)
+                                                 : std::nullopt);
+            }
         }
     }
     return out;

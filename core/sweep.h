@@ -23,14 +23,26 @@ enum class SweepAxis
 {
     Gpus = 0,           ///< the world size, layout.gpus (t, p and c kept, so d follows)
     SequenceLength = 1, ///< training.sequenceLength, tokens per sequence
-    MicroBatchSize = 2  ///< training.microBatchSize, sequences per micro-batch
+    MicroBatchSize = 2, ///< training.microBatchSize, sequences per micro-batch
+    /// The GPU count again, at a fixed global batch (strong scaling: m follows d), and
+    /// each strategy's step time (core/steptime.h stepTime()) is what is drawn, not its
+    /// memory: how the step shortens with more GPUs and where communication stops it.
+    StepTimeGpus = 3
 };
 
-/// Command-line id of `axis`: "gpus", "seq" or "mbs".
+/// True for the sweeps that draw step time (SweepAxis::StepTimeGpus), false for memory.
+constexpr bool sweepsStepTime(SweepAxis axis)
+{
+    return axis == SweepAxis::StepTimeGpus;
+}
+
+/// Command-line id of `axis`: "gpus", "seq", "mbs" or "time" (step time against GPUs).
 std::string_view sweepAxisId(SweepAxis axis);
-/// The axis' title in words: "GPUs", "Sequence length (tokens)", "Micro-batch size".
+/// The axis' title in words: "GPUs", "Sequence length (tokens)", "Micro-batch size",
+/// "Step time against GPUs".
 std::string_view sweepAxisTitle(SweepAxis axis);
-/// The axis named `id` ("gpus", "seq" or "mbs"; also "sequence" and "micro-batch");
+/// The axis named `id` ("gpus", "seq", "mbs" or "time"; also "sequence", "micro-batch"
+/// and "step-time");
 /// std::nullopt for anything else.
 std::optional<SweepAxis> parseSweepAxis(std::string_view id);
 
@@ -43,7 +55,9 @@ std::vector<std::int64_t> sweepValues(SweepAxis axis);
 /// size.
 std::int64_t sweepValueOf(const Scenario &s, SweepAxis axis);
 
-/// `s` with only the swept setting set to `value`.
+/// `s` with only the swept setting set to `value`; for StepTimeGpus also m, so that the
+/// global batch m x b x d x s stays (m = 0, refused by the engine, where d does not
+/// divide it).
 Scenario withSweepValue(Scenario s, SweepAxis axis, std::int64_t value);
 
 /// Each strategy's peak memory per GPU along one setting.
@@ -55,13 +69,19 @@ struct StrategySweep
     /// MemoryReport::peakBytes() at values[i], bytes per GPU (the busiest GPU); nullopt where
     /// the engine cannot estimate that layout.
     std::array<std::vector<std::optional<std::int64_t>>, 4> peakBytes;
+    /// stepSeconds[k][i]: strategy k's stepTime().stepSeconds at values[i], seconds, for
+    /// a step-time sweep (sweepsStepTime(axis); empty otherwise); nullopt where the layout
+    /// cannot be estimated or timed. Memory that overflows the card is still timed: the
+    /// line says how fast the layout would be, the memory sweep whether it fits.
+    std::array<std::vector<std::optional<double>>, 4> stepSeconds;
     /// The card's capacity, bytes per GPU: Gpu::usableBytes(), what fit verdicts use.
     std::int64_t capacityBytes = 0;
 };
 
 /// compareStrategies(withSweepValue(s, axis, x)) for every x of sweepValues(axis): the four
 /// strategies' peaks, with the same adjustments the comparison makes (DDP drops offload and
-/// HSDP, ZeRO-1/2 offload the optimizer only). About 60 estimates for the GPU axis.
+/// HSDP, ZeRO-1/2 offload the optimizer only), and for a step-time sweep their step times.
+/// About 60 estimates for the GPU axis.
 StrategySweep sweepStrategies(const Scenario &s, SweepAxis axis);
 
 } // namespace shardscope

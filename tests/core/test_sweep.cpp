@@ -5,6 +5,7 @@
 // the 12 and the 2 of gradients, ZeRO-3 all 16), and the engine's refusals left as gaps.
 #include "estimate.h"
 #include "inputlimits.h"
+#include "steptime.h"
 #include "sweep.h"
 #include "testscenarios.h"
 
@@ -40,6 +41,7 @@ private slots:
     void zero3ModelStatesOfLlama70b();
     void activationsGrowWithSequenceAndMicroBatch();
     void impossibleLayoutsAreGaps();
+    void stepTimeKeepsTheGlobalBatch();
 };
 
 void TestSweep::valuesArePowersOfTwo()
@@ -62,8 +64,8 @@ void TestSweep::valuesArePowersOfTwo()
 
 void TestSweep::axisIds()
 {
-    for (const SweepAxis a :
-         {SweepAxis::Gpus, SweepAxis::SequenceLength, SweepAxis::MicroBatchSize})
+    for (const SweepAxis a : {SweepAxis::Gpus, SweepAxis::SequenceLength, SweepAxis::MicroBatchSize,
+                              SweepAxis::StepTimeGpus})
         QCOMPARE(parseSweepAxis(sweepAxisId(a)), std::optional<SweepAxis>(a));
     QCOMPARE(sweepAxisId(SweepAxis::SequenceLength), std::string_view("seq"));
     QCOMPARE(parseSweepAxis("mbs"), std::optional<SweepAxis>(SweepAxis::MicroBatchSize));
@@ -71,6 +73,8 @@ void TestSweep::axisIds()
     QVERIFY(!parseSweepAxis("GPUS")); // ids are lowercase, as every enum's
     QVERIFY(!parseSweepAxis("tokens"));
     QCOMPARE(sweepAxisTitle(SweepAxis::Gpus), std::string_view("GPUs"));
+    QCOMPARE(parseSweepAxis("time"), std::optional<SweepAxis>(SweepAxis::StepTimeGpus));
+    QVERIFY(sweepsStepTime(SweepAxis::StepTimeGpus) && !sweepsStepTime(SweepAxis::Gpus));
 }
 
 void TestSweep::onlyTheSweptSettingChanges()
@@ -198,4 +202,55 @@ void TestSweep::impossibleLayoutsAreGaps()
 }
 
 QTEST_APPLESS_MAIN(TestSweep)
+void TestSweep::stepTimeKeepsTheGlobalBatch()
+{
+    // Strong scaling: Llama 3 70B on 64 H100s, t 8 p 1 (d 8), b 1, m 8: the global batch is
+    // m x d = 64 sequences. At 16 GPUs d = 2 and m = 32; at 1,024 GPUs d = 128 does not
+    // divide 64, so m = 0 and the point is a gap. A memory sweep leaves m alone.
+    Scenario s = onH100s(llama3_70b(), 64, ZeroStage::Zero1, 8, 1);
+    // The H100 SXM's datasheet speeds (NVIDIA H100 datasheet: 989.4 TFLOP/s dense BF16,
+    // 3.35 TB/s HBM3, NVLink 900 GB/s both ways).
+    s.gpu.bf16FlopsPerSecond = 989.4e12;
+    s.gpu.memoryBytesPerSecond = 3.35e12;
+    s.gpu.nvlinkBytesPerSecond = 450e9;
+    QCOMPARE(s.training.microBatches, std::int64_t(8));
+    const Scenario g = withSweepValue(s, SweepAxis::StepTimeGpus, 16);
+    QCOMPARE(g.layout.gpus, std::int64_t(16));
+    QCOMPARE(g.training.microBatches, std::int64_t(32));
+    QCOMPARE(g.training.globalBatch(g.layout.dataParallel()), std::int64_t(64));
+    QCOMPARE(withSweepValue(s, SweepAxis::StepTimeGpus, 1024).training.microBatches,
+             std::int64_t(0));
+    QCOMPARE(withSweepValue(s, SweepAxis::Gpus, 16).training.microBatches, std::int64_t(8));
+
+    const StrategySweep sweep = sweepStrategies(s, SweepAxis::StepTimeGpus);
+    const StrategySweep memory = sweepStrategies(s, SweepAxis::Gpus);
+    QVERIFY(memory.stepSeconds[0].empty()); // a memory sweep times nothing
+    const int n8 = indexOf(sweep, 8), n64 = indexOf(sweep, 64), n1024 = indexOf(sweep, 1024);
+    for (std::size_t k = 0; k < 4; ++k) {
+        // The scenario's own point is its own step time.
+        const auto &series = sweep.stepSeconds[k];
+        QCOMPARE(series.size(), sweep.values.size());
+        QVERIFY(series[std::size_t(n8)] && series[std::size_t(n64)]);
+        QVERIFY(!series[std::size_t(n1024)]);
+        // From 8 GPUs (d 1, m 64) to 64 (d 8, m 8) each GPU computes 8 times less; the
+        // data-parallel traffic that 8 GPUs do not have keeps the step's gain at most 8.
+        const double gain = *series[std::size_t(n8)] / *series[std::size_t(n64)];
+        QVERIFY2(gain > 1 && gain <= 8.0 + 1e-9, qPrintable(QString::number(gain)));
+    }
+    // The compute itself: exactly 8 times the forward and backward at 8 GPUs (m 64) as at
+    // 64 (m 8), the same micro-batch on the same t.
+    const auto timed = [&s](std::int64_t gpus) {
+        const Scenario x = withSweepValue(s, SweepAxis::StepTimeGpus, gpus);
+        return stepTime(x, estimate(x));
+    };
+    const StepTime at8 = timed(8), at64 = timed(64);
+    QVERIFY2(at8.valid() && at64.valid(), (at8.error + at64.error).c_str());
+    QCOMPARE(at8.forwardSeconds, 8 * at64.forwardSeconds);
+    QCOMPARE(at8.backwardSeconds, 8 * at64.backwardSeconds);
+    const Scenario own = withSweepValue(s, SweepAxis::StepTimeGpus, 64);
+    const StepTime t =
+        stepTime(compareStrategies(own)[1].scenario, compareStrategies(own)[1].report);
+    QCOMPARE(*sweep.stepSeconds[1][std::size_t(n64)], t.stepSeconds);
+}
+
 #include "test_sweep.moc"

@@ -428,8 +428,8 @@ void TestChartCollision::sweepTabInTheWindowNeverCollides()
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         for (const bool presentation : {false, true}) {
             w.setPresentationMode(presentation);
-            for (const SweepAxis axis :
-                 {SweepAxis::Gpus, SweepAxis::SequenceLength, SweepAxis::MicroBatchSize}) {
+            for (const SweepAxis axis : {SweepAxis::Gpus, SweepAxis::SequenceLength,
+                                         SweepAxis::MicroBatchSize, SweepAxis::StepTimeGpus}) {
                 w.session()->setSweepAxis(axis);
                 QCoreApplication::processEvents();
                 SweepChart *chart = w.sweepChart();

@@ -100,13 +100,15 @@ std::vector<ChartEntry> makeRegistry()
          },
          [](const Session &session) {
              const Scenario &s = session.scenario();
-             static const QString against[] = {QStringLiteral("the number of GPUs"),
-                                               QStringLiteral("sequence length"),
-                                               QStringLiteral("micro-batch size")};
-             return QStringLiteral("%1 on %2: memory per GPU against %3")
+             static const QString against[] = {
+                 QStringLiteral("memory per GPU against the number of GPUs"),
+                 QStringLiteral("memory per GPU against sequence length"),
+                 QStringLiteral("memory per GPU against micro-batch size"),
+                 QStringLiteral("step time against the number of GPUs, global batch fixed")};
+             return QStringLiteral("%1 on %2: %3")
                  .arg(toQString(s.model.displayName.empty() ? std::string("The model")
                                                             : s.model.displayName),
-                      toQString(s.gpu.shortName), against[int(session.sweepAxis()) % 3]);
+                      toQString(s.gpu.shortName), against[int(session.sweepAxis()) % 4]);
          }});
     return charts;
 }

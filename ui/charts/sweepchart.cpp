@@ -4,6 +4,7 @@
 #include "estimate.h"
 #include "layout.h"
 #include "qtext.h"
+#include "steptime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,15 +42,20 @@ QStringList keyTitles(SweepAxis axis)
         return {QStringLiteral("Micro-batch size (sequences, log scale)"),
                 QStringLiteral("Micro-batch size"), QStringLiteral("Batch")};
     case SweepAxis::Gpus:
+    case SweepAxis::StepTimeGpus:
         break;
     }
     return {QStringLiteral("Number of GPUs (log scale)"), QStringLiteral("GPUs")};
 }
 
 /// The value axis' titles, longest first: "Memory per GPU (GB, log scale)", then
-/// memoryAxisTitles().
-QStringList valueTitles(ByteUnit unit)
+/// memoryAxisTitles(); for a step-time sweep "Step time (s, log scale)", "Step time (s)",
+/// "s".
+QStringList valueTitles(SweepAxis axis, ByteUnit unit)
 {
+    if (sweepsStepTime(axis))
+        return {QStringLiteral("Step time (s, log scale)"), QStringLiteral("Step time (s)"),
+                QStringLiteral("s")};
     QStringList titles = memoryAxisTitles(unit);
     titles.prepend(QStringLiteral("Memory per GPU (%1, log scale)").arg(toQString(unitName(unit))));
     return titles;
@@ -129,7 +135,7 @@ SweepChart::SweepChart(QWidget *parent) : ChartView(QSize(480, 320), parent)
         axis->setSubTicks(false);
     }
     p->xAxis->setLabel(keyTitles(m_axis).front());
-    p->yAxis->setLabel(valueTitles(m_unit).front());
+    p->yAxis->setLabel(valueTitles(m_axis, m_unit).front());
 
     placeLegendAbove(p, 5, 18);
     p->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
@@ -158,15 +164,21 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
         high = std::max(high, v);
     };
     bool any = false;
+    // What is drawn: memory per GPU in `unit`, or step time in seconds.
+    const bool time = sweepsStepTime(m_axis);
     for (std::size_t k = 0; k < 4; ++k) {
         QVector<double> keys, values;
-        for (std::size_t i = 0; i < m_values.size() && i < sweep.peakBytes[k].size(); ++i) {
-            const std::optional<std::int64_t> &peak = sweep.peakBytes[k][i];
+        for (std::size_t i = 0; i < m_values.size(); ++i) {
+            std::optional<double> value;
+            if (time && i < sweep.stepSeconds[k].size())
+                value = sweep.stepSeconds[k][i];
+            else if (!time && i < sweep.peakBytes[k].size() && sweep.peakBytes[k][i])
+                value = double(*sweep.peakBytes[k][i]) / scale;
             keys << double(m_values[i]);
             // A refused layout (or a zero, which a log axis cannot place) is a gap: NaN breaks
             // QCPGraph's line there and draws no marker.
-            if (peak && *peak > 0) {
-                values << double(*peak) / scale;
+            if (value && *value > 0) {
+                values << *value;
                 widen(values.back());
                 any = true;
             } else {
@@ -179,8 +191,13 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
     // The scenario's own point, on its strategy's line where its value is on the ladder.
     const std::int64_t own = sweepValueOf(s, m_axis);
     m_stage = std::clamp(int(s.layout.zeroStage), 0, 3);
-    if (current.valid() && current.peakBytes() > 0 && own > 0) {
-        const double v = double(current.peakBytes()) / scale;
+    const StepTime ownTime = time && current.valid() ? stepTime(s, current) : StepTime{};
+    const double ownValue =
+        time ? (ownTime.valid() && std::isfinite(ownTime.stepSeconds) ? ownTime.stepSeconds : 0)
+        : current.valid() ? double(current.peakBytes()) / scale
+                          : 0;
+    if (ownValue > 0 && own > 0) {
+        const double v = ownValue;
         m_dot->setData(QVector<double>{double(own)}, QVector<double>{v}, true);
         widen(v);
     } else {
@@ -192,7 +209,8 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
 
     m_capacity = double(sweep.capacityBytes) / scale;
     m_capacityText = capacityText(s.gpu, unit);
-    const bool capacity = sweep.capacityBytes > 0;
+    const bool capacity = sweep.capacityBytes > 0 && !time; // no line on a time axis
+    const bool hadCapacity = m_capacityLine->visible();
     m_capacityLine->setVisible(capacity);
     m_capacityLabel->setVisible(capacity);
     if (capacity) {
@@ -202,6 +220,8 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
         m_capacityLabel->setText(m_capacityText);
         m_capacityLabel->position->setCoords(1.0, m_capacity);
     }
+    if (capacity != hadCapacity)
+        placeRightMargin();
     m_noData = !any;
     m_message->setVisible(m_noData);
 
@@ -218,6 +238,10 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
         low = 1;
         high = 100;
     }
+    // Step times of one layout family can lie within a factor of 2: a decade at least, so
+    // that two 1-2-5 ticks are always on the axis.
+    if (time && high > 0 && high / low < 10)
+        low = high / 10;
     m_low = low / 1.8;
     m_high = high * 1.8;
     plot()->yAxis->setRange(m_low, m_high);
@@ -225,7 +249,7 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
         m_keyStride = 0;
         plot()->xAxis->setLabel(keyTitles(m_axis).front());
     }
-    const QStringList titles = valueTitles(unit);
+    const QStringList titles = valueTitles(m_axis, unit);
     if (!titles.contains(plot()->yAxis->label()))
         plot()->yAxis->setLabel(titles.front());
     // Default ticks until the first fit: every value, and the decades.
@@ -272,6 +296,14 @@ bool SweepChart::fitKeyAxisTicks()
     }
     axis->ticker().staticCast<QCPAxisTickerText>()->setTicks(keys, labels);
     return true;
+}
+
+void SweepChart::placeRightMargin()
+{
+    // Room for the capacity label beside its line; a step-time sweep has neither.
+    const int right = m_capacityLine->visible() ? int(150 * chartStyle().fontScale)
+                                                : int(24 * chartStyle().fontScale);
+    plot()->axisRect()->setMargins(QMargins(0, 0, right, 0));
 }
 
 bool SweepChart::fitValueAxisTicks()
@@ -324,7 +356,7 @@ void SweepChart::fitText()
         relayoutPlot(plot());
     if (fitKeyAxisTicks())
         relayoutPlot(plot());
-    const bool y = fitAxisTitle(plot()->yAxis, valueTitles(m_unit));
+    const bool y = fitAxisTitle(plot()->yAxis, valueTitles(m_axis, m_unit));
     if (fitAxisTitle(plot()->xAxis, keyTitles(m_axis)) || y)
         relayoutPlot(plot());
     // A new width can change what fits: once more, then the corner.
@@ -372,7 +404,7 @@ void SweepChart::restyle()
     styleMessage(m_message, st, font());
     styleLegend(plot(), st, font(), 13, QSize(30, 18));
     // Room right of the axis rect for the capacity label, as CompareChart.
-    plot()->axisRect()->setMargins(QMargins(0, 0, int(150 * st.fontScale), 0));
+    placeRightMargin();
     m_keyStride = m_keyStride == 0 ? 0 : -1; // new fonts: fit the ticks again
     m_valueTicksKey.clear();
 }

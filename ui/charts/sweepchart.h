@@ -17,7 +17,8 @@ class QCPItemText;
 namespace shardscope {
 
 /// DDP, ZeRO-1, ZeRO-2 and ZeRO-3 as four lines of peak memory per GPU against the GPU
-/// count, the sequence length or the micro-batch size (QCustomPlot): the strategy sweep of
+/// count, the sequence length or the micro-batch size, or of step time (seconds, no
+/// capacity line) against the GPU count (QCustomPlot): the strategy sweep of
 /// core/sweep.h, served by Session::sweep(). Both axes are logarithmic (GPUs and tokens
 /// double from point to point; 16 Psi / N is a straight line), the card's capacity is the
 /// dashed line with its label as in the other memory charts, and the scenario itself is a
@@ -67,6 +68,9 @@ private:
     /// every second decade, ... so that labels stand 2.5 label heights apart; true when
     /// they changed.
     bool fitValueAxisTicks();
+    /// The axis rect's right margin: the capacity label's room where the line shows, a
+    /// little air otherwise (the step-time sweep).
+    void placeRightMargin();
     /// The swept axis' tick labels, every k-th value, k the smallest whose labels do not
     /// touch; true when they changed.
     bool fitKeyAxisTicks();

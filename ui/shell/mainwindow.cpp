@@ -558,10 +558,11 @@ void MainWindow::buildMenus()
     // What the Sweep tab varies (Session::setSweepAxis()).
     QMenu *sweep = view->addMenu(QStringLiteral("S&weep against"));
     auto *sweepGroup = new QActionGroup(this);
-    const std::array<std::pair<SweepAxis, QString>, 3> axes = {
+    const std::array<std::pair<SweepAxis, QString>, 4> axes = {
         {{SweepAxis::Gpus, QStringLiteral("&GPUs")},
          {SweepAxis::SequenceLength, QStringLiteral("&Sequence length")},
-         {SweepAxis::MicroBatchSize, QStringLiteral("&Micro-batch size")}}};
+         {SweepAxis::MicroBatchSize, QStringLiteral("&Micro-batch size")},
+         {SweepAxis::StepTimeGpus, QStringLiteral("Step &time against GPUs")}}};
     for (const auto &[axis, label] : axes) {
         QAction *a = sweep->addAction(label);
         a->setObjectName(QStringLiteral("sweep:") + toQString(sweepAxisId(axis)));
