@@ -286,7 +286,10 @@ computeOutput(const Architecture &a, const ActivationSettings &s, const Local &l
     r.outputInput = r.finalNormInput;
     if (s.lossChunks <= 1) {
         r.logits = c.product(l.tokens, l.b, vocabPerRank, logitBytes);
-        r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product(r.logits, 2) : 0;
+        // A compiled loss keeps no log-softmax: only its input's gradient.
+        r.lossBackward = s.lossKernel == LossKernel::Fused ? 0
+                         : s.compiledLoss                  ? r.logits
+                                                           : c.product(r.logits, 2);
         return r;
     }
     // Chunked cross-entropy (torchtune CEWithChunkedOutputLoss, docs/activations.md): the
@@ -295,7 +298,12 @@ computeOutput(const Architecture &a, const ActivationSettings &s, const Local &l
     r.logits = c.product(l.tokens, l.b, vocabPerRank, l.e);
     const std::int64_t chunkTokens = quotient(l.tokens + s.lossChunks - 1, s.lossChunks);
     const std::int64_t chunk = c.product(chunkTokens, l.b, vocabPerRank, logitBytes);
-    r.lossBackward = s.lossKernel == LossKernel::Eager ? c.product(chunk, 3) : chunk;
+    if (s.lossKernel == LossKernel::Fused)
+        r.lossBackward = chunk;
+    else if (s.compiledLoss) // the upcast fused away: the chunk's gradient in its own dtype
+        r.lossBackward = c.product(chunkTokens, l.b, vocabPerRank, l.e);
+    else
+        r.lossBackward = c.product(chunk, 3);
     return r;
 }
 

@@ -94,6 +94,12 @@ struct ActivationSettings
     /// logits are kept in the activation dtype and the loss's backward holds one chunk of
     /// ceil((s / c) / n) tokens upcast; 1 keeps whole logits (docs/activations.md).
     int lossChunks = 1;
+    /// torch.compile covers the loss (torchtune's compile_loss; a Hugging Face model
+    /// computes its loss inside the compiled forward): Inductor fuses the upcast and the
+    /// log-softmax into its kernels, so an Eager loss's backward holds only the gradient of
+    /// its input: one logits-sized tensor unchunked, one chunk in the activation dtype
+    /// with n > 1 chunks (docs/activations.md "The loss"). No effect on a Fused loss.
+    bool compiledLoss = false;
     /// Transformer Engine FP8: the inputs the linear layers save for their weight
     /// gradient (qkvInput, projectionInput, mlpInput, downInput, and in a MoE block
     /// expertInput and expertDownInput) take fp8TensorBytes(fp8, elements) instead of
@@ -185,10 +191,11 @@ struct OutputActivationTerms
     /// (the chunks' logits in the activation dtype, upcast one chunk at a time).
     std::int64_t logits = 0;
     /// Not kept: what the loss's backward adds for a moment beside the logits, 2 x logits
-    /// for LossKernel::Eager, 0 for Fused (lossBackwardBytes). With n > 1 chunks, one
-    /// chunk of b ceil((s / c) / n) tokens upcast (4 or e bytes per logit): three such
-    /// tensors for Eager (the recomputed log-softmax, nll's gradient and its input
-    /// gradient), one for Fused (the upcast, written over by its gradient).
+    /// for LossKernel::Eager (1 x with compiledLoss), 0 for Fused (lossBackwardBytes).
+    /// With n > 1 chunks, one chunk of b ceil((s / c) / n) tokens upcast (4 or e bytes per
+    /// logit): three such tensors for Eager (the recomputed log-softmax, nll's gradient
+    /// and its input gradient), one for Fused (the upcast, written over by its gradient);
+    /// with compiledLoss an Eager loss holds only the chunk's gradient, e bytes per logit.
     std::int64_t lossBackward = 0;
 
     /// Sum of the kept fields (finalNormInput, outputInput, logits), bytes.

@@ -68,6 +68,13 @@ struct ActivationBytes
     /// Last stage: the eager loss backward's two extra logits-sized tensors, one
     /// micro-batch at a time (lossBackwardBytes); 0 with a fused loss.
     std::int64_t lossBackward = 0;
+    /// What the backward holds for a moment beyond the kept sets, the part of the total
+    /// that is neither layers, embedding nor output: the larger of the loss's backward
+    /// and a recomputed block's working set less the one micro-batch's output (final
+    /// norm and logits) that the head's backward frees before any block of that
+    /// micro-batch is recomputed. They are never held together, so the total is
+    /// layers + embedding + output + transient, not the sum of every field.
+    std::int64_t transient = 0;
 };
 
 /// Bytes one GPU sends per training step, by collective (ring algorithms,

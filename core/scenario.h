@@ -58,8 +58,9 @@ struct Training
     /// and values in a DynamicCache (docs/frameworks.md "Memory-saving switches" says when
     /// that is extra to what autograd saves).
     bool useCache = false;
-    /// torch.compile on. Adds no bytes: its measured effect is stated as a range with its
-    /// sources in a note (docs/frameworks.md "Memory-saving switches").
+    /// torch.compile on, over the model and its loss: the loss counts as compiled
+    /// (ActivationSettings::compiledLoss); the rest of its measured effect is stated as a
+    /// range with its sources in a note (docs/frameworks.md "Memory-saving switches").
     bool torchCompile = false;
 
     /// Global batch in sequences for a data-parallel degree d: m x b x d.

@@ -201,6 +201,7 @@ QJsonObject reportToJson(const Scenario &s, const MemoryReport &r, bool withTime
              QJsonObject{{"layers", qint64(g.activations.layers)},
                          {"recompute_working_set", qint64(g.activations.workingSet)},
                          {"loss_backward", qint64(g.activations.lossBackward)},
+                         {"backward_transient", qint64(g.activations.transient)},
                          {"embedding", qint64(g.activations.embedding)},
                          {"output", qint64(g.activations.output)},
                          {"per_microbatch", qint64(g.activationBytesPerMicroBatch())}}},

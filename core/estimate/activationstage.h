@@ -37,6 +37,7 @@ inline ActivationSettings activationSettings(const Scenario &s)
     a.fp32Logits = s.training.fp32Logits;
     a.lossKernel = s.training.lossKernel;
     a.lossChunks = s.training.lossChunks;
+    a.compiledLoss = s.training.torchCompile;
     // Transformer Engine saves the linear layers' inputs in FP8; torchao Float8 (the
     // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
     // 45, ctx.save_for_backward(input_hp, weight_hp_t)).
@@ -164,8 +165,9 @@ inline std::int64_t trainingCacheBytes(const Architecture &a, const Training &tr
 /// Activations of one GPU of stage `i` at its peak into g.activations and
 /// g.bytes.activations: the schedule's peak sets of layer activations (peakInFlightBound),
 /// the embedding's sets on the first stage (chunk 0) and the logits' on the last (chunk
-/// v - 1; embeddingInFlightBound, headInFlightBound), the largest working set of a
-/// recomputed block and the loss backward. With activation offload (p = v = 1) all but
+/// v - 1; embeddingInFlightBound, headInFlightBound), and the larger of the loss
+/// backward and the largest working set of a recomputed block less the micro-batch's
+/// logits (ActivationBytes::transient). With activation offload (p = v = 1) all but
 /// the last two blocks of the micro-batch go to host RAM (g.hostBytes). False, with
 /// `error` set, when the total passes 1 EB.
 [[gnu::always_inline]] inline bool stageActivations(const EstimateContext &x, int i,
@@ -200,6 +202,11 @@ inline std::int64_t trainingCacheBytes(const Architecture &a, const Training &tr
         g.hostBytes = host;
     }
     const std::int64_t loss = g.holdsOutputHead ? x.lossBackward : 0;
+    // Autograd runs the head's backward (the loss's, then the output projection's, which
+    // frees that micro-batch's logits) before it recomputes any block of the micro-batch,
+    // so the loss's moment and a block's working set are never held together.
+    const std::int64_t transient =
+        std::max(loss, workingSet - (g.holdsOutputHead ? x.outputActivation : 0));
     // The held sets and their total, in 64 bits: every term is non-negative, so a
     // product or sum that overflows means a total past 1 EB. A chunk past 64 bits
     // (refused too, for any set in flight) takes the 128-bit sums.
@@ -211,13 +218,13 @@ inline std::int64_t trainingCacheBytes(const Architecture &a, const Training &tr
         layers = ck.product(g.peakInFlight, std::int64_t(kept));
         embedding = ck.product(g.embeddingInFlight, x.embeddingActivation);
         output = ck.product(g.outputInFlight, x.outputActivation);
-        total = ck.sum(layers, embedding, output, workingSet, loss);
+        total = ck.sum(layers, embedding, output, transient);
         tooLarge = ck.overflow || total > maxReportBytes;
     } else {
         const Wide wideLayers = Wide(g.peakInFlight) * kept;
         const Wide wideEmbedding = Wide(g.embeddingInFlight) * x.embeddingActivation;
         const Wide wideOutput = Wide(g.outputInFlight) * x.outputActivation;
-        total = wideLayers + wideEmbedding + wideOutput + workingSet + loss;
+        total = wideLayers + wideEmbedding + wideOutput + transient;
         tooLarge = total > maxReportBytes;
         layers = std::int64_t(wideLayers);
         embedding = std::int64_t(wideEmbedding);
@@ -231,7 +238,7 @@ inline std::int64_t trainingCacheBytes(const Architecture &a, const Training &tr
     g.chunkActivationBytes = std::int64_t(kept);
     g.embeddingBytesPerMicroBatch = g.holdsEmbedding ? x.embeddingActivation : 0;
     g.outputBytesPerMicroBatch = g.holdsOutputHead ? x.outputActivation : 0;
-    g.activations = {layers, workingSet, embedding, output, loss};
+    g.activations = {layers, workingSet, embedding, output, loss, transient};
     g.bytes.activations = std::int64_t(total);
     return true;
 }

@@ -136,8 +136,8 @@ inline void resetKeepingLabel(GpuGroup &g)
 }
 // resetKeepingLabel() names every field of GpuGroup: one added to memoryreport.h must be
 // reset there too (the prepared-path test in tests/core/test_equivalence.cpp reuses one
-// report across 100,000 estimates). 288 bytes on LP64 (x86-64, AArch64).
-static_assert(sizeof(void *) != 8 || sizeof(GpuGroup) == 288,
+// report across 100,000 estimates). 296 bytes on LP64 (x86-64, AArch64).
+static_assert(sizeof(void *) != 8 || sizeof(GpuGroup) == 296,
               "GpuGroup changed: reset the new field in resetKeepingLabel()");
 
 /// A group's label, "1 GPU", "all 64 GPUs" or "stage 3", written over `label` (left

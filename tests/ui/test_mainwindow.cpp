@@ -246,20 +246,20 @@ void TestMainWindow::startsOnSeventyBOverflowingUnderDdp()
     QCOMPARE(w.modelCombo()->currentData().toString(), QStringLiteral("llama3-70b"));
     QCOMPARE(w.gpuSpin()->value(), 64);
     // Llama 3 70B: 70,553,706,496 x 16 B = 1,128.86 GB of model states per GPU under DDP,
-    // plus 8.73 GB of activations (tests/app/test_reportcommand.cpp writes them out),
+    // plus 7.60 GB of activations (tests/app/test_reportcommand.cpp writes them out),
     // 0.54 GB CUDA context, a 25 MiB DDP bucket, and 5 % fragmentation reserve:
-    // (1,128.86 + 8.73 + 0.537 + 0.026) x 1.05 = 1,195.06 GB, 1,109.5 GB over the
+    // (1,128.86 + 7.60 + 0.537 + 0.026) x 1.05 = 1,193.87 GB, 1,108.4 GB over the
     // H100's usable 81,559 MiB = 85.52 GB.
     QCOMPARE(w.verdictSentence(),
-             QStringLiteral("Overflows by 1,110 GB per GPU: DDP keeps a full copy on every GPU"));
+             QStringLiteral("Overflows by 1,108 GB per GPU: DDP keeps a full copy on every GPU"));
     // The headline in the verdict's type, the reason under it.
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Overflows by 1,110 GB per GPU"));
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Overflows by 1,108 GB per GPU"));
     QCOMPARE(w.verdictReasonLabel()->text(), QStringLiteral("DDP keeps a full copy on every GPU"));
     QCOMPARE(w.chart()->barCount(), 1);
     const MemoryReport &r = w.session()->report();
     QCOMPARE(w.chart()->stackTop(0), double(r.peakBytes()) / 1e9);
     QCOMPARE(w.chart()->componentHeight(0, Component::Weights), 70553706496.0 * 2 / 1e9);
-    QCOMPARE(w.chart()->componentHeight(0, Component::Activations), 8729395200.0 / 1e9);
+    QCOMPARE(w.chart()->componentHeight(0, Component::Activations), 7604273152.0 / 1e9);
     // The line at the H100's usable 81,559 MiB = 85,520,809,984 bytes.
     QCOMPARE(w.chart()->capacityValue(), 85.520809984);
     // The model-states-only view is 16 bytes per parameter exactly (ZeRO paper, Figure 1).
@@ -651,8 +651,8 @@ void TestMainWindow::lessonsStepThroughTheSeeds()
     while (w.stepLesson(+1)) {
     }
     // The last step counts Llama 3 70B's activations and buffers too (the lesson's
-    // sentence states 34.9 GB; tests/io/test_lesson.cpp checks it against the engine).
-    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 34.9 GB of 85.5 GB usable per GPU"));
+    // sentence states 33.7 GB; tests/io/test_lesson.cpp checks it against the engine).
+    QCOMPARE(w.verdictLabel()->text(), QStringLiteral("Fits: 33.7 GB of 85.5 GB usable per GPU"));
     QVERIFY(!w.stepLesson(+1));
     QVERIFY(w.stepLesson(-1));
     w.endLesson();
@@ -1108,7 +1108,7 @@ void TestMainWindow::authoredLessonRoundTrip()
 
 void TestMainWindow::lessonChartKeepsOneScale()
 {
-    // Lesson 1 goes from DDP's 1,120 GB bar to ZeRO-3's 17.5 GB and Llama 3 70B's 34.9 GB:
+    // Lesson 1 goes from DDP's 1,120 GB bar to ZeRO-3's 17.5 GB and Llama 3 70B's 33.7 GB:
     // one y axis for all of its steps, at its largest step, 1,120 GB x 1.22 headroom.
     MainWindow w;
     w.resize(1280, 720);

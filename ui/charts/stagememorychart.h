@@ -28,11 +28,11 @@ namespace shardscope {
 ///         + embeddingInFlight_i(t) x group.embeddingBytesPerMicroBatch
 ///         + headInFlight_i(t) x group.outputBytesPerMicroBatch
 ///
-/// that is, model states + buffers (+ the recompute working set and the loss backward,
-/// which the report counts once per stage) + the activations of the micro-batch chunks in
-/// flight at t, where inFlight_i is the schedule's step function StageTimeline::inFlight (a
-/// set is held from the start of its F to the end of its B), and the embedding and logits
-/// of the micro-batches in flight in the chunk holding them (StageTimeline::
+/// that is, model states + buffers (+ the larger of the recompute working set and the loss
+/// backward, ActivationBytes::transient, which the report counts once per stage) + the activations
+/// of the micro-batch chunks in flight at t, where inFlight_i is the schedule's step function
+/// StageTimeline::inFlight (a set is held from the start of its F to the end of its B), and the
+/// embedding and logits of the micro-batches in flight in the chunk holding them (StageTimeline::
 /// embeddingInFlight on the first stage, headInFlight on the last). At the moment a stage
 /// reaches its peak the line equals the report's stage total exactly: the engine counts
 /// the same peaks in closed form (peakInFlightBound, embeddingInFlightBound,
