@@ -10,6 +10,7 @@
 #include "estimate.h"
 #include "livepanel.h"
 #include "memorychart.h"
+#include "plotwidget.h"
 #include "session.h"
 #include "stagememorychart.h"
 #include "steptimebar.h"
@@ -25,6 +26,7 @@
 #include <QPieSeries>
 #include <QPieSlice>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTest>
 #include <QVBoxLayout>
 #include <cmath>
@@ -143,6 +145,7 @@ private slots:
     void breakdownFollowsTheStyle();
     void applyChartStyleStylesEachViewOnce();
     void darkColoursStayVisible();
+    void emptySizeDrawsNothing();
     void screenshots();
 };
 
@@ -499,6 +502,23 @@ void TestChartStyle::screenshots()
             widget->hide();
         }
     }
+}
+
+void TestChartStyle::emptySizeDrawsNothing()
+{
+    // A plot laid out at zero height (a hidden tab's, when a lesson starts at 1280 x 720)
+    // must not replot into null paint buffers: Qt would warn once per layer. A plain
+    // QCustomPlot does; PlotWidget waits for a size and then draws as before.
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("QPainter|paint buffer")));
+    PlotWidget plot;
+    plot.resize(400, 0);
+    plot.show();
+    QCoreApplication::processEvents();
+    plot.resize(400, 300);
+    QCoreApplication::processEvents();
+    plot.replot();
+    QCOMPARE(plot.viewport().size(), QSize(400, 300));
+    QVERIFY(!plot.toPixmap().isNull());
 }
 
 QTEST_MAIN(TestChartStyle)

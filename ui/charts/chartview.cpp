@@ -1,6 +1,7 @@
 #include "chartview.h"
 
 #include "chartparts.h"
+#include "plotwidget.h"
 
 #include <QClipboard>
 #include <QEvent>
@@ -29,7 +30,7 @@ private:
 
 ChartView::ChartView(QSize minimumPlotSize, QWidget *parent) : QWidget(parent)
 {
-    auto *plot = new QCustomPlot(this);
+    auto *plot = new PlotWidget(this);
     fillWithPlot(this, plot, minimumPlotSize);
     adoptPlot(plot, Slide::Plot);
 }

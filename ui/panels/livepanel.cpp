@@ -1,6 +1,7 @@
 #include "livepanel.h"
 
 #include "lazyrefresh.h"
+#include "plotwidget.h"
 #include "qtext.h"
 #include "session.h"
 
@@ -61,7 +62,7 @@ QString shortGpuName(const QString &name)
 LivePanel::LivePanel(Session *session, QWidget *parent)
     : ChartView(parent), m_session(session), m_client(new ProbeClient(this)),
       m_startButton(new QPushButton(tr("Start"), this)), m_statusLabel(new QLabel(this)),
-      m_plot(new QCustomPlot(this)), m_predictedBars(m_plot, barWidth, false)
+      m_plot(new PlotWidget(this)), m_predictedBars(m_plot, barWidth, false)
 {
     m_startButton->setToolTip(tr("Start or stop reading this machine's GPUs"));
     m_statusLabel->setTextFormat(Qt::PlainText);

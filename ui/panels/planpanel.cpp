@@ -7,6 +7,7 @@
 #include "planexplain.h"
 #include "planjob.h"
 #include "plantablemodel.h"
+#include "plotwidget.h"
 #include "scenariofile.h"
 #include "session.h"
 #include "wraprow.h"
@@ -207,7 +208,7 @@ PlanPanel::PlanPanel(Session *session, QWidget *parent)
                                                  section++);
 
     // The chart: points, frontier, the chosen row, the capacity line.
-    m_plot = new QCustomPlot(this);
+    m_plot = new PlotWidget(this);
     m_plot->setMinimumSize(360, 240); // x the style's type size (applyStyle())
     m_points = m_plot->addGraph();
     m_points->setName(QStringLiteral("Fitting layout"));
