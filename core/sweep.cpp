@@ -97,6 +97,16 @@ Scenario withSweepValue(Scenario s, SweepAxis axis, std::int64_t value)
     return s;
 }
 
+std::optional<double> sweptStepSeconds(const Scenario &s, const MemoryReport &r)
+{
+    if (!r.valid())
+        return std::nullopt;
+    const StepTime t = stepTime(s, r);
+    if (!t.valid() || !std::isfinite(t.stepSeconds) || t.stepSeconds <= 0)
+        return std::nullopt;
+    return t.stepSeconds;
+}
+
 StrategySweep sweepStrategies(const Scenario &s, SweepAxis axis)
 {
     StrategySweep out;
@@ -112,13 +122,8 @@ StrategySweep sweepStrategies(const Scenario &s, SweepAxis axis)
             const MemoryReport &r = variants[k].report;
             out.peakBytes[k].push_back(r.valid() ? std::optional<std::int64_t>(r.peakBytes())
                                                  : std::nullopt);
-            if (sweepsStepTime(axis)) {
-                const StepTime t = r.valid() ? stepTime(variants[k].scenario, r) : StepTime{};
-                out.stepSeconds[k].push_back(t.valid() && std::isfinite(t.stepSeconds) &&
-                                                     t.stepSeconds > 0
-                                                 ? std::optional<double>(t.stepSeconds)
-                                                 : std::nullopt);
-            }
+            if (sweepsStepTime(axis))
+                out.stepSeconds[k].push_back(sweptStepSeconds(variants[k].scenario, r));
         }
     }
     return out;

@@ -84,4 +84,9 @@ struct StrategySweep
 /// About 60 estimates for the GPU axis.
 StrategySweep sweepStrategies(const Scenario &s, SweepAxis axis);
 
+/// The step time a step-time sweep draws for scenario `s` and its report `r`, seconds:
+/// stepTime(s, r).stepSeconds when `r` is valid and the time is finite and positive, else
+/// nullopt (a gap in the line, or no dot for the scenario's own point).
+std::optional<double> sweptStepSeconds(const Scenario &s, const MemoryReport &r);
+
 } // namespace shardscope

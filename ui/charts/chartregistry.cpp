@@ -11,6 +11,7 @@
 #include "timelinepanel.h"
 
 #include <QCoreApplication>
+#include <iterator>
 
 namespace shardscope {
 
@@ -108,7 +109,8 @@ std::vector<ChartEntry> makeRegistry()
              return QStringLiteral("%1 on %2: %3")
                  .arg(toQString(s.model.displayName.empty() ? std::string("The model")
                                                             : s.model.displayName),
-                      toQString(s.gpu.shortName), against[int(session.sweepAxis()) % 4]);
+                      toQString(s.gpu.shortName),
+                      against[std::size_t(session.sweepAxis()) % std::size(against)]);
          }});
     return charts;
 }

@@ -4,7 +4,6 @@
 #include "estimate.h"
 #include "layout.h"
 #include "qtext.h"
-#include "steptime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -191,11 +190,9 @@ void SweepChart::setSweep(const Scenario &s, const StrategySweep &sweep,
     // The scenario's own point, on its strategy's line where its value is on the ladder.
     const std::int64_t own = sweepValueOf(s, m_axis);
     m_stage = std::clamp(int(s.layout.zeroStage), 0, 3);
-    const StepTime ownTime = time && current.valid() ? stepTime(s, current) : StepTime{};
-    const double ownValue =
-        time ? (ownTime.valid() && std::isfinite(ownTime.stepSeconds) ? ownTime.stepSeconds : 0)
-        : current.valid() ? double(current.peakBytes()) / scale
-                          : 0;
+    const double ownValue = time              ? sweptStepSeconds(s, current).value_or(0)
+                            : current.valid() ? double(current.peakBytes()) / scale
+                                              : 0;
     if (ownValue > 0 && own > 0) {
         const double v = ownValue;
         m_dot->setData(QVector<double>{double(own)}, QVector<double>{v}, true);
