@@ -86,6 +86,27 @@ struct Local
            !a.isMoeLayer(layer) && !a.usesLatentAttention();
 }
 
+/// What one RMSNorm keeps for its backward, bytes (NormKernel): `input` (the tensor
+/// of its input, s b h e in the norm region) under a fused kernel; under an eager fp32
+/// RMSNorm its input's fp32 copy instead (`inputElements` x 4), and, when the weight
+/// trains, `output` = the normalized tensor in the activation dtype. LayerNorm (bias)
+/// models run nn.LayerNorm's native kernel even in eager PyTorch.
+struct NormSaved
+{
+    std::int64_t input = 0;
+    std::int64_t output = 0;
+};
+
+template <typename Arith>
+[[gnu::always_inline]] inline NormSaved normSaved(const Architecture &a,
+                                                  const ActivationSettings &s, const Local &l,
+                                                  std::int64_t normTensor, Arith &c)
+{
+    if (s.normKernel == NormKernel::Fused || a.layerNormBias) [[likely]]
+        return {normTensor, 0};
+    return {c.product(l.normTokens, l.b, l.h, 4), s.normWeightsTrain ? normTensor : 0};
+}
+
 /// The terms one dense block keeps under torchtitan's op-level selective checkpointing
 /// (opLevelSelective; docs/activations.md "torchtitan's op-level selective"): the
 /// checkpoint's input, the outputs of the 1st, 3rd, 5th ... matmul in forward order
@@ -150,7 +171,9 @@ template <typename Arith>
     // q wide; fused kernels take grouped K and V as they are.
     const bool keepCore = s.recompute == Recompute::None;
 
-    r.attentionNormInput = normTensor;
+    const NormSaved norm = normSaved(a, s, l, normTensor, c);
+    r.attentionNormInput = norm.input;
+    r.attentionNormOutput = norm.output;
     r.qkvInput = normTensor;
     r.query = c.product(l.tokens, l.b, l.q, l.e);
     r.key = c.product(l.tokens, l.b, s.flashAttention ? l.kv : l.q, l.e);
@@ -175,7 +198,8 @@ template <typename Arith>
     r.projectionInput = c.product(l.tokens, l.b, l.vExpanded, l.e);
     r.attentionDropoutMask = normMask;
 
-    r.mlpNormInput = normTensor;
+    r.mlpNormInput = norm.input;
+    r.mlpNormOutput = norm.output;
     r.mlpInput = normTensor;
     r.mlpDropoutMask = normMask;
     // A dense block's MLP, or the shared experts of a MoE block (one MLP n_s f_e wide).
@@ -282,8 +306,11 @@ computeOutput(const Architecture &a, const ActivationSettings &s, const Local &l
     const std::int64_t vocabPerRank = quotient(a.vocab + t - 1, t);
     const std::int64_t logitBytes = s.fp32Logits ? 4 : l.e;
     OutputActivationTerms r;
-    r.finalNormInput = c.product(l.normTokens, l.b, l.h, l.e);
-    r.outputInput = r.finalNormInput;
+    const std::int64_t normTensor = c.product(l.normTokens, l.b, l.h, l.e);
+    const NormSaved norm = normSaved(a, s, l, normTensor, c);
+    r.finalNormInput = norm.input;
+    r.finalNormOutput = norm.output;
+    r.outputInput = normTensor;
     if (s.lossChunks <= 1) {
         r.logits = c.product(l.tokens, l.b, vocabPerRank, logitBytes);
         // A compiled loss keeps no log-softmax: only its input's gradient.
@@ -319,18 +346,19 @@ template <typename Arith>
 template <typename Arith>
 [[gnu::always_inline]] inline std::int64_t checkedTotal(const LayerActivationTerms &t, Arith &c)
 {
-    return c.sum(t.attentionNormInput, t.qkvInput, t.query, t.key, t.value, t.attentionLatents,
-                 t.softmaxOutput, t.softmaxDropoutMask, t.softmaxDropoutOutput, t.softmaxStatistics,
-                 t.projectionInput, t.attentionDropoutMask, t.mlpNormInput, t.mlpInput, t.upOutput,
-                 t.gateOutput, t.downInput, t.mlpDropoutMask, t.routerScores, t.expertInput,
-                 t.expertUpOutput, t.expertGateOutput, t.expertDownInput, t.expertOutput,
-                 t.projectionOutput, t.downOutput, t.reduceScatterOutputs, t.layerInput);
+    return c.sum(t.attentionNormInput, t.attentionNormOutput, t.qkvInput, t.query, t.key, t.value,
+                 t.attentionLatents, t.softmaxOutput, t.softmaxDropoutMask, t.softmaxDropoutOutput,
+                 t.softmaxStatistics, t.projectionInput, t.attentionDropoutMask, t.mlpNormInput,
+                 t.mlpNormOutput, t.mlpInput, t.upOutput, t.gateOutput, t.downInput,
+                 t.mlpDropoutMask, t.routerScores, t.expertInput, t.expertUpOutput,
+                 t.expertGateOutput, t.expertDownInput, t.expertOutput, t.projectionOutput,
+                 t.downOutput, t.reduceScatterOutputs, t.layerInput);
 }
 
 template <typename Arith>
 [[gnu::always_inline]] inline std::int64_t checkedTotal(const OutputActivationTerms &t, Arith &c)
 {
-    return c.sum(t.finalNormInput, t.outputInput, t.logits);
+    return c.sum(t.finalNormInput, t.finalNormOutput, t.outputInput, t.logits);
 }
 
 std::string notDivisible(const std::string &what, std::int64_t n, const std::string &by,
@@ -514,6 +542,20 @@ std::optional<LossKernel> parseLossKernel(std::string_view id)
 {
     for (LossKernel k : {LossKernel::Fused, LossKernel::Eager}) {
         if (lossKernelId(k) == id)
+            return k;
+    }
+    return std::nullopt;
+}
+
+std::string_view normKernelId(NormKernel k)
+{
+    return k == NormKernel::Eager ? "eager" : "fused";
+}
+
+std::optional<NormKernel> parseNormKernel(std::string_view id)
+{
+    for (NormKernel k : {NormKernel::Fused, NormKernel::Eager}) {
+        if (normKernelId(k) == id)
             return k;
     }
     return std::nullopt;

@@ -74,6 +74,30 @@ std::string_view lossKernelId(LossKernel k);
 /// Inverse of lossKernelId; std::nullopt for any other string (case-sensitive).
 std::optional<LossKernel> parseLossKernel(std::string_view id);
 
+/// How the RMSNorms keep their input for the backward (docs/activations.md "Eager
+/// RMSNorm"). LayerNorm models are unaffected: nn.LayerNorm runs one native kernel even
+/// in eager PyTorch.
+enum class NormKernel
+{
+    /// One kernel that saves its input and the fp32 per-token statistics (Megatron-Core
+    /// with Transformer Engine or Apex, Liger, or any RMSNorm under torch.compile):
+    /// s b h e per norm, as Korthikanti et al. count a norm's input.
+    Fused,
+    /// An RMSNorm written in eager PyTorch that computes in fp32 (Hugging Face
+    /// LlamaRMSNorm, transformers src/transformers/models/llama/modeling_llama.py; torchtune
+    /// torchtune/modules/rms_norm.py): autograd keeps the fp32 copy of the input (saved by
+    /// pow and by the multiply with rsqrt), s b h x 4, in place of the input, and, when
+    /// the norm's weight trains, the normalized tensor cast back to the activation dtype
+    /// that the multiply by the weight saves, s b h e.
+    Eager,
+};
+
+/// Machine name of a norm kernel: "fused" or "eager".
+std::string_view normKernelId(NormKernel k);
+
+/// Inverse of normKernelId; std::nullopt for any other string (case-sensitive).
+std::optional<NormKernel> parseNormKernel(std::string_view id);
+
 /// How one micro-batch runs on one GPU.
 struct ActivationSettings
 {
@@ -100,6 +124,13 @@ struct ActivationSettings
     /// its input: one logits-sized tensor unchunked, one chunk in the activation dtype
     /// with n > 1 chunks (docs/activations.md "The loss"). No effect on a Fused loss.
     bool compiledLoss = false;
+    /// How the block, MLP and final RMSNorms keep their input (NormKernel); the engine
+    /// passes Fused under torch.compile, which fuses an eager norm into one kernel.
+    NormKernel normKernel = NormKernel::Fused;
+    /// The norms' weights train (false under LoRA: the base, its norms included, is
+    /// frozen): with NormKernel::Eager the normalized tensor is then kept for the weight's
+    /// gradient. No effect with Fused.
+    bool normWeightsTrain = true;
     /// Transformer Engine FP8: the inputs the linear layers save for their weight
     /// gradient (qkvInput, projectionInput, mlpInput, downInput, and in a MoE block
     /// expertInput and expertDownInput) take fp8TensorBytes(fp8, elements) instead of
@@ -137,11 +168,16 @@ bool opLevelSelective(const Architecture &a, const ActivationSettings &s, int la
 struct LayerActivationTerms
 {
     // Attention block.
-    std::int64_t attentionNormInput = 0; ///< s b h e, norm region (input of norm 1)
-    std::int64_t qkvInput = 0;           ///< s b h e, norm region (norm 1 output; FP8)
-    std::int64_t query = 0;              ///< s b q e / (t c)
-    std::int64_t key = 0;                ///< s b kv e / (t c); q wide without flash (expanded)
-    std::int64_t value = 0; ///< s b kv e / (t c) (MLA: a v); a d wide without flash (expanded)
+    /// s b h e, norm region (input of norm 1); s b h x 4 with an eager RMSNorm (its
+    /// fp32 copy, NormKernel::Eager)
+    std::int64_t attentionNormInput = 0;
+    /// Eager RMSNorm whose weight trains: s b h e, norm region (norm 1's normalized
+    /// tensor, saved by the multiply with the weight); 0 otherwise.
+    std::int64_t attentionNormOutput = 0;
+    std::int64_t qkvInput = 0; ///< s b h e, norm region (norm 1 output; FP8)
+    std::int64_t query = 0;    ///< s b q e / (t c)
+    std::int64_t key = 0;      ///< s b kv e / (t c); q wide without flash (expanded)
+    std::int64_t value = 0;    ///< s b kv e / (t c) (MLA: a v); a d wide without flash (expanded)
     /// MLA only: s b (2 r_q + 2 r_kv + rope) e / c, the query and key/value latents
     /// before and after their norms, whole on every tensor rank; 0 otherwise.
     std::int64_t attentionLatents = 0;
@@ -152,7 +188,8 @@ struct LayerActivationTerms
     std::int64_t projectionInput = 0;      ///< s b a d_v e / (t c) (output projection's input; FP8)
     std::int64_t attentionDropoutMask = 0; ///< s b h, 1 byte, norm region, dropout only
     // MLP block.
-    std::int64_t mlpNormInput = 0;   ///< s b h e, norm region (input of norm 2)
+    std::int64_t mlpNormInput = 0;   ///< s b h e, norm region (input of norm 2; x 4 / e eager)
+    std::int64_t mlpNormOutput = 0;  ///< as attentionNormOutput, for norm 2
     std::int64_t mlpInput = 0;       ///< s b h e, norm region (input of fc1, or gate and up; FP8)
     std::int64_t upOutput = 0;       ///< s b f e / (t c): fc1 output = GELU input, or SwiGLU up
     std::int64_t gateOutput = 0;     ///< s b f e / (t c): SwiGLU gate (SiLU input); 0 for GELU
@@ -185,8 +222,9 @@ struct LayerActivationTerms
 /// Bytes the last pipeline stage keeps beyond its layers, on one GPU, per micro-batch.
 struct OutputActivationTerms
 {
-    std::int64_t finalNormInput = 0; ///< s b h e, norm region
-    std::int64_t outputInput = 0;    ///< s b h e, norm region (input of the output projection)
+    std::int64_t finalNormInput = 0;  ///< s b h e, norm region (s b h x 4 eager RMSNorm)
+    std::int64_t finalNormOutput = 0; ///< eager RMSNorm whose weight trains: s b h e
+    std::int64_t outputInput = 0;     ///< s b h e, norm region (input of the output projection)
     /// s b ceil(V / t) x (4 if fp32Logits else e) / c; with lossChunks n > 1 always x e
     /// (the chunks' logits in the activation dtype, upcast one chunk at a time).
     std::int64_t logits = 0;
@@ -198,7 +236,7 @@ struct OutputActivationTerms
     /// with compiledLoss an Eager loss holds only the chunk's gradient, e bytes per logit.
     std::int64_t lossBackward = 0;
 
-    /// Sum of the kept fields (finalNormInput, outputInput, logits), bytes.
+    /// Sum of the kept fields (finalNormInput, finalNormOutput, outputInput, logits), bytes.
     std::int64_t total() const;
 };
 

@@ -27,6 +27,7 @@ struct Training
     bool sequenceParallel = true;              ///< Megatron sequence parallelism with t > 1
     bool fp32Logits = true;                    ///< logits kept in fp32 for the loss
     LossKernel lossKernel = LossKernel::Fused; ///< cross-entropy: fused or PyTorch eager
+    NormKernel normKernel = NormKernel::Fused; ///< RMSNorm: fused, or eager fp32 PyTorch
     bool dropout = false;                      ///< dropout masks stored (off for Llama-style)
     std::int64_t activationBytes = 2;          ///< bytes per activation element (bf16)
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;

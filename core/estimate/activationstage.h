@@ -38,6 +38,10 @@ inline ActivationSettings activationSettings(const Scenario &s)
     a.lossKernel = s.training.lossKernel;
     a.lossChunks = s.training.lossChunks;
     a.compiledLoss = s.training.torchCompile;
+    // Inductor fuses an eager RMSNorm into one kernel that saves its input and statistics.
+    a.normKernel = s.training.torchCompile ? NormKernel::Fused : s.training.normKernel;
+    // LoRA freezes the base, its norms included (PEFT, torchtune).
+    a.normWeightsTrain = s.fineTuning.loraRank == 0;
     // Transformer Engine saves the linear layers' inputs in FP8; torchao Float8 (the
     // fsdp2 profile) saves them in high precision (torchao/float8/float8_linear.py line
     // 45, ctx.save_for_backward(input_hp, weight_hp_t)).

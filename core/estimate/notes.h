@@ -53,16 +53,18 @@ inline const char *fp8Note(Fp8Implementation implementation, Fp8Recipe r)
 }
 
 /// torch.compile's measured effect on peak memory, as a range: beyond the compiled loss
-/// (ActivationSettings::compiledLoss) the engine counts nothing for it. Eager against
+/// (ActivationSettings::compiledLoss) and the fused RMSNorm (NormKernel::Fused in place of
+/// Eager) the engine counts nothing for it. Eager against
 /// compiled peaks, same runs otherwise: TorchTitan Table 1 82.4 -> 77.0
 /// GiB (-6.6%) and Table 3 67.0 -> 62.0 GiB (-7.5%) (Liang et al., ICLR 2025; Llama 3.1
 /// 8B, FSDP, op-level selective checkpointing, eager loss); torchtune README
 /// "Optimization flags" (commit 1814feb) 60.0 -> 51.0 GiB (-15.0%; Llama 3.2 3B, no
 /// checkpointing, the loss compiled too). docs/frameworks.md "Memory-saving switches".
 inline constexpr const char *torchCompileNote =
-    "torch.compile: only its loss is counted (the upcast and log-softmax fused, so an eager "
-    "loss's backward holds just its input's gradient); the rest of what compile saves is "
-    "not. Measured, it lowered eager peaks by 6.6% to 15.0% (TorchTitan Tables 1 and 3: "
+    "torch.compile: counted are its loss (the upcast and log-softmax fused, so an eager "
+    "loss's backward holds just its input's gradient) and its fused RMSNorms (an eager "
+    "norm's fp32 copy gone); the rest of what compile saves is not. Measured, it lowered eager "
+    "peaks by 6.6% to 15.0% (TorchTitan Tables 1 and 3: "
     "82.4 to 77.0 and 67.0 to 62.0 GiB; torchtune's Llama 3.2 3B ladder: 60.0 to 51.0 "
     "GiB); docs/frameworks.md.";
 

@@ -93,6 +93,7 @@ private slots:
     void contextParallelSplitsEverything();
     void logits();
     void lossBackward();
+    void eagerRmsNorm();
     void embeddingDropoutMask();
     void dtypeScalesStoredTensors();
     void randomMonotonic();
@@ -463,6 +464,60 @@ void TestActivations::lossBackward()
     // Invalid settings give 0, as every other term does.
     s.tensorParallel = 3;
     QCOMPARE(qint64(lossBackwardBytes(test::llama3_8b(), s)), 0LL);
+}
+
+void TestActivations::eagerRmsNorm()
+{
+    // NormKernel ids round-trip; anything else is refused.
+    for (NormKernel k : {NormKernel::Fused, NormKernel::Eager})
+        QCOMPARE(parseNormKernel(normKernelId(k)), std::optional<NormKernel>(k));
+    QVERIFY(!parseNormKernel("Eager").has_value());
+
+    // Llama 3 8B, s 8192, b 1, bf16 (llama3_8b above: 1,141,899,264 with fused norms).
+    // Hugging Face's LlamaRMSNorm in eager PyTorch keeps, per norm, the fp32 copy of its
+    // input, 8192 x 4096 x 4 = 134,217,728 (in place of the bf16 input, 67,108,864), and
+    // the normalized bf16 tensor the weight multiply saves, 67,108,864: +134,217,728 per
+    // norm, two norms a block: 1,141,899,264 + 268,435,456 = 1,410,334,720 (+23.5%).
+    ActivationSettings s;
+    s.sequenceLength = 8192;
+    s.normKernel = NormKernel::Eager;
+    LayerActivationTerms x = layerActivationTerms(test::llama3_8b(), s);
+    QCOMPARE(qint64(x.attentionNormInput), 134'217'728LL);
+    QCOMPARE(qint64(x.attentionNormOutput), 67'108'864LL);
+    QCOMPARE(qint64(x.mlpNormInput), 134'217'728LL);
+    QCOMPARE(qint64(x.mlpNormOutput), 67'108'864LL);
+    QCOMPARE(qint64(x.qkvInput), 67'108'864LL); // the linear layers' inputs do not change
+    QCOMPARE(qint64(x.total()), 1'410'334'720LL);
+
+    // A frozen norm (LoRA) keeps only the fp32 copy: + 67,108,864 per norm.
+    s.normWeightsTrain = false;
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 1'141'899'264LL + 2 * 67'108'864LL);
+
+    // The final norm the same way: fp32 copy 134,217,728 + normalized 67,108,864 + the
+    // output projection's input 67,108,864 + fp32 logits 4,202,692,608.
+    s.normWeightsTrain = true;
+    const OutputActivationTerms o = outputActivationTerms(test::llama3_8b(), s);
+    QCOMPARE(qint64(o.finalNormInput), 134'217'728LL);
+    QCOMPARE(qint64(o.finalNormOutput), 67'108'864LL);
+    QCOMPARE(qint64(outputActivationBytes(test::llama3_8b(), s)),
+             134'217'728LL + 2 * 67'108'864LL + 4'202'692'608LL);
+
+    // Full recomputation keeps the block input only, in the activation dtype.
+    s.recompute = Recompute::Full;
+    QCOMPARE(layerBytes(test::llama3_8b(), s), 67'108'864LL);
+
+    // fp32 activations: the copy is the input itself; only the normalized tensor adds.
+    s.recompute = Recompute::None;
+    s.activationBytes = 4;
+    ActivationSettings fused = s;
+    fused.normKernel = NormKernel::Fused;
+    QCOMPARE(layerBytes(test::llama3_8b(), s) - layerBytes(test::llama3_8b(), fused),
+             2 * 134'217'728LL);
+
+    // LayerNorm models run nn.LayerNorm's native kernel even in eager PyTorch: unchanged.
+    Architecture layerNorm = test::llama3_8b();
+    layerNorm.layerNormBias = true;
+    QCOMPARE(layerBytes(layerNorm, s), layerBytes(layerNorm, fused));
 }
 
 void TestActivations::embeddingDropoutMask()

@@ -80,11 +80,15 @@ constexpr int scenarioCount = 100'000;
 /// refused, mostly an optimizer step in backward with the default 8 micro-batches;
 /// recordedDigest's draws leave the switches off and did not move); and when the
 /// working set stopped adding to the loss's moment and torch_compile began counting a
-/// compiled loss (as recordedDigest; no draw changed validity).
+/// compiled loss (as recordedDigest; no draw changed validity); and when the table
+/// gained norm_kernel after loss_kernel (a new row changes every draw after it: with it
+/// skipped and torch.compile's note in its old words the draws reproduced
+/// 15313327410183791150 and its 24,168 valid scenarios, so nothing else moved;
+/// recordedDigest's draws keep fused norms and did not move).
 /// Like recordedDigest, change it only deliberately.
-constexpr std::uint64_t recordedTableDigest = 15313327410183791150ULL;
+constexpr std::uint64_t recordedTableDigest = 8773102379067325230ULL;
 /// How many of the table-drawn scenarios are valid, recorded with the digest.
-constexpr int recordedTableValid = 24168;
+constexpr int recordedTableValid = 24115;
 
 /// 64-bit FNV-1a over bytes; integers are fed as 8 little-endian bytes, strings as
 /// their length and then their bytes, so the digest is the same on every platform.

@@ -39,8 +39,9 @@ private slots:
         // Every scalar field of Layout, Training, Overheads, Throughput and FineTuning, and
         // modelStatesOnly.
         // + fp8, activation_offload, paged, NICs, stage3_max_reuse_distance, lora_dropout,
-        // fp32_unquantized, loss_chunks, optimizer_in_backward, use_cache, torch_compile
-        QCOMPARE(settings().size(), std::size_t(58));
+        // fp32_unquantized, loss_chunks, optimizer_in_backward, use_cache, torch_compile,
+        // norm_kernel
+        QCOMPARE(settings().size(), std::size_t(59));
     }
 
     void accessorsRoundTrip()
@@ -79,6 +80,7 @@ private slots:
             QCOMPARE(settingByKey("offload")->choices[std::size_t(i)], offloadId(Offload(i)));
         }
         QCOMPARE(settingByKey("loss_kernel")->choices[1], lossKernelId(LossKernel::Eager));
+        QCOMPARE(settingByKey("norm_kernel")->choices[1], normKernelId(NormKernel::Eager));
     }
 
     void rangesAreTheEngineLimits()

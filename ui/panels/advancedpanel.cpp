@@ -50,10 +50,11 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
            "balanced_stages"},
           m_layoutLabel);
     group(QStringLiteral("Training step"),
-          {"mbs", "seq", "microbatches", "recompute", "schedule", "chunks", "loss_kernel",
-           "activation_bytes", "fp8", "flash_attention", "sequence_parallel", "fp32_logits",
-           "dropout", "activation_offload", "paged_optimizer", "loss_chunks",
-           "optimizer_in_backward", "use_cache", "torch_compile"});
+          {"mbs", "seq", "microbatches", "recompute", "schedule", "chunks", "activation_bytes",
+           "fp8", "sequence_parallel", "dropout", "activation_offload", "paged_optimizer"});
+    group(QStringLiteral("Kernels and memory-saving switches"),
+          {"flash_attention", "loss_kernel", "norm_kernel", "fp32_logits", "loss_chunks",
+           "torch_compile", "optimizer_in_backward", "use_cache"});
     group(QStringLiteral("Buffers and host"),
           {"cuda_context_bytes", "ddp_bucket_bytes", "zero_bucket_elements", "gathered_units",
            "fragmentation_percent", "host_ram_bytes_per_node"});
