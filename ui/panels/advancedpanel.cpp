@@ -25,6 +25,9 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
                                 QLabel *header = nullptr) {
         auto *box = new QGroupBox(title);
         auto *form = new QFormLayout(box);
+        // A label too long to stand beside its field in the column goes above it, so the
+        // expanded panel never scrolls sideways.
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
         if (header)
             form->addRow(header);
         for (const char *key : keys) {
