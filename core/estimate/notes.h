@@ -70,7 +70,8 @@ inline constexpr const char *torchCompileNote =
 
 /// The notes of the memory-saving switches that are on (docs/frameworks.md "Memory-saving
 /// switches"): chunked cross-entropy, optimizer step in backward, use_cache (and when it
-/// adds nothing) and torch.compile's measured range.
+/// adds nothing), torch.compile's measured range, and an eager norm kernel (and when it
+/// changes nothing).
 [[gnu::noinline]] inline void switchNotes(const EstimateContext &x, MemoryReport &report,
                                           std::size_t &count)
 {
@@ -97,6 +98,19 @@ inline constexpr const char *torchCompileNote =
                           "transformers DynamicCache; docs/frameworks.md).");
     if (tr.torchCompile)
         nextNote(report, count).assign(torchCompileNote);
+    if (tr.normKernel == NormKernel::Eager)
+        nextNote(report, count)
+            .assign(tr.torchCompile
+                        ? "Norm kernel eager: no effect under torch.compile, which fuses each "
+                          "RMSNorm into one kernel that keeps its input (docs/activations.md "
+                          "\"Eager RMSNorm\")."
+                    : x.arch->layerNormBias
+                        ? "Norm kernel eager: no effect on a LayerNorm model (nn.LayerNorm runs "
+                          "its native kernel in eager PyTorch too)."
+                        : "Eager RMSNorm: each norm keeps an fp32 copy of its input, and the "
+                          "normalized tensor while its weight trains, where a fused kernel "
+                          "keeps its input (Hugging Face and torchtune RMSNorm; "
+                          "docs/activations.md).");
 }
 
 /// The notes written before the stages run, in this order: what is not modelled (model
@@ -129,7 +143,8 @@ inline constexpr const char *torchCompileNote =
                     "are in host RAM (Transformer Engine CPU offload; docs/frameworks.md); "
                     "their host-link traffic is not timed.");
     const Training &tr = x.s.training;
-    if ((tr.lossChunks > 1 || tr.optimizerInBackward || tr.useCache || tr.torchCompile) &&
+    if ((tr.lossChunks > 1 || tr.optimizerInBackward || tr.useCache || tr.torchCompile ||
+         tr.normKernel == NormKernel::Eager) &&
         x.activationsModelled) [[unlikely]]
         switchNotes(x, report, count);
     if (x.lora) {

@@ -308,6 +308,19 @@ void TestTorchtuneMeasured::eagerNormsByHand()
     const MemoryReport r = estimateOf(packedRun());
     QCOMPARE(r.groups[0].activations.layers, std::int64_t(20'691'550'208 + 5'637'144'576));
     QCOMPARE(r.peakBytes(), std::int64_t(64'840'097'792));
+    QVERIFY(hasNoteStarting(r, "Eager RMSNorm: each norm keeps an fp32 copy"));
+    // Where the setting changes nothing the report says so: under torch.compile, and on a
+    // LayerNorm model.
+    Scenario compiled = packedRun();
+    compiled.training.torchCompile = true;
+    QVERIFY(hasNoteStarting(estimateOf(compiled), "Norm kernel eager: no effect under torch"));
+    Scenario layerNorm = packedRun();
+    layerNorm.model.architecture->layerNormBias = true;
+    Scenario layerNormFused = layerNorm;
+    layerNormFused.training.normKernel = NormKernel::Fused;
+    const MemoryReport ln = estimateOf(layerNorm);
+    QCOMPARE(ln.peakBytes(), estimateOf(layerNormFused).peakBytes());
+    QVERIFY(hasNoteStarting(ln, "Norm kernel eager: no effect on a LayerNorm model"));
     // LoRA freezes the norms: only the fp32 copy, 2 more bytes per element.
     Scenario lora = packedRun();
     lora.fineTuning.loraRank = 8;
