@@ -482,6 +482,16 @@ constexpr EnumTable<Fp8Recipe, 3> fp8Recipes{{
     {Fp8Recipe::Mxfp8, "mxfp8", {}, {"mx"}},
 }};
 
+constexpr EnumTable<LossKernel, 2> lossKernels{{
+    {LossKernel::Fused, "fused"},
+    {LossKernel::Eager, "eager"},
+}};
+
+constexpr EnumTable<NormKernel, 2> normKernels{{
+    {NormKernel::Fused, "fused"},
+    {NormKernel::Eager, "eager"},
+}};
+
 constexpr EnumTable<Recompute, 3> recomputes{{
     {Recompute::None, "none"},
     {Recompute::Selective, "selective"},
@@ -535,30 +545,22 @@ std::optional<Recompute> parseRecompute(std::string_view id)
 
 std::string_view lossKernelId(LossKernel k)
 {
-    return k == LossKernel::Eager ? "eager" : "fused";
+    return enumId(lossKernels, k, "fused");
 }
 
 std::optional<LossKernel> parseLossKernel(std::string_view id)
 {
-    for (LossKernel k : {LossKernel::Fused, LossKernel::Eager}) {
-        if (lossKernelId(k) == id)
-            return k;
-    }
-    return std::nullopt;
+    return parseEnum(lossKernels, id);
 }
 
 std::string_view normKernelId(NormKernel k)
 {
-    return k == NormKernel::Eager ? "eager" : "fused";
+    return enumId(normKernels, k, "fused");
 }
 
 std::optional<NormKernel> parseNormKernel(std::string_view id)
 {
-    for (NormKernel k : {NormKernel::Fused, NormKernel::Eager}) {
-        if (normKernelId(k) == id)
-            return k;
-    }
-    return std::nullopt;
+    return parseEnum(normKernels, id);
 }
 
 std::int64_t LayerActivationTerms::total() const
