@@ -55,7 +55,7 @@ AdvancedPanel::AdvancedPanel(Session *session, QWidget *parent)
     group(QStringLiteral("Training step"),
           {"mbs", "seq", "microbatches", "recompute", "schedule", "chunks", "activation_bytes",
            "fp8", "sequence_parallel", "dropout", "activation_offload", "paged_optimizer"});
-    group(QStringLiteral("Kernels and memory-saving switches"),
+    group(QStringLiteral("Kernels and switches"),
           {"flash_attention", "loss_kernel", "norm_kernel", "fp32_logits", "loss_chunks",
            "torch_compile", "optimizer_in_backward", "use_cache"});
     group(QStringLiteral("Buffers and host"),
