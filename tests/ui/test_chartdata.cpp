@@ -120,6 +120,11 @@ void TestChartData::memoryBarsOfStages()
     QCOMPARE(memoryBarLabel(groups[3], true, false, 2), std::string("3"));
     QCOMPARE(memoryAxisTitle(groups, true, false, 0), std::string("GPUs (global rank)"));
     QCOMPARE(memoryAxisTitle(groups, true, false, 1), std::string("Pipeline stage (16 GPUs each)"));
+    // A short chart may drop the title only where the labels above name their GPUs: not
+    // "Stage 3" (its title counts the stage's 16 GPUs) nor "3".
+    QVERIFY(memoryTicksNameTheirGpus(true, false, 0));
+    QVERIFY(!memoryTicksNameTheirGpus(true, false, 1));
+    QVERIFY(!memoryTicksNameTheirGpus(true, false, 2));
 
     // One bar per GPU: 64, rank 17 in stage 1, its label the same at every length.
     const std::vector<MemoryBar> gpus = memoryGpuBars(groups);
@@ -130,6 +135,7 @@ void TestChartData::memoryBarsOfStages()
     for (int level = 0; level < 3; ++level)
         QCOMPARE(memoryBarLabel(gpus[17], true, true, level), std::string("GPU 17\nstage 1"));
     QCOMPARE(memoryAxisTitle(groups, true, true, 2), std::string("GPUs (global rank)"));
+    QVERIFY(memoryTicksNameTheirGpus(true, true, 2)); // "GPU 17\nstage 1"
 }
 
 void TestChartData::memoryBarsOfOneGroup()
@@ -142,6 +148,8 @@ void TestChartData::memoryBarsOfOneGroup()
     QCOMPARE(memoryBarLabel(groups[0], false, false, 0), std::string("GPU 0–16383\n× 16,384"));
     QCOMPARE(memoryBarLabel(groups[0], false, false, 1), std::string("GPU 0–16383"));
     QCOMPARE(memoryBarLabel(groups[0], false, false, 2), std::string("0–16383"));
+    QVERIFY(memoryTicksNameTheirGpus(false, false, 1));  // "GPU 0–16383"
+    QVERIFY(!memoryTicksNameTheirGpus(false, false, 2)); // "0–16383"
     QCOMPARE(memoryAxisTitle(groups, false, false, 2), std::string("GPUs (global rank)"));
 
     // An invalid report has no bars.

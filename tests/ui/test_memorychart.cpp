@@ -24,6 +24,7 @@ private slots:
     void tooltipHasExactBytes();
     void invalidReportShowsMessage();
     void measuredLabelFitsItsPlot();
+    void shortChartGivesTheGpuTitleToTheBars();
 };
 
 void TestMemoryChart::measuredLabelFitsItsPlot()
@@ -54,6 +55,35 @@ void TestMemoryChart::measuredLabelFitsItsPlot()
             QVERIFY(text->text() == QStringLiteral("measured 66.6 GB") ||
                     text->text() == QStringLiteral("66.6 GB"));
     }
+}
+
+void TestMemoryChart::shortChartGivesTheGpuTitleToTheBars()
+{
+    // The Memory tab's chart in presentation type on a 1280 x 720 projector is 868 x 335
+    // px. Its one bar reads "GPU 0–63\n× 64", so "GPUs (global rank)" gives its line to
+    // the bars; at 1080p (1468 x 588) the title stays. Replots leave either as it is, and
+    // the title returns when the chart grows.
+    MemoryChart chart;
+    chart.setChartStyle(ChartStyle::presentation(false));
+    QVERIFY(test::shownAt(chart, QSize(868, 335)));
+    drawReport(chart, seventyB(64, ZeroStage::Ddp));
+    for (int i = 0; i < 3; ++i) {
+        chart.plot()->replot();
+        QCOMPARE(chart.plot()->xAxis->label(), QString());
+        QCOMPARE(chart.tickLabel(0), QStringLiteral("GPU 0–63\n× 64"));
+    }
+    // The rule (MemoryChart::fitText()): with the title's line, the rect would be under
+    // four such lines.
+    const int line = QFontMetrics(chart.plot()->xAxis->labelFont()).height() +
+                     chart.plot()->xAxis->labelPadding();
+    QVERIFY(chart.plot()->axisRect()->height() - line < 4 * line);
+    chart.resize(1468, 588);
+    for (int i = 0; i < 3; ++i) {
+        QCoreApplication::processEvents();
+        chart.plot()->replot();
+        QCOMPARE(chart.plot()->xAxis->label(), QStringLiteral("GPUs (global rank)"));
+    }
+    QVERIFY(chart.plot()->axisRect()->height() >= 4 * line);
 }
 
 void TestMemoryChart::stackTopIsSumOfParts()

@@ -94,4 +94,9 @@ std::string memoryAxisTitle(const std::vector<MemoryBar> &groups, bool staged, b
     return "Pipeline stage (" + formatCount(count) + (count == 1 ? " GPU each)" : " GPUs each)");
 }
 
+bool memoryTicksNameTheirGpus(bool staged, bool perGpu, int level)
+{
+    return perGpu || level == 0 || (!staged && level == 1);
+}
+
 } // namespace shardscope

@@ -72,4 +72,11 @@ std::string memoryBarLabel(const MemoryBar &b, bool staged, bool perGpu, int lev
 std::string memoryAxisTitle(const std::vector<MemoryBar> &groups, bool staged, bool perGpu,
                             int level);
 
+/// Whether the tick labels of memoryBarLabel() at `level` say all the axis title would:
+/// per-GPU bars ("GPU 17"), group bars at level 0 ("GPU 0–7\n× 8", after their stage),
+/// and unstaged group bars at level 1 ("GPU 0–7"); not stage numbers or bare ranks, nor
+/// "Stage 1" alone (its title counts the stage's GPUs). A short chart drops the title
+/// where this holds.
+bool memoryTicksNameTheirGpus(bool staged, bool perGpu, int level);
+
 } // namespace shardscope

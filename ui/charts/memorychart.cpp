@@ -274,8 +274,12 @@ void MemoryChart::applyTickLabels()
     // Numbers alone under stage bars: the axis title says what they count.
     const QString title = toQString(memoryAxisTitle(m_groups, m_staged, !m_grouped, m_level));
     m_xTitle = title;
-    if (!axisTitles(title).contains(plot()->xAxis->label()))
-        plot()->xAxis->setLabel(title); // fitText() shortens it where it does not fit
+    // fitText() shortens it where it does not fit, and drops it on a short chart where the
+    // ticks name their GPUs (left so here, for fitText() to judge on the laid-out rect).
+    const QString shown = plot()->xAxis->label();
+    const bool dropped = shown.isEmpty() && memoryTicksNameTheirGpus(m_staged, !m_grouped, m_level);
+    if (!dropped && !axisTitles(title).contains(shown))
+        plot()->xAxis->setLabel(title);
 }
 
 bool MemoryChart::individualFits(double axisWidth) const
@@ -374,9 +378,20 @@ void MemoryChart::fitText()
         }
         if (changed)
             relayoutPlot(plot());
-        // Axis titles no longer than their sides: "GB per GPU" on a short plot.
-        const bool y = fitAxisTitle(plot()->yAxis, memoryAxisTitles(m_unit));
-        if (fitAxisTitle(plot()->xAxis, axisTitles(m_xTitle)) || y)
+        // Axis titles no longer than their sides: "GB per GPU" on a short plot. Where the
+        // axis rect, with the GPU title's line, would be under four such lines high (a
+        // 1280 x 720 projector's type) and the tick labels name their GPUs, the title
+        // gives its line to the bars. Judged with the line counted in either case, so
+        // dropping it never brings it back.
+        const QCPAxis *x = plot()->xAxis;
+        const int titleLine = QFontMetrics(x->labelFont()).height() + x->labelPadding();
+        const int withTitle = plot()->axisRect()->height() - (x->label().isEmpty() ? titleLine : 0);
+        const bool dropTitle =
+            withTitle < 4 * titleLine && memoryTicksNameTheirGpus(m_staged, !m_grouped, m_level);
+        // The GPU title first: its line decides the height the value title is fitted to.
+        if (fitAxisTitle(plot()->xAxis, dropTitle ? QStringList() : axisTitles(m_xTitle)))
+            relayoutPlot(plot());
+        if (fitAxisTitle(plot()->yAxis, memoryAxisTitles(m_unit)))
             relayoutPlot(plot());
         if (clearAxisCorner(plot())) // "0" under "0" where the first bar is near the corner
             relayoutPlot(plot());
