@@ -260,6 +260,7 @@ private slots:
     void axisTitleBoxesMatchThePixels();
     void groupsWhenTextWouldNotFit();
     void totalLeavesTheLine();
+    void equalNeighbourTotalsBothShow();
     void legendOrderIsFixed();
 };
 
@@ -1047,6 +1048,47 @@ void TestChartCollision::groupsWhenTextWouldNotFit()
     chart.plot()->replot();
     QCOMPARE(chart.labelStride(), 1);
     QCOMPARE(chart.tickLabel(3), chart.barLabel(3));
+}
+
+void TestChartCollision::equalNeighbourTotalsBothShow()
+{
+    // Llama 3 70B on 64 H100s as t 8 x p 4 under ZeRO-1, presentation on a 1280 x 720
+    // projector: the middle stages' totals (24.8 and 24.6 GB) are each wider than a
+    // stage's slot, so side by side they touch. The second stands one step higher over its
+    // own bar, under the line, rather than being hidden: all four show, none over another.
+    MainWindow w;
+    w.resize(1280, 720);
+    w.setPresentationMode(true);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.session()->edit([](Scenario &s) {
+        s.layout.tensorParallel = 8;
+        s.layout.pipelineParallel = 4;
+        s.layout.zeroStage = ZeroStage::Zero1;
+    });
+    QCoreApplication::processEvents();
+    MemoryChart *chart = w.chart();
+    chart->plot()->replot();
+    QCOMPARE(chart->barCount(), 4);
+    QVector<QRectF> boxes;
+    const double linePx = chart->plot()->yAxis->coordToPixel(chart->capacityValue());
+    for (int i = 0; i < 4; ++i) {
+        const QCPItemText *total = chart->totalItem(i);
+        QVERIFY2(total->visible(), qPrintable(QStringLiteral("stage %1's total hidden").arg(i)));
+        const QRectF box = itemTextRect(total);
+        QVERIFY(std::abs(box.center().x() - chart->plot()->xAxis->coordToPixel(i + 1)) <
+                box.width() / 2);    // over its own bar
+        QVERIFY(box.top() > linePx); // on the bars' side of the line
+        boxes << box;
+    }
+    for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j)
+            QVERIFY2(!boxes[i].intersects(boxes[j]),
+                     qPrintable(QStringLiteral("totals %1 and %2 overlap").arg(i).arg(j)));
+    // Side by side at one height, the two middle ones would touch.
+    QVERIFY(boxes[1]
+                .adjusted(-2, -2, 2, 2)
+                .intersects(boxes[2].translated(0, boxes[1].top() - boxes[2].top())));
 }
 
 void TestChartCollision::totalLeavesTheLine()

@@ -318,6 +318,23 @@ int placeBarValues(QCustomPlot *plot, const std::vector<QCPItemText *> &items,
                     break;
                 }
         }
+        if (fitsAt(r) && !freeAt(r)) {
+            // Still touching (equal totals side by side, as on a pipeline's middle stages):
+            // one step up, over the total it touches, still centred on its own bar, where
+            // the axis rect has room and the line is not crossed (a total over the line
+            // would read as a bar above capacity).
+            double top = r.top();
+            for (const QRectF &p : placed)
+                if (p.adjusted(-2, -2, 2, 2).intersects(r))
+                    top = std::min(top, p.top() - 3);
+            const QRectF up(r.left(), top - r.height(), r.width(), r.height());
+            const bool crossesLine =
+                line && up.bottom() + clear > linePx && up.top() - clear < linePx;
+            if (up.top() >= area.top() && !crossesLine && fitsAt(up) && freeAt(up)) {
+                r = up;
+                bottom = up.bottom();
+            }
+        }
         if (!fitsAt(r) || !freeAt(r)) {
             item->setVisible(false);
             ++hidden;

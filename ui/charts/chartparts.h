@@ -133,10 +133,11 @@ double widestText(const QFont &font, const QVector<QString> &texts);
 /// capacity line at `lineValue` (plot coordinates; NaN for none), drawn `lineWidth` pixels
 /// wide, would cross moves just above the line, or just below it where there is no room
 /// above; one that would leave the axis rect sideways is shifted inside. Bars are served
-/// tallest first (the peak's number always shows); a text that would still overlap one
-/// already placed, or cannot fit the axis rect, is hidden (the bar's tooltip keeps the
-/// number). Every text gets a plate in `plate` (the canvas colour) so the grid and the
-/// line stay behind it. Returns how many were hidden.
+/// tallest first (the peak's number always shows); a text that touches one already placed
+/// slides sideways by up to a third of its width, else stands one step higher over it
+/// (still centred on its bar); one that still overlaps, or cannot fit the axis rect, is
+/// hidden (the bar's tooltip keeps the number). Every text gets a plate in `plate` (the canvas
+/// colour) so the grid and the line stay behind it. Returns how many were hidden.
 int placeBarValues(QCustomPlot *plot, const std::vector<QCPItemText *> &items,
                    const QVector<double> &keys, const QVector<double> &tops, double barWidth,
                    double lineValue, double lineWidth, int gap, const QColor &plate);
