@@ -1057,10 +1057,8 @@ void TestChartCollision::equalNeighbourTotalsBothShow()
     // stage's slot, so side by side they touch. The second stands one step higher over its
     // own bar, under the line, rather than being hidden: all four show, none over another.
     MainWindow w;
-    w.resize(1280, 720);
     w.setPresentationMode(true);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(test::shownAt(w, QSize(1280, 720)));
     w.session()->edit([](Scenario &s) {
         s.layout.tensorParallel = 8;
         s.layout.pipelineParallel = 4;
