@@ -92,6 +92,31 @@ private slots:
         QCOMPARE(m.messagesFound, 1);
     }
 
+    void pytorch21Spelling()
+    {
+        // PyTorch 2.1 printed "total capacty" (its CUDACachingAllocator.cpp at v2.1.0): the
+        // same figures are read, the process sentence after it too (a message posted in
+        // a public issue, with one process of a container).
+        std::string typo = newer;
+        typo.replace(typo.find("capacity of"), 8, "capacty");
+        const OomMessage m = parsed(typo);
+        QCOMPARE(m.wording, OomWording::Newer);
+        QCOMPARE(*m.totalCapacityBytes, printed(7915, GiB));
+        QCOMPARE(*m.freeBytes, printed(153, GiB));
+        QCOMPARE(*m.inUseBytes, printed(7761, GiB));
+        QCOMPARE(*m.allocatedByPytorchBytes, printed(7510, GiB));
+        QCOMPARE(*m.reservedUnallocatedBytes, printed(124, GiB));
+        QVERIFY(!hasNote(m, "Not in the message"));
+        const OomMessage small = parsed(
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 27.12 GiB. GPU "
+            "0 has a total capacty of 11.99 GiB of which 0 bytes is free. Of the allocated "
+            "memory 16.16 GiB is allocated by PyTorch, and 144.59 MiB is reserved by PyTorch "
+            "but unallocated.");
+        QCOMPARE(*small.totalCapacityBytes, printed(1199, GiB));
+        QCOMPARE(*small.freeBytes, std::int64_t(0));
+        QCOMPARE(*small.triedToAllocateBytes, printed(2712, GiB));
+    }
+
     void olderWording()
     {
         const OomMessage m = parsed(older);
