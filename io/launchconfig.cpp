@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
+#include <array>
 #include <sstream>
 #include <toml++/toml.h>
 #include <yaml-cpp/yaml.h>
@@ -857,6 +858,34 @@ Framework formatFramework(LaunchFormat f)
     return Framework::Generic;
 }
 
+/// What a DeepSpeed or Accelerate config leaves to the training script under LoRA: PEFT's
+/// LoraConfig with the scenario's rank, alpha and target_modules, and for a quantized
+/// base the BitsAndBytesConfig the model is loaded with.
+QString loraNote(const FineTuning &ft, const QString &format)
+{
+    static constexpr std::array<const char *, 7> modules = {
+        "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+    QStringList targets;
+    for (std::size_t i = 0; i < modules.size(); ++i)
+        if (ft.loraTargets & (1 << i))
+            targets << QStringLiteral("\"%1\"").arg(QLatin1String(modules[i]));
+    QString note = QStringLiteral("The %1 config has no LoRA setting: PEFT adds the adapters "
+                                  "in the training script, get_peft_model(model, LoraConfig(r=%2, "
+                                  "lora_alpha=%3, target_modules=[%4]))")
+                       .arg(format)
+                       .arg(ft.loraRank)
+                       .arg(ft.loraAlpha)
+                       .arg(targets.join(QStringLiteral(", ")));
+    if (ft.baseFormat == BaseFormat::Nf4)
+        note += QStringLiteral(", on a base loaded with BitsAndBytesConfig(load_in_4bit=True, "
+                               "bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=True)");
+    else if (ft.baseFormat == BaseFormat::Int8)
+        note += QStringLiteral(", on a base loaded with BitsAndBytesConfig(load_in_8bit=True)");
+    if (ft.loraDropout)
+        note += QStringLiteral(", with lora_dropout above 0 (the estimate keeps its masks)");
+    return note + u'.';
+}
+
 } // namespace
 
 std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat format,
@@ -867,6 +896,18 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
     err->clear();
     if (const std::string e = validate(s); !e.empty()) {
         *err = QStringLiteral("scenario: ") + QString::fromStdString(e);
+        return std::nullopt;
+    }
+    // LoRA and QLoRA: torchtitan and Megatron-LM train every parameter (neither has
+    // adapters; torchtune and NeMo do), so their configs would describe a full training
+    // run that needs far more memory than the estimate.
+    if (s.fineTuning.enabled() &&
+        (format == LaunchFormat::Torchtitan || format == LaunchFormat::Megatron)) {
+        *err = QStringLiteral("no LoRA or QLoRA adapters in %1 (it trains every parameter): "
+                              "export for deepspeed or accelerate, where PEFT adds them in the "
+                              "training script, or set --lora-rank 0")
+                   .arg(format == LaunchFormat::Torchtitan ? QStringLiteral("torchtitan")
+                                                           : QStringLiteral("Megatron-LM"));
         return std::nullopt;
     }
     std::optional<LaunchConfig> out;
@@ -902,6 +943,8 @@ std::optional<LaunchConfig> exportLaunchConfig(const Scenario &s, LaunchFormat f
         out->notes << QStringLiteral("fp8 %1 is not a %2 setting: the model's linear layers "
                                      "must run Transformer Engine's recipe (te.fp8_autocast).")
                           .arg(toQString(fp8RecipeId(s.training.fp8)), launchFormatId(format));
+    if (out && s.fineTuning.enabled())
+        out->notes << loraNote(s.fineTuning, launchFormatId(format));
     if (out && !notesItsOwnFp8AndOffload && s.training.activationOffload)
         out->notes << QStringLiteral("Activation offload is not a %1 setting: wrap the layers "
                                      "in Transformer Engine's get_cpu_offload_context.")

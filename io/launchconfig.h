@@ -86,6 +86,10 @@ QString shellQuoted(const QString &value);
 ///   table in docs/models.md). ZeRO-2/3, GPipe, ZB-H1, parameter offload and layer
 ///   counts Megatron cannot split evenly are refused.
 ///
+/// Under LoRA (FineTuning::enabled()) DeepSpeed and Accelerate configs carry a note with
+/// the PEFT LoraConfig (and BitsAndBytesConfig for a quantized base) the training script
+/// must apply; torchtitan and Megatron-LM, which have no adapters, are refused.
+///
 /// Returns nullopt and one line in `*error` when the scenario is invalid
 /// ("scenario: ...") or uses something the format has no setting for, naming it:
 /// for example FSDP has no ZeRO-1, Accelerate's FSDP config no tensor parallelism,

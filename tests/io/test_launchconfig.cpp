@@ -134,6 +134,7 @@ private slots:
     void deepSpeedAdam8bitIsAClientOptimizer();
     void deepSpeedProfileExportsItsZero3Knobs();
     void profileDifferentFromTheLauncherIsNoted();
+    void loraIsLeftToPeftWithANote();
     void deepSpeedLeavesModelParallelToTheLauncher();
     void accelerateFsdp();
     void accelerateStrategies();
@@ -296,6 +297,34 @@ void TestLaunchConfig::profileDifferentFromTheLauncherIsNoted()
                                            "PyTorch FSDP2 / torchtitan's: re-run it with "
                                            "--framework fsdp2 for this launcher's memory.")),
              qPrintable(notes.join('|')));
+}
+
+void TestLaunchConfig::loraIsLeftToPeftWithANote()
+{
+    // QLoRA on Llama 3 70B under ZeRO-3: the DeepSpeed and Accelerate configs are those of
+    // the layout, and a note names the PEFT and bitsandbytes settings the script applies.
+    Scenario s = llama70bZero3();
+    s.fineTuning.loraRank = 64;
+    s.fineTuning.loraAlpha = 16;
+    s.fineTuning.loraTargets = LoraQ | LoraV | LoraDown;
+    s.fineTuning.baseFormat = BaseFormat::Nf4;
+    s.fineTuning.loraDropout = true;
+    const QString peft =
+        QStringLiteral("config has no LoRA setting: PEFT adds the adapters in the training "
+                       "script, get_peft_model(model, LoraConfig(r=64, lora_alpha=16, "
+                       "target_modules=[\"q_proj\", \"v_proj\", \"down_proj\"])), on a base "
+                       "loaded with BitsAndBytesConfig(load_in_4bit=True, "
+                       "bnb_4bit_quant_type=\"nf4\", bnb_4bit_use_double_quant=True), with "
+                       "lora_dropout above 0 (the estimate keeps its masks).");
+    for (const auto &[format, id] : {std::pair{LaunchFormat::DeepSpeed, "deepspeed"},
+                                     std::pair{LaunchFormat::Accelerate, "accelerate"}}) {
+        const QStringList notes = exported(s, format).notes;
+        QVERIFY2(notes.contains(QStringLiteral("The %1 ").arg(QLatin1String(id)) + peft),
+                 qPrintable(notes.join('|')));
+    }
+    // Full training: no such note.
+    for (const QString &n : exported(llama70bZero3(), LaunchFormat::DeepSpeed).notes)
+        QVERIFY(!n.contains(QStringLiteral("LoRA")));
 }
 
 void TestLaunchConfig::deepSpeedAdam8bitIsAClientOptimizer()
@@ -880,6 +909,17 @@ void TestLaunchConfig::refusals_data()
            })
         << "Megatron-LM splits the layers evenly over p x v = 32 x 1 stages, and 80 layers do "
            "not split so: pick another p or v, or balanced stages";
+    // Neither has adapters: a config would describe full training, far above the estimate.
+    for (const auto &[format, name] : {std::pair{tt, "torchtitan"}, std::pair{mg, "Megatron-LM"}})
+        QTest::addRow("%s lora", name)
+            << format << with([](Scenario &s) {
+                   s.layout.zeroStage = ZeroStage::Zero1;
+                   s.fineTuning.loraRank = 8;
+               })
+            << QStringLiteral("no LoRA or QLoRA adapters in %1 (it trains every parameter): "
+                              "export for deepspeed or accelerate, where PEFT adds them in the "
+                              "training script, or set --lora-rank 0")
+                   .arg(QLatin1String(name));
 }
 
 void TestLaunchConfig::refusals()
