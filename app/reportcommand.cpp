@@ -405,7 +405,8 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
         a.tiedEmbeddings = p.isSet(tied);
         a.gatedMlp = !p.isSet(plainMlp);
         // The optional shape flags; their combinations are checked by
-        // validateArchitecture ("active experts must be between 1 and experts (8), got 0").
+        // validateArchitecture ("active experts must be between 1 and experts (2), got 3"),
+        // but for --experts alone, which names the flag it needs.
         if (p.isSet(headDim) && !wholeNumberOption(p, headDim, 1, 100000, &a.headDim, error))
             return none;
         const std::pair<const QCommandLineOption *, int *> counts[] = {
@@ -418,6 +419,11 @@ std::optional<ScenarioDocument> ScenarioOptions::document(const QCommandLinePars
             if (!wholeNumberOption(p, *o, o == &sharedExperts ? 0 : 1, 100000, &v, error))
                 return none;
             *field = int(v);
+        }
+        if (p.isSet(experts) && !p.isSet(expertsPerToken)) {
+            *error = QStringLiteral("--experts needs --experts-per-token (the routed experts "
+                                    "each token passes, top-k)");
+            return none;
         }
         if (p.isSet(expertFfn) &&
             !wholeNumberOption(p, expertFfn, 1, 10000000, &a.expertFfn, error))

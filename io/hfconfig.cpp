@@ -876,8 +876,15 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     err->clear();
     QJsonParseError pe;
     const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
+    if (json.trimmed().isEmpty()) {
+        *err = QStringLiteral("config.json: the file is empty, expected a JSON object");
+        return std::nullopt;
+    }
     if (pe.error != QJsonParseError::NoError) {
-        *err = QStringLiteral("config.json: %1 at offset %2").arg(pe.errorString()).arg(pe.offset);
+        // Qt 6.4 takes no value but an object or array at the top ("null", "5").
+        *err = QStringLiteral("config.json: expected a JSON object: %1 at offset %2")
+                   .arg(pe.errorString())
+                   .arg(pe.offset);
         return std::nullopt;
     }
     if (!doc.isObject()) {
@@ -900,7 +907,10 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     const Resolved r = resolve(o);
     const QString where = QStringLiteral("config.json (%1)").arg(r.label);
     if (r.wrapper && r.type.isEmpty()) {
-        *err = where + QStringLiteral(": missing text_config");
+        const QJsonValue text = o.value(QLatin1String("text_config"));
+        *err = where + (text.isUndefined() || text.isNull()
+                            ? QStringLiteral(": missing text_config")
+                            : QStringLiteral(": text_config is not an object"));
         return std::nullopt;
     }
     if (r.unmodelled) {

@@ -647,8 +647,8 @@ void TestReportCommand::badArguments_data()
                                      "to 100000 (got '0')";
     QTest::newRow("experts without top-k")
         << shape + QStringList{"--experts", "8"}
-        << "shardscope report: inline architecture: active experts must be between 1 and experts "
-           "(8), got 0";
+        << "shardscope report: --experts needs --experts-per-token (the routed experts each "
+           "token passes, top-k)";
     QTest::newRow("top-k above the experts")
         << shape + QStringList{"--experts", "2", "--experts-per-token", "3"}
         << "shardscope report: inline architecture: active experts must be between 1 and experts "

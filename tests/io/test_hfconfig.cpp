@@ -739,9 +739,18 @@ void TestHfConfig::errors_data()
         "llama, mistral, mixtral, qwen2, qwen2_moe, gemma, gemma2, gemma3_text, qwen3, qwen3_moe, "
         "olmo2, phi3, gpt_neox, llama4_text, deepseek_v2, deepseek_v3, olmoe, granitemoe, "
         "llava, llava_next, qwen2_vl, qwen2_5_vl, llama4, gemma3");
-    QTest::newRow("not json") << QByteArray(R"({"model_type": )")
-                              << "config.json: unterminated object at offset 15";
+    QTest::newRow("not json")
+        << QByteArray(R"({"model_type": )")
+        << "config.json: expected a JSON object: unterminated object at offset 15";
     QTest::newRow("array") << QByteArray("[1, 2]") << "config.json: expected a JSON object";
+    QTest::newRow("empty file") << QByteArray(" \n")
+                                << "config.json: the file is empty, expected a JSON object";
+    QTest::newRow("null") << QByteArray("null")
+                          << "config.json: expected a JSON object: illegal value at offset 1";
+    // A wrapper whose text_config is there but no object is told so, not "missing".
+    QTest::newRow("text_config not an object")
+        << QByteArray(R"({"model_type": "llava", "text_config": 5})")
+        << "config.json (llava): text_config is not an object";
     // An unknown family is read as a generic decoder from the standard fields; GPT-2's
     // config.json names them n_embd, n_layer, n_head (and has no intermediate size), so
     // it is refused with what is missing.
