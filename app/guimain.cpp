@@ -195,8 +195,13 @@ int runGui(int argc, char **argv)
     }
     if (fileGiven) {
         QString error;
-        if (!window.openFile(p.positionalArguments().first(), &error)) {
+        const QString path = p.positionalArguments().first();
+        if (!window.openFile(path, &error)) {
             err << "shardscope: " << shardscope::terminalText(error) << "\n";
+            // A word that is no file and looks like no path is likely a mistyped command.
+            if (!QFileInfo::exists(path) && !path.contains(u'/') && !path.contains(u'.'))
+                err << "shardscope: subcommands: report, plan, explain-oom, export, "
+                       "export-config, measured ('shardscope SUBCOMMAND --help')\n";
             return 2;
         }
         // --unit beside a file overrides the unit the file was saved with.

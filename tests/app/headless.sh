@@ -37,6 +37,12 @@ check "the window: names offscreen" grep -q "QT_QPA_PLATFORM=offscreen" "$work/e
 rm -f "$work/shot.png"
 check "--screenshot without a display" expect_status 0 "$bin" --screenshot "$work/shot.png" --size 1280x720
 check "--screenshot wrote a PNG" test -s "$work/shot.png"
+# A mistyped subcommand is no file: the refusal names the subcommands; a missing file
+# does not.
+check "a mistyped subcommand" expect_status 2 "$bin" reprot --screenshot "$work/x.png"
+check "a mistyped subcommand names them" grep -q "subcommands: report, plan" "$work/err"
+check "a missing file" expect_status 2 "$bin" "$work/missing.json" --screenshot "$work/x.png"
+check "a missing file says only so" test "$(wc -l <"$work/err")" = 1
 # Endless and non-regular inputs: every entry point refuses them at once, in one line.
 rm -f "$work/fifo"
 mkfifo "$work/fifo"
