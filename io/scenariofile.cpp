@@ -263,6 +263,10 @@ bool readRecipeObject(Reader &r, const QJsonObject &o, Recipe *out)
         !r.text(o, "id", prefix, &rec.id) || !r.text(o, "name", prefix, &rec.displayName) ||
         !r.text(o, "source", prefix, &rec.source))
         return false;
+    if (rec.id.empty())
+        rec.id = "custom";
+    if (rec.displayName.empty())
+        rec.displayName = "Custom";
     const char *keys[] = {"weights", "gradients", "master_weights", "optimizer"};
     std::int64_t *fields[] = {&rec.weightBytes, &rec.gradientBytes, &rec.masterWeightBytes,
                               &rec.optimizerBytes};
@@ -335,6 +339,11 @@ bool readGpuObject(Reader &r, const QJsonObject &o, Gpu *out)
     if (!inner.integer("capacity_bytes", 1, 1'000'000'000'000'000, &gpu.capacityBytes) ||
         !inner.integer("driver_bytes", 0, 1'000'000'000'000'000, &gpu.driverReportedBytes))
         return r.fail(QStringLiteral("\"gpu.") + inner.error().mid(3));
+    // An empty id or name reads as none given: "8 x Custom GPU", never "8 x :".
+    if (gpu.id.empty())
+        gpu.id = "custom";
+    if (gpu.name.empty())
+        gpu.name = "Custom GPU";
     if (gpu.shortName.empty())
         gpu.shortName = gpu.name;
     *out = gpu;

@@ -101,6 +101,7 @@ private slots:
     void handWrittenFileUsesDefaults();
     void gpuSpeedsSurvive();
     void oldGpuObjectWithoutSpeedsLoads();
+    void emptyNamesReadAsNoneGiven();
     void malformed_data();
     void malformed();
     void truncatedFile();
@@ -290,6 +291,26 @@ void TestScenarioFile::oldGpuObjectWithoutSpeedsLoads()
     QVERIFY(!notes.isEmpty());
     QVERIFY2(notes.last().toString().contains(QStringLiteral("bf16_tflops")),
              qPrintable(notes.last().toString()));
+}
+
+void TestScenarioFile::emptyNamesReadAsNoneGiven()
+{
+    // A hand-edited file with empty GPU and recipe names loads as if they were absent, so
+    // the report's header reads "8 x Custom GPU", not "8 x :".
+    QString error;
+    const auto d = scenarioFromBytes(
+        R"({"schema": "shardscope-scenario", "version": 1, "model": "llama3-8b", "gpus": 8,
+            "gpu": {"id": "", "name": "", "capacity_bytes": 80000000000},
+            "recipe": {"id": "", "name": "", "weights": 2, "gradients": 2,
+                       "master_weights": 4, "optimizer": 8}})",
+        QStringLiteral("blank.json"), &error);
+    QVERIFY2(d, qPrintable(error));
+    QCOMPARE(d->scenario.gpu.id, std::string("custom"));
+    QCOMPARE(d->scenario.gpu.name, std::string("Custom GPU"));
+    QCOMPARE(d->scenario.gpu.shortName, std::string("Custom GPU"));
+    QCOMPARE(d->scenario.recipe.id, std::string("custom"));
+    QCOMPARE(d->scenario.recipe.displayName, std::string("Custom"));
+    QCOMPARE(d->scenario.recipe.totalBytesPerParameter(), std::int64_t(16));
 }
 
 void TestScenarioFile::malformed_data()
