@@ -73,10 +73,11 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
 {
     auto fmt = [unit](std::int64_t b) { return QString::fromStdString(formatBytes(b, unit)); };
     const Layout &l = s.layout;
-    out << QStringLiteral("%1: %2 parameters, %3 (%4 B/param)\n")
+    out << QStringLiteral("%1: %2 parameter%3, %4 (%5 B/param)\n")
                .arg(QString::fromStdString(s.model.displayName.empty() ? "model"
                                                                        : s.model.displayName))
                .arg(r.parameters)
+               .arg(r.parameters == 1 ? QString() : QStringLiteral("s"))
                .arg(QString::fromStdString(s.recipe.id))
                .arg(s.recipe.totalBytesPerParameter());
     out << QStringLiteral("%1 x %2: d %3, t %4, p %5, c %6, %7, offload %8\n")
@@ -89,9 +90,10 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
                .arg(QString::fromUtf8(zeroStageName(l.zeroStage).data()),
                     QString::fromUtf8(offloadId(l.offload).data()));
     for (const auto &g : r.groups) {
-        out << QStringLiteral("%1 (%2 GPUs from rank %3)")
-                   .arg(QString::fromStdString(g.label))
-                   .arg(g.gpuCount)
+        out << (g.gpuCount == 1 ? QStringLiteral("%1 (rank %3)").arg(toQString(g.label))
+                                : QStringLiteral("%1 (%2 GPUs from rank %3)")
+                                      .arg(toQString(g.label))
+                                      .arg(g.gpuCount))
                    .arg(g.firstRank);
         if (g.layerCount > 0)
             out << QStringLiteral(", layers %1-%2")

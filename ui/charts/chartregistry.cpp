@@ -20,10 +20,13 @@ namespace {
 QString pipelineTitle(const Session &session)
 {
     const Scenario &s = session.scenario();
-    return QStringLiteral("%1 pipeline, %2 stages, %3 micro-batches")
+    // "1 stage", "1 micro-batch": a one-stage run is exported too.
+    return QStringLiteral("%1 pipeline, %2 stage%3, %4 micro-batch%5")
         .arg(toQString(pipelineScheduleName(s.training.schedule)))
         .arg(s.layout.pipelineParallel)
-        .arg(s.training.microBatches);
+        .arg(s.layout.pipelineParallel == 1 ? QString() : QStringLiteral("s"))
+        .arg(s.training.microBatches)
+        .arg(s.training.microBatches == 1 ? QString() : QStringLiteral("es"));
 }
 
 std::vector<ChartEntry> makeRegistry()
