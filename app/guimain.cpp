@@ -9,6 +9,7 @@
 #include "measurement.h"
 #include "qtext.h"
 #include "reportcommand.h"
+#include "scenariofile.h"
 #include "session.h"
 #include "sweep.h"
 
@@ -16,6 +17,9 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QImage>
+#include <QImageWriter>
+#include <QSaveFile>
 #include <QTextStream>
 #include <QTimer>
 
@@ -291,6 +295,13 @@ int runGui(int argc, char **argv)
     }
     if (p.isSet(screenshot)) {
         const QString file = p.value(screenshot);
+        const QByteArray suffix = QFileInfo(file).suffix().toLower().toLatin1();
+        if (!suffix.isEmpty() && !QImageWriter::supportedImageFormats().contains(suffix)) {
+            err << "shardscope: --screenshot " << shardscope::terminalText(file)
+                << ": no image format '" << shardscope::terminalText(QString::fromLatin1(suffix))
+                << "': end the name in .png\n";
+            return 2;
+        }
         const QSize asked = requested;
         QTimer::singleShot(300, &window, [&window, file, &err, asked] {
             // The window cannot be smaller than its controls need; say so rather than
@@ -300,8 +311,18 @@ int runGui(int argc, char **argv)
                     << window.height() << "; saved at that size, not " << asked.width() << "x"
                     << asked.height() << "\n";
             window.settle(); // every part of the window on the current scenario
-            if (!window.grab().save(file)) {
-                err << "shardscope: cannot write " << shardscope::terminalText(file) << "\n";
+            // Through a QSaveFile, as every export is: an old file survives a failed write,
+            // and the refusal says why ("cannot write PATH: Permission denied").
+            const QImage shot = window.grab().toImage();
+            const QByteArray format = QFileInfo(file).suffix().toLower().toLatin1();
+            QString error;
+            if (!shardscope::writeFileAtomically(
+                    file,
+                    [&](QSaveFile &f) {
+                        return shot.save(&f, format.isEmpty() ? "PNG" : format.constData());
+                    },
+                    &error)) {
+                err << "shardscope: " << shardscope::terminalText(error) << "\n";
                 QCoreApplication::exit(1);
                 return;
             }

@@ -37,6 +37,11 @@ check "the window: names offscreen" grep -q "QT_QPA_PLATFORM=offscreen" "$work/e
 rm -f "$work/shot.png"
 check "--screenshot without a display" expect_status 0 "$bin" --screenshot "$work/shot.png" --size 1280x720
 check "--screenshot wrote a PNG" test -s "$work/shot.png"
+# A screenshot that cannot be written says why; an unknown image suffix is refused at once.
+check "--screenshot onto a folder" expect_status 1 "$bin" --screenshot "$work" --size 1280x720
+check "--screenshot onto a folder says why" grep -q "cannot write .*: not a regular file" "$work/err"
+check "--screenshot of an unknown format" expect_status 2 "$bin" --screenshot "$work/x.weird"
+check "--screenshot of an unknown format says so" grep -q "no image format 'weird'" "$work/err"
 # A mistyped subcommand is no file: the refusal names the subcommands; a missing file
 # does not.
 check "a mistyped subcommand" expect_status 2 "$bin" reprot --screenshot "$work/x.png"
