@@ -424,6 +424,12 @@ std::optional<Measurement> readNvidiaSmi(const QList<QByteArray> &lines, QString
             const auto total = mebibytes(fields.at(totalColumn));
             if (!total)
                 return fail(QStringLiteral("memory.total is not a whole number of MiB"));
+            // The driver never reports more in use than the card has: a hand-edited or
+            // mixed-up file, which would compare against a card that cannot exist.
+            if (*used > *total)
+                return fail(QStringLiteral("memory.used (%1 MiB) is above memory.total (%2 MiB)")
+                                .arg(*used >> 20)
+                                .arg(*total >> 20));
             g.totalBytes = total;
         }
         ++g.samples;

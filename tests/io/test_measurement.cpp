@@ -368,6 +368,12 @@ private slots:
         QTest::newRow("smi bad used")
             << QByteArray("timestamp, index, memory.used [MiB]\nx, 0, lots MiB\n")
             << "nvidia-smi CSV line 2: memory.used is not a whole number of MiB";
+        // An H100 SXM's 81,559 MiB cannot hold 90,000 in use.
+        QTest::newRow("smi used above total")
+            << QByteArray("timestamp, index, memory.used [MiB], memory.total [MiB]\n"
+                          "2026/12/07 10:00:00.000, 0, 81559 MiB, 81559 MiB\n"
+                          "2026/12/07 10:00:01.000, 0, 90000 MiB, 81559 MiB\n")
+            << "nvidia-smi CSV line 3: memory.used (90000 MiB) is above memory.total (81559 MiB)";
         QTest::newRow("snapshot without segments")
             << raw("\x80\x02}.") << "snapshot: no list of segments";
         QTest::newRow("block without state")
