@@ -402,6 +402,23 @@ OomParse parseOomMessage(std::string_view text)
             absent += std::string(absent.empty() ? "" : ", ") + name;
     if (!absent.empty())
         notes.push_back("Not in the message (left empty): " + absent + ".");
+    // A real message's figures fit its card: free, in use and reserved are parts of the
+    // total. One that does not was edited or cut and pasted together; its verdict rests
+    // on figures no GPU printed.
+    if (m.totalCapacityBytes) {
+        const std::int64_t total = *m.totalCapacityBytes;
+        const std::pair<const char *, const std::optional<std::int64_t> *> parts[] = {
+            {"free", &m.freeBytes},
+            {"in use", &m.inUseBytes},
+            {"reserved by PyTorch", &m.reservedBytes}};
+        for (const auto &[name, field] : parts)
+            if (field->has_value() && **field > total) {
+                notes.push_back(std::string("The message's figures do not fit its card: ") + name +
+                                " (" + sizeText(**field) + ") is more than the total capacity (" +
+                                sizeText(total) + "). Was it edited?");
+                break;
+            }
+    }
     if (m.messagesFound > 1)
         notes.push_back("The text holds " + std::to_string(m.messagesFound) +
                         " out-of-memory messages; the first is read.");

@@ -117,6 +117,20 @@ private slots:
         QCOMPARE(*small.triedToAllocateBytes, printed(2712, GiB));
     }
 
+    void figuresThatDoNotFitTheCardAreNoted()
+    {
+        // 500 GiB free on a card of 79 GiB: no GPU prints that, so the message says so.
+        const OomMessage m =
+            parsed("CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity "
+                   "of 79.00 GiB of which 500.00 GiB is free. Of the allocated memory 1.00 GiB "
+                   "is allocated by PyTorch, and 0 bytes is reserved by PyTorch but "
+                   "unallocated.");
+        QVERIFY(hasNote(m, "The message's figures do not fit its card: free (500.00 GiB) is "
+                           "more than the total capacity (79.00 GiB). Was it edited?"));
+        // The real message above fits its card: no such note.
+        QVERIFY(!hasNote(parsed(newer), "do not fit its card"));
+    }
+
     void olderWording()
     {
         const OomMessage m = parsed(older);
