@@ -303,7 +303,7 @@ int runGui(int argc, char **argv)
             return 2;
         }
         const QSize asked = requested;
-        QTimer::singleShot(300, &window, [&window, file, &err, asked] {
+        QTimer::singleShot(300, &window, [&window, file, suffix, &err, asked] {
             // The window cannot be smaller than its controls need; say so rather than
             // save a different size silently.
             if (asked.isValid() && window.size() != asked)
@@ -314,12 +314,11 @@ int runGui(int argc, char **argv)
             // Through a QSaveFile, as every export is: an old file survives a failed write,
             // and the refusal says why ("cannot write PATH: Permission denied").
             const QImage shot = window.grab().toImage();
-            const QByteArray format = QFileInfo(file).suffix().toLower().toLatin1();
             QString error;
             if (!shardscope::writeFileAtomically(
                     file,
                     [&](QSaveFile &f) {
-                        return shot.save(&f, format.isEmpty() ? "PNG" : format.constData());
+                        return shot.save(&f, suffix.isEmpty() ? "PNG" : suffix.constData());
                     },
                     &error)) {
                 err << "shardscope: " << shardscope::terminalText(error) << "\n";

@@ -231,9 +231,7 @@ void readSentences(Scanner &sc, OomMessage &m)
             m.device = int(*d);
     // PyTorch 2.1 printed "capacty" (c10/cuda/CUDACachingAllocator.cpp at v2.1.0, fixed in
     // 2.2); many messages users paste still say so.
-    const std::size_t start = sc.pos();
-    if (sc.skipTo(" has a total capacity of ") ||
-        (sc.setPos(start), sc.skipTo(" has a total capacty of ")))
+    if (sc.skipTo(" has a total capacity of ") || sc.skipTo(" has a total capacty of "))
         store(sc.size(), m.totalCapacityBytes, "total capacity", m.notes);
     if (sc.lit(" of which ")) {
         store(sc.size(), m.freeBytes, "free", m.notes);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -133,6 +134,11 @@ enum LoraTarget : int
     LoraDown = 64,
     LoraAllLinear = 127
 };
+
+/// The short names of the LoraTarget bits, in bit order: "q", "k", "v", "o", "gate", "up",
+/// "down" (PEFT's target_modules are these with "_proj" appended).
+inline constexpr std::array<std::string_view, 7> loraTargetNames = {"q",    "k",  "v",   "o",
+                                                                    "gate", "up", "down"};
 
 /// Fine-tuning with LoRA (Hu et al. 2021) on a frozen base. Off (rank 0) by default:
 /// every parameter trains, as the recipe says.

@@ -48,10 +48,6 @@ const std::array<std::string_view, 4> baseFormatIds = {
     baseFormatId(BaseFormat::Bf16), baseFormatId(BaseFormat::Fp16), baseFormatId(BaseFormat::Int8),
     baseFormatId(BaseFormat::Nf4)};
 
-/// LoRA target names in LoraTarget bit order.
-constexpr std::array<std::string_view, 7> loraTargetNames = {"q",    "k",  "v",   "o",
-                                                             "gate", "up", "down"};
-
 /// The 128 ids of lora_targets, index = LoraTarget bits: "none", "q", "k", "q,k", ...,
 /// "all-linear" for all seven.
 const std::array<std::string, 128> &loraTargetTexts()

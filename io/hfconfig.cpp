@@ -874,12 +874,12 @@ std::optional<Model> modelFromHfConfig(const QByteArray &json, QString *error)
     QString local;
     QString *err = error ? error : &local;
     err->clear();
-    QJsonParseError pe;
-    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (json.trimmed().isEmpty()) {
         *err = QStringLiteral("config.json: the file is empty, expected a JSON object");
         return std::nullopt;
     }
+    QJsonParseError pe;
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
     if (pe.error != QJsonParseError::NoError) {
         // Qt 6.4 takes no value but an object or array at the top ("null", "5").
         *err = QStringLiteral("config.json: expected a JSON object: %1 at offset %2")

@@ -7,7 +7,6 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
-#include <array>
 #include <sstream>
 #include <toml++/toml.h>
 #include <yaml-cpp/yaml.h>
@@ -863,12 +862,10 @@ Framework formatFramework(LaunchFormat f)
 /// base the BitsAndBytesConfig the model is loaded with.
 QString loraNote(const FineTuning &ft, const QString &format)
 {
-    static constexpr std::array<const char *, 7> modules = {
-        "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
     QStringList targets;
-    for (std::size_t i = 0; i < modules.size(); ++i)
+    for (std::size_t i = 0; i < loraTargetNames.size(); ++i)
         if (ft.loraTargets & (1 << i))
-            targets << QStringLiteral("\"%1\"").arg(QLatin1String(modules[i]));
+            targets << QStringLiteral("\"%1_proj\"").arg(toQString(loraTargetNames[i]));
     QString note = QStringLiteral("The %1 config has no LoRA setting: PEFT adds the adapters "
                                   "in the training script, get_peft_model(model, LoraConfig(r=%2, "
                                   "lora_alpha=%3, target_modules=[%4]))")
