@@ -113,10 +113,54 @@ inline constexpr const char *torchCompileNote =
                           "docs/activations.md).");
 }
 
+/// The notes of settings that change nothing in this scenario, or describe a run its card
+/// cannot do: FP8 on a card whose catalog entry has a BF16 but no FP8 peak (no FP8 tensor
+/// cores: A100, V100, MI250X; the memory is shown as if it ran), LoRA dropout or fp32
+/// unquantized weights without the LoRA (on a k-bit base) they act on, and a pipeline
+/// schedule or chunk count with one pipeline stage. Rare: out of line.
+[[gnu::noinline]] inline void ineffectiveSettingNotes(const EstimateContext &x,
+                                                      MemoryReport &report, std::size_t &count)
+{
+    const Gpu &g = x.s.gpu;
+    if (x.fp8 != Fp8Recipe::Off && g.fp8FlopsPerSecond <= 0 && g.bf16FlopsPerSecond > 0) {
+        std::string &note = nextNote(report, count);
+        note.assign("FP8 on ");
+        note.append(g.name.empty() ? std::string_view("this card") : std::string_view(g.name));
+        note.append(": the catalog gives it no FP8 peak (fp8_tflops 0), as for a card without "
+                    "FP8 tensor cores (they came with NVIDIA Ada and Hopper, AMD MI300); the "
+                    "memory shown is what FP8 would hold, and the step is not timed.");
+    }
+    const FineTuning &ft = x.s.fineTuning;
+    if (ft.loraDropout && !x.lora)
+        nextNote(report, count)
+            .assign("LoRA dropout: no effect without LoRA (rank 0): nothing is dropped.");
+    if (ft.fp32Unquantized &&
+        !(x.lora && (ft.baseFormat == BaseFormat::Int8 || ft.baseFormat == BaseFormat::Nf4)))
+        nextNote(report, count)
+            .assign("fp32 unquantized: no effect without LoRA on an int8 or nf4 base (PEFT "
+                    "prepare_model_for_kbit_training casts the embedding, head and norms to "
+                    "fp32 only beside quantized weights).");
+    const Training &tr = x.s.training;
+    if (x.p == 1 && (tr.schedule != PipelineSchedule::OneFOneB || tr.chunks != 1))
+        nextNote(report, count)
+            .assign("Pipeline schedule and chunks: no effect with one pipeline stage (p 1).");
+}
+
+/// True when ineffectiveSettingNotes() has a note to write (checked inline, so the common
+/// scenario pays one test per setting).
+[[gnu::always_inline]] inline bool hasIneffectiveSetting(const EstimateContext &x)
+{
+    const FineTuning &ft = x.s.fineTuning;
+    return (x.fp8 != Fp8Recipe::Off && x.s.gpu.fp8FlopsPerSecond <= 0) || ft.loraDropout ||
+           ft.fp32Unquantized ||
+           (x.p == 1 &&
+            (x.s.training.schedule != PipelineSchedule::OneFOneB || x.s.training.chunks != 1));
+}
+
 /// The notes written before the stages run, in this order: what is not modelled (model
 /// states only, or a plain parameter count), the framework profile, the FP8
-/// implementation, activation offload, the memory-saving switches (switchNotes), and what
-/// LoRA trains (planFineTuning() has set
+/// implementation, settings without effect (ineffectiveSettingNotes), activation offload, the
+/// memory-saving switches (switchNotes), and what LoRA trains (planFineTuning() has set
 /// report.trainableParameters). `count` notes are in use (nextNote).
 [[gnu::always_inline]] inline void openingNotes(const EstimateContext &x, MemoryReport &report,
                                                 std::size_t &count)
@@ -137,6 +181,8 @@ inline constexpr const char *torchCompileNote =
     }
     if (x.fp8 != Fp8Recipe::Off)
         nextNote(report, count).assign(fp8Note(x.profile->fp8, x.fp8));
+    if (hasIneffectiveSetting(x)) [[unlikely]]
+        ineffectiveSettingNotes(x, report, count);
     if (x.activationOffload && x.activationsModelled)
         nextNote(report, count)
             .assign("Activation offload: the saved activations of all but the last two layers "

@@ -110,6 +110,7 @@ private slots:
     void tensorParallelTrafficOfMegatron();
     // Notes
     void notesNameWhatIsNotModelled();
+    void notesNameSettingsWithoutEffect();
     // Validation
     void validationNamesTheBadInput();
 };
@@ -467,6 +468,64 @@ void TestStages::notesNameWhatIsNotModelled()
                                            "their states sharded over 8 ranks."),
                              qPrintable(note));
                 });
+}
+
+void TestStages::notesNameSettingsWithoutEffect()
+{
+    // Llama 3 8B on 8 A100 80GB (catalog speeds: 312 TFLOP/s BF16, no FP8 peak) with FP8
+    // on, LoRA dropout and fp32 unquantized on without LoRA, interleaved with p 1: each
+    // setting changes nothing the engine counts (or describes a run the card cannot do),
+    // and each says so.
+    Scenario s = test::onH100s(test::llama3_8b(), 8, ZeroStage::Zero1);
+    s.gpu.name = "NVIDIA A100 SXM4 80GB";
+    s.gpu.bf16FlopsPerSecond = 312e12;
+    s.gpu.fp8FlopsPerSecond = 0;
+    s.training.fp8 = Fp8Recipe::Delayed;
+    s.fineTuning.loraDropout = true;
+    s.fineTuning.fp32Unquantized = true;
+    s.training.schedule = PipelineSchedule::Interleaved1F1B;
+    s.training.chunks = 2;
+    const auto texts = [](const Scenario &sc) {
+        QStringList out;
+        withContext(sc, [&](const EstimateContext &x, MemoryReport &report) {
+            std::size_t count = 0;
+            openingNotes(x, report, count);
+            for (std::size_t i = 0; i < count; ++i)
+                out << QString::fromStdString(report.notes[i]);
+        });
+        return out;
+    };
+    const QStringList notes = texts(s);
+    QCOMPARE(notes.size(), 5); // FP8's implementation, then the four
+    QVERIFY2(notes[0].startsWith("FP8: Transformer Engine delayed scaling"), qPrintable(notes[0]));
+    QVERIFY2(notes[1].startsWith("FP8 on NVIDIA A100 SXM4 80GB: the catalog gives it no FP8 "
+                                 "peak (fp8_tflops 0)"),
+             qPrintable(notes[1]));
+    QCOMPARE(notes[2], QString("LoRA dropout: no effect without LoRA (rank 0): nothing is "
+                               "dropped."));
+    QVERIFY2(notes[3].startsWith("fp32 unquantized: no effect without LoRA on an int8 or nf4"),
+             qPrintable(notes[3]));
+    QCOMPARE(notes[4],
+             QString("Pipeline schedule and chunks: no effect with one pipeline stage (p 1)."));
+    // And none of them where the setting acts: an H100's FP8 peak, LoRA rank 16 on an nf4
+    // base, two pipeline stages of 16 layers (two chunks of 8).
+    // (FP8 with LoRA is refused, so FP8 is checked on its own.)
+    Scenario acting = s;
+    acting.fineTuning.loraRank = 16;
+    acting.fineTuning.baseFormat = BaseFormat::Nf4;
+    acting.training.fp8 = Fp8Recipe::Off;
+    acting.layout.pipelineParallel = 2;
+    for (const QString &n : texts(acting))
+        QVERIFY2(!n.contains("no effect"), qPrintable(n));
+    Scenario h100 = test::onH100s(test::llama3_8b(), 8, ZeroStage::Zero1);
+    h100.gpu.bf16FlopsPerSecond = 989.4e12;
+    h100.gpu.fp8FlopsPerSecond = 1978.9e12;
+    h100.training.fp8 = Fp8Recipe::Delayed;
+    QCOMPARE(texts(h100).size(), 1);
+    // A card with no speeds at all (a custom entry) is not said to lack FP8.
+    Scenario bare = test::onH100s(test::llama3_8b(), 8, ZeroStage::Zero1);
+    bare.training.fp8 = Fp8Recipe::Delayed;
+    QCOMPARE(texts(bare).size(), 1);
 }
 
 void TestStages::validationNamesTheBadInput()
