@@ -235,6 +235,7 @@ private slots:
     void undoRedoAndReset();
     void copiesTheCommandLine();
     void exportsAnHtmlPage();
+    void summaryCountsEveryNote();
     void blankScreenAndControlColumn();
     void batchControlsInFront();
     void oneGpuIsSingular();
@@ -1771,6 +1772,34 @@ void TestMainWindow::exportsAnHtmlPage()
     w.showView(MainWindow::View::Live);
     QVERIFY(!w.exportCurrentChart(page, QSize(1920, 1080), &error));
     QVERIFY2(error.startsWith(QStringLiteral("An HTML page holds the Memory")), qPrintable(error));
+}
+
+void TestMainWindow::summaryCountsEveryNote()
+{
+    // FP8 on an A100 (the catalog's fp8_tflops 0): two notes, FP8's implementation and the
+    // card's missing FP8 peak. The first is in the summary, the second counted after it,
+    // and both in its tooltip; one note alone leaves the tooltip empty.
+    MainWindow w;
+    auto *summary = w.findChild<QLabel *>(QStringLiteral("summary"));
+    QVERIFY(summary);
+    Scenario s = w.session()->scenario();
+    w.session()->setGpu("a100-80gb");
+    s = w.session()->scenario();
+    s.training.fp8 = Fp8Recipe::Delayed;
+    w.session()->setScenario(s);
+    w.settle();
+    QCOMPARE(w.session()->report().notes.size(), std::size_t(2));
+    QVERIFY2(summary->text().contains(QStringLiteral("FP8: Transformer Engine delayed scaling")),
+             qPrintable(summary->text()));
+    QVERIFY2(summary->text().endsWith(QStringLiteral(" 1 more note (hover to read).")),
+             qPrintable(summary->text()));
+    QVERIFY2(summary->toolTip().contains(QStringLiteral("<br>FP8 on NVIDIA A100")),
+             qPrintable(summary->toolTip()));
+    w.session()->setGpu("h100-sxm-80gb");
+    w.settle();
+    QCOMPARE(w.session()->report().notes.size(), std::size_t(1));
+    QVERIFY(!summary->text().contains(QStringLiteral("more note")));
+    QVERIFY(summary->toolTip().isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)

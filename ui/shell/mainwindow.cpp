@@ -157,6 +157,7 @@ MainWindow::MainWindow(QWidget *parent)
     whatFitsLayout->addWidget(m_whatFitsTitle, 0, Qt::AlignTop);
     whatFitsLayout->addWidget(m_whatFits, 1);
     m_summary = new WrapLabel;
+    m_summary->setObjectName(QStringLiteral("summary"));
     QFont sf = m_summary->font();
     sf.setPointSizeF(13);
     m_summary->setFont(sf);
@@ -1148,7 +1149,18 @@ void MainWindow::showSummary()
     } else {
         m_summary->clear();
     }
-    // A launch config's notes: how many after the summary, every one in the tooltip.
+    // The report's first note stands in the summary; the others are counted after it and,
+    // with a launch config's notes, every one is in the tooltip (the report's first).
+    QStringList lines;
+    if (r.valid() && r.notes.size() > 1) {
+        const int more = int(r.notes.size()) - 1;
+        m_summary->setText(m_summary->text() +
+                           (more == 1
+                                ? QStringLiteral(" 1 more note (hover to read).")
+                                : QStringLiteral(" %1 more notes (hover to read).").arg(more)));
+        for (const std::string &note : r.notes)
+            lines << oneLineText(toQString(note)).toHtmlEscaped();
+    }
     if (!m_openNotes.isEmpty()) {
         m_summary->setText(m_summary->text() +
                            QStringLiteral(" %1: %2 (hover to read).")
@@ -1156,13 +1168,12 @@ void MainWindow::showSummary()
                                     m_openNotes.size() == 1
                                         ? QStringLiteral("1 note")
                                         : QStringLiteral("%1 notes").arg(m_openNotes.size())));
-        QStringList lines;
         for (const QString &note : m_openNotes)
             lines << oneLineText(note).toHtmlEscaped();
-        m_summary->setToolTip(QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br>"))));
-    } else {
-        m_summary->setToolTip(QString());
     }
+    m_summary->setToolTip(
+        lines.isEmpty() ? QString()
+                        : QStringLiteral("<p>%1</p>").arg(lines.join(QStringLiteral("<br>"))));
 }
 
 void MainWindow::redrawBreakdown()
