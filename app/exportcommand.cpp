@@ -39,7 +39,8 @@ int runExportCommand(const QStringList &args, QTextStream &out, QTextStream &err
     choices.chartIds = chartIdList();
     choices.isChart = [](const QString &id) { return findChart(id) != nullptr; };
     choices.isFormat = [](const QString &file) { return exportFormatFor(file).has_value(); };
-    choices.minSide = minExportSide;
+    choices.minWidth = minExportWidth;
+    choices.minHeight = minExportHeight;
     choices.maxSide = maxExportSide;
     auto parsed = parseExportArguments(args, choices, out, err);
     if (const int *code = std::get_if<int>(&parsed))

@@ -93,10 +93,11 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
     static const QRegularExpression sizePattern(QStringLiteral("^(\\d{1,5})x(\\d{1,5})$"));
     const auto m = sizePattern.match(p.value(size).toLower());
     r.size = m.hasMatch() ? QSize(m.captured(1).toInt(), m.captured(2).toInt()) : QSize();
-    if (r.size.width() < choices.minSide || r.size.height() < choices.minSide ||
+    if (r.size.width() < choices.minWidth || r.size.height() < choices.minHeight ||
         r.size.width() > choices.maxSide || r.size.height() > choices.maxSide)
-        return fail(QStringLiteral("--size must be WIDTHxHEIGHT from %1x%1 to %2x%2 (got '%3')")
-                        .arg(choices.minSide)
+        return fail(QStringLiteral("--size must be WIDTHxHEIGHT from %1x%2 to %3x%3 (got '%4')")
+                        .arg(choices.minWidth)
+                        .arg(choices.minHeight)
                         .arg(choices.maxSide)
                         .arg(p.value(size)));
     const QByteArray axis = p.value(sweep).toUtf8();

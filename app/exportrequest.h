@@ -38,7 +38,8 @@ struct ExportChoices
     QString chartIds;                              ///< "memory, ..." for help and errors
     std::function<bool(const QString &)> isChart;  ///< a registered chart id
     std::function<bool(const QString &)> isFormat; ///< a file name export can write
-    int minSide = 320;                             ///< smallest --size side, pixels
+    int minWidth = 480;                            ///< narrowest --size, pixels
+    int minHeight = 320;                           ///< lowest --size, pixels
     int maxSide = 8192;                            ///< largest --size side, pixels
 };
 

@@ -2,6 +2,7 @@
 // charts) among them. `shardscope` (main.cpp) runs the headless subcommands itself
 // and hands everything else to this executable.
 #include "appidentity.h"
+#include "chartexport.h"
 #include "exportcommand.h"
 #include "exportconfigcommand.h"
 #include "inputfile.h"
@@ -189,9 +190,13 @@ int runGui(int argc, char **argv)
     if (p.isSet(size)) {
         const QStringList wh = p.value(size).split(u'x');
         const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
-        if (wh.size() != 2 || w < 320 || h < 240 || w > 8000 || h > 8000) {
-            err << "shardscope: --size must be WIDTHxHEIGHT between 320x240 and 8000x8000 (got '"
-                << shardscope::terminalText(p.value(size)) << "')\n";
+        // The export command's bounds (chartexport.h), so one --size works for both.
+        if (wh.size() != 2 || w < shardscope::minExportWidth || h < shardscope::minExportHeight ||
+            w > shardscope::maxExportSide || h > shardscope::maxExportSide) {
+            err << "shardscope: --size must be WIDTHxHEIGHT from " << shardscope::minExportWidth
+                << 'x' << shardscope::minExportHeight << " to " << shardscope::maxExportSide << 'x'
+                << shardscope::maxExportSide << " (got '" << shardscope::terminalText(p.value(size))
+                << "')\n";
             return 2;
         }
         requested = QSize(w, h);

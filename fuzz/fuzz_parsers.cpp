@@ -164,8 +164,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     QTextStream out(&printed), err(&errors);
     const auto parsed = parseExportArguments(args, choices, out, err);
     if (const auto *request = std::get_if<ExportRequest>(&parsed)) {
-        if (request->size.width() < choices.minSide || request->size.height() > choices.maxSide ||
-            !choices.isChart(request->chart) || !choices.isFormat(request->file))
+        if (request->size.width() < choices.minWidth ||
+            request->size.height() < choices.minHeight || request->size.width() > choices.maxSide ||
+            request->size.height() > choices.maxSide || !choices.isChart(request->chart) ||
+            !choices.isFormat(request->file))
             __builtin_trap();
         exercise(request->doc.scenario);
     } else if (std::get<int>(parsed) == 2 && errors.count(QLatin1Char('\n')) != 1) {

@@ -42,6 +42,9 @@ check "--screenshot onto a folder" expect_status 1 "$bin" --screenshot "$work" -
 check "--screenshot onto a folder says why" grep -q "cannot write .*: not a regular file" "$work/err"
 check "--screenshot of an unknown format" expect_status 2 "$bin" --screenshot "$work/x.weird"
 check "--screenshot of an unknown format says so" grep -q "no image format 'weird'" "$work/err"
+# The window's --size takes the export command's bounds.
+check "--size below the export's least" expect_status 2 "$bin" --size 320x240 --screenshot "$work/x.png"
+check "--size names its bounds" grep -q "from 480x320 to 8192x8192 (got '320x240')" "$work/err"
 # A mistyped subcommand is no file: the refusal names the subcommands; a missing file
 # does not.
 check "a mistyped subcommand" expect_status 2 "$bin" reprot --screenshot "$work/x.png"

@@ -447,7 +447,7 @@ void TestExportCommand::badArguments_data()
     QTest::newRow("bad sweep") << QStringList{"--chart", "sweep", "--sweep", "tp", "--out", "a.png"}
                                << "--sweep must be gpus, seq, mbs or time (got 'tp')";
     QTest::newRow("bad size") << QStringList{"--size", "1920by1080", "--out", "a.png"}
-                              << "--size must be WIDTHxHEIGHT from 320x320 to 8192x8192";
+                              << "--size must be WIDTHxHEIGHT from 480x320 to 8192x8192";
     QTest::newRow("tiny size") << QStringList{"--size", "10x10", "--out", "a.png"}
                                << "--size must be WIDTHxHEIGHT";
     QTest::newRow("bad flag") << QStringList{"--gpus", "0", "--out", "a.png"}

@@ -99,11 +99,16 @@ private slots:
                    "shardscope export: --out must end in .png for --format png (got 'x.svg')");
         QTest::newRow("size too large")
             << QStringList{"--out", "x.png", "--size", "99999x480"}
-            << QStringLiteral("shardscope export: --size must be WIDTHxHEIGHT from 320x320 to "
+            << QStringLiteral("shardscope export: --size must be WIDTHxHEIGHT from 480x320 to "
                               "8192x8192 (got '99999x480')");
+        // Narrower than 480 the memory chart's legend overlaps its bars (chartexport.h).
+        QTest::newRow("size too narrow")
+            << QStringList{"--out", "x.png", "--size", "479x1080"}
+            << QStringLiteral("shardscope export: --size must be WIDTHxHEIGHT from 480x320 to "
+                              "8192x8192 (got '479x1080')");
         QTest::newRow("size not a size")
             << QStringList{"--out", "x.png", "--size", "1e308x1"}
-            << QStringLiteral("shardscope export: --size must be WIDTHxHEIGHT from 320x320 to "
+            << QStringLiteral("shardscope export: --size must be WIDTHxHEIGHT from 480x320 to "
                               "8192x8192 (got '1e308x1')");
         QTest::newRow("bad flag") << QStringList{"--out", "x.png", "--gpus", "-1"}
                                   << QStringLiteral("shardscope export: --gpus");

@@ -110,12 +110,13 @@ bool writeFile(const PaintFn &paint, const QString &fileName, const ExportOption
                      .arg(QFileInfo(fileName).fileName());
         return false;
     }
-    if (o.size.width() < minExportSide || o.size.height() < minExportSide ||
+    if (o.size.width() < minExportWidth || o.size.height() < minExportHeight ||
         o.size.width() > maxExportSide || o.size.height() > maxExportSide) {
-        *error = QStringLiteral("export size %1x%2 is outside %3..%4 pixels per side")
+        *error = QStringLiteral("export size %1x%2 is outside %3x%4 to %5x%5 pixels")
                      .arg(o.size.width())
                      .arg(o.size.height())
-                     .arg(minExportSide)
+                     .arg(minExportWidth)
+                     .arg(minExportHeight)
                      .arg(maxExportSide);
         return false;
     }
