@@ -37,11 +37,7 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
         valueOption("title", QStringLiteral("Title line (default: the verdict)."), "text");
     const QCommandLineOption caption = valueOption(
         "caption", QStringLiteral("Caption line (default: the settings; empty for none)."), "text");
-    const QCommandLineOption sweep = valueOption(
-        "sweep",
-        QStringLiteral("What the sweep chart varies: gpus, seq (sequence length) or mbs "
-                       "(micro-batch size), or time (step time against gpus) (default gpus)."),
-        "axis", QStringLiteral("gpus"));
+    const QCommandLineOption sweep = sweepAxisOption(QStringLiteral("the sweep chart"));
     p.addOptions({chart, outFile, format, size, title, caption, sweep});
 
     auto fail = [&err](const QString &message) {
@@ -100,11 +96,10 @@ std::variant<ExportRequest, int> parseExportArguments(const QStringList &args,
                         .arg(choices.minHeight)
                         .arg(choices.maxSide)
                         .arg(p.value(size)));
-    const QByteArray axis = p.value(sweep).toUtf8();
-    const auto parsedAxis = parseSweepAxis(std::string_view(axis.constData(), axis.size()));
+    QString axisError;
+    const auto parsedAxis = sweepAxisValue(p, sweep, &axisError);
     if (!parsedAxis)
-        return fail(QStringLiteral("--sweep must be gpus, seq, mbs or time (got '%1')")
-                        .arg(p.value(sweep)));
+        return fail(axisError);
     r.sweep = *parsedAxis;
     if (p.isSet(title))
         r.title = p.value(title);

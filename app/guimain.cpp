@@ -46,11 +46,7 @@ struct GuiFlags
         QStringLiteral("view"),
         QStringLiteral("Tab to open: memory, timeline, compare, live, plan or sweep."),
         QStringLiteral("tab")};
-    const QCommandLineOption sweep{
-        QStringLiteral("sweep"),
-        QStringLiteral("What the Sweep tab varies: gpus, seq (sequence length) or mbs "
-                       "(micro-batch size), or time (step time against gpus) (default gpus)."),
-        QStringLiteral("axis")};
+    const QCommandLineOption sweep = shardscope::sweepAxisOption(QStringLiteral("the Sweep tab"));
     const QCommandLineOption lesson{
         QStringLiteral("lesson"),
         QStringLiteral("Start lesson N (1-based) at step S: N or N:S; with --lesson-file, N "
@@ -267,11 +263,10 @@ int runGui(int argc, char **argv)
             window.stepLesson(+1);
     }
     if (p.isSet(flags.sweep)) {
-        const QByteArray id = p.value(flags.sweep).toUtf8();
-        const auto axis = shardscope::parseSweepAxis(std::string_view(id.constData(), id.size()));
+        QString error;
+        const auto axis = shardscope::sweepAxisValue(p, flags.sweep, &error);
         if (!axis) {
-            err << "shardscope: --sweep must be gpus, seq, mbs or time (got '"
-                << shardscope::terminalText(p.value(flags.sweep)) << "')\n";
+            err << "shardscope: " << shardscope::terminalText(error) << "\n";
             return 2;
         }
         window.session()->setSweepAxis(*axis);

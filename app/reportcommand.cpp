@@ -37,6 +37,27 @@ std::optional<std::int64_t> parseParameterCount(const QString &text)
     return std::int64_t(std::llround(v));
 }
 
+QCommandLineOption sweepAxisOption(const QString &swept)
+{
+    return valueOption("sweep",
+                       QStringLiteral("What %1 varies: gpus, seq (sequence length) or mbs "
+                                      "(micro-batch size), or time (step time against gpus) "
+                                      "(default gpus).")
+                           .arg(swept),
+                       "axis", QStringLiteral("gpus"));
+}
+
+std::optional<SweepAxis> sweepAxisValue(const QCommandLineParser &p, const QCommandLineOption &o,
+                                        QString *error)
+{
+    const QByteArray id = p.value(o).toUtf8();
+    const auto axis = parseSweepAxis(std::string_view(id.constData(), id.size()));
+    if (!axis)
+        *error =
+            QStringLiteral("--sweep must be gpus, seq, mbs or time (got '%1')").arg(p.value(o));
+    return axis;
+}
+
 namespace {
 
 QString ids(const auto &items)

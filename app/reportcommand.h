@@ -4,6 +4,7 @@
 #include "memoryreport.h"
 #include "scenario.h"
 #include "scenariofile.h"
+#include "sweep.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -89,6 +90,15 @@ void printNotes(QTextStream &err, const QStringList &notes);
 /// as VALUE, and `defaultValue` when it is not given (QCommandLineOption's four fields).
 QCommandLineOption valueOption(const char *name, const QString &help, const char *valueName,
                                const QString &defaultValue = {});
+
+/// The --sweep option of the window and of `shardscope export`: what `swept` ("the Sweep
+/// tab", "the sweep chart") varies, an id of sweepAxisId() (core/sweep.h), default gpus.
+QCommandLineOption sweepAxisOption(const QString &swept);
+
+/// Reads --sweep (`o`, from sweepAxisOption()) of a parsed command line: the axis, or
+/// nullopt with `*error` = "--sweep must be gpus, seq, mbs or time (got 'TEXT')".
+std::optional<SweepAxis> sweepAxisValue(const QCommandLineParser &p, const QCommandLineOption &o,
+                                        QString *error);
 
 /// Sets up a subcommand's parser: its --help `description`, -h/--help, the subcommand
 /// `name` as the first positional argument, and every scenario flag of `options`.
