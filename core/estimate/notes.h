@@ -204,7 +204,10 @@ inline constexpr const char *torchCompileNote =
         note.append(formatParameters(report.parameters));
         note.append(" parameters train; the base is frozen in ");
         note.append(baseFormatId(ft.baseFormat));
-        note.append(" (communication still counts every parameter).");
+        note.append(x.z == ZeroStage::Zero3
+                        ? " (data-parallel traffic: the adapters' gradients, and the frozen base "
+                          "gathered for each forward and backward under ZeRO-3)."
+                        : " (data-parallel traffic: the adapters' gradients only).");
     }
 }
 

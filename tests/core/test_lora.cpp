@@ -57,6 +57,7 @@ class TestLora : public QObject
     Q_OBJECT
 private slots:
     void llama7bRank8OnQAndV();
+    void noteSaysWhatTravels();
     void allLinearCount();
     void targetsSetting();
     void frozenMatrixBytesPerFormat();
@@ -105,6 +106,38 @@ void TestLora::llama7bRank8OnQAndV()
     QVERIFY2(r.valid(), r.error.c_str());
     QCOMPARE(qint64(r.trainableParameters), 4194304LL);
     QCOMPARE(qint64(r.parameters), P7);
+}
+
+void TestLora::noteSaysWhatTravels()
+{
+    // Llama 2 7B, rank 8 on q and v, on 8 GPUs, one micro-batch. ZeRO-2: only the
+    // 4,194,304 adapters' bf16 gradients are reduced, a ring's 2 x 7/8 of 8,388,608 bytes =
+    // 14,680,064, and the note says so (it said "every parameter" before a new user's pass
+    // measured the traffic against it). ZeRO-3 gathers the frozen base too.
+    Scenario s = oneGpu(llama2_7b(), 8, LoraQ | LoraV, BaseFormat::Bf16);
+    s.layout.gpus = 8;
+    s.layout.zeroStage = ZeroStage::Zero2;
+    s.training.microBatches = 1;
+    const auto loraNote = [](const MemoryReport &r) {
+        for (const std::string &n : r.notes)
+            if (n.rfind("LoRA rank 8: ", 0) == 0)
+                return QString::fromStdString(n);
+        return QString();
+    };
+    const MemoryReport z2 = estimate(s);
+    QVERIFY2(z2.valid(), z2.error.c_str());
+    QCOMPARE(qint64(z2.groups[0].communication.dataParallel), 14680064LL);
+    QVERIFY2(loraNote(z2).endsWith("(data-parallel traffic: the adapters' gradients only)."),
+             qPrintable(loraNote(z2)));
+    s.layout.zeroStage = ZeroStage::Zero3;
+    const MemoryReport z3 = estimate(s);
+    // The bf16 base gathered for the forward and the backward, 2 x 7/8 x 2 x 6,738,415,616
+    // = 23,584,454,656, and the adapters' gather, gather and reduce-scatter, 3 x 7/8 x 2 x
+    // 4,194,304 = 22,020,096: 23,606,474,752.
+    QCOMPARE(qint64(z3.groups[0].communication.dataParallel), 23606474752LL);
+    QVERIFY2(loraNote(z3).endsWith("and the frozen base gathered for each forward and backward "
+                                   "under ZeRO-3)."),
+             qPrintable(loraNote(z3)));
 }
 
 void TestLora::allLinearCount()
