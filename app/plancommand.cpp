@@ -576,7 +576,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
         return 0;
     }
     if (shown == 0) {
-        out << terminalText(toQString(nothingFitsText(r.fixes)), TextLines::Many);
+        out << terminalText(toQString(nothingFitsText(r.fixes, doc->unit)), TextLines::Many);
         out.flush();
         return 0;
     }
@@ -594,7 +594,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                .arg(QStringLiteral("recompute"), -9)
                .arg(QStringLiteral("schedule"), -14)
                .arg(QStringLiteral("offload"), -16)
-               .arg(QStringLiteral("peak GB"), 8)
+               .arg(QStringLiteral("peak %1").arg(toQString(unitName(doc->unit))), 8)
                .arg(QStringLiteral("free"), 6)
                .arg(QStringLiteral("step s"), 9)
                .arg(QStringLiteral("MFU"), 6);
@@ -629,7 +629,7 @@ int runPlanCommand(const QStringList &argsIn, QTextStream &out, QTextStream &err
                    .arg(toQString(recomputeId(tr.recompute)), -9)
                    .arg(scheduleText(tr, l.pipelineParallel), -14)
                    .arg(toQString(offloadId(l.offload)), -16)
-                   .arg(QString::number(double(cand.peakBytes) / 1e9, 'f', 1), 8)
+                   .arg(QString::number(double(cand.peakBytes) / unitBytes(doc->unit), 'f', 1), 8)
                    .arg(free, 6)
                    .arg(step, 9)
                    .arg(mfu, 6);

@@ -231,7 +231,7 @@ std::vector<PlanFix> nothingFitsFixes(const PlanRequest &request,
     return out;
 }
 
-std::string nothingFitsText(const std::vector<PlanFix> &fixes)
+std::string nothingFitsText(const std::vector<PlanFix> &fixes, ByteUnit unit)
 {
     if (fixes.empty())
         return "Nothing fits, and no single change tried (more GPUs up to 16,384, no headroom, "
@@ -239,7 +239,7 @@ std::string nothingFitsText(const std::vector<PlanFix> &fixes)
     std::string out = "Nothing fits. Each of these changes alone would:\n";
     for (const PlanFix &f : fixes) {
         out += "  " + f.change + " (" + f.flags + "): " + candidateText(f.best) + ", " +
-               fixed(double(f.best.peakBytes) / 1e9, 1) + " GB";
+               fixed(double(f.best.peakBytes) / unitBytes(unit), 1) + " " + unitName(unit);
         if (f.best.time.valid())
             out += ", " + fixed(f.best.time.stepSeconds, 3) + " s/step";
         out += "\n";

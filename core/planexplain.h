@@ -3,6 +3,7 @@
 // Why a plan ranks what it ranks, and what would fit when nothing does: the planner's
 // answers explained for people (docs/performance.md "Planner").
 
+#include "format.h"
 #include "planner.h"
 #include "recipe.h"
 
@@ -42,10 +43,11 @@ std::vector<PlanFix> nothingFitsFixes(const PlanRequest &q, const std::vector<Re
 
 /// Lines explaining an empty plan: "Nothing fits. Each of these changes alone would:"
 /// then one line per fix, "  <change> (<flags>): <fastest layout>, <peak> GB,
-/// <step> s/step", bytes in GB = 1e9; or "Nothing fits, and no single change tried
-/// (more GPUs up to 16,384, no headroom, a full search of each restricted setting, a
-/// leaner recipe) makes it fit." when `fixes` is empty. Lines end in '\n'.
-std::string nothingFitsText(const std::vector<PlanFix> &fixes);
+/// <step> s/step", the peak in `unit` (GB = 1e9 bytes or GiB = 2^30) to one decimal; or
+/// "Nothing fits, and no single change tried (more GPUs up to 16,384, no headroom, a full
+/// search of each restricted setting, a leaner recipe) makes it fit." when `fixes` is
+/// empty. Lines end in '\n'.
+std::string nothingFitsText(const std::vector<PlanFix> &fixes, ByteUnit unit);
 
 /// The layout of a plan row in one phrase, e.g. "zero3, t 8 p 1 d 2, b 1, m 16,
 /// recompute selective" (schedule, chunks and offload named when they apply).

@@ -144,6 +144,26 @@ private slots:
         }
     }
 
+    void tableTakesTheUnit()
+    {
+        // --unit gib: the peak column in GiB (2^30 bytes), the JSON's bytes / 2^30 to one
+        // decimal; GB (1e9) by default. A new user's pass found the flag accepted and
+        // ignored.
+        const QStringList args{"--model", "llama3-8b", "--gpus", "8", "--top", "1"};
+        const qint64 peak = planCli.json(args)["layouts"][0]["peak_bytes"].toInteger();
+        for (const bool gib : {false, true}) {
+            const Run r = planCli(gib ? args + QStringList{"--unit", "gib"} : args);
+            QCOMPARE(r.code, 0);
+            const QStringList lines = r.out.split(u'\n', Qt::SkipEmptyParts);
+            QVERIFY2(
+                lines[1].contains(gib ? QStringLiteral("peak GiB") : QStringLiteral("peak GB")),
+                qPrintable(lines[1]));
+            const double shown = double(peak) / (gib ? 1073741824.0 : 1e9);
+            QVERIFY2(lines[2].contains(u' ' + QString::number(shown, 'f', 1) + u' '),
+                     qPrintable(lines[2]));
+        }
+    }
+
     void tableShowsTopN()
     {
         const Run r =

@@ -13,6 +13,7 @@
 #include <QTest>
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <set>
 #include <tuple>
 
@@ -482,7 +483,7 @@ private slots:
         // 85.5 GB, still under 128; every strategy on one GPU is still 128 GB without
         // offload, which is not searched; pure bf16 AdamW does it on one GPU.
         QVERIFY2((changes == std::vector<std::string>{"2 GPUs", "recipe Pure bf16 AdamW"}),
-                 nothingFitsText(r.fixes).c_str());
+                 nothingFitsText(r.fixes, ByteUnit::GB).c_str());
         QCOMPARE(r.fixes.front().best.layout.pipelineParallel, 2);
         const PlanFix &fix = r.fixes.back();
         QCOMPARE(fix.flags, std::string("--recipe bf16-adamw"));
@@ -491,8 +492,19 @@ private slots:
         const MemoryReport m = estimate(s);
         QCOMPARE(m.peakBytes(), fix.best.peakBytes);
         QVERIFY(fix.best.peakBytes < m.capacityBytes * 95 / 100);
-        QVERIFY(nothingFitsText(r.fixes).find("  recipe Pure bf16 AdamW (--recipe bf16-adamw): "
-                                              "ddp, t 1 p 1 d 1") != std::string::npos);
+        QVERIFY(nothingFitsText(r.fixes, ByteUnit::GB)
+                    .find("  recipe Pure bf16 AdamW (--recipe bf16-adamw): "
+                          "ddp, t 1 p 1 d 1") != std::string::npos);
+        // Its peak in the unit asked for, to one decimal: GB = 1e9 bytes, GiB = 2^30.
+        const auto peakIn = [&](double unit) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.1f", double(fix.best.peakBytes) / unit);
+            return std::string(text);
+        };
+        QVERIFY(nothingFitsText(r.fixes, ByteUnit::GB).find(peakIn(1e9) + " GB") !=
+                std::string::npos);
+        QVERIFY(nothingFitsText(r.fixes, ByteUnit::GiB).find(peakIn(1073741824.0) + " GiB") !=
+                std::string::npos);
 
         // ZeRO-3 allowed: the first GPU count of the slider that fits is the fix, and the
         // count before it does not fit.

@@ -595,7 +595,7 @@ void PlanPanel::showResult(PlanResult result, const Inputs &inputs, double milli
     if (m_result.fitting.empty()) {
         // What would fit: each single change the planner found (more GPUs, no headroom,
         // a leaner recipe, ...), with its fastest layout.
-        QString text = toQString(nothingFitsText(m_result.fixes)).trimmed();
+        QString text = toQString(nothingFitsText(m_result.fixes, m_unit)).trimmed();
         text.replace(0, int(std::string_view("Nothing fits").size()),
                      QStringLiteral("Nothing fits %1 × %2 at %3 tokens per step")
                          .arg(gpus, toQString(q.base.gpu.name), number(q.globalBatchTokens)));
