@@ -322,7 +322,9 @@ std::string causeText(OomExplanation &e, const OomMessage &m, const Scenario &s,
     const std::string v = largestPartText(e, unit);
     if (m.reservedUnallocatedBytes && slack >= shortfall && m.triedToAllocateBytes)
         e.notes.push_back(
-            "Reserved but unallocated (" + text(slack) + ") would have held this request, so " +
+            "Reserved but unallocated (" + text(slack) + ")" +
+            (m.freeBytes.value_or(0) > 0 ? ", with the " + text(*m.freeBytes) + " free," : "") +
+            " would have held this request, so " +
             (m.wording == OomWording::Newer
                  ? std::string("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True")
                  : std::string("an allocator setting (this PyTorch's message advises "
