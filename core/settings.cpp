@@ -6,10 +6,57 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <limits>
 
 namespace shardscope {
 
 namespace {
+
+/// A whole number written in decimal or in scientific notation that names one exactly,
+/// as DeepSpeed configs write element counts ("5e8", "2.5e8", "1E9"): its value, or
+/// nullopt for anything else (a fraction such as "1.5e0", a negative exponent, a sign,
+/// or more than int64 holds).
+std::optional<std::int64_t> wholeNumber(std::string_view text)
+{
+    std::int64_t v = 0;
+    const char *first = text.data(), *last = text.data() + text.size();
+    const auto [end, ec] = std::from_chars(first, last, v);
+    if (ec == std::errc() && end == last && !text.empty())
+        return v;
+    const std::size_t e = text.find_first_of("eE");
+    if (e == std::string_view::npos || e == 0 || e + 1 >= text.size())
+        return std::nullopt;
+    const std::string_view mantissa = text.substr(0, e), exponent = text.substr(e + 1);
+    const std::size_t point = mantissa.find('.');
+    const std::string_view whole = mantissa.substr(0, point);
+    std::string_view fraction =
+        point == std::string_view::npos ? std::string_view() : mantissa.substr(point + 1);
+    while (!fraction.empty() && fraction.back() == '0')
+        fraction.remove_suffix(1);
+    int power = 0;
+    const auto [pend, pec] =
+        std::from_chars(exponent.data(), exponent.data() + exponent.size(), power);
+    const auto digits = [](std::string_view d) {
+        return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (whole.empty() || !digits(whole) || !digits(fraction) || pec != std::errc() ||
+        pend != exponent.data() + exponent.size() || !digits(exponent) ||
+        power < int(fraction.size()) || power > 18)
+        return std::nullopt;
+    std::int64_t value = 0;
+    for (const std::string_view part : {whole, fraction})
+        for (const char c : part) {
+            if (value > (std::numeric_limits<std::int64_t>::max() - (c - '0')) / 10)
+                return std::nullopt;
+            value = value * 10 + (c - '0');
+        }
+    for (int i = int(fraction.size()); i < power; ++i) {
+        if (value > std::numeric_limits<std::int64_t>::max() / 10)
+            return std::nullopt;
+        value *= 10;
+    }
+    return value;
+}
 
 constexpr std::int64_t mib = 1024 * 1024;
 constexpr std::int64_t gb = 1'000'000'000;
@@ -630,10 +677,9 @@ std::optional<std::int64_t> parseSettingText(const Setting &s, std::string_view 
     case SettingKind::Integer:
         break;
     }
-    std::int64_t v = 0;
-    const char *first = text.data(), *last = text.data() + text.size();
-    const auto [end, ec] = std::from_chars(first, last, v);
-    const bool whole = ec == std::errc() && end == last && !text.empty();
+    const std::optional<std::int64_t> parsed = wholeNumber(text);
+    const bool whole = parsed.has_value();
+    const std::int64_t v = parsed.value_or(0);
     const std::int64_t lo = s.displayMin(), hi = s.displayMax();
     if (!whole || v < lo || v > hi ||
         (!s.choices.empty() && checkSettingValue(s, v * s.scale) != "")) {

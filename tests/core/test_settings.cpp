@@ -153,6 +153,17 @@ private slots:
         QVERIFY(!parseSettingText(act, "3", &error));
         QCOMPARE(error, std::string("must be 1, 2, 4 or 8 (got '3')"));
         QCOMPARE(settingRangeText(*settingByKey("pp")), std::string("1 to 1,024"));
+        // Element counts as DeepSpeed configs write them (reduce_bucket_size: 5e8): exact
+        // whole numbers in scientific notation; a fraction or a negative exponent is not.
+        const Setting &bucket = *settingByKey("zero_bucket_elements");
+        QCOMPARE(parseSettingText(bucket, "5e8", &error), std::optional<std::int64_t>(500'000'000));
+        QCOMPARE(parseSettingText(bucket, "2.5E8", &error),
+                 std::optional<std::int64_t>(250'000'000));
+        QCOMPARE(parseSettingText(bucket, "1.250e3", &error), std::optional<std::int64_t>(1250));
+        for (const char *bad : {"1.5e0", "5e-1", "5e", "e5", "-5e8", "5e8x", "1e19", "9.9e18"})
+            QVERIFY2(!parseSettingText(bucket, bad, &error), bad);
+        QCOMPARE(error, std::string("must be a whole number from 0 to 1000000000000 elements (got "
+                                    "'9.9e18')"));
         // Every display-unit value parses back to itself.
         for (const Setting &s : settings())
             for (const std::int64_t v : {s.min, s.max}) {
