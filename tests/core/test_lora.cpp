@@ -300,11 +300,11 @@ void TestLora::qlora65bOnOne48GbGpu()
 {
     // QLoRA (Dettmers et al. 2023), abstract and section 1: "finetune a 65B parameter
     // model on a single 48GB GPU". Taken as 48e9 bytes, below the 48 GiB of an RTX A6000.
-    // The engine's peak is 48.26e9 bytes: 799,539,200 adapter parameters; NF4 base (with
+    // The engine's peak is 48.17e9 bytes: 799,539,200 adapter parameters; NF4 base (with
     // bitsandbytes' quant states) and bf16 adapters 36.06e9, adapter gradients 1.60e9 and
-    // Adam moments 6.40e9, activations 1.37e9 (LoRA dropout's masks and inputs and the
+    // Adam moments 6.40e9, activations 1.29e9 (LoRA dropout's masks and inputs and the
     // dequantized 8192 x 22016 weight in the working set), CUDA context and the 5% reserve
-    // 2.83e9: 0.26e9 over, which the paper's paged optimizer (section 3) moves to host
+    // 2.83e9: 0.17e9 over, which the paper's paged optimizer (section 3) moves to host
     // RAM, so it fits as the paper ran it.
     Scenario s = qlora(llama65b(), 48'000'000'000);
     const MemoryReport r = estimate(s);
