@@ -116,7 +116,9 @@ void printText(const Scenario &s, const MemoryReport &r, ByteUnit unit, QTextStr
                                       .arg(toQString(g.label))
                                       .arg(g.gpuCount))
                    .arg(g.firstRank);
-        if (g.layerCount > 0)
+        if (g.layerCount == 1)
+            out << QStringLiteral(", layer %1").arg(g.firstLayer);
+        else if (g.layerCount > 1)
             out << QStringLiteral(", layers %1-%2")
                        .arg(g.firstLayer)
                        .arg(g.firstLayer + g.layerCount - 1);

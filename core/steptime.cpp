@@ -532,15 +532,19 @@ std::string stepTimeText(const StepTime &t, std::int64_t gpus, std::int64_t toke
 {
     if (!t.valid())
         return "Step: not timed: " + t.error;
-    // Sized by a first pass, so no step time, however long, cuts the line.
-    const int digits = t.stepSeconds < 10 ? 2 : 1;
+    // Sized by a first pass, so no step time, however long, cuts the line. A step under
+    // 0.1 s in milliseconds, so a small model's reads "4.52 ms", not "0.00 s".
+    const bool ms = t.stepSeconds < 0.1;
+    const double shown = ms ? 1000 * t.stepSeconds : t.stepSeconds;
+    const int digits = shown < 10 ? 2 : 1;
     const std::string rate = scaledCount(t.tokensPerSecond, "G");
-    const char *format = "Step: %.*f s, %.1f%% MFU, %s tokens/s on %lld GPU%s";
+    const char *format = "Step: %.*f %s, %.1f%% MFU, %s tokens/s on %lld GPU%s";
+    const char *unit = ms ? "ms" : "s";
     const char *plural = gpus == 1 ? "" : "s"; // "on 1 GPU", "on 64 GPUs"
-    const int length = std::snprintf(nullptr, 0, format, digits, t.stepSeconds, 100 * t.mfu,
+    const int length = std::snprintf(nullptr, 0, format, digits, shown, unit, 100 * t.mfu,
                                      rate.c_str(), static_cast<long long>(gpus), plural);
     std::string out(std::size_t(std::max(length, 0)) + 1, '\0');
-    std::snprintf(out.data(), out.size(), format, digits, t.stepSeconds, 100 * t.mfu, rate.c_str(),
+    std::snprintf(out.data(), out.size(), format, digits, shown, unit, 100 * t.mfu, rate.c_str(),
                   static_cast<long long>(gpus), plural);
     out.resize(std::size_t(std::max(length, 0)));
     if (tokenBudget > 0 && std::isfinite(t.trainSeconds)) {

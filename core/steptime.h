@@ -152,7 +152,8 @@ StepTime stepTime(const Scenario &s, const MemoryReport &r);
 double secondsPerTimelineUnit(const StepTime &t, std::int64_t microBatches);
 
 /// One line on a timed step for people: "Step: 6.89 s, 39.4% MFU, 2.4M tokens/s on 16384
-/// GPUs; 15.6T tokens in 2.3 years, 325.8M GPU-hours" and, when priced, " ($814.6M)".
+/// GPUs; 15.6T tokens in 2.3 years, 325.8M GPU-hours" and, when priced, " ($814.6M)"; a
+/// step under 0.1 s reads in milliseconds ("Step: 4.52 ms").
 /// Durations read in minutes (under an hour), hours (under two days), days (under two
 /// years) or years (365.25 days), one decimal; counts scale by k, M, G/B, T. `tokenBudget` is
 /// Throughput::tokenBudget (0 leaves the time to train out). An invalid t gives

@@ -163,6 +163,13 @@ void TestReportCommand::textOutput()
     // 13B on 4 x A100-40GB under ZeRO-3: 16 B x 13e9 / 4 = 52 GB per card, against the
     // 40,960 MiB = 42,949,672,960 bytes its driver reports: 9,050,327,040 over.
     QVERIFY2(r.out.contains(QStringLiteral("Overflows by 9.05 GB per GPU")), qPrintable(r.out));
+    // Llama 3 8B's 32 layers over 32 stages: stage 0 holds layer 0 (not "layers 0-0"),
+    // and two stages of 16 hold layers 0-15 and 16-31.
+    const Run one = run({"--model", "llama3-8b", "--gpus", "32", "--pp", "32"});
+    QVERIFY2(one.out.contains(QStringLiteral("stage 0 (rank 0), layer 0:\n")), qPrintable(one.out));
+    const Run two = run({"--model", "llama3-8b", "--gpus", "2", "--pp", "2"});
+    QVERIFY2(two.out.contains(QStringLiteral("stage 1 (rank 1), layers 16-31:\n")),
+             qPrintable(two.out));
 }
 
 void TestReportCommand::hostRamVerdict()

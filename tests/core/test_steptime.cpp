@@ -466,6 +466,13 @@ private slots:
         QCOMPARE(stepTimeText(small, 8, 1'000'000'000),
                  std::string("Step: 12.2 s, 50.0% MFU, 100.0k tokens/s on 8 GPUs; 1.0B tokens in "
                              "2.8 hours, 22.2 GPU-hours"));
+        // A step under 0.1 s reads in milliseconds: 4.5e-4 s is 0.45 ms, not "0.00 s".
+        small.stepSeconds = 4.5e-4;
+        QCOMPARE(stepTimeText(small, 1, 0),
+                 std::string("Step: 0.45 ms, 50.0% MFU, 100.0k tokens/s on 1 GPU"));
+        small.stepSeconds = 0.0625;
+        QCOMPARE(stepTimeText(small, 1, 0),
+                 std::string("Step: 62.5 ms, 50.0% MFU, 100.0k tokens/s on 1 GPU"));
         StepTime bad;
         bad.error = "GPU x has no memory bandwidth";
         QCOMPARE(stepTimeText(bad, 8, 1), std::string("Step: not timed: GPU x has no memory "
