@@ -38,6 +38,10 @@ struct Gpu
     double bf16FlopsPerSecond = 0;
     /// Dense (not 2:4 sparse) FP8 tensor-core peak, FLOP/s (0: no FP8).
     double fp8FlopsPerSecond = 0;
+    /// Dense MXFP8 peak, FLOP/s: FP8 with one E8M0 scale per 32 values (OCP microscaling),
+    /// which needs block-scaled tensor cores (NVIDIA Blackwell, AMD MI355X); there it runs
+    /// at the FP8 rate. 0: none (Hopper, Ada, MI300X run FP8 only per tensor) or unknown.
+    double mxfp8FlopsPerSecond = 0;
     /// Memory (HBM or GDDR) bandwidth, bytes/s.
     double memoryBytesPerSecond = 0;
     /// NVLink / Infinity Fabric bandwidth one GPU sends to its node peers, bytes/s,

@@ -90,11 +90,22 @@ bool checkSpeeds(const Scenario &s, StepTime &t)
     // at the FP8 peak and the rest (the attention core and the output head, which neither
     // Transformer Engine's default recipes, fp8_dpa off, nor torchtitan's filter_fqns
     // ["output"] put in FP8) at the BF16 peak. peakFlopsPerSecond is then the FP8 peak.
+    // MXFP8 runs its matmuls at the card's MXFP8 peak, which only block-scaled tensor
+    // cores have (Gpu::mxfp8FlopsPerSecond).
     const bool fp8Linear = !fp8 && tr.fp8 != Fp8Recipe::Off;
-    t.peakFlopsPerSecond = fp8 || fp8Linear ? gpu.fp8FlopsPerSecond : gpu.bf16FlopsPerSecond;
+    const bool mx = fp8Linear && tr.fp8 == Fp8Recipe::Mxfp8;
+    t.peakFlopsPerSecond = mx                 ? gpu.mxfp8FlopsPerSecond
+                           : fp8 || fp8Linear ? gpu.fp8FlopsPerSecond
+                                              : gpu.bf16FlopsPerSecond;
     if (!(t.peakFlopsPerSecond > 0)) {
-        t.error = "GPU " + gpu.id + " has no dense " + (fp8 || fp8Linear ? "FP8" : "BF16") +
-                  " peak in the catalog (" + (fp8 || fp8Linear ? "fp8_tflops" : "bf16_tflops") +
+        t.error = "GPU " + gpu.id + " has no dense " +
+                  (mx                 ? "MXFP8"
+                   : fp8 || fp8Linear ? "FP8"
+                                      : "BF16") +
+                  " peak in the catalog (" +
+                  (mx                 ? "mxfp8_tflops"
+                   : fp8 || fp8Linear ? "fp8_tflops"
+                                      : "bf16_tflops") +
                   " is 0: unknown or unsupported)";
         return false;
     }
@@ -117,6 +128,7 @@ bool checkSpeeds(const Scenario &s, StepTime &t)
         double value;
     } speeds[] = {{"bf16_tflops", 1e12, gpu.bf16FlopsPerSecond},
                   {"fp8_tflops", 1e12, gpu.fp8FlopsPerSecond},
+                  {"mxfp8_tflops", 1e12, gpu.mxfp8FlopsPerSecond},
                   {"attention_tflops", 1e12, gpu.attentionFlopsPerSecond},
                   {"memory_gbps", 1e9, gpu.memoryBytesPerSecond},
                   {"nvlink_gbps", 1e9, gpu.nvlinkBytesPerSecond}};

@@ -107,6 +107,7 @@ std::optional<Gpu> gpuFromJson(const QJsonObject &o, const QString &where, QStri
         double *out;
     } speeds[] = {{"bf16_tflops", 1e12, &g.bf16FlopsPerSecond},
                   {"fp8_tflops", 1e12, &g.fp8FlopsPerSecond},
+                  {"mxfp8_tflops", 1e12, &g.mxfp8FlopsPerSecond},
                   {"memory_gbps", 1e9, &g.memoryBytesPerSecond},
                   {"nvlink_gbps", 1e9, &g.nvlinkBytesPerSecond},
                   {"attention_tflops", 1e12, &g.attentionFlopsPerSecond},

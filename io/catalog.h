@@ -34,7 +34,7 @@ class Catalog
 public:
     /// Parses the three JSON documents (recipes.json also holds the fine-tuning presets,
     /// optional: without them the catalog has none). A GPU's speeds ("bf16_tflops", "fp8_tflops",
-    /// "memory_gbps", "nvlink_gbps" unidirectional, "speed_source"; core/gpu.h) are
+    /// "mxfp8_tflops", "memory_gbps", "nvlink_gbps" unidirectional, "speed_source"; core/gpu.h) are
     /// optional: a file without them loads with 0 (unknown). On a malformed document returns
     /// nullopt and sets `*error` to a message naming the file and the entry at fault.
     static std::optional<Catalog> fromJson(const QByteArray &models, const QByteArray &recipes,

@@ -36,6 +36,7 @@ bool sameGpu(const Gpu &a, const Gpu &b)
            a.capacityBytes == b.capacityBytes && a.driverReportedBytes == b.driverReportedBytes &&
            a.source == b.source && a.bf16FlopsPerSecond == b.bf16FlopsPerSecond &&
            a.fp8FlopsPerSecond == b.fp8FlopsPerSecond &&
+           a.mxfp8FlopsPerSecond == b.mxfp8FlopsPerSecond &&
            a.memoryBytesPerSecond == b.memoryBytesPerSecond &&
            a.nvlinkBytesPerSecond == b.nvlinkBytesPerSecond && a.speedSource == b.speedSource &&
            a.matmulEfficiency == b.matmulEfficiency &&

@@ -293,6 +293,7 @@ struct GpuSpeedKey
 };
 constexpr GpuSpeedKey gpuSpeedKeys[] = {{"bf16_tflops", 1e12, &Gpu::bf16FlopsPerSecond},
                                         {"fp8_tflops", 1e12, &Gpu::fp8FlopsPerSecond},
+                                        {"mxfp8_tflops", 1e12, &Gpu::mxfp8FlopsPerSecond},
                                         {"memory_gbps", 1e9, &Gpu::memoryBytesPerSecond},
                                         {"nvlink_gbps", 1e9, &Gpu::nvlinkBytesPerSecond},
                                         {"attention_tflops", 1e12, &Gpu::attentionFlopsPerSecond},
@@ -306,8 +307,8 @@ bool readGpuObject(Reader &r, const QJsonObject &o, Gpu *out)
     gpu.name = "Custom GPU";
     if (!r.onlyKeys(o,
                     {"id", "name", "short", "capacity_bytes", "driver_bytes", "source",
-                     "bf16_tflops", "fp8_tflops", "memory_gbps", "nvlink_gbps", "speed_source",
-                     "attention_tflops", "matmul_efficiency"},
+                     "bf16_tflops", "fp8_tflops", "mxfp8_tflops", "memory_gbps", "nvlink_gbps",
+                     "speed_source", "attention_tflops", "matmul_efficiency"},
                     prefix) ||
         !r.text(o, "id", prefix, &gpu.id) || !r.text(o, "name", prefix, &gpu.name) ||
         !r.text(o, "short", prefix, &gpu.shortName) || !r.text(o, "source", prefix, &gpu.source) ||

@@ -26,7 +26,8 @@ namespace shardscope {
 //     "recipe": { "id", "name", "source", "weights", "gradients", "master_weights",
 //                 "optimizer" } | "preset-id",
 //     "gpu": { "id", "name", "short", "capacity_bytes", "driver_bytes", "source",
-//              "bf16_tflops", "fp8_tflops", "memory_gbps", "nvlink_gbps", "speed_source" }
+//              "bf16_tflops", "fp8_tflops", "mxfp8_tflops", "memory_gbps", "nvlink_gbps",
+//              "speed_source" }
 //            | "preset-id" (the speeds optional: 0, unknown, when absent),
 //     "unit": "gb" | "gib",
 //     and one key per settings-table entry (core/settings.h: "gpus", "tp", ..., in

@@ -115,7 +115,8 @@ inline constexpr const char *torchCompileNote =
 
 /// The notes of settings that change nothing in this scenario, or describe a run its card
 /// cannot do: FP8 on a card whose catalog entry has a BF16 but no FP8 peak (no FP8 tensor
-/// cores: A100, V100, MI250X; the memory is shown as if it ran), LoRA dropout or fp32
+/// cores: A100, V100, MI250X; the memory is shown as if it ran), MXFP8 on one with an FP8
+/// but no MXFP8 peak (no block-scaled tensor cores: Hopper, Ada, MI300X), LoRA dropout or fp32
 /// unquantized weights without the LoRA (on a k-bit base) they act on, and a pipeline
 /// schedule or chunk count with one pipeline stage. Rare: out of line.
 [[gnu::noinline]] inline void ineffectiveSettingNotes(const EstimateContext &x,
@@ -129,6 +130,14 @@ inline constexpr const char *torchCompileNote =
         note.append(": the catalog gives it no FP8 peak (fp8_tflops 0), as for a card without "
                     "FP8 tensor cores (they came with NVIDIA Ada and Hopper, AMD MI300); the "
                     "memory shown is what FP8 would hold, and the step is not timed.");
+    } else if (x.fp8 == Fp8Recipe::Mxfp8 && g.mxfp8FlopsPerSecond <= 0 && g.fp8FlopsPerSecond > 0) {
+        std::string &note = nextNote(report, count);
+        note.assign("MXFP8 on ");
+        note.append(g.name.empty() ? std::string_view("this card") : std::string_view(g.name));
+        note.append(": the catalog gives it no MXFP8 peak (mxfp8_tflops 0), as for a card "
+                    "without block-scaled tensor cores (they came with NVIDIA Blackwell, AMD "
+                    "MI355X; Transformer Engine and torchao refuse MXFP8 before them); the "
+                    "memory shown is what MXFP8 would hold, and the step is not timed.");
     }
     const FineTuning &ft = x.s.fineTuning;
     if (ft.loraDropout && !x.lora)
@@ -151,7 +160,8 @@ inline constexpr const char *torchCompileNote =
 [[gnu::always_inline]] inline bool hasIneffectiveSetting(const EstimateContext &x)
 {
     const FineTuning &ft = x.s.fineTuning;
-    return (x.fp8 != Fp8Recipe::Off && x.s.gpu.fp8FlopsPerSecond <= 0) || ft.loraDropout ||
+    return (x.fp8 != Fp8Recipe::Off && x.s.gpu.fp8FlopsPerSecond <= 0) ||
+           (x.fp8 == Fp8Recipe::Mxfp8 && x.s.gpu.mxfp8FlopsPerSecond <= 0) || ft.loraDropout ||
            ft.fp32Unquantized ||
            (x.p == 1 &&
             (x.s.training.schedule != PipelineSchedule::OneFOneB || x.s.training.chunks != 1));

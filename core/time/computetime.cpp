@@ -69,8 +69,9 @@ ComputeRates computeRates(const Gpu &g, const Training &tr, const Throughput &th
     ComputeRates r;
     const bool fp8Activations = tr.activationBytes == 1;
     const bool fp8Linear = !fp8Activations && tr.fp8 != Fp8Recipe::Off;
-    const double linearPeak =
-        fp8Activations || fp8Linear ? g.fp8FlopsPerSecond : g.bf16FlopsPerSecond;
+    const double linearPeak = fp8Linear && tr.fp8 == Fp8Recipe::Mxfp8 ? g.mxfp8FlopsPerSecond
+                              : fp8Activations || fp8Linear           ? g.fp8FlopsPerSecond
+                                                                      : g.bf16FlopsPerSecond;
     const double otherPeak = fp8Activations ? g.fp8FlopsPerSecond : g.bf16FlopsPerSecond;
     const double calibrated = g.matmulEfficiency > 0 ? g.matmulEfficiency : defaultMatmulEfficiency;
     double efficiency = calibrated;

@@ -522,6 +522,16 @@ void TestStages::notesNameSettingsWithoutEffect()
     h100.gpu.fp8FlopsPerSecond = 1978.9e12;
     h100.training.fp8 = Fp8Recipe::Delayed;
     QCOMPARE(texts(h100).size(), 1);
+    // MXFP8 on that H100 (no MXFP8 peak: no block-scaled tensor cores) is noted; on a card
+    // with one (a B200's 4.5 PF) it is not.
+    h100.training.fp8 = Fp8Recipe::Mxfp8;
+    const QStringList mx = texts(h100);
+    QCOMPARE(mx.size(), 2);
+    QVERIFY2(mx[1].startsWith("MXFP8 on this card: the catalog gives it no MXFP8 peak "
+                              "(mxfp8_tflops 0)"),
+             qPrintable(mx[1]));
+    h100.gpu.mxfp8FlopsPerSecond = 4500e12;
+    QCOMPARE(texts(h100).size(), 1);
     // A card with no speeds at all (a custom entry) is not said to lack FP8.
     Scenario bare = test::onH100s(test::llama3_8b(), 8, ZeroStage::Zero1);
     bare.training.fp8 = Fp8Recipe::Delayed;

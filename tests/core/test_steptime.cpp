@@ -79,7 +79,16 @@ private slots:
             // rounds: 733 vs 362.05, 1.2% off).
             if (g.fp8FlopsPerSecond > 0)
                 QVERIFY2(near(g.fp8FlopsPerSecond, 2 * g.bf16FlopsPerSecond, 0.02), g.id.c_str());
+            // Block-scaled tensor cores run MXFP8 at the FP8 rate (NVIDIA Blackwell
+            // datasheets, AMD MI355X data sheet); the cards before them have none.
+            if (g.mxfp8FlopsPerSecond > 0)
+                QCOMPARE(g.mxfp8FlopsPerSecond, g.fp8FlopsPerSecond);
         }
+        for (const char *id :
+             {"b200-180gb", "b300-288gb", "gb200-186gb", "rtx5090-32gb", "mi355x-288gb"})
+            QVERIFY2(c.gpu(id)->mxfp8FlopsPerSecond > 0, id);
+        for (const char *id : {"h100-sxm-80gb", "h200-141gb", "l40s-48gb", "mi300x-192gb"})
+            QVERIFY2(c.gpu(id)->mxfp8FlopsPerSecond == 0, id);
         // NVIDIA H100 datasheet (SXM): 1,979 TFLOPS BF16 with sparsity, dense half;
         // 3.35 TB/s; NVLink 900 GB/s bidirectional = 450 GB/s each way.
         const Gpu *h100 = c.gpu("h100-sxm-80gb");
@@ -374,6 +383,19 @@ private slots:
         const StepTime t = stepTime(s, estimate(s));
         QVERIFY(!t.valid());
         QVERIFY2(t.error.find("fp8_tflops") != std::string::npos, t.error.c_str());
+        // H100 has FP8 but no block-scaled tensor cores: MXFP8 is not timed, naming the
+        // field; on a B200 it is, at its MXFP8 peak.
+        Scenario mx = scenario("llama3-8b", "h100-sxm-80gb", 8);
+        mx.training.fp8 = Fp8Recipe::Mxfp8;
+        const StepTime hopper = stepTime(mx, estimate(mx));
+        QVERIFY(!hopper.valid());
+        QCOMPARE(hopper.error, std::string("GPU h100-sxm-80gb has no dense MXFP8 peak in the "
+                                           "catalog (mxfp8_tflops is 0: unknown or unsupported)"));
+        mx = scenario("llama3-8b", "b200-180gb", 8);
+        mx.training.fp8 = Fp8Recipe::Mxfp8;
+        const StepTime blackwell = stepTime(mx, estimate(mx));
+        QVERIFY2(blackwell.valid(), blackwell.error.c_str());
+        QCOMPARE(blackwell.peakFlopsPerSecond, 4500e12);
         // An invalid report is refused too.
         MemoryReport bad;
         bad.error = "gpus must be at least 1 (got 0)";

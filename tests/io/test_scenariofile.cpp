@@ -267,6 +267,14 @@ void TestScenarioFile::gpuSpeedsSurvive()
     QCOMPARE(custom->scenario.gpu.memoryBytesPerSecond, 2000e9);
     QCOMPARE(custom->scenario.gpu.fp8FlopsPerSecond, 0.0);
     QCOMPARE(custom->scenario.gpu.speedSource, std::string("my datasheet"));
+    // A B200 carries its MXFP8 peak (NVIDIA DGX B200 datasheet: the FP8 rate, 4.5 PF
+    // dense); the H100 above has none and writes 0.
+    QCOMPARE(g["mxfp8_tflops"].toDouble(), 0.0);
+    s.gpu = *Catalog::builtIn().gpu("b200-180gb");
+    const auto b200 =
+        scenarioFromJson(scenarioToJson(s, ByteUnit::GB), QStringLiteral("b"), &error);
+    QVERIFY2(b200, qPrintable(error));
+    QCOMPARE(b200->scenario.gpu.mxfp8FlopsPerSecond, 4500e12);
 }
 
 void TestScenarioFile::oldGpuObjectWithoutSpeedsLoads()

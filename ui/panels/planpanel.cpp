@@ -377,7 +377,7 @@ PlanPanel::Inputs PlanPanel::currentInputs() const
     fixed.training.chunks = 1;
     fixed.modelStatesOnly = false;
     in.key = QJsonDocument(scenarioToJson(fixed, ByteUnit::GB)).toJson(QJsonDocument::Compact);
-    in.key += QStringLiteral("|%1 %2 %3 %4 %5|%6 %7 %8 %9")
+    in.key += QStringLiteral("|%1 %2 %3 %4 %5|%6 %7 %8 %9 %10")
                   .arg(q.minGpus)
                   .arg(q.maxGpus)
                   .arg(q.globalBatchTokens)
@@ -385,6 +385,7 @@ PlanPanel::Inputs PlanPanel::currentInputs() const
                   .arg(q.maxMicroBatchSize)
                   .arg(s.gpu.bf16FlopsPerSecond, 0, 'g', 17)
                   .arg(s.gpu.fp8FlopsPerSecond, 0, 'g', 17)
+                  .arg(s.gpu.mxfp8FlopsPerSecond, 0, 'g', 17)
                   .arg(s.gpu.memoryBytesPerSecond, 0, 'g', 17)
                   .arg(s.gpu.nvlinkBytesPerSecond, 0, 'g', 17)
                   .toUtf8();
