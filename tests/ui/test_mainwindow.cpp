@@ -238,6 +238,7 @@ private slots:
     void summaryCountsEveryNote();
     void blankScreenAndControlColumn();
     void batchControlsInFront();
+    void controlColumnNeverScrollsSideways();
     void oneGpuIsSingular();
 };
 
@@ -904,6 +905,28 @@ void TestMainWindow::batchControlsInFront()
     w.undoStack()->undo();
     QCoreApplication::processEvents();
     QCOMPARE(mbs->value(), 1);
+}
+
+void TestMainWindow::controlColumnNeverScrollsSideways()
+{
+    // A projector at 1280x720 in presentation type: with every catalog model the control
+    // column fits its width. Mixtral's "46.7B parameters, 12.9B active", one unwrapped
+    // line, widened it by about 60 px under a sideways scroll bar, clipping the strategy
+    // and fine-tuning buttons (seen in a screenshot).
+    MainWindow w;
+    showActive(w, QSize(1280, 720));
+    w.setPresentationMode(true);
+    auto *scroll = w.findChild<QScrollArea *>(QStringLiteral("controlScroll"));
+    QVERIFY(scroll);
+    for (const Model &m : Catalog::builtIn().models()) {
+        w.session()->setModelPreset(m.id);
+        w.settle();
+        settleLayouts();
+        QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("%1: %2 px to scroll")
+                                .arg(QString::fromStdString(m.id))
+                                .arg(scroll->horizontalScrollBar()->maximum())));
+    }
 }
 
 void TestMainWindow::blankScreenAndControlColumn()

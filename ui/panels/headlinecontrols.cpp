@@ -121,7 +121,7 @@ HeadlineControls::HeadlineControls(Session *session, QWidget *parent)
     m_modelSlider->setPageStep(25);
     m_modelSlider->setToolTip(QStringLiteral("Model size, log scale from 0.1B to 2T parameters"));
     m_modelSlider->setAccessibleName(QStringLiteral("Model size")); // its value: redraw()
-    m_modelSize = new QLabel;
+    m_modelSize = new WrapLabel; // "46.7B parameters, 12.9B active" wraps in presentation
     QFont sizeFont = big;
     sizeFont.setPointSizeF(16);
     sizeFont.setBold(true);
@@ -458,7 +458,8 @@ void HeadlineControls::sync()
         e->sync(s);
 
     m_modelSize->setText(s.model.architecture && s.model.architecture->isMoe()
-                             ? QStringLiteral("%1 parameters, %2 active")
+                             // No-break spaces: a narrow column breaks after the comma.
+                             ? QStringLiteral("%1\u00a0parameters, %2\u00a0active")
                                    .arg(toQString(formatParameters(s.model.parameters())),
                                         toQString(formatParameters(s.model.activeParameters())))
                              : QStringLiteral("%1 parameters")

@@ -270,6 +270,7 @@ MainWindow::MainWindow(QWidget *parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setMinimumWidth(430);
     scroll->setMaximumWidth(540);
+    scroll->setObjectName(QStringLiteral("controlScroll"));
     m_controlScroll = scroll;
     auto *splitter = new QSplitter;
     splitter->addWidget(scroll);
