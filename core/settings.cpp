@@ -34,14 +34,14 @@ std::optional<std::int64_t> wholeNumber(std::string_view text)
     while (!fraction.empty() && fraction.back() == '0')
         fraction.remove_suffix(1);
     int power = 0;
-    const auto [pend, pec] =
-        std::from_chars(exponent.data(), exponent.data() + exponent.size(), power);
+    const std::errc pec =
+        std::from_chars(exponent.data(), exponent.data() + exponent.size(), power).ec;
     const auto digits = [](std::string_view d) {
         return std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
     };
-    if (whole.empty() || !digits(whole) || !digits(fraction) || pec != std::errc() ||
-        pend != exponent.data() + exponent.size() || !digits(exponent) ||
-        power < int(fraction.size()) || power > 18)
+    // All digits, so from_chars reads the whole exponent or fails on overflow.
+    if (whole.empty() || !digits(whole) || !digits(fraction) || !digits(exponent) ||
+        pec != std::errc() || power < int(fraction.size()) || power > 18)
         return std::nullopt;
     std::int64_t value = 0;
     for (const std::string_view part : {whole, fraction})

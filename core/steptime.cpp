@@ -85,28 +85,15 @@ bool checkSpeeds(const Scenario &s, StepTime &t)
 {
     const Gpu &gpu = s.gpu;
     const Training &tr = s.training;
-    const bool fp8 = tr.activationBytes == 1;
     // An FP8 recipe (Training::fp8) with wider activations runs the linear layers' matmuls
-    // at the FP8 peak and the rest (the attention core and the output head, which neither
-    // Transformer Engine's default recipes, fp8_dpa off, nor torchtitan's filter_fqns
-    // ["output"] put in FP8) at the BF16 peak. peakFlopsPerSecond is then the FP8 peak.
-    // MXFP8 runs its matmuls at the card's MXFP8 peak, which only block-scaled tensor
-    // cores have (Gpu::mxfp8FlopsPerSecond).
-    const bool fp8Linear = !fp8 && tr.fp8 != Fp8Recipe::Off;
-    const bool mx = fp8Linear && tr.fp8 == Fp8Recipe::Mxfp8;
-    t.peakFlopsPerSecond = mx                 ? gpu.mxfp8FlopsPerSecond
-                           : fp8 || fp8Linear ? gpu.fp8FlopsPerSecond
-                                              : gpu.bf16FlopsPerSecond;
+    // at its FP8 (or MXFP8) peak and the rest at the BF16 peak (linearPeak(),
+    // core/time/computetime.h); peakFlopsPerSecond is the linear layers' peak.
+    const bool fp8Linear = tr.activationBytes != 1 && tr.fp8 != Fp8Recipe::Off;
+    const LinearPeak peak = linearPeak(gpu, tr);
+    t.peakFlopsPerSecond = peak.flopsPerSecond;
     if (!(t.peakFlopsPerSecond > 0)) {
-        t.error = "GPU " + gpu.id + " has no dense " +
-                  (mx                 ? "MXFP8"
-                   : fp8 || fp8Linear ? "FP8"
-                                      : "BF16") +
-                  " peak in the catalog (" +
-                  (mx                 ? "mxfp8_tflops"
-                   : fp8 || fp8Linear ? "fp8_tflops"
-                                      : "bf16_tflops") +
-                  " is 0: unknown or unsupported)";
+        t.error = "GPU " + gpu.id + " has no dense " + peak.dtype + " peak in the catalog (" +
+                  peak.field + " is 0: unknown or unsupported)";
         return false;
     }
     if (fp8Linear && !(gpu.bf16FlopsPerSecond > 0)) {
@@ -147,7 +134,7 @@ bool checkSpeeds(const Scenario &s, StepTime &t)
         t.error = e;
         return false;
     }
-    if (!fp8 && !fp8Linear && tr.activationBytes != 2)
+    if (!fp8Linear && tr.activationBytes > 2)
         t.notes.push_back("Activations wider than 16 bits are timed at the BF16 peak.");
     return true;
 }

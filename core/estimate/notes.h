@@ -155,8 +155,9 @@ inline constexpr const char *torchCompileNote =
             .assign("Pipeline schedule and chunks: no effect with one pipeline stage (p 1).");
 }
 
-/// True when ineffectiveSettingNotes() has a note to write (checked inline, so the common
-/// scenario pays one test per setting).
+/// False when ineffectiveSettingNotes() has nothing to write: a cheaper superset of its
+/// conditions, checked inline, so the common scenario pays one test per setting and no
+/// call.
 [[gnu::always_inline]] inline bool hasIneffectiveSetting(const EstimateContext &x)
 {
     const FineTuning &ft = x.s.fineTuning;

@@ -63,15 +63,27 @@ double attentionPerToken(const Architecture &a, std::int64_t s)
     return 2.0 * double(s) * (double(a.queryWidth()) + double(a.heads) * dv);
 }
 
+LinearPeak linearPeak(const Gpu &g, const Training &tr)
+{
+    if (tr.activationBytes == 1)
+        return {g.fp8FlopsPerSecond, "FP8", "fp8_tflops"};
+    switch (tr.fp8) {
+    case Fp8Recipe::Off:
+        break;
+    case Fp8Recipe::Delayed:
+        return {g.fp8FlopsPerSecond, "FP8", "fp8_tflops"};
+    case Fp8Recipe::Mxfp8:
+        return {g.mxfp8FlopsPerSecond, "MXFP8", "mxfp8_tflops"};
+    }
+    return {g.bf16FlopsPerSecond, "BF16", "bf16_tflops"};
+}
+
 ComputeRates computeRates(const Gpu &g, const Training &tr, const Throughput &th,
                           std::vector<std::string> &notes)
 {
     ComputeRates r;
     const bool fp8Activations = tr.activationBytes == 1;
-    const bool fp8Linear = !fp8Activations && tr.fp8 != Fp8Recipe::Off;
-    const double linearPeak = fp8Linear && tr.fp8 == Fp8Recipe::Mxfp8 ? g.mxfp8FlopsPerSecond
-                              : fp8Activations || fp8Linear           ? g.fp8FlopsPerSecond
-                                                                      : g.bf16FlopsPerSecond;
+    const double linear = linearPeak(g, tr).flopsPerSecond;
     const double otherPeak = fp8Activations ? g.fp8FlopsPerSecond : g.bf16FlopsPerSecond;
     const double calibrated = g.matmulEfficiency > 0 ? g.matmulEfficiency : defaultMatmulEfficiency;
     double efficiency = calibrated;
@@ -86,7 +98,7 @@ ComputeRates computeRates(const Gpu &g, const Training &tr, const Throughput &th
                         "override).");
     }
     r.matmulEfficiency = efficiency;
-    r.matmulFlopsPerSecond = linearPeak * efficiency;
+    r.matmulFlopsPerSecond = linear * efficiency;
     r.otherMatmulFlopsPerSecond = otherPeak * efficiency;
     // FlashAttention's own rate, scaled with an override of the matmul efficiency so
     // that one setting moves the whole compute side.

@@ -35,6 +35,21 @@ inline constexpr double defaultAttentionShareOfPeak = 0.19;
 /// (MFU's count; FlashAttention executes the causal half).
 double attentionPerToken(const Architecture &a, std::int64_t s);
 
+/// The dense peak the linear layers' matmuls run at, and the catalog field it comes from.
+struct LinearPeak
+{
+    double flopsPerSecond = 0; ///< FLOP/s; 0 where the catalog has none
+    const char *dtype = "";    ///< "BF16", "FP8" or "MXFP8"
+    const char *field = "";    ///< "bf16_tflops", "fp8_tflops" or "mxfp8_tflops"
+};
+
+/// The peak of GPU `g` for the linear layers under `tr`: MXFP8's for an MXFP8 recipe
+/// (only block-scaled tensor cores have one, Gpu::mxfp8FlopsPerSecond), FP8's for 1-byte
+/// activations or another FP8 recipe, else BF16's. The attention core and the output head
+/// stay at the BF16 peak beside an FP8 recipe (Transformer Engine's default recipes,
+/// fp8_dpa off; torchtitan's filter_fqns ["output"]).
+LinearPeak linearPeak(const Gpu &g, const Training &tr);
+
 /// The rates one GPU computes at, for one scenario.
 struct ComputeRates
 {
